@@ -1,0 +1,125 @@
+/**
+ * The headless broker: `npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>]
+ * [--settings <file>] [--no-http-api] [--log-level <level>]`.
+ *
+ * Embedded defaults: port 17352 (`--port`, else `TYO_MQ_PORT`, `spec/protocol-admin.md` §13
+ * Note), all interfaces, data directory `./.data`, and the HTTP API (`/health`,
+ * `/api/metrics`, `/api/stats`) switched on, so the console can read this broker over the
+ * wire. A settings file (`--settings`, else `TYO_MQ_SETTINGS_FILE`) overrides the defaults.
+ *
+ * Exit codes (`BrokerExitCode`): 0 after SIGINT/SIGTERM, 2 bad flags or settings, 3 port
+ * taken, 1 crash. When forked with an IPC channel it reports `broker-ready` / `broker-fatal`.
+ */
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { BrokerExitCode, type BrokerProcessMessage } from '../shared/broker-process';
+import { SwitchboardError } from '../shared/error-catalogue';
+import { Protocol } from '../shared/protocol-events';
+import { loadSettingsFile } from './config/load-settings';
+import { createBroker, type Broker } from './index';
+import { createLogger } from './logging/logger';
+import { BROKER_VERSION } from './version';
+
+const USAGE =
+  'Usage: npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>] [--settings <file>] [--no-http-api] [--log-level <level>]';
+
+function send(message: BrokerProcessMessage): void {
+  process.send?.(message);
+}
+
+function fail(code: BrokerProcessMessage & { type: 'broker-fatal' }, exitCode: number): never {
+  process.stderr.write(`switchboard broker: ${code.message}\n`);
+  send(code);
+  process.exit(exitCode);
+}
+
+function parseFlags() {
+  try {
+    return parseArgs({
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        settings: { type: 'string' },
+        'no-http-api': { type: 'boolean' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+    }).values;
+  } catch (err) {
+    return fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message: `${(err as Error).message}\n${USAGE}` }, BrokerExitCode.CONFIG);
+  }
+}
+
+async function main(): Promise<void> {
+  const flags = parseFlags();
+  if (flags.help) {
+    process.stdout.write(`${USAGE}\n`);
+    return;
+  }
+  const portText = flags.port ?? process.env.TYO_MQ_PORT ?? String(Protocol.DEFAULT_PORT);
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message: `Invalid port: ${portText}` }, BrokerExitCode.CONFIG);
+  }
+  const host = flags.host ?? '0.0.0.0';
+  const dataDir = resolve(flags['data-dir'] ?? '.data');
+  const logger = createLogger({ level: flags['log-level'] });
+
+  let broker: Broker;
+  try {
+    mkdirSync(dataDir, { recursive: true });
+    const settingsPath = flags.settings ?? process.env.TYO_MQ_SETTINGS_FILE;
+    const fromFile: Record<string, unknown> = settingsPath
+      ? { ...(await loadSettingsFile(settingsPath, process.env)) }
+      : {};
+    const httpApi = { enabled: true, ...(fromFile.http_api as object | undefined) };
+    if (flags['no-http-api']) httpApi.enabled = false;
+    broker = createBroker({ ...fromFile, http_api: httpApi }, { logger });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
+  }
+
+  try {
+    const bound = await broker.listen(port, host);
+    logger.info({ dataDir }, 'data directory');
+    send({ type: 'broker-ready', port: bound.port, host: bound.host, pid: process.pid, version: BROKER_VERSION });
+  } catch (err) {
+    if (err instanceof SwitchboardError && err.code === 'SWB_ERR_PORT_IN_USE') {
+      fail({ type: 'broker-fatal', code: 'SWB_ERR_PORT_IN_USE', message: err.message }, BrokerExitCode.PORT_IN_USE);
+    }
+    fail({ type: 'broker-fatal', code: 'SWB_ERR_INTERNAL', message: (err as Error).message }, BrokerExitCode.CRASH);
+  }
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) {
+      logger.warn({ signal }, 'second signal: exiting now');
+      process.exit(BrokerExitCode.OK);
+    }
+    stopping = true;
+    logger.info({ signal }, 'stopping broker');
+    const force = setTimeout(() => process.exit(BrokerExitCode.OK), 5_000);
+    force.unref();
+    broker.close().then(
+      () => process.exit(BrokerExitCode.OK),
+      (err: unknown) => {
+        logger.error({ err }, 'error while stopping');
+        process.exit(BrokerExitCode.CRASH);
+      },
+    );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  // A supervisor that goes away without a signal must not leave an orphan broker behind.
+  process.on('disconnect', () => stop('parent disconnected'));
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+    process.exit(BrokerExitCode.CRASH);
+  });
+}
+
+void main();

@@ -1,0 +1,53 @@
+/**
+ * `CONSUMER`: registers a consumer name on this socket.
+ *
+ * Source: `spec/protocol-core.md` §3.1 and §5.2, with Note 5.2-A (a half-open old socket
+ * — silent for longer than the ping interval plus a margin — is replaced, not a duplicate).
+ * Durable replay is not triggered here but by each `SUBSCRIBE` (§9.4).
+ */
+import type { ConsumerPayload } from '../../shared/protocol-payloads';
+import { Protocol, ProtocolErrorCode, ServerEvent } from '../../shared/protocol-events';
+import type { BrokerSocket } from '../transport/socket-types';
+import type { EventHandler, HandlerContext } from './handler-context';
+import { notifyProducerOfConsumer } from './notify';
+
+/**
+ * Whether `name` may be bound to `socket` now. Refuses (with `ERROR -3` and a disconnect of
+ * the newcomer) only when another *live* socket holds it; a half-open holder is dropped.
+ */
+export function claimConsumerName(ctx: HandlerContext, socket: BrokerSocket, name: string) {
+  const realm = ctx.realms.get(socket.data.realm, true);
+  const holder = realm.consumers.get(name)?.socket;
+  if (!holder || holder.id === socket.id || !holder.connected) return true;
+  const silentMs = Date.now() - holder.data.lastSeenAt;
+  if (silentMs > ctx.pingIntervalMs + ctx.halfOpenMarginMs) {
+    ctx.logger.info({ consumer: name, old: holder.id, silentMs }, 'half-open consumer replaced');
+    holder.disconnect(true);
+    return true;
+  }
+  ctx.logger.info({ consumer: name, socket: socket.id }, 'duplicate consumer refused');
+  socket.emit(ServerEvent.ERROR, {
+    message: `Duplicate consumer name: '${name}' is already registered. Choose a unique consumer name or disconnect the existing consumer first.`,
+    code: ProtocolErrorCode.DUPLICATE_CONSUMER,
+  });
+  socket.disconnect(true);
+  return false;
+}
+
+/** Binds `name` to `socket` and sends the reconnect notifications (§5.2 steps 3–4). */
+export function bindConsumer(ctx: HandlerContext, socket: BrokerSocket, name: string, id: string) {
+  const realm = ctx.realms.get(socket.data.realm, true);
+  const consumer = realm.bindConsumer(name, socket, id);
+  socket.data.consumers.add(name);
+  for (const producerName of consumer.subscribeTos) {
+    if (producerName === Protocol.ALL_PUBLISHERS) continue;
+    const producer = realm.producer(producerName);
+    if (producer) notifyProducerOfConsumer(producer, consumer);
+  }
+  return consumer;
+}
+
+export const handleConsumer: EventHandler<ConsumerPayload> = (ctx, socket, payload) => {
+  if (!claimConsumerName(ctx, socket, payload.name)) return;
+  bindConsumer(ctx, socket, payload.name, payload.id ?? socket.id);
+};

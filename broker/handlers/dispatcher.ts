@@ -1,0 +1,172 @@
+/**
+ * The exhaustive dispatcher: one entry per client event (`ClientEvent`), each with its
+ * JSON-string rule, schema and handler. Every inbound event goes through the same steps:
+ *   1. parse a JSON-string payload where §1.2 allows it;
+ *   2. structural guard (depth, `__proto__`), §19;
+ *   3. zod schema; on failure the protocol's error reply for that event;
+ *   4. the handler, inside a try/catch: a handler error is logged and answered, never fatal.
+ *
+ * Source: `spec/protocol-core.md` §1.2, §3, §4 (error payloads), §19 (robustness).
+ */
+import type { ZodType } from 'zod';
+import {
+  ClientEvent,
+  ProtocolErrorCode,
+  ProtocolErrorText,
+  ServerEvent,
+  type ClientEventName,
+} from '../../shared/protocol-events';
+import {
+  AckPayload,
+  ConsumerPayload,
+  ProduceChunkPayload,
+  ProducePayload,
+  ProducerPayload,
+  SubscribePayload,
+  UnsubscribePayload,
+} from '../../shared/protocol-payloads';
+import type { BrokerSocket } from '../transport/socket-types';
+import { handleAck, replyAck } from './ack-handler';
+import { handleProduceChunk } from './chunk-handler';
+import { handleConsumer } from './consumer-handler';
+import type { EventHandler, HandlerContext } from './handler-context';
+import { inspectPayload, parseJsonPayload } from './payload-guard';
+import { handleProduce } from './produce-handler';
+import { handleProducer } from './producer-handler';
+import {
+  handleAuthentication,
+  handleDebug,
+  handleHello,
+  handlePing,
+  handleQuit,
+} from './session-handlers';
+import { handleSubscribe, handleUnsubscribe } from './subscribe-handler';
+
+type Ack = ((reply: unknown) => void) | undefined;
+
+interface Route {
+  /** Whether a JSON string is parsed into the payload (§1.2). */
+  parseString: boolean;
+  schema: ZodType | null;
+  handler: EventHandler<never>;
+  /** The protocol's answer to an invalid payload; default `ERROR {message, code:-1}`. */
+  invalid?: (socket: BrokerSocket, detail: string, raw: unknown, ack: Ack) => void;
+}
+
+function badField(socket: BrokerSocket, message: string): void {
+  socket.emit(ServerEvent.ERROR, { message, code: ProtocolErrorCode.BAD_FIELD });
+}
+
+/** One route per client event; `satisfies` makes the compiler check it is exhaustive. */
+export const ROUTES = {
+  [ClientEvent.AUTHENTICATION]: {
+    parseString: true,
+    schema: null,
+    handler: handleAuthentication,
+    invalid: (socket, detail) =>
+      socket.emit(ServerEvent.AUTH_FAIL, { code: 401, message: `Invalid AUTHENTICATION: ${detail}` }),
+  },
+  [ClientEvent.CONSUMER]: {
+    parseString: true,
+    schema: ConsumerPayload,
+    handler: handleConsumer,
+    invalid: (socket) => badField(socket, ProtocolErrorText.BAD_CONSUMER_NAME),
+  },
+  [ClientEvent.PRODUCER]: {
+    parseString: true,
+    schema: ProducerPayload,
+    handler: handleProducer,
+    invalid: (socket) => badField(socket, ProtocolErrorText.BAD_PRODUCER_NAME),
+  },
+  [ClientEvent.SUBSCRIBE]: {
+    parseString: true,
+    schema: SubscribePayload,
+    handler: handleSubscribe,
+    invalid: (socket, detail, raw) => {
+      const event = (raw as { event?: unknown } | null)?.event;
+      // A missing/falsy event gets the reference's verbatim string (§3.3).
+      if (!event) socket.emit(ServerEvent.ERROR, ProtocolErrorText.SUBSCRIBE_WITHOUT_EVENT);
+      else badField(socket, `Invalid SUBSCRIBE: ${detail}`);
+    },
+  },
+  [ClientEvent.UNSUBSCRIBE]: { parseString: false, schema: UnsubscribePayload, handler: handleUnsubscribe },
+  [ClientEvent.PRODUCE]: { parseString: true, schema: ProducePayload, handler: handleProduce },
+  [ClientEvent.PRODUCE_CHUNK]: {
+    parseString: true,
+    schema: ProduceChunkPayload,
+    handler: handleProduceChunk,
+  },
+  [ClientEvent.ACK]: {
+    parseString: true,
+    schema: AckPayload,
+    handler: handleAck,
+    invalid: (socket, detail, raw, ack) =>
+      replyAck(
+        socket,
+        {
+          ok: false,
+          code: 400,
+          message: typeof raw === 'string' ? 'Invalid ACK JSON' : `Invalid ACK: ${detail}`,
+        },
+        ack,
+      ),
+  },
+  [ClientEvent.PING]: { parseString: false, schema: null, handler: handlePing },
+  [ClientEvent.HELLO]: { parseString: false, schema: null, handler: handleHello },
+  [ClientEvent.DEBUG]: { parseString: false, schema: null, handler: handleDebug },
+  [ClientEvent.QUIT]: { parseString: false, schema: null, handler: handleQuit },
+} satisfies Record<ClientEventName, Route>;
+
+function describe(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
+  return issues
+    .slice(0, 3)
+    .map((i) => `${i.path.map(String).join('.') || 'payload'}: ${i.message}`)
+    .join('; ');
+}
+
+/** Runs one inbound event through the pipeline above. Never throws. */
+export function dispatch(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  event: ClientEventName,
+  raw: unknown,
+  ack: unknown,
+): void {
+  const route: Route = ROUTES[event];
+  const callback = typeof ack === 'function' ? (ack as (reply: unknown) => void) : undefined;
+  const refuse = (detail: string): void => {
+    ctx.logger.warn({ socket: socket.id, event, reason: detail }, 'invalid payload refused');
+    if (route.invalid) route.invalid(socket, detail, raw, callback);
+    else badField(socket, `Invalid ${event}: ${detail}`);
+  };
+  try {
+    let payload = raw;
+    if (route.parseString) {
+      const parsed = parseJsonPayload(raw);
+      if (!parsed.ok) return refuse(parsed.reason);
+      payload = parsed.value;
+    }
+    const structural = inspectPayload(payload, ctx.settings.input_limits.max_payload_depth);
+    if (structural) return refuse(structural);
+    if (route.schema) {
+      const result = route.schema.safeParse(payload);
+      if (!result.success) return refuse(describe(result.error.issues));
+      payload = result.data;
+    }
+    (route.handler as EventHandler<unknown>)(ctx, socket, payload, callback);
+  } catch (err) {
+    ctx.logger.error({ err, socket: socket.id, event }, 'handler failed');
+    try {
+      badField(socket, `Internal error while handling ${event}`);
+    } catch {
+      // The socket may already be gone; nothing more to do.
+    }
+  }
+}
+
+/** Registers every client event of `ROUTES` on a new socket. */
+export function attachHandlers(ctx: HandlerContext, socket: BrokerSocket): void {
+  for (const event of Object.keys(ROUTES) as ClientEventName[]) {
+    socket.on(event, (payload: unknown, ack?: unknown) => dispatch(ctx, socket, event, payload, ack));
+  }
+}

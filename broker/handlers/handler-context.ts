@@ -1,0 +1,42 @@
+/**
+ * What every inbound-event handler receives: the broker's services, wired once by
+ * `createBroker` (the composition root).
+ */
+import type { Settings } from '../config/settings-schema';
+import type { AckTracker } from '../delivery/ack-tracker';
+import type { ChunkAssembler } from '../delivery/chunk-assembler';
+import type { Delivery } from '../delivery/delivery';
+import type { Logger } from '../logging/logger';
+import type { BrokerMetrics } from '../metrics/broker-metrics';
+import type { RealmDirectory } from '../routing/realm-directory';
+import type { Router } from '../routing/router';
+
+export interface HandlerContext {
+  readonly settings: Settings;
+  readonly realms: RealmDirectory;
+  readonly router: Router;
+  readonly delivery: Delivery;
+  readonly acks: AckTracker;
+  readonly chunks: ChunkAssembler;
+  readonly metrics: BrokerMetrics;
+  readonly logger: Logger;
+  /** socket.io `pingInterval` in ms, for half-open detection (Note 5.2-A). */
+  readonly pingIntervalMs: number;
+  /** Extra silence, beyond `pingIntervalMs`, after which a socket counts as half-open. */
+  readonly halfOpenMarginMs: number;
+  /** Runs an event through the dispatcher's pipeline (used for reassembled chunks). */
+  readonly dispatch: (
+    socket: import('../transport/socket-types').BrokerSocket,
+    event: import('../../shared/protocol-events').ClientEventName,
+    raw: unknown,
+    ack: unknown,
+  ) => void;
+}
+
+/** A handler of one client event, called after parsing and validation. */
+export type EventHandler<T> = (
+  ctx: HandlerContext,
+  socket: import('../transport/socket-types').BrokerSocket,
+  payload: T,
+  ack: ((reply: unknown) => void) | undefined,
+) => void;

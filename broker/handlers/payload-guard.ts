@@ -1,0 +1,37 @@
+/**
+ * Structural checks run on every inbound payload before its schema (`spec/protocol-core.md`
+ * §19): nesting depth, `__proto__` keys (prototype-pollution attempts), and JSON strings for
+ * the events that accept them (§1.2). Iterative, so a hostile depth cannot overflow the stack.
+ */
+
+/** Why a payload was refused, or null when it passes. */
+export function inspectPayload(value: unknown, maxDepth: number): string | null {
+  if (typeof value !== 'object' || value === null) return null;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [node, depth] = stack.pop()!;
+    if (depth > maxDepth) return `payload nested deeper than ${maxDepth} levels`;
+    if (Array.isArray(node)) {
+      for (const item of node) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+      continue;
+    }
+    for (const key of Object.keys(node as object)) {
+      if (key === '__proto__') return 'payload contains a "__proto__" key';
+      const child = (node as Record<string, unknown>)[key];
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    }
+  }
+  return null;
+}
+
+export type Parsed = { ok: true; value: unknown } | { ok: false; reason: string };
+
+/** Parses a JSON-string payload (§1.2); anything else is returned as is. */
+export function parseJsonPayload(value: unknown): Parsed {
+  if (typeof value !== 'string') return { ok: true, value };
+  try {
+    return { ok: true, value: JSON.parse(value) as unknown };
+  } catch {
+    return { ok: false, reason: 'payload is a string that is not valid JSON' };
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * `PRODUCE`: normalises the message and routes it.
+ *
+ * Source: `spec/protocol-core.md` §3.5 (fields, guaranteed aliases, the silent producer
+ * binding side effect), §9.3 (effective TTL) and §13 (broadcast switch). A socket.io
+ * acknowledgement callback, when given, is a publisher confirm (ARCHITECTURE §4): it is
+ * answered `{ok: true, msgIds}` once routing is done (durable copies: storage issue).
+ */
+import { parseTtlSeconds } from '../../shared/duration';
+import { Protocol } from '../../shared/protocol-events';
+import type { ProducePayload } from '../../shared/protocol-payloads';
+import type { ProducedMessage } from '../routing/produced-message';
+import type { EventHandler } from './handler-context';
+
+const GUARANTEED_VALUE = 'guaranteed';
+
+function isGuaranteed(p: ProducePayload): boolean {
+  return Boolean(
+    p.guaranteed ||
+      p.guaranteed_delivery ||
+      p.guaranteedDelivery ||
+      p.durable ||
+      p.delivery === GUARANTEED_VALUE ||
+      p.delivery_mode === GUARANTEED_VALUE,
+  );
+}
+
+export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
+  ctx,
+  socket,
+  payload,
+  ack,
+) => {
+  const realmName = socket.data.realm;
+  const realm = ctx.realms.get(realmName, true);
+  const from = payload.from ?? Protocol.ANONYMOUS;
+
+  // Silent binding of `from` when no live socket holds it (§3.5 side effect).
+  let producer = realm.producer(from);
+  if (!producer?.socket?.connected) {
+    const id = typeof payload.id === 'string' ? payload.id : (producer?.id ?? socket.id);
+    producer = realm.bindProducer(from, socket, id);
+    socket.data.producers.add(from);
+  }
+
+  let ttl = parseTtlSeconds(payload.ttl);
+  if (payload.ttl === undefined || payload.ttl === null) {
+    ttl =
+      payload.lifespan !== undefined && payload.lifespan !== null && payload.lifespan !== -1
+        ? parseTtlSeconds(payload.lifespan)
+        : producer.defaultTtl;
+  }
+
+  const broadcast =
+    payload.method === 'broadcast'
+      ? payload.broadcast === 'group' && payload.group
+        ? 'group'
+        : 'realm'
+      : null;
+  const msg: ProducedMessage = {
+    realm: realmName,
+    event: payload.event,
+    message: payload.message,
+    from,
+    ttl,
+    guaranteed: isGuaranteed(payload),
+    broadcast,
+    group: payload.group ?? null,
+    enc: payload.enc,
+    to: payload.to,
+    contentType: payload.contentType,
+  };
+  ctx.metrics.messageProduced(realmName, msg.event);
+  ctx.router.route(msg);
+  ack?.({ ok: true, msgIds: [] });
+};

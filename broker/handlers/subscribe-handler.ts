@@ -1,0 +1,75 @@
+/**
+ * `SUBSCRIBE` and `UNSUBSCRIBE`.
+ *
+ * Source: `spec/protocol-core.md` §3.3, §5.4 (notifications), §6.4 (order of effects) and
+ * Note 3.4 (UNSUBSCRIBE really removes: a key string or `{event, producer?, consumer?}`, for
+ * the consumer names registered on this socket; no reply).
+ */
+import { Protocol, allEventsKey, subscriptionKey } from '../../shared/protocol-events';
+import type { SubscribePayload, UnsubscribePayload } from '../../shared/protocol-payloads';
+import { buildSubscription } from '../routing/subscription-options';
+import { bindConsumer } from './consumer-handler';
+import type { EventHandler } from './handler-context';
+import { notifySubscribeTo } from './notify';
+
+export const handleSubscribe: EventHandler<SubscribePayload & { event: string }> = (
+  ctx,
+  socket,
+  payload,
+) => {
+  const realm = ctx.realms.get(socket.data.realm, true);
+  const consumerName = payload.consumer ?? Protocol.ANONYMOUS;
+
+  // §6.4 step 3: register the consumer if no live socket holds the name.
+  let consumer = realm.consumers.get(consumerName);
+  if (!consumer?.socket?.connected) {
+    consumer = bindConsumer(ctx, socket, consumerName, payload.id ?? consumer?.id ?? socket.id);
+  }
+
+  // Steps 4–6: upsert the record (the topic index follows it) and remember the producer.
+  const record = realm.upsertSubscription(
+    buildSubscription(payload, payload.event, consumer.id, ctx.settings.ack_timeout),
+  );
+  consumer.subscribeTos.add(record.producer);
+
+  // Step 7: notify online producers (§5.4); a specific unknown producer gets a placeholder.
+  if (record.producer === Protocol.ALL_PUBLISHERS) {
+    for (const producer of realm.producers.values()) {
+      if (!producer.online || producer.name === consumerName) continue;
+      producer.subscribers.add(consumerName);
+      notifySubscribeTo(producer, consumer, [record.key]);
+    }
+  } else {
+    const producer = realm.producer(record.producer, true)!;
+    if (producer.online) {
+      producer.subscribers.add(consumerName);
+      notifySubscribeTo(producer, consumer, [record.key]);
+      record.announced = true;
+    }
+  }
+  // Step 8 (durable replay) belongs to the storage layer.
+};
+
+export const handleUnsubscribe: EventHandler<UnsubscribePayload> = (ctx, socket, payload) => {
+  const realm = ctx.realms.get(socket.data.realm);
+  if (!realm) return;
+  let key: string;
+  let only: string | null = null;
+  if (typeof payload === 'string') {
+    key = payload;
+  } else {
+    const producer = payload.producer ?? Protocol.ANONYMOUS;
+    key =
+      payload.event.toUpperCase() === Protocol.EVENT_ALL
+        ? allEventsKey(producer)
+        : subscriptionKey(producer, payload.event);
+    only = payload.consumer ?? null;
+  }
+  for (const name of socket.data.consumers) {
+    if (only !== null && name !== only) continue;
+    if (realm.consumers.get(name)?.socket !== socket) continue;
+    if (realm.removeSubscription(key, name)) {
+      ctx.logger.debug({ consumer: name, key }, 'unsubscribed');
+    }
+  }
+};

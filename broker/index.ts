@@ -1,0 +1,257 @@
+/**
+ * `createBroker(settings)`: the broker's composition root — wiring only.
+ *
+ * Takes the same object as the settings file (`spec/protocol-admin.md` §12.1), validates it
+ * (strict, aliases folded; throws `SwitchboardError` `SWB_ERR_VALIDATION`), and returns a
+ * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
+ * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
+ */
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Server } from 'socket.io';
+import { SwitchboardError } from '../shared/error-catalogue';
+import type { Health, Stats } from '../shared/http-api';
+import { Protocol } from '../shared/protocol-events';
+import { parseSettings } from './config/load-settings';
+import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
+import { AckTracker, type DeadLetter } from './delivery/ack-tracker';
+import { ChunkAssembler } from './delivery/chunk-assembler';
+import { Delivery } from './delivery/delivery';
+import { dispatch } from './handlers/dispatcher';
+import type { HandlerContext } from './handlers/handler-context';
+import { createHttpApi, forbidden } from './http/http-api';
+import { createLogger, type Logger } from './logging/logger';
+import { BrokerMetrics } from './metrics/broker-metrics';
+import { sweepIdleRegistrations } from './routing/idle-eviction';
+import { RealmDirectory } from './routing/realm-directory';
+import { Router } from './routing/router';
+import { onConnection } from './transport/connection-lifecycle';
+import type { BrokerServer } from './transport/socket-types';
+import { BROKER_VERSION } from './version';
+
+export type { Settings, SettingsInput } from './config/settings-schema';
+export { loadSettingsFile, parseSettings } from './config/load-settings';
+export { BROKER_VERSION } from './version';
+
+/** socket.io heartbeat of the stock launcher (§1.1): ping every 5 s, 10 s to answer. */
+export const PING_INTERVAL_MS = 5_000;
+export const PING_TIMEOUT_MS = 10_000;
+
+export interface BrokerOptions {
+  logger?: Logger;
+  /** Environment read for `TYO_MQ_MAX_HTTP_BUFFER_SIZE`; default `process.env`. */
+  env?: NodeJS.ProcessEnv;
+  /** Extra silence (ms) past the ping interval before a socket counts as half-open; 2,000. */
+  halfOpenMarginMs?: number;
+}
+
+/** Read-only view of a running broker. Times in ms. */
+export interface BrokerStatus {
+  listening: boolean;
+  port: number | null;
+  host: string | null;
+  uptimeMs: number;
+  version: string;
+  produced: number;
+  delivered: number;
+  connectionsTotal: number;
+  connectionsCurrent: number;
+}
+
+export interface Broker {
+  readonly settings: Settings;
+  readonly logger: Logger;
+  /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
+  listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
+  /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
+  attach(server: HttpServer): void;
+  /** Disconnects every client, stops timers and closes the server it created. */
+  close(): Promise<void>;
+  getStats(): Stats;
+  /** One idle-eviction pass (§15); returns the number of entries evicted. */
+  sweepIdleRegistrations(): number;
+  status(): BrokerStatus;
+  /** Dead-lettered copies held in memory (the storage issue moves them to the store). */
+  deadLetters(): readonly DeadLetter[];
+}
+
+/**
+ * Builds a broker from settings.
+ * @throws SwitchboardError `SWB_ERR_VALIDATION` when the settings are invalid.
+ */
+export function createBroker(input: SettingsInput | unknown = {}, options: BrokerOptions = {}): Broker {
+  const settings = parseSettings(input, options.env ?? process.env);
+  const logger = options.logger ?? createLogger();
+  for (const key of unsupportedKeys(settings)) {
+    logger.warn({ key }, 'settings key accepted but not implemented in this build');
+  }
+  const startedAt = Date.now();
+  const io: BrokerServer = new Server({
+    pingInterval: PING_INTERVAL_MS,
+    pingTimeout: PING_TIMEOUT_MS,
+    allowEIO3: true,
+    serveClient: false,
+    maxHttpBufferSize: settings.max_http_buffer_size,
+    cors: { origin: '*', methods: ['GET', 'POST'], credentials: true },
+    perMessageDeflate: {
+      threshold: 2048,
+      zlibDeflateOptions: { chunkSize: 8 * 1024 },
+      zlibInflateOptions: { windowBits: 14, memLevel: 7 },
+      clientNoContextTakeover: true,
+      serverNoContextTakeover: true,
+      serverMaxWindowBits: 10,
+      concurrencyLimit: 20,
+    },
+  });
+  const connectionsCurrent = () => io.engine?.clientsCount ?? 0;
+  const metrics = new BrokerMetrics(settings.input_limits.max_event_labels_per_realm, connectionsCurrent);
+  const realms = new RealmDirectory();
+  const dead: DeadLetter[] = [];
+  const acks = new AckTracker({
+    delivered: (realm, event) => metrics.messageDelivered(realm, event),
+    ackTimeout: () => {},
+    deadLettered: (entry) => {
+      dead.push(entry);
+      logger.warn({ id: entry.id, realm: entry.realm, reason: entry.reason }, 'dead-lettered');
+    },
+  });
+  const limits = settings.input_limits;
+  const chunks = new ChunkAssembler({
+    maxLength: limits.max_chunked_message_length,
+    maxPartialPerSocket: limits.max_partial_transfers_per_socket,
+    idleTimeoutMs: limits.transfer_idle_timeout_ms,
+  });
+  const delivery = new Delivery(metrics, acks, logger);
+  const router = new Router(realms, delivery);
+  const ctx: HandlerContext = {
+    settings,
+    realms,
+    router,
+    delivery,
+    acks,
+    chunks,
+    metrics,
+    logger,
+    pingIntervalMs: PING_INTERVAL_MS,
+    halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
+    dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
+  };
+  io.on('connection', (socket) => onConnection(ctx, socket));
+
+  const getStats = (): Stats => {
+    const out: Stats = { realms: {}, connections_current: connectionsCurrent() };
+    for (const realm of realms.values()) {
+      const count = <T extends { online: boolean }>(m: Map<string, T>) => {
+        let online = 0;
+        for (const e of m.values()) if (e.online) online++;
+        return { total: m.size, online };
+      };
+      out.realms[realm.name] = {
+        producers: count(realm.producers),
+        consumers: count(realm.consumers),
+        subscriptions: realm.subscriptions.size,
+      };
+    }
+    if (settings.node_id) out.cluster_node_id = settings.node_id;
+    return out;
+  };
+  const health = (): Health => ({
+    status: 'ok',
+    version: BROKER_VERSION,
+    uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
+    node_id: settings.node_id ?? null,
+  });
+  const httpApi = createHttpApi({
+    settings: () => settings,
+    health,
+    stats: getStats,
+    metrics: () => metrics.render(),
+    onError: (err) => logger.error({ err }, 'metrics rendering failed'),
+  });
+
+  const sweep = () => sweepIdleRegistrations(realms, settings.idle_eviction.ttl_ms);
+  let sweepTimer: NodeJS.Timeout | null = null;
+  if (settings.idle_eviction.enabled) {
+    sweepTimer = setInterval(() => {
+      const evicted = sweep();
+      if (evicted > 0) logger.info({ evicted }, 'idle registrations evicted');
+    }, settings.idle_eviction.interval_ms);
+    sweepTimer.unref();
+  }
+
+  let ownServer: HttpServer | null = null;
+  let bound: { port: number; host: string } | null = null;
+
+  return {
+    settings,
+    logger,
+    async listen(port = Protocol.DEFAULT_PORT, host = '0.0.0.0') {
+      if (ownServer) throw new SwitchboardError('SWB_ERR_INTERNAL', 'Broker is already listening');
+      const server = createServer((req, res) => {
+        if (!httpApi(req, res)) forbidden(res);
+      });
+      io.attach(server);
+      await new Promise<void>((resolve, reject) => {
+        const onError = (err: NodeJS.ErrnoException) => {
+          server.off('listening', onListening);
+          reject(
+            err.code === 'EADDRINUSE'
+              ? new SwitchboardError('SWB_ERR_PORT_IN_USE', `Port ${port} is already in use`)
+              : err,
+          );
+        };
+        const onListening = () => {
+          server.off('error', onError);
+          resolve();
+        };
+        server.once('error', onError);
+        server.once('listening', onListening);
+        server.listen(port, host);
+      });
+      ownServer = server;
+      const address = server.address() as AddressInfo;
+      bound = { port: address.port, host };
+      logger.info({ port: address.port, host, version: BROKER_VERSION }, 'broker listening');
+      return bound;
+    },
+    attach(server) {
+      io.attach(server);
+      // Like socket.io itself: take over 'request' and pass on what is not ours.
+      const previous = server.listeners('request') as Array<(...args: unknown[]) => void>;
+      server.removeAllListeners('request');
+      server.on('request', (req, res) => {
+        if (req.url?.startsWith('/socket.io/') || !httpApi(req, res)) {
+          for (const listener of previous) listener.call(server, req, res);
+        }
+      });
+    },
+    async close() {
+      if (sweepTimer) clearInterval(sweepTimer);
+      acks.close();
+      chunks.close();
+      io.disconnectSockets(true);
+      await new Promise<void>((resolve) => {
+        io.close(() => resolve());
+      });
+      if (ownServer) {
+        ownServer.closeAllConnections();
+        ownServer = null;
+      }
+      bound = null;
+    },
+    getStats,
+    sweepIdleRegistrations: sweep,
+    status: () => ({
+      listening: bound !== null,
+      port: bound?.port ?? null,
+      host: bound?.host ?? null,
+      uptimeMs: Date.now() - startedAt,
+      version: BROKER_VERSION,
+      produced: metrics.totals.produced,
+      delivered: metrics.totals.delivered,
+      connectionsTotal: metrics.totals.connections,
+      connectionsCurrent: connectionsCurrent(),
+    }),
+    deadLetters: () => dead,
+  };
+}

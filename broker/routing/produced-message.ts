@@ -1,0 +1,34 @@
+/**
+ * A `PRODUCE` after validation and normalisation, and the envelope built from it.
+ *
+ * Source: `spec/protocol-core.md` §3.5 (fields and guaranteed aliases), §8 (envelope) and
+ * §9.3 (effective TTL).
+ */
+import type { DeliveryEnvelope } from '../../shared/protocol-events';
+
+export interface ProducedMessage {
+  realm: string;
+  /** The event exactly as produced (case kept). */
+  event: string;
+  message: unknown;
+  /** Producer name (`from`, default `ANONYMOUS`). */
+  from: string;
+  /** Effective TTL in seconds; `undefined` = store default, `null` = never expires. */
+  ttl: number | null | undefined;
+  guaranteed: boolean;
+  /** `'realm'` or `'group'` for a broadcast, null otherwise. */
+  broadcast: 'realm' | 'group' | null;
+  group: string | null;
+  enc?: unknown;
+  to?: unknown;
+  contentType?: unknown;
+}
+
+/** The §8 envelope `{event, message, from, enc?, to?, content_type?}` of a message. */
+export function buildEnvelope(msg: ProducedMessage): DeliveryEnvelope {
+  const envelope: DeliveryEnvelope = { event: msg.event, message: msg.message, from: msg.from };
+  if (msg.enc !== undefined) envelope.enc = msg.enc;
+  if (msg.to !== undefined) envelope.to = msg.to;
+  if (msg.contentType !== undefined) envelope.content_type = msg.contentType;
+  return envelope;
+}

@@ -1,0 +1,29 @@
+/**
+ * All realms of one broker, created on first use (`spec/protocol-core.md` §1.4).
+ */
+import { RealmRegistry } from './realm-registry';
+
+export class RealmDirectory {
+  private readonly realms = new Map<string, RealmRegistry>();
+
+  /** The realm's registry, created when `create` is set. */
+  get(name: string, create: true): RealmRegistry;
+  get(name: string, create?: boolean): RealmRegistry | undefined;
+  get(name: string, create = false): RealmRegistry | undefined {
+    let realm = this.realms.get(name);
+    if (!realm && create) {
+      realm = new RealmRegistry(name);
+      this.realms.set(name, realm);
+    }
+    return realm;
+  }
+
+  values(): IterableIterator<RealmRegistry> {
+    return this.realms.values();
+  }
+
+  /** Drops a realm that holds nothing, so idle realms do not accumulate. */
+  dropIfEmpty(name: string): void {
+    if (this.realms.get(name)?.isEmpty) this.realms.delete(name);
+  }
+}

@@ -1,0 +1,116 @@
+/**
+ * Routing a produced message to its subscribers.
+ *
+ * Source: `spec/protocol-core.md` §7 (the routing steps), §11 (topics), §12 (groups) and
+ * §13 (broadcast, in `broadcast.ts`). The steps, in order:
+ *   1. broadcast → §13 instead;
+ *   2. candidate keys k1 = lc(P-E), k2 = lc(P)-TM-ALL, k3 = lc(TYO-MQ-ALL-E);
+ *   3. target realms: the producer's, plus `*` when it exists;
+ *   4. exact keys, each record checked against the producer name (exactly, Note 2.3-B);
+ *   5. topic keys from the trie, other than k1–k3;
+ *   6. grouped records go to their group's bucket, the rest are delivered;
+ *   7. each group bucket delivers to one member, round-robin.
+ */
+import {
+  Protocol,
+  allEventsKey,
+  anyProducerKey,
+  subscriptionKey,
+  type DeliveryEnvelope,
+} from '../../shared/protocol-events';
+import type { Delivery } from '../delivery/delivery';
+import { deliverBroadcast } from './broadcast';
+import { buildEnvelope, type ProducedMessage } from './produced-message';
+import type { RealmDirectory } from './realm-directory';
+import type { RealmRegistry } from './realm-registry';
+import type { SubscriptionRecord } from './registry-types';
+
+export class Router {
+  constructor(
+    private readonly realms: RealmDirectory,
+    private readonly delivery: Delivery,
+  ) {}
+
+  /** Routes one message; returns the number of copies handed to delivery. */
+  route(msg: ProducedMessage): number {
+    const envelope = buildEnvelope(msg);
+    if (msg.broadcast) return deliverBroadcast(this.realms, this.delivery, msg, envelope);
+
+    const p = msg.from;
+    const k1 = subscriptionKey(p, msg.event);
+    const k2 = allEventsKey(p);
+    const k3 = anyProducerKey(msg.event);
+    let copies = this.routeInRealm(this.realms.get(msg.realm), msg, envelope, k1, k2, k3);
+    if (msg.realm !== Protocol.ADMIN_REALM) {
+      const admin = this.realms.get(Protocol.ADMIN_REALM);
+      if (admin) copies += this.routeInRealm(admin, msg, envelope, k1, k2, k3);
+    }
+    return copies;
+  }
+
+  private routeInRealm(
+    realm: RealmRegistry | undefined,
+    msg: ProducedMessage,
+    envelope: DeliveryEnvelope,
+    k1: string,
+    k2: string,
+    k3: string,
+  ): number {
+    if (!realm || realm.subscriptions.size === 0) return 0;
+    let groups: Map<string, SubscriptionRecord[]> | null = null;
+    let copies = 0;
+    const dispatch = (record: SubscriptionRecord): void => {
+      if (record.group !== null) {
+        groups ??= new Map();
+        const bucket = groups.get(record.group);
+        if (bucket) bucket.push(record);
+        else groups.set(record.group, [record]);
+        return;
+      }
+      this.delivery.toSubscription(realm, record, envelope, msg);
+      copies++;
+    };
+
+    // Step 4: exact keys. k1 and k3 coincide when the producer is named TYO-MQ-ALL.
+    this.exact(realm, k1, msg.from, dispatch);
+    if (k2 !== k1) this.exact(realm, k2, msg.from, dispatch);
+    if (k3 !== k1 && k3 !== k2) this.exact(realm, k3, msg.from, dispatch);
+
+    // Step 5: topic keys (the producer part of a topic key is ignored, §6.3).
+    if (realm.topics.count > 0) {
+      for (const key of realm.topics.match(msg.event)) {
+        if (key === k1 || key === k2 || key === k3) continue;
+        const byConsumer = realm.subscriptions.get(key);
+        if (!byConsumer) continue;
+        for (const record of byConsumer.values()) if (record.mode === 'topic') dispatch(record);
+      }
+    }
+
+    // Step 7: one member per group and message.
+    if (groups !== null) {
+      for (const [group, members] of groups as Map<string, SubscriptionRecord[]>) {
+        const live = members.filter((m) => realm.consumers.get(m.consumer)?.online === true);
+        const pool = live.length > 0 ? live : members;
+        const chosen = pool[(realm.nextGroupCount(group) - 1) % pool.length]!;
+        this.delivery.toSubscription(realm, chosen, envelope, msg);
+        copies++;
+      }
+    }
+    return copies;
+  }
+
+  private exact(
+    realm: RealmRegistry,
+    key: string,
+    producer: string,
+    dispatch: (record: SubscriptionRecord) => void,
+  ): void {
+    const byConsumer = realm.subscriptions.get(key);
+    if (!byConsumer) return;
+    for (const record of byConsumer.values()) {
+      if (record.producer === producer || record.producer === Protocol.ALL_PUBLISHERS) {
+        dispatch(record);
+      }
+    }
+  }
+}

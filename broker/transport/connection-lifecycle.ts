@@ -1,0 +1,67 @@
+/**
+ * A connection's life: socket data set up on connect, every packet (heartbeat pongs
+ * included) stamps `lastSeenAt` for half-open detection (Note 5.2-A), and on disconnect every
+ * name bound to the socket is released with its notifications.
+ *
+ * Source: `spec/protocol-core.md` §15 steps 1–4, with Note 15-A (every name bound to the
+ * socket is cleaned up, not just the first) and Note 15-B (one fresh payload per notification).
+ */
+import { Protocol } from '../../shared/protocol-events';
+import type { HandlerContext } from '../handlers/handler-context';
+import { attachHandlers } from '../handlers/dispatcher';
+import { notifyConsumerOfLeave, notifyProducerOfLeave } from '../handlers/notify';
+import type { BrokerSocket } from './socket-types';
+
+/** Sets up a newly connected socket. */
+export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
+  socket.data.realm = Protocol.DEFAULT_REALM;
+  socket.data.lastSeenAt = Date.now();
+  socket.data.producers = new Set();
+  socket.data.consumers = new Set();
+  ctx.metrics.connection();
+  socket.conn.on('packet', () => {
+    socket.data.lastSeenAt = Date.now();
+  });
+  attachHandlers(ctx, socket);
+  socket.on('disconnect', (reason) => {
+    try {
+      releaseSocket(ctx, socket);
+    } catch (err) {
+      ctx.logger.error({ err, socket: socket.id }, 'disconnect cleanup failed');
+    }
+    ctx.logger.debug({ socket: socket.id, reason }, 'disconnected');
+  });
+}
+
+/** §15: drops partial chunks and pending ACKs, then takes every bound name offline. */
+export function releaseSocket(ctx: HandlerContext, socket: BrokerSocket): void {
+  ctx.chunks.dropSocket(socket.id);
+  ctx.acks.dropSocket(socket.id);
+  const realm = ctx.realms.get(socket.data.realm);
+  if (!realm) return;
+  const now = Date.now();
+
+  for (const name of socket.data.producers) {
+    const producer = realm.producers.get(name);
+    if (!producer || producer.socket !== socket) continue;
+    producer.online = false;
+    for (const consumerName of producer.subscribers) {
+      const consumer = realm.consumers.get(consumerName);
+      if (consumer) notifyConsumerOfLeave(consumer, socket.id, name);
+    }
+    producer.socket = null;
+    producer.offlineAt = now;
+  }
+
+  for (const name of socket.data.consumers) {
+    const consumer = realm.consumers.get(name);
+    if (!consumer || consumer.socket !== socket) continue;
+    consumer.online = false;
+    for (const producerName of consumer.subscribeTos) {
+      const producer = realm.producers.get(producerName);
+      if (producer) notifyProducerOfLeave(producer, socket.id, name);
+    }
+    consumer.socket = null;
+    consumer.offlineAt = now;
+  }
+}

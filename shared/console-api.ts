@@ -1,0 +1,133 @@
+/**
+ * The ConsoleApi contract: the only door between the console's renderer and its main process
+ * (Electron IPC) or web host (HTTP + WebSocket). Declared once, with zod schemas that both
+ * transports validate against.
+ *
+ * Source: ARCHITECTURE §1 ("ConsoleApi is the only door to the renderer"). Results are
+ * `{ok: true, value} | {ok: false, error: {code, message}}`; secrets never appear in a result.
+ */
+import { z } from 'zod';
+import type { ErrorInfo } from './error-catalogue';
+import { HealthSchema, StatsSchema } from './http-api';
+
+/** Lifecycle of the supervised local broker process. */
+export const LocalBrokerState = z.enum(['starting', 'running', 'restarting', 'stopped', 'failed']);
+export type LocalBrokerState = z.infer<typeof LocalBrokerState>;
+
+/** Supervisor view of the local broker. Times are epoch ms. */
+export const LocalBrokerStatusSchema = z.object({
+  state: LocalBrokerState,
+  port: z.number().int(),
+  pid: z.number().int().nullable(),
+  /** Restarts after crashes since the console started. */
+  restarts: z.number().int().nonnegative(),
+  startedAt: z.number().nullable(),
+  lastError: z.string().nullable(),
+  dataDir: z.string(),
+});
+export type LocalBrokerStatus = z.infer<typeof LocalBrokerStatusSchema>;
+
+/** Message counters summed over realms and events from `/api/metrics`. */
+export const CountersSchema = z.object({
+  produced: z.number().nonnegative(),
+  delivered: z.number().nonnegative(),
+  connectionsTotal: z.number().nonnegative(),
+  connectionsCurrent: z.number().nonnegative(),
+});
+export type Counters = z.infer<typeof CountersSchema>;
+
+/**
+ * One sample of a broker, as read over the wire (`/health`, `/api/stats`, `/api/metrics`).
+ * `reachable` is false when the last scrape failed; `error` then says why.
+ */
+export const OverviewSchema = z.object({
+  connectionId: z.string(),
+  name: z.string(),
+  url: z.string(),
+  reachable: z.boolean(),
+  error: z.object({ code: z.string(), message: z.string() }).nullable(),
+  health: HealthSchema.nullable(),
+  stats: StatsSchema.nullable(),
+  counters: CountersSchema.nullable(),
+  /** Messages per second over the last two samples; null until two samples exist. */
+  rates: z.object({ produced: z.number(), delivered: z.number() }).nullable(),
+  local: LocalBrokerStatusSchema.nullable(),
+  sampledAt: z.number(),
+});
+export type Overview = z.infer<typeof OverviewSchema>;
+
+/** Id of the built-in "Local broker" connection profile. */
+export const LOCAL_CONNECTION_ID = 'local';
+
+const ConnectionIdInput = z.object({ connectionId: z.string().min(1).max(128) }).strict();
+const NoInput = z.object({}).strict();
+
+/**
+ * Request/response methods. `input` is validated by the transport before the service runs;
+ * `output` documents (and in tests checks) what the service returns.
+ */
+export const ConsoleMethods = {
+  /** Latest sample of a connection; `SWB_ERR_NOT_FOUND` for an unknown id. */
+  getOverview: { input: ConnectionIdInput, output: OverviewSchema },
+  /** Status of the supervised local broker. */
+  getLocalBroker: { input: NoInput, output: LocalBrokerStatusSchema },
+  /** Stops and starts the local broker; resolves once it is running again. */
+  restartLocalBroker: { input: NoInput, output: LocalBrokerStatusSchema },
+} as const;
+
+/** Server-pushed event streams, each with its payload schema. */
+export const ConsoleEvents = {
+  /** A fresh sample of a connection, at least once a second. */
+  overview: OverviewSchema,
+  /** The local broker's lifecycle changed. */
+  localBroker: LocalBrokerStatusSchema,
+} as const;
+
+export type ConsoleMethodName = keyof typeof ConsoleMethods;
+export type ConsoleEventName = keyof typeof ConsoleEvents;
+export type MethodInput<M extends ConsoleMethodName> = z.input<(typeof ConsoleMethods)[M]['input']>;
+export type MethodOutput<M extends ConsoleMethodName> = z.infer<
+  (typeof ConsoleMethods)[M]['output']
+>;
+export type EventPayload<E extends ConsoleEventName> = z.infer<(typeof ConsoleEvents)[E]>;
+
+/** Result of every ConsoleApi call. */
+export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
+
+/** The ConsoleApi as the renderer sees it: one async method per entry of `ConsoleMethods`. */
+export type ConsoleApi = {
+  [M in ConsoleMethodName]: (input: MethodInput<M>) => Promise<Result<MethodOutput<M>>>;
+} & {
+  /** Subscribes to an event stream; returns the unsubscribe function. */
+  on<E extends ConsoleEventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+};
+
+/** The service side: what the main process / web host implements behind a transport. */
+export type ConsoleService = {
+  [M in ConsoleMethodName]: (input: z.infer<(typeof ConsoleMethods)[M]['input']>) => Promise<
+    MethodOutput<M>
+  >;
+} & {
+  on<E extends ConsoleEventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+};
+
+export const CONSOLE_METHOD_NAMES = Object.keys(ConsoleMethods) as ConsoleMethodName[];
+export const CONSOLE_EVENT_NAMES = Object.keys(ConsoleEvents) as ConsoleEventName[];
+
+/** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */
+export const ConsoleChannel = {
+  /** Electron: `ipcRenderer.invoke(INVOKE, method, input)`. */
+  INVOKE: 'switchboard:invoke',
+  /** Electron: main → renderer pushes `(event, payload)`. */
+  EVENT: 'switchboard:event',
+  /** Web host: `POST <CALL_PREFIX><method>` with the JSON input as body. */
+  CALL_PREFIX: '/console-api/call/',
+  /** Web host: WebSocket endpoint; the first message must be `{type: "hello", token}`. */
+  EVENTS_PATH: '/console-api/events',
+} as const;
+
+/** Frames on the web host's event WebSocket. */
+export type ConsoleSocketFrame =
+  | { type: 'hello'; token: string }
+  | { type: 'ready' }
+  | { type: 'event'; event: ConsoleEventName; payload: unknown };

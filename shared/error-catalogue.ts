@@ -1,0 +1,48 @@
+/**
+ * Switchboard's error catalogue: every error the console API, the web host and the broker's
+ * own extensions report has a stable code, an HTTP-ish status and a default message.
+ *
+ * Style source: fastify's error codes (ARCHITECTURE §3). Protocol-level `ERROR` codes
+ * (-1, -3, -4, -6) live in `protocol-events.ts` because clients match on them.
+ */
+export const ErrorCatalogue = {
+  SWB_ERR_VALIDATION: { status: 400, message: 'Invalid input' },
+  SWB_ERR_UNAUTHORIZED: { status: 401, message: 'Missing or wrong console secret' },
+  SWB_ERR_FORBIDDEN_ORIGIN: { status: 403, message: 'Origin not allowed' },
+  SWB_ERR_UNKNOWN_METHOD: { status: 404, message: 'Unknown console method' },
+  SWB_ERR_NOT_FOUND: { status: 404, message: 'Not found' },
+  SWB_ERR_PORT_IN_USE: { status: 409, message: 'Port already in use' },
+  SWB_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large' },
+  SWB_ERR_INTERNAL: { status: 500, message: 'Internal error' },
+  SWB_ERR_BROKER_UNREACHABLE: { status: 502, message: 'Broker unreachable' },
+  SWB_ERR_BROKER_NOT_RUNNING: { status: 503, message: 'Local broker is not running' },
+} as const;
+
+export type ErrorCode = keyof typeof ErrorCatalogue;
+
+/** Serializable error carried in `{ok: false, error}` results. */
+export interface ErrorInfo {
+  code: ErrorCode;
+  message: string;
+}
+
+/** Builds an `ErrorInfo`, with the catalogue's default message unless one is given. */
+export function errorInfo(code: ErrorCode, message?: string): ErrorInfo {
+  return { code, message: message ?? ErrorCatalogue[code].message };
+}
+
+/** An Error carrying a catalogue code, for code paths that throw. */
+export class SwitchboardError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message?: string) {
+    super(message ?? ErrorCatalogue[code].message);
+    this.name = 'SwitchboardError';
+    this.code = code;
+  }
+  get status(): number {
+    return ErrorCatalogue[this.code].status;
+  }
+  toInfo(): ErrorInfo {
+    return { code: this.code, message: this.message };
+  }
+}

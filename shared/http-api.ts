@@ -1,0 +1,43 @@
+/**
+ * Shapes of the broker's opt-in HTTP API, shared by the broker (which serves them) and the
+ * console (which reads local and remote brokers through them).
+ *
+ * Source: `spec/protocol-admin.md` §10.3 (`/health`), §10.5 (`/api/stats`) and
+ * `spec/protocol-core.md` §15 (`getStats()`).
+ */
+import { z } from 'zod';
+
+/** HTTP paths of the API (§10.1). */
+export const HttpPath = {
+  HEALTH: '/health',
+  HEALTHZ: '/healthz',
+  METRICS: '/api/metrics',
+  STATS: '/api/stats',
+} as const;
+
+/** `GET /health`: `uptime_seconds` is whole seconds since start; `node_id` the cluster node or null. */
+export const HealthSchema = z.object({
+  status: z.literal('ok'),
+  version: z.string(),
+  uptime_seconds: z.number().int().nonnegative(),
+  node_id: z.string().nullable(),
+});
+export type Health = z.infer<typeof HealthSchema>;
+
+const OnlineCount = z.object({ total: z.number().int(), online: z.number().int() });
+
+/** Per-realm registry counts; `subscriptions` counts subscription keys (§15). */
+export const RealmStatsSchema = z.object({
+  producers: OnlineCount,
+  consumers: OnlineCount,
+  subscriptions: z.number().int(),
+});
+export type RealmStats = z.infer<typeof RealmStatsSchema>;
+
+/** `GET /api/stats` (§10.5). */
+export const StatsSchema = z.object({
+  realms: z.record(z.string(), RealmStatsSchema),
+  connections_current: z.number().int(),
+  cluster_node_id: z.string().optional(),
+});
+export type Stats = z.infer<typeof StatsSchema>;

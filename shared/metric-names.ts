@@ -1,0 +1,24 @@
+/**
+ * Prometheus metric names exposed on `GET /api/metrics`.
+ *
+ * Source: `spec/protocol-admin.md` §10.4. Names are the reference's, so existing
+ * dashboards and alerts keep working.
+ */
+export const MetricName = {
+  CONNECTIONS_TOTAL: 'tyo_mq_connections_total',
+  CONNECTIONS_CURRENT: 'tyo_mq_connections_current',
+  MESSAGES_PRODUCED_TOTAL: 'tyo_mq_messages_produced_total',
+  MESSAGES_DELIVERED_TOTAL: 'tyo_mq_messages_delivered_total',
+  MESSAGES_QUEUED_TOTAL: 'tyo_mq_messages_queued_total',
+  MESSAGES_DLQ_TOTAL: 'tyo_mq_messages_dlq_total',
+  ACK_TIMEOUT_TOTAL: 'tyo_mq_ack_timeout_total',
+  RATE_LIMITED_TOTAL: 'tyo_mq_rate_limited_total',
+  SSE_CONNECTIONS_TOTAL: 'tyo_mq_sse_connections_total',
+} as const;
+export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
+
+/**
+ * Label value that client-controlled `event` labels fold into once a realm has more than
+ * `maxEventLabels` distinct events (Note in §10.4: unbounded cardinality).
+ */
+export const OTHER_EVENT_LABEL = 'other';

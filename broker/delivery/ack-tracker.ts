@@ -34,6 +34,22 @@ export interface ReliableCopy {
   retry: RetryPolicy;
   /** The consumer's current live socket, or null (looked up at each retry). */
   currentSocket: () => BrokerSocket | null;
+  /**
+   * For a consumer-group copy: another live member to take it over when this member's
+   * socket closes with the copy unacknowledged (§12: nothing another member can take is lost).
+   */
+  reassign?: () => Reassignment | null;
+}
+
+/** The member a group copy moves to. */
+export interface Reassignment {
+  socket: BrokerSocket;
+  key: string;
+  consumer: string;
+  consumerId: string;
+  ackTimeoutMs: number;
+  retry: RetryPolicy;
+  currentSocket: () => BrokerSocket | null;
 }
 
 /** A dead-lettered copy (§10.5 shape). */
@@ -97,13 +113,21 @@ export class AckTracker {
     return { ok: true, msgId };
   }
 
-  /** Drops the pending deliveries of a closed socket; copies stay for redelivery (§15 step 1). */
+  /**
+   * Drops the pending deliveries of a closed socket (§15 step 1). Group copies move to another
+   * live member at once; the others stay for redelivery to the same consumer.
+   */
   dropSocket(socketId: string): void {
-    for (const pending of this.copies.values()) {
+    for (const [msgId, pending] of this.copies) {
       if (pending.socketId !== socketId) continue;
       if (pending.timer) clearTimeout(pending.timer);
       pending.timer = null;
       pending.socketId = null;
+      const target = pending.copy.reassign?.();
+      if (!target) continue;
+      const { socket, ...member } = target;
+      pending.copy = { ...pending.copy, ...member };
+      this.attempt(msgId, pending, socket, pending.attempt + 1);
     }
   }
 

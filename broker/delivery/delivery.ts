@@ -11,8 +11,33 @@ import type { ProducedMessage } from '../routing/produced-message';
 import type { RealmRegistry } from '../routing/realm-registry';
 import type { SubscriptionRecord } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
-import type { AckTracker } from './ack-tracker';
+import type { AckTracker, Reassignment } from './ack-tracker';
 import { emitDelivery } from './chunked-emit';
+
+function liveSocket(realm: RealmRegistry, consumer: string): BrokerSocket | null {
+  const c = realm.consumers.get(consumer);
+  return c?.online && c.socket?.connected ? c.socket : null;
+}
+
+/** Another live member of a group, round-robin, to take over an unacknowledged copy. */
+function reassign(
+  realm: RealmRegistry,
+  members: readonly SubscriptionRecord[],
+  leaving: string,
+): Reassignment | null {
+  const live = members.filter((m) => m.consumer !== leaving && liveSocket(realm, m.consumer));
+  if (live.length === 0 || live[0]!.group === null) return null;
+  const m = live[(realm.nextGroupCount(live[0]!.group) - 1) % live.length]!;
+  return {
+    socket: liveSocket(realm, m.consumer)!,
+    key: m.key,
+    consumer: m.consumer,
+    consumerId: m.consumerId,
+    ackTimeoutMs: m.ackTimeoutMs,
+    retry: m.retry,
+    currentSocket: () => liveSocket(realm, m.consumer),
+  };
+}
 
 export class Delivery {
   constructor(
@@ -21,12 +46,17 @@ export class Delivery {
     private readonly logger: Logger,
   ) {}
 
-  /** Delivers `envelope` to the consumer owning `record`, following §7 step 6. */
+  /**
+   * Delivers `envelope` to the consumer owning `record`, following §7 step 6. `group` lists
+   * the other members of the record's consumer group, for ACK copies to move to when this
+   * member leaves before acknowledging.
+   */
   toSubscription(
     realm: RealmRegistry,
     record: SubscriptionRecord,
     envelope: DeliveryEnvelope,
     msg: ProducedMessage,
+    group?: readonly SubscriptionRecord[],
   ): void {
     const consumer = realm.consumers.get(record.consumer);
     const socket = consumer?.online ? consumer.socket : null;
@@ -41,10 +71,8 @@ export class Delivery {
           envelope,
           ackTimeoutMs: record.ackTimeoutMs,
           retry: record.retry,
-          currentSocket: () => {
-            const c = realm.consumers.get(record.consumer);
-            return c?.online && c.socket?.connected ? c.socket : null;
-          },
+          currentSocket: () => liveSocket(realm, record.consumer),
+          reassign: group ? () => reassign(realm, group, record.consumer) : undefined,
         });
         return;
       }

@@ -92,7 +92,7 @@ export class Router {
         const live = members.filter((m) => realm.consumers.get(m.consumer)?.online === true);
         const pool = live.length > 0 ? live : members;
         const chosen = pool[(realm.nextGroupCount(group) - 1) % pool.length]!;
-        this.delivery.toSubscription(realm, chosen, envelope, msg);
+        this.delivery.toSubscription(realm, chosen, envelope, msg, members);
         copies++;
       }
     }

@@ -10,6 +10,7 @@ import { Protocol } from '../../shared/protocol-events';
 import type { HandlerContext } from '../handlers/handler-context';
 import { attachHandlers } from '../handlers/dispatcher';
 import { notifyConsumerOfLeave, notifyProducerOfLeave } from '../handlers/notify';
+import type { RealmRegistry } from '../routing/realm-registry';
 import type { BrokerSocket } from './socket-types';
 
 /** Sets up a newly connected socket. */
@@ -33,12 +34,16 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   });
 }
 
-/** §15: drops partial chunks and pending ACKs, then takes every bound name offline. */
+/** §15: drops partial chunks, takes every bound name offline, then drops pending ACKs. */
 export function releaseSocket(ctx: HandlerContext, socket: BrokerSocket): void {
   ctx.chunks.dropSocket(socket.id);
-  ctx.acks.dropSocket(socket.id);
   const realm = ctx.realms.get(socket.data.realm);
-  if (!realm) return;
+  if (realm) releaseNames(realm, socket);
+  // Last, so that group copies move only to members that are still online.
+  ctx.acks.dropSocket(socket.id);
+}
+
+function releaseNames(realm: RealmRegistry, socket: BrokerSocket): void {
   const now = Date.now();
 
   for (const name of socket.data.producers) {

@@ -3,7 +3,8 @@
  * [--settings <file>] [--no-http-api] [--log-level <level>]`.
  *
  * Embedded defaults: port 17352 (`--port`, else `TYO_MQ_PORT`, `spec/protocol-admin.md` §13
- * Note), all interfaces, data directory `./.data`, and the HTTP API (`/health`,
+ * Note), all interfaces, data directory `./.data` holding the SQLite message store
+ * `tyo-mq.sqlite` (`--storage memory` keeps copies in memory), and the HTTP API (`/health`,
  * `/api/metrics`, `/api/stats`) switched on, so the console can read this broker over the
  * wire. A settings file (`--settings`, else `TYO_MQ_SETTINGS_FILE`) overrides the defaults.
  *
@@ -16,13 +17,13 @@ import { parseArgs } from 'node:util';
 import { BrokerExitCode, type BrokerProcessMessage } from '../shared/broker-process';
 import { SwitchboardError } from '../shared/error-catalogue';
 import { Protocol } from '../shared/protocol-events';
-import { loadSettingsFile } from './config/load-settings';
+import { readSettingsFile } from './config/load-settings';
 import { createBroker, type Broker } from './index';
 import { createLogger } from './logging/logger';
 import { BROKER_VERSION } from './version';
 
 const USAGE =
-  'Usage: npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>] [--settings <file>] [--no-http-api] [--log-level <level>]';
+  'Usage: npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>] [--settings <file>] [--storage sqlite|memory] [--no-http-api] [--log-level <level>]';
 
 function send(message: BrokerProcessMessage): void {
   process.send?.(message);
@@ -43,6 +44,7 @@ function parseFlags() {
         'data-dir': { type: 'string' },
         settings: { type: 'string' },
         'no-http-api': { type: 'boolean' },
+        storage: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
@@ -72,12 +74,12 @@ async function main(): Promise<void> {
   try {
     mkdirSync(dataDir, { recursive: true });
     const settingsPath = flags.settings ?? process.env.TYO_MQ_SETTINGS_FILE;
-    const fromFile: Record<string, unknown> = settingsPath
-      ? { ...(await loadSettingsFile(settingsPath, process.env)) }
-      : {};
+    const fromFile = settingsPath ? await readSettingsFile(settingsPath) : {};
     const httpApi = { enabled: true, ...(fromFile.http_api as object | undefined) };
     if (flags['no-http-api']) httpApi.enabled = false;
-    broker = createBroker({ ...fromFile, http_api: httpApi }, { logger });
+    // Embedded default: durable copies in SQLite inside the data directory.
+    const storage = flags.storage ?? fromFile.storage ?? 'sqlite';
+    broker = createBroker({ ...fromFile, storage, http_api: httpApi }, { logger, dataDir });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);

@@ -14,9 +14,11 @@ import type { Health, Stats } from '../shared/http-api';
 import { Protocol } from '../shared/protocol-events';
 import { parseSettings } from './config/load-settings';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
-import { AckTracker, type DeadLetter } from './delivery/ack-tracker';
+import { AckTracker } from './delivery/ack-tracker';
 import { ChunkAssembler } from './delivery/chunk-assembler';
 import { Delivery } from './delivery/delivery';
+import { QueueCap } from './delivery/queue-cap';
+import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
@@ -25,13 +27,16 @@ import { BrokerMetrics } from './metrics/broker-metrics';
 import { sweepIdleRegistrations } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
+import { createStore } from './storage/create-store';
+import type { MessageStore } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
 import type { BrokerServer } from './transport/socket-types';
 import { BROKER_VERSION } from './version';
 
 export type { Settings, SettingsInput } from './config/settings-schema';
-export { loadSettingsFile, parseSettings } from './config/load-settings';
+export { loadSettingsFile, parseSettings, readSettingsFile } from './config/load-settings';
 export { BROKER_VERSION } from './version';
+export type { DlqEntry, MessageStore, StoredEntry } from './storage/message-store';
 
 /** socket.io heartbeat of the stock launcher (§1.1): ping every 5 s, 10 s to answer. */
 export const PING_INTERVAL_MS = 5_000;
@@ -43,6 +48,8 @@ export interface BrokerOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra silence (ms) past the ping interval before a socket counts as half-open; 2,000. */
   halfOpenMarginMs?: number;
+  /** Directory that relative storage file names resolve against; default the working dir. */
+  dataDir?: string;
 }
 
 /** Read-only view of a running broker. Times in ms. */
@@ -71,8 +78,8 @@ export interface Broker {
   /** One idle-eviction pass (§15); returns the number of entries evicted. */
   sweepIdleRegistrations(): number;
   status(): BrokerStatus;
-  /** Dead-lettered copies held in memory (the storage issue moves them to the store). */
-  deadLetters(): readonly DeadLetter[];
+  /** The message store (durable copies and DLQ), for management and tests. */
+  readonly store: MessageStore;
 }
 
 /**
@@ -86,6 +93,8 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
     logger.warn({ key }, 'settings key accepted but not implemented in this build');
   }
   const startedAt = Date.now();
+  // The store opens first: a corrupt file must stop the broker before it serves anyone.
+  const store = createStore(settings, options.dataDir ?? process.cwd());
   const io: BrokerServer = new Server({
     pingInterval: PING_INTERVAL_MS,
     pingTimeout: PING_TIMEOUT_MS,
@@ -103,16 +112,21 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
       concurrencyLimit: 20,
     },
   });
-  const connectionsCurrent = () => io.engine?.clientsCount ?? 0;
+  const connectionsCurrent = (): number => io.engine?.clientsCount ?? 0;
   const metrics = new BrokerMetrics(settings.input_limits.max_event_labels_per_realm, connectionsCurrent);
   const realms = new RealmDirectory();
-  const dead: DeadLetter[] = [];
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
-    ackTimeout: () => {},
-    deadLettered: (entry) => {
-      dead.push(entry);
-      logger.warn({ id: entry.id, realm: entry.realm, reason: entry.reason }, 'dead-lettered');
+    ackTimeout: (realm) => metrics.ackTimeout(realm),
+    exhausted: (msgId, copy, reason) => {
+      store.deadLetter(msgId, reason).then(
+        (id) => {
+          if (id === null) return;
+          metrics.messageDeadLettered(copy.realm);
+          logger.warn({ id, realm: copy.realm, key: copy.key, reason }, 'dead-lettered');
+        },
+        (err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'),
+      );
     },
   });
   const limits = settings.input_limits;
@@ -121,7 +135,9 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
     maxPartialPerSocket: limits.max_partial_transfers_per_socket,
     idleTimeoutMs: limits.transfer_idle_timeout_ms,
   });
-  const delivery = new Delivery(metrics, acks, logger);
+  const cap = new QueueCap(store, () => settings.limits?.max_queued_per_realm);
+  const delivery = new Delivery(metrics, acks, store, cap, logger);
+  const replayer = new Replayer(store, acks, delivery, logger);
   const router = new Router(realms, delivery);
   const ctx: HandlerContext = {
     settings,
@@ -130,6 +146,8 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
     delivery,
     acks,
     chunks,
+    store,
+    replayer,
     metrics,
     logger,
     pingIntervalMs: PING_INTERVAL_MS,
@@ -238,6 +256,7 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
         ownServer = null;
       }
       bound = null;
+      await store.close();
     },
     getStats,
     sweepIdleRegistrations: sweep,
@@ -252,6 +271,6 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
       connectionsTotal: metrics.totals.connections,
       connectionsCurrent: connectionsCurrent(),
     }),
-    deadLetters: () => dead,
+    store,
   };
 }

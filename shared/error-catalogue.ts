@@ -14,6 +14,8 @@ export const ErrorCatalogue = {
   SWB_ERR_PORT_IN_USE: { status: 409, message: 'Port already in use' },
   SWB_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large' },
   SWB_ERR_INTERNAL: { status: 500, message: 'Internal error' },
+  SWB_ERR_STORAGE: { status: 500, message: 'Message store error' },
+  SWB_ERR_QUEUE_FULL: { status: 507, message: 'Durable queue cap reached' },
   SWB_ERR_BROKER_UNREACHABLE: { status: 502, message: 'Broker unreachable' },
   SWB_ERR_BROKER_NOT_RUNNING: { status: 503, message: 'Local broker is not running' },
 } as const;

@@ -27,10 +27,19 @@ export function parseSettings(input: unknown = {}, env: NodeJS.ProcessEnv = {}):
 }
 
 /**
- * Loads a JSON settings file.
+ * Loads and validates a JSON settings file.
  * @throws SwitchboardError `SWB_ERR_VALIDATION` when the file is unreadable, not JSON, or invalid.
  */
 export async function loadSettingsFile(path: string, env: NodeJS.ProcessEnv = {}): Promise<Settings> {
+  return parseSettings(await readSettingsFile(path), env);
+}
+
+/**
+ * Reads a JSON settings file as written (aliases folded, not yet validated), so that a
+ * launcher can lay its own defaults under it before `parseSettings`.
+ * @throws SwitchboardError `SWB_ERR_VALIDATION` when the file is unreadable, not a JSON object.
+ */
+export async function readSettingsFile(path: string): Promise<Record<string, unknown>> {
   let text: string;
   try {
     text = await readFile(path, 'utf8');
@@ -49,5 +58,8 @@ export async function loadSettingsFile(path: string, env: NodeJS.ProcessEnv = {}
       `Settings file ${path} is not valid JSON: ${(err as Error).message}`,
     );
   }
-  return parseSettings(json, env);
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) {
+    throw new SwitchboardError('SWB_ERR_VALIDATION', `Settings file ${path} must hold a JSON object`);
+  }
+  return normalizeSettingsAliases(json) as Record<string, unknown>;
 }

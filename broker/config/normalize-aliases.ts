@@ -21,6 +21,14 @@ const TOP_LEVEL: Record<string, string> = {
 const NESTED: Record<string, Record<string, string>> = {
   idle_eviction: { ttlMs: 'ttl_ms', intervalMs: 'interval_ms' },
   http_api: { metricsAuth: 'metrics_auth' },
+  storage_options: {
+    file: 'filename',
+    path: 'filename',
+    defaultTtl: 'default_ttl',
+    maxBatchRows: 'max_batch_rows',
+    commitDelayMs: 'commit_delay_ms',
+  },
+  limits: { maxQueuedPerRealm: 'max_queued_per_realm' },
 };
 
 function fold(obj: Json, aliases: Record<string, string>): Json {

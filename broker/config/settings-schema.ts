@@ -46,6 +46,28 @@ const InputLimitsSchema = z
   })
   .strict();
 
+/**
+ * `storage_options` (`spec/protocol-core.md` §16.1, §16.3). `filename` is resolved against the
+ * broker's data directory; `synchronous` trades durability for speed (see SqliteStore).
+ */
+const StorageOptionsSchema = z
+  .object({
+    filename: z.string().min(1).optional(),
+    synchronous: z.enum(['FULL', 'NORMAL']).default('FULL'),
+    default_ttl: z.number().nonnegative().optional(),
+    max_batch_rows: z.number().int().positive().max(100_000).default(512),
+    commit_delay_ms: z.number().nonnegative().max(1_000).default(0),
+  })
+  .strict();
+
+/** The part of the `limits` block implemented so far (`spec/protocol-admin.md` §11). */
+const LimitsSchema = z
+  .object({
+    enabled: z.boolean().optional(),
+    max_queued_per_realm: z.number().int().positive().optional(),
+  })
+  .passthrough();
+
 /** Settings after alias folding; see `normalizeSettingsAliases`. */
 export const SettingsSchema = z
   .object({
@@ -61,11 +83,16 @@ export const SettingsSchema = z
     // Accepted for compatibility with tyo-mq settings files; implemented by later issues.
     auth: z.unknown().optional(),
     auth_store: z.unknown().optional(),
-    storage: z.unknown().optional(),
-    storage_options: z.unknown().optional(),
-    default_ttl: z.unknown().optional(),
+    /** `memory` (default; `true` means memory) or `sqlite`. */
+    storage: z
+      .union([z.literal(true), z.enum(['memory', 'sqlite'])])
+      .default('memory')
+      .transform((v) => (v === true ? 'memory' : v)),
+    storage_options: StorageOptionsSchema.default(StorageOptionsSchema.parse({})),
+    /** Seconds; TTL of stored copies without one (§9.3). Default 86,400. */
+    default_ttl: z.number().nonnegative().optional(),
+    limits: LimitsSchema.optional(),
     cluster: z.unknown().optional(),
-    limits: z.unknown().optional(),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),
     remote: z.unknown().optional(),
@@ -78,11 +105,7 @@ export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 const LATER_KEYS = [
   'auth',
   'auth_store',
-  'storage',
-  'storage_options',
-  'default_ttl',
   'cluster',
-  'limits',
   'namespaces',
   'http_publish',
   'remote',
@@ -90,5 +113,9 @@ const LATER_KEYS = [
 
 /** Keys present in `settings` whose features this build does not implement yet. */
 export function unsupportedKeys(settings: Settings): string[] {
-  return LATER_KEYS.filter((k) => settings[k] !== undefined);
+  const keys: string[] = LATER_KEYS.filter((k) => settings[k] !== undefined);
+  for (const k of Object.keys(settings.limits ?? {})) {
+    if (k !== 'enabled' && k !== 'max_queued_per_realm') keys.push(`limits.${k}`);
+  }
+  return keys;
 }

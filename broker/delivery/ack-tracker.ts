@@ -1,34 +1,29 @@
 /**
- * Reliable (ACK) delivery: `msgId` in the envelope, an ACK deadline, retries with backoff and
- * a move to the dead-letter queue when attempts run out.
+ * Reliable (ACK) delivery timers: each stored copy delivered with `msgId` waits for its ACK;
+ * on timeout it is retried with backoff, and after `max_attempts` it is dead-lettered.
  *
- * Source: `spec/protocol-core.md` §10.1–§10.4 (attempts, timers, formulas, ACK replies) and
- * Note 7-A (an ACK subscription without `durable` is delivered reliably instead of crashing).
- * This tracker keeps copies in memory; durable storage behind it is the storage issue's.
+ * Source: `spec/protocol-core.md` §10.1–§10.3 (attempts, timers, formulas) and Note 9.4-A
+ * (a replay cancels the copy's old timers instead of running two schedulers). The copies
+ * themselves live in the message store; this tracker holds only timers and ownership.
  */
-import { randomBytes } from 'node:crypto';
-import { consumeEvent, type AckReply, type DeliveryEnvelope } from '../../shared/protocol-events';
+import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import type { RetryPolicy } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { emitDelivery } from './chunked-emit';
 
-/** `msg-<base36 ms>-<12 hex>` (§16.2). */
-export function newMsgId(): string {
-  return `msg-${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
-}
-
-/** Delay before retrying after attempt `n` timed out (§10.3). */
+/** Delay (ms) before retrying after attempt `n` timed out (§10.3). */
 export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
   return policy.backoff === 'exponential' ? policy.delayMs * 2 ** (attempt - 1) : policy.delayMs;
 }
 
-/** What the tracker needs to deliver one copy and to retry it later. */
+/** What the tracker needs to deliver one stored copy and to retry it later. */
 export interface ReliableCopy {
   realm: string;
+  /** Subscription key: the copy goes out on `CONSUME-<key>`. */
   key: string;
   consumer: string;
   consumerId: string;
-  producer: string;
+  /** The §8 envelope, without `msgId` (added per attempt). */
   envelope: DeliveryEnvelope;
   ackTimeoutMs: number;
   retry: RetryPolicy;
@@ -42,34 +37,14 @@ export interface ReliableCopy {
 }
 
 /** The member a group copy moves to. */
-export interface Reassignment {
+export type Reassignment = Omit<ReliableCopy, 'realm' | 'envelope' | 'reassign'> & {
   socket: BrokerSocket;
-  key: string;
-  consumer: string;
-  consumerId: string;
-  ackTimeoutMs: number;
-  retry: RetryPolicy;
-  currentSocket: () => BrokerSocket | null;
-}
-
-/** A dead-lettered copy (§10.5 shape). */
-export interface DeadLetter {
-  id: string;
-  realm: string;
-  event: string;
-  consumer: string;
-  message: DeliveryEnvelope;
-  producer: string;
-  created_at: string;
-  expires_at: number | null;
-  reason: string;
-  dead_lettered_at: string;
-}
+};
 
 interface Pending {
   copy: ReliableCopy;
-  createdAt: string;
   attempt: number;
+  /** Socket the last attempt went to, while its ACK is awaited; null during a retry delay. */
   socketId: string | null;
   timer: NodeJS.Timeout | null;
 }
@@ -77,111 +52,106 @@ interface Pending {
 export interface AckTrackerHooks {
   delivered(realm: string, event: string): void;
   ackTimeout(realm: string): void;
-  deadLettered(entry: DeadLetter): void;
+  /** Attempts ran out: move the stored copy to the DLQ with `reason`. */
+  exhausted(msgId: string, copy: ReliableCopy, reason: string): void;
 }
 
 export class AckTracker {
-  private readonly copies = new Map<string, Pending>();
+  private readonly pending = new Map<string, Pending>();
 
   constructor(private readonly hooks: AckTrackerHooks) {}
 
-  /** Stores `copy` and delivers attempt 1 to `socket`; returns its `msgId`. */
-  deliver(socket: BrokerSocket, copy: ReliableCopy): string {
-    const msgId = newMsgId();
-    const pending: Pending = {
-      copy,
-      createdAt: new Date().toISOString(),
-      attempt: 0,
-      socketId: null,
-      timer: null,
-    };
-    this.copies.set(msgId, pending);
-    this.attempt(msgId, pending, socket, 1);
-    return msgId;
+  /**
+   * Delivers stored copy `msgId` to `socket` and starts its ACK timer. A copy already tracked
+   * keeps counting attempts from where it was, and its old timer is cancelled.
+   */
+  deliver(socket: BrokerSocket, msgId: string, copy: ReliableCopy): void {
+    const previous = this.pending.get(msgId);
+    if (previous?.timer) clearTimeout(previous.timer);
+    const entry: Pending = { copy, attempt: previous?.attempt ?? 0, socketId: null, timer: null };
+    this.pending.set(msgId, entry);
+    this.attempt(msgId, entry, socket, entry.attempt + 1);
   }
 
-  /** Handles `ACK {msgId}` from `socket` (§3.6, Note 10.4-A). */
-  ack(socket: BrokerSocket, msgId: string, consumerIds: ReadonlySet<string>): AckReply {
-    const pending = this.copies.get(msgId);
-    if (!pending) return { ok: false, code: 404, message: 'Pending ACK not found' };
-    const owns =
-      pending.socketId === socket.id ||
-      (pending.socketId === null && consumerIds.has(pending.copy.consumerId));
-    if (!owns) return { ok: false, code: 403, message: 'ACK does not belong to this socket' };
-    if (pending.timer) clearTimeout(pending.timer);
-    this.copies.delete(msgId);
-    return { ok: true, msgId };
+  /** Whether `msgId` awaits an ACK from `socketId` now (replay skips those, Note 9.4-A). */
+  isAwaiting(msgId: string, socketId: string): boolean {
+    const p = this.pending.get(msgId);
+    return p !== undefined && p.socketId === socketId && p.timer !== null;
+  }
+
+  /** The socket id whose ACK `msgId` awaits, null during a retry delay, undefined if untracked. */
+  owner(msgId: string): string | null | undefined {
+    return this.pending.get(msgId)?.socketId;
+  }
+
+  /** Stops tracking `msgId` (ACKed or removed); returns whether it was tracked. */
+  release(msgId: string): boolean {
+    const p = this.pending.get(msgId);
+    if (!p) return false;
+    if (p.timer) clearTimeout(p.timer);
+    return this.pending.delete(msgId);
   }
 
   /**
-   * Drops the pending deliveries of a closed socket (§15 step 1). Group copies move to another
-   * live member at once; the others stay for redelivery to the same consumer.
+   * Forgets the deliveries awaiting a closed socket (§15 step 1): their copies stay stored
+   * for replay. Group copies move to another live member at once instead.
    */
   dropSocket(socketId: string): void {
-    for (const [msgId, pending] of this.copies) {
-      if (pending.socketId !== socketId) continue;
-      if (pending.timer) clearTimeout(pending.timer);
-      pending.timer = null;
-      pending.socketId = null;
-      const target = pending.copy.reassign?.();
-      if (!target) continue;
+    for (const [msgId, p] of this.pending) {
+      if (p.socketId !== socketId) continue;
+      const target = p.copy.reassign?.();
+      if (!target) {
+        this.release(msgId);
+        continue;
+      }
+      if (p.timer) clearTimeout(p.timer);
       const { socket, ...member } = target;
-      pending.copy = { ...pending.copy, ...member };
-      this.attempt(msgId, pending, socket, pending.attempt + 1);
+      p.copy = { ...p.copy, ...member };
+      this.attempt(msgId, p, socket, p.attempt + 1);
     }
   }
 
-  /** Number of unacknowledged copies held. */
+  /** Copies awaiting an ACK or a retry. */
   get size(): number {
-    return this.copies.size;
+    return this.pending.size;
   }
 
-  /** Cancels every timer (broker shutdown). */
+  /** Cancels every timer (broker shutdown); stored copies are untouched. */
   close(): void {
-    for (const pending of this.copies.values()) if (pending.timer) clearTimeout(pending.timer);
-    this.copies.clear();
+    for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);
+    this.pending.clear();
   }
 
-  private attempt(msgId: string, pending: Pending, socket: BrokerSocket, n: number): void {
-    const { copy } = pending;
-    pending.attempt = n;
-    pending.socketId = socket.id;
+  private attempt(msgId: string, p: Pending, socket: BrokerSocket, n: number): void {
+    const { copy } = p;
+    p.attempt = n;
+    p.socketId = socket.id;
     const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
     emitDelivery(socket, consumeEvent(copy.key), envelope);
     this.hooks.delivered(copy.realm, copy.envelope.event);
-    pending.timer = setTimeout(() => this.timedOut(msgId, pending), copy.ackTimeoutMs);
-    pending.timer.unref();
+    p.timer = setTimeout(() => this.timedOut(msgId, p), copy.ackTimeoutMs);
+    p.timer.unref();
   }
 
-  private timedOut(msgId: string, pending: Pending): void {
-    const { copy } = pending;
-    pending.timer = null;
-    pending.socketId = null;
+  /** §10.2: drop the pending record; dead-letter after the last attempt, else retry. */
+  private timedOut(msgId: string, p: Pending): void {
+    p.timer = null;
+    p.socketId = null;
+    const { copy } = p;
     this.hooks.ackTimeout(copy.realm);
-    if (pending.attempt >= copy.retry.maxAttempts) {
-      this.copies.delete(msgId);
-      this.hooks.deadLettered({
-        id: msgId,
-        realm: copy.realm,
-        event: copy.key,
-        consumer: copy.consumerId,
-        message: copy.envelope,
-        producer: copy.producer,
-        created_at: pending.createdAt,
-        expires_at: null,
-        reason: `ack timeout after ${pending.attempt} attempt(s)`,
-        dead_lettered_at: new Date().toISOString(),
-      });
+    if (p.attempt >= copy.retry.maxAttempts) {
+      this.pending.delete(msgId);
+      this.hooks.exhausted(msgId, copy, `ack timeout after ${p.attempt} attempt(s)`);
       return;
     }
-    pending.timer = setTimeout(() => {
-      pending.timer = null;
+    p.timer = setTimeout(() => {
+      p.timer = null;
+      if (this.pending.get(msgId) !== p) return;
       const socket = copy.currentSocket();
-      // No live socket: the copy waits for the consumer's next SUBSCRIBE (§10.2 step 3).
-      if (socket?.connected && this.copies.get(msgId) === pending) {
-        this.attempt(msgId, pending, socket, pending.attempt + 1);
-      }
-    }, retryDelayMs(copy.retry, pending.attempt));
-    pending.timer.unref();
+      // No live socket: the copy stays stored for the consumer's next SUBSCRIBE (§10.2).
+      if (socket?.connected) this.attempt(msgId, p, socket, p.attempt + 1);
+      else this.pending.delete(msgId);
+    }, retryDelayMs(copy.retry, p.attempt));
+    p.timer.unref();
   }
 }

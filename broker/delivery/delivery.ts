@@ -1,22 +1,53 @@
 /**
- * Delivery of one routed copy to one subscription (`spec/protocol-core.md` §7 step 6):
- * a live consumer gets `CONSUME-<key>` (reliably, with `msgId`, when the subscription asks for
- * ACK — Note 7-A); an offline consumer's copy is kept only for a durable subscription or a
- * guaranteed message (§9.1), which needs the storage layer; otherwise it is dropped.
+ * Delivery of one routed copy to one subscription (`spec/protocol-core.md` §7 step 6, §9.1):
+ * - live consumer, no ACK: `CONSUME-<key>` at once (at most once, in order);
+ * - live consumer with ACK (Note 7-A: ACK alone is enough): the copy is committed to the
+ *   store, then delivered with `msgId` and tracked until ACKed, retried or dead-lettered;
+ * - offline consumer: committed to the store for a durable subscription or a guaranteed
+ *   message (replayed on its next `SUBSCRIBE`), dropped otherwise.
+ * If a reliable copy cannot be stored (store error, queue cap) it is delivered plain, without
+ * `msgId`, rather than not at all (§9.1 recommendation) — and the publisher confirm says so.
  */
+import type { ErrorInfo } from '../../shared/error-catalogue';
+import { SwitchboardError } from '../../shared/error-catalogue';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { RealmRegistry } from '../routing/realm-registry';
 import type { SubscriptionRecord } from '../routing/registry-types';
+import type { MessageStore } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
-import type { AckTracker, Reassignment } from './ack-tracker';
+import type { AckTracker, ReliableCopy, Reassignment } from './ack-tracker';
 import { emitDelivery } from './chunked-emit';
+import type { QueueCap } from './queue-cap';
 
-function liveSocket(realm: RealmRegistry, consumer: string): BrokerSocket | null {
+/** Outcome of storing one durable copy; never a rejected promise. */
+export type StoreOutcome = { ok: true; msgId: string } | { ok: false; error: ErrorInfo };
+
+export function liveSocket(realm: RealmRegistry, consumer: string): BrokerSocket | null {
   const c = realm.consumers.get(consumer);
   return c?.online && c.socket?.connected ? c.socket : null;
+}
+
+/** The reliable-delivery view of a subscription, for the ACK tracker. */
+export function reliableCopy(
+  realm: RealmRegistry,
+  record: SubscriptionRecord,
+  envelope: DeliveryEnvelope,
+  group?: readonly SubscriptionRecord[],
+): ReliableCopy {
+  return {
+    realm: realm.name,
+    key: record.key,
+    consumer: record.consumer,
+    consumerId: record.consumerId,
+    envelope,
+    ackTimeoutMs: record.ackTimeoutMs,
+    retry: record.retry,
+    currentSocket: () => liveSocket(realm, record.consumer),
+    reassign: group ? () => reassign(realm, group, record.consumer) : undefined,
+  };
 }
 
 /** Another live member of a group, round-robin, to take over an unacknowledged copy. */
@@ -26,8 +57,9 @@ function reassign(
   leaving: string,
 ): Reassignment | null {
   const live = members.filter((m) => m.consumer !== leaving && liveSocket(realm, m.consumer));
-  if (live.length === 0 || live[0]!.group === null) return null;
-  const m = live[(realm.nextGroupCount(live[0]!.group) - 1) % live.length]!;
+  const group = live[0]?.group;
+  if (!group) return null;
+  const m = live[(realm.nextGroupCount(group) - 1) % live.length]!;
   return {
     socket: liveSocket(realm, m.consumer)!,
     key: m.key,
@@ -43,13 +75,15 @@ export class Delivery {
   constructor(
     private readonly metrics: BrokerMetrics,
     private readonly acks: AckTracker,
+    private readonly store: MessageStore,
+    private readonly cap: QueueCap,
     private readonly logger: Logger,
   ) {}
 
   /**
-   * Delivers `envelope` to the consumer owning `record`, following §7 step 6. `group` lists
-   * the other members of the record's consumer group, for ACK copies to move to when this
-   * member leaves before acknowledging.
+   * Delivers `envelope` to the consumer owning `record`. Returns the outcome of the durable
+   * write when one was made (for publisher confirms), else null. `group` lists the record's
+   * group members, so an unacknowledged copy can move when this member leaves.
    */
   toSubscription(
     realm: RealmRegistry,
@@ -57,44 +91,29 @@ export class Delivery {
     envelope: DeliveryEnvelope,
     msg: ProducedMessage,
     group?: readonly SubscriptionRecord[],
-  ): void {
-    const consumer = realm.consumers.get(record.consumer);
-    const socket = consumer?.online ? consumer.socket : null;
-    if (socket?.connected) {
-      if (record.ackRequired) {
-        this.acks.deliver(socket, {
-          realm: realm.name,
-          key: record.key,
-          consumer: record.consumer,
-          consumerId: record.consumerId,
-          producer: msg.from,
-          envelope,
-          ackTimeoutMs: record.ackTimeoutMs,
-          retry: record.retry,
-          currentSocket: () => liveSocket(realm, record.consumer),
-          reassign: group ? () => reassign(realm, group, record.consumer) : undefined,
-        });
-        return;
-      }
+  ): Promise<StoreOutcome> | null {
+    const socket = liveSocket(realm, record.consumer);
+    if (socket && !record.ackRequired) {
       this.emit(realm.name, socket, consumeEvent(record.key), envelope);
-      return;
+      return null;
     }
-    if (record.durable || msg.guaranteed) {
-      // Offline durable copies need a store; until the storage layer exists they are dropped.
-      this.logger.debug(
-        { realm: realm.name, key: record.key, consumer: record.consumer },
-        'offline durable copy dropped: no message store configured',
-      );
-    }
+    if (!socket && !record.durable && !msg.guaranteed) return null;
+    const stored = this.enqueue(realm.name, record, envelope, msg);
+    if (!socket) return stored;
+    return stored.then((outcome) => {
+      const now = liveSocket(realm, record.consumer);
+      if (outcome.ok) {
+        // If the consumer left meanwhile, the copy waits in the store for its replay.
+        if (now) this.acks.deliver(now, outcome.msgId, reliableCopy(realm, record, envelope, group));
+      } else if (now) {
+        this.emit(realm.name, now, consumeEvent(record.key), envelope);
+      }
+      return outcome;
+    });
   }
 
   /** Emits one delivery on `eventName` and counts it. */
-  emit(
-    realm: string,
-    socket: BrokerSocket,
-    eventName: `CONSUME-${string}`,
-    envelope: DeliveryEnvelope,
-  ): void {
+  emit(realm: string, socket: BrokerSocket, eventName: `CONSUME-${string}`, envelope: DeliveryEnvelope) {
     emitDelivery(socket, eventName, envelope);
     this.metrics.messageDelivered(realm, envelope.event);
   }
@@ -108,5 +127,33 @@ export class Delivery {
   ): void {
     for (const name of eventNames) emitDelivery(socket, name, envelope);
     this.metrics.messageDelivered(realm, envelope.event);
+  }
+
+  private async enqueue(
+    realm: string,
+    record: SubscriptionRecord,
+    envelope: DeliveryEnvelope,
+    msg: ProducedMessage,
+  ): Promise<StoreOutcome> {
+    try {
+      if (!(await this.cap.admit(realm))) {
+        throw new SwitchboardError('SWB_ERR_QUEUE_FULL', `Durable queue cap of realm ${realm} reached`);
+      }
+      const msgId = await this.store.enqueue(realm, record.key, {
+        consumer: record.consumerId,
+        payload: envelope,
+        producer: msg.from,
+        ttl: msg.ttl,
+      });
+      this.metrics.messageQueued(realm);
+      return { ok: true, msgId };
+    } catch (err) {
+      const error =
+        err instanceof SwitchboardError
+          ? err.toInfo()
+          : { code: 'SWB_ERR_STORAGE' as const, message: (err as Error).message };
+      this.logger.error({ realm, key: record.key, consumer: record.consumerId, error }, 'durable copy not stored');
+      return { ok: false, error };
+    }
   }
 }

@@ -1,11 +1,15 @@
 /**
- * `ACK {msgId | msg_id | id}` (`spec/protocol-core.md` §3.6): the reply is emitted as
- * `ACK_OK` / `ACK_FAIL` and also passed to the callback when one was supplied.
+ * `ACK {msgId | msg_id | id}` (`spec/protocol-core.md` §3.6, §10.4, Note 10.4-A). The reply is
+ * emitted as `ACK_OK` / `ACK_FAIL` and also passed to the callback when one was supplied.
+ *
+ * Order of checks: the copy awaits this socket's ACK → delete it; else the copy is still
+ * stored for one of this socket's consumers (e.g. ACK after a reconnect) → delete it;
+ * else another socket/consumer owns it → 403; else 404. A store failure → 500.
  */
 import { ServerEvent, type AckReply } from '../../shared/protocol-events';
 import type { AckPayload } from '../../shared/protocol-payloads';
 import type { BrokerSocket } from '../transport/socket-types';
-import type { EventHandler } from './handler-context';
+import type { EventHandler, HandlerContext } from './handler-context';
 
 /** Emits an ACK reply and passes it to the callback (both, as the reference does). */
 export function replyAck(
@@ -17,18 +21,50 @@ export function replyAck(
   ack?.(reply);
 }
 
-export const handleAck: EventHandler<AckPayload> = (ctx, socket, payload, ack) => {
-  const msgId = payload.msgId ?? payload.msg_id ?? payload.id;
-  if (!msgId) {
-    replyAck(socket, { ok: false, code: 400, message: 'ACK requires msgId' }, ack);
-    return;
-  }
+/** Consumer names and queue ids (`consumer_id`s) registered on this socket. */
+function consumerIds(ctx: HandlerContext, socket: BrokerSocket): Set<string> {
   const realm = ctx.realms.get(socket.data.realm);
   const ids = new Set<string>();
   for (const name of socket.data.consumers) {
     ids.add(name);
     const id = realm?.consumers.get(name)?.id;
     if (id) ids.add(id);
+    for (const record of realm?.subscriptionsOf(name) ?? []) ids.add(record.consumerId);
   }
-  replyAck(socket, ctx.acks.ack(socket, msgId, ids), ack);
+  return ids;
+}
+
+async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string): Promise<AckReply> {
+  const owner = ctx.acks.owner(msgId);
+  if (owner !== socket.id) {
+    const entry = await ctx.store.get(msgId);
+    if (!entry) {
+      return owner
+        ? { ok: false, code: 403, message: 'ACK does not belong to this socket' }
+        : { ok: false, code: 404, message: 'Pending ACK not found' };
+    }
+    if (!consumerIds(ctx, socket).has(entry.consumer)) {
+      return { ok: false, code: 403, message: 'ACK does not belong to this socket' };
+    }
+  }
+  ctx.acks.release(msgId);
+  try {
+    await ctx.store.ack(msgId);
+  } catch (err) {
+    return { ok: false, code: 500, message: (err as Error).message };
+  }
+  return { ok: true, msgId };
+}
+
+export const handleAck: EventHandler<AckPayload> = (ctx, socket, payload, ack) => {
+  const msgId = payload.msgId ?? payload.msg_id ?? payload.id;
+  if (!msgId) {
+    replyAck(socket, { ok: false, code: 400, message: 'ACK requires msgId' }, ack);
+    return;
+  }
+  settle(ctx, socket, msgId).then(
+    (reply) => replyAck(socket, reply, ack),
+    (err: unknown) =>
+      replyAck(socket, { ok: false, code: 500, message: (err as Error).message }, ack),
+  );
 };

@@ -6,6 +6,8 @@ import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
 import type { Delivery } from '../delivery/delivery';
+import type { Replayer } from '../delivery/replay';
+import type { MessageStore } from '../storage/message-store';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { RealmDirectory } from '../routing/realm-directory';
@@ -18,6 +20,8 @@ export interface HandlerContext {
   readonly delivery: Delivery;
   readonly acks: AckTracker;
   readonly chunks: ChunkAssembler;
+  readonly store: MessageStore;
+  readonly replayer: Replayer;
   readonly metrics: BrokerMetrics;
   readonly logger: Logger;
   /** socket.io `pingInterval` in ms, for half-open detection (Note 5.2-A). */

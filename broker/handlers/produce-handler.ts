@@ -4,7 +4,8 @@
  * Source: `spec/protocol-core.md` §3.5 (fields, guaranteed aliases, the silent producer
  * binding side effect), §9.3 (effective TTL) and §13 (broadcast switch). A socket.io
  * acknowledgement callback, when given, is a publisher confirm (ARCHITECTURE §4): it is
- * answered `{ok: true, msgIds}` once routing is done (durable copies: storage issue).
+ * answered `{ok: true, msgIds}` only after every durable copy is committed, or
+ * `{ok: false, code, message}` when one could not be stored.
  */
 import { parseTtlSeconds } from '../../shared/duration';
 import { Protocol } from '../../shared/protocol-events';
@@ -71,6 +72,15 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
     contentType: payload.contentType,
   };
   ctx.metrics.messageProduced(realmName, msg.event);
-  ctx.router.route(msg);
-  ack?.({ ok: true, msgIds: [] });
+  const stored = ctx.router.route(msg);
+  if (!ack) return;
+  // Publisher confirm: answered once every durable copy is committed (ARCHITECTURE §4).
+  Promise.all(stored).then((outcomes) => {
+    const failed = outcomes.find((o) => !o.ok);
+    if (failed && !failed.ok) {
+      ack({ ok: false, code: failed.error.code, message: failed.error.message });
+      return;
+    }
+    ack({ ok: true, msgIds: outcomes.map((o) => (o.ok ? o.msgId : '')) });
+  }, (err: unknown) => ack({ ok: false, code: 'SWB_ERR_INTERNAL', message: String(err) }));
 };

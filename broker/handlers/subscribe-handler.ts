@@ -47,7 +47,9 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
       record.announced = true;
     }
   }
-  // Step 8 (durable replay) belongs to the storage layer.
+  // Step 8: replay stored copies — even for a non-durable subscription, so that queued
+  // guaranteed messages get through (§6.4).
+  void ctx.replayer.replay(realm, record);
 };
 
 export const handleUnsubscribe: EventHandler<UnsubscribePayload> = (ctx, socket, payload) => {

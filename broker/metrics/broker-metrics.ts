@@ -19,8 +19,11 @@ export class BrokerMetrics {
   /** Cached label children: `realm → event → child`, bounded per realm. */
   private readonly producedChildren = new Map<string, Map<string, LabelledCounter>>();
   private readonly deliveredChildren = new Map<string, Map<string, LabelledCounter>>();
+  private readonly queued: Counter<'realm'>;
+  private readonly dlq: Counter<'realm'>;
+  private readonly ackTimeouts: Counter<'realm'>;
   /** Plain totals for `status` without a scrape. */
-  readonly totals = { produced: 0, delivered: 0, connections: 0 };
+  readonly totals = { produced: 0, delivered: 0, connections: 0, queued: 0, deadLettered: 0 };
 
   constructor(
     private readonly maxEventLabels: number,
@@ -42,6 +45,24 @@ export class BrokerMetrics {
       name: MetricName.MESSAGES_DELIVERED_TOTAL,
       help: 'Messages emitted to consumer sockets',
       labelNames: ['event', 'realm'],
+      registers,
+    });
+    this.queued = new Counter({
+      name: MetricName.MESSAGES_QUEUED_TOTAL,
+      help: 'Durable copies committed to the store',
+      labelNames: ['realm'],
+      registers,
+    });
+    this.dlq = new Counter({
+      name: MetricName.MESSAGES_DLQ_TOTAL,
+      help: 'Copies moved to the dead-letter queue',
+      labelNames: ['realm'],
+      registers,
+    });
+    this.ackTimeouts = new Counter({
+      name: MetricName.ACK_TIMEOUT_TOTAL,
+      help: 'ACK deadlines that expired',
+      labelNames: ['realm'],
       registers,
     });
     new Gauge({
@@ -67,6 +88,20 @@ export class BrokerMetrics {
   messageDelivered(realm: string, event: string): void {
     this.totals.delivered++;
     this.child(this.delivered, this.deliveredChildren, realm, event).inc();
+  }
+
+  messageQueued(realm: string): void {
+    this.totals.queued++;
+    this.queued.labels({ realm }).inc();
+  }
+
+  messageDeadLettered(realm: string): void {
+    this.totals.deadLettered++;
+    this.dlq.labels({ realm }).inc();
+  }
+
+  ackTimeout(realm: string): void {
+    this.ackTimeouts.labels({ realm }).inc();
   }
 
   /** Prometheus text exposition of every metric. */

@@ -18,7 +18,7 @@ import {
   subscriptionKey,
   type DeliveryEnvelope,
 } from '../../shared/protocol-events';
-import type { Delivery } from '../delivery/delivery';
+import type { Delivery, StoreOutcome } from '../delivery/delivery';
 import { deliverBroadcast } from './broadcast';
 import { buildEnvelope, type ProducedMessage } from './produced-message';
 import type { RealmDirectory } from './realm-directory';
@@ -31,34 +31,44 @@ export class Router {
     private readonly delivery: Delivery,
   ) {}
 
-  /** Routes one message; returns the number of copies handed to delivery. */
-  route(msg: ProducedMessage): number {
+  /**
+   * Routes one message. Returns the outcomes of the durable writes it caused (empty when
+   * none), which publisher confirms wait for.
+   */
+  route(msg: ProducedMessage): Promise<StoreOutcome>[] {
     const envelope = buildEnvelope(msg);
-    if (msg.broadcast) return deliverBroadcast(this.realms, this.delivery, msg, envelope);
-
+    const stored: Promise<StoreOutcome>[] = [];
+    if (msg.broadcast) {
+      deliverBroadcast(this.realms, this.delivery, msg, envelope);
+      return stored;
+    }
     const p = msg.from;
     const k1 = subscriptionKey(p, msg.event);
     const k2 = allEventsKey(p);
     const k3 = anyProducerKey(msg.event);
-    let copies = this.routeInRealm(this.realms.get(msg.realm), msg, envelope, k1, k2, k3);
+    this.routeInRealm(this.realms.get(msg.realm), msg, envelope, stored, k1, k2, k3);
     if (msg.realm !== Protocol.ADMIN_REALM) {
       const admin = this.realms.get(Protocol.ADMIN_REALM);
-      if (admin) copies += this.routeInRealm(admin, msg, envelope, k1, k2, k3);
+      if (admin) this.routeInRealm(admin, msg, envelope, stored, k1, k2, k3);
     }
-    return copies;
+    return stored;
   }
 
   private routeInRealm(
     realm: RealmRegistry | undefined,
     msg: ProducedMessage,
     envelope: DeliveryEnvelope,
+    stored: Promise<StoreOutcome>[],
     k1: string,
     k2: string,
     k3: string,
-  ): number {
-    if (!realm || realm.subscriptions.size === 0) return 0;
+  ): void {
+    if (!realm || realm.subscriptions.size === 0) return;
     let groups: Map<string, SubscriptionRecord[]> | null = null;
-    let copies = 0;
+    const deliver = (record: SubscriptionRecord, members?: SubscriptionRecord[]): void => {
+      const outcome = this.delivery.toSubscription(realm, record, envelope, msg, members);
+      if (outcome) stored.push(outcome);
+    };
     const dispatch = (record: SubscriptionRecord): void => {
       if (record.group !== null) {
         groups ??= new Map();
@@ -67,8 +77,7 @@ export class Router {
         else groups.set(record.group, [record]);
         return;
       }
-      this.delivery.toSubscription(realm, record, envelope, msg);
-      copies++;
+      deliver(record);
     };
 
     // Step 4: exact keys. k1 and k3 coincide when the producer is named TYO-MQ-ALL.
@@ -92,11 +101,9 @@ export class Router {
         const live = members.filter((m) => realm.consumers.get(m.consumer)?.online === true);
         const pool = live.length > 0 ? live : members;
         const chosen = pool[(realm.nextGroupCount(group) - 1) % pool.length]!;
-        this.delivery.toSubscription(realm, chosen, envelope, msg, members);
-        copies++;
+        deliver(chosen, members);
       }
     }
-    return copies;
   }
 
   private exact(

@@ -1,0 +1,96 @@
+/**
+ * The message store: durable copies for offline or ACK-tracked consumers, and the
+ * dead-letter queue.
+ *
+ * Source: `spec/protocol-core.md` §16.2 (methods and semantics), §9.3 (TTL → `expires_at`)
+ * and §10.5 (DLQ entry shape). Every backend (memory, SQLite; Redis later) passes the one
+ * conformance suite in `test/broker/storage/`. Ordering: entries come back in insertion
+ * order; ties within one millisecond are broken by a per-process sequence (Note 16-A).
+ */
+import { randomBytes } from 'node:crypto';
+import type { DeliveryEnvelope } from '../../shared/protocol-events';
+
+/** Default store TTL (§9.3, §18): 86,400 s. */
+export const DEFAULT_STORE_TTL_SECONDS = 86_400;
+
+/** What `enqueue` stores: one copy for one consumer. */
+export interface EnqueueInput {
+  /** Message id; minted (`msg-<base36 ms>-<12 hex>`) when absent. */
+  id?: string;
+  /** Durable queue identity of the consumer (`consumer_id`). */
+  consumer: string;
+  /** The whole §8 envelope (without `msgId`). */
+  payload: DeliveryEnvelope;
+  producer: string;
+  /** Seconds; `undefined` = the store's default TTL, `null` or negative = never, 0 = at once. */
+  ttl?: number | null;
+}
+
+/** A stored copy as `dequeue` returns it. `created_at` is ISO, `expires_at` epoch ms or null. */
+export interface StoredEntry {
+  id: string;
+  realm: string;
+  /** The subscription key the copy was stored under (§9.1), e.g. `fleet-job`. */
+  event: string;
+  consumer: string;
+  message: DeliveryEnvelope;
+  producer: string;
+  created_at: string;
+  expires_at: number | null;
+}
+
+/** A dead-lettered copy (§10.5): a stored entry plus why and when. */
+export interface DlqEntry extends StoredEntry {
+  reason: string;
+  dead_lettered_at: string;
+}
+
+export interface MessageStore {
+  /** Backend name: `memory` or `sqlite`. */
+  readonly backend: string;
+  /** Stores one copy; resolves with its id once it is committed. */
+  enqueue(realm: string, event: string, input: EnqueueInput): Promise<string>;
+  /** Non-destructive: the unexpired copies of `(realm, event, consumer)`, oldest first. */
+  dequeue(realm: string, event: string, consumer: string): Promise<StoredEntry[]>;
+  /** One stored copy by id, or null (unknown or expired). */
+  get(msgId: string): Promise<StoredEntry | null>;
+  /** Deletes a copy; resolves true when one existed. Unknown ids are ignored. */
+  ack(msgId: string): Promise<boolean>;
+  /** Moves a copy to the DLQ; resolves with its id, or null when it no longer exists. */
+  deadLetter(msgId: string, reason: string): Promise<string | null>;
+  /** DLQ entries of a realm (all realms for null), oldest first. */
+  listDlq(realm: string | null): Promise<DlqEntry[]>;
+  /** Removes a DLQ entry; resolves true when one existed (restricted to `realm` if given). */
+  discardDlq(msgId: string, realm?: string): Promise<boolean>;
+  /**
+   * Moves a DLQ entry back into the queue of its original consumer with the default TTL
+   * (§10.5 replay); resolves with the re-queued entry, or null when not found.
+   */
+  replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
+  /** Unexpired queued copies in a realm (queue cap). */
+  countQueued(realm: string): Promise<number>;
+  /** Deletes every queued and DLQ entry of a realm; resolves with the number removed. */
+  purgeRealm(realm: string): Promise<number>;
+  /** Flushes pending writes and releases resources. */
+  close(): Promise<void>;
+}
+
+/** `msg-<base36 ms>-<12 hex>` (§16.2). */
+export function newMessageId(): string {
+  return `msg-${Date.now().toString(36)}-${randomBytes(6).toString('hex')}`;
+}
+
+/**
+ * `expires_at` for a TTL (§9.3): default TTL for undefined, never (null) for null or
+ * negative/non-finite values, `now` for 0 (gone by the next operation).
+ */
+export function expiresAt(ttl: number | null | undefined, defaultTtl: number, now: number) {
+  const seconds = ttl === undefined ? defaultTtl : ttl;
+  if (seconds === null || !Number.isFinite(seconds) || seconds < 0) return null;
+  return now + Math.round(seconds * 1000);
+}
+
+/** Whether an entry with `expires_at` has expired at `now` (an expiry of `now` has). */
+export function isExpired(expires: number | null, now: number): boolean {
+  return expires !== null && expires <= now;
+}

@@ -1,0 +1,26 @@
+/**
+ * Applies pending migrations to an open better-sqlite3 database.
+ */
+import type { Database } from 'better-sqlite3';
+import { MIGRATIONS, LATEST_SCHEMA_VERSION, type Migration } from './migrations/index';
+
+/**
+ * Brings `db` to `upTo` (default: latest), one transaction per migration.
+ * @throws Error when the file's schema is newer than this build (a downgrade would corrupt it).
+ */
+export function migrate(db: Database, upTo: number = LATEST_SCHEMA_VERSION, list: readonly Migration[] = MIGRATIONS): number {
+  const current = db.pragma('user_version', { simple: true }) as number;
+  if (current > LATEST_SCHEMA_VERSION) {
+    throw new Error(
+      `schema version ${current} is newer than this build supports (${LATEST_SCHEMA_VERSION})`,
+    );
+  }
+  for (const m of list) {
+    if (m.version <= current || m.version > upTo) continue;
+    db.transaction(() => {
+      db.exec(m.sql);
+      db.pragma(`user_version = ${m.version}`);
+    })();
+  }
+  return db.pragma('user_version', { simple: true }) as number;
+}

@@ -1,0 +1,59 @@
+/**
+ * Numbered schema migrations of the SQLite message store, applied in order inside one
+ * transaction each and tracked with `PRAGMA user_version` (style: Signal Desktop). A
+ * migration is never edited once released: add a new one. Each has a test in
+ * `test/broker/storage/sqlite-migrations.test.ts`.
+ *
+ * Source of the schema: `spec/protocol-core.md` §16.3 ("SQLite"): `messages` and `dlq`
+ * tables with the reference's columns and indexes; ordering follows `rowid`.
+ */
+export interface Migration {
+  version: number;
+  description: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    description: 'messages and dlq tables (tyo-mq §16.3)',
+    sql: `
+      CREATE TABLE IF NOT EXISTS messages (
+        id TEXT PRIMARY KEY,
+        realm TEXT NOT NULL,
+        event TEXT NOT NULL,
+        consumer TEXT NOT NULL DEFAULT '',
+        payload TEXT NOT NULL,
+        producer TEXT,
+        created_at TEXT NOT NULL,
+        expires_at INTEGER
+      );
+      CREATE INDEX IF NOT EXISTS idx_messages_queue
+        ON messages (realm, event, consumer, expires_at);
+      CREATE TABLE IF NOT EXISTS dlq (
+        id TEXT PRIMARY KEY,
+        realm TEXT NOT NULL,
+        event TEXT NOT NULL,
+        consumer TEXT NOT NULL DEFAULT '',
+        payload TEXT NOT NULL,
+        producer TEXT,
+        created_at TEXT NOT NULL,
+        expires_at INTEGER,
+        reason TEXT,
+        dead_lettered_at TEXT
+      );
+      CREATE INDEX IF NOT EXISTS idx_dlq_realm ON dlq (realm, dead_lettered_at);
+    `,
+  },
+  {
+    version: 2,
+    description: 'index on expires_at for the periodic purge of expired copies',
+    sql: `
+      CREATE INDEX IF NOT EXISTS idx_messages_expires
+        ON messages (expires_at) WHERE expires_at IS NOT NULL;
+    `,
+  },
+];
+
+/** Highest schema version this build knows. */
+export const LATEST_SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

@@ -1,0 +1,146 @@
+/**
+ * Every SQL statement of the SQLite message store, prepared once, parameters always bound
+ * (style: Signal Desktop's one declared SQL interface). Rows map to §16.2 entries here.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+import type { DeliveryEnvelope } from '../../shared/protocol-events';
+import type { DlqEntry, StoredEntry } from './message-store';
+
+/** A `messages` row as stored: the envelope is JSON text. */
+export interface Row {
+  id: string;
+  realm: string;
+  event: string;
+  consumer: string;
+  payload: string;
+  producer: string | null;
+  created_at: string;
+  expires_at: number | null;
+}
+type DlqRow = Row & { reason: string | null; dead_lettered_at: string | null };
+
+const COLUMNS = 'id, realm, event, consumer, payload, producer, created_at, expires_at';
+
+function toEntry(row: Row): StoredEntry {
+  return {
+    id: row.id,
+    realm: row.realm,
+    event: row.event,
+    consumer: row.consumer,
+    message: JSON.parse(row.payload) as DeliveryEnvelope,
+    producer: row.producer ?? '',
+    created_at: row.created_at,
+    expires_at: row.expires_at,
+  };
+}
+
+function toDlq(row: DlqRow): DlqEntry {
+  return { ...toEntry(row), reason: row.reason ?? '', dead_lettered_at: row.dead_lettered_at ?? '' };
+}
+
+export class SqliteStatements {
+  readonly insert: Statement<[Row]>;
+  readonly delete: Statement<[string]>;
+  readonly purgeExpired: Statement<[number]>;
+  private readonly selectQueue: Statement<[string, string, string, number], Row>;
+  private readonly selectOne: Statement<[string, number], Row>;
+  private readonly copyToDlq: Statement<[string, string, string]>;
+  private readonly selectDlqRealm: Statement<[string], DlqRow>;
+  private readonly selectDlqAll: Statement<[], DlqRow>;
+  private readonly selectDlqOne: Statement<[string], DlqRow>;
+  private readonly deleteDlq: Statement<[string]>;
+  private readonly count: Statement<[string, number], { n: number }>;
+  private readonly purgeMessages: Statement<[string]>;
+  private readonly purgeDlq: Statement<[string]>;
+
+  constructor(db: Database) {
+    this.insert = db.prepare(
+      `INSERT OR REPLACE INTO messages (${COLUMNS})
+       VALUES (@id, @realm, @event, @consumer, @payload, @producer, @created_at, @expires_at)`,
+    );
+    this.delete = db.prepare('DELETE FROM messages WHERE id = ?');
+    this.purgeExpired = db.prepare(
+      'DELETE FROM messages WHERE expires_at IS NOT NULL AND expires_at <= ?',
+    );
+    this.selectQueue = db.prepare(
+      `SELECT ${COLUMNS} FROM messages
+       WHERE realm = ? AND event = ? AND consumer = ? AND (expires_at IS NULL OR expires_at > ?)
+       ORDER BY rowid`,
+    );
+    this.selectOne = db.prepare(
+      `SELECT ${COLUMNS} FROM messages WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`,
+    );
+    this.copyToDlq = db.prepare(
+      `INSERT OR REPLACE INTO dlq (${COLUMNS}, reason, dead_lettered_at)
+       SELECT ${COLUMNS}, ?, ? FROM messages WHERE id = ?`,
+    );
+    this.selectDlqRealm = db.prepare(
+      `SELECT ${COLUMNS}, reason, dead_lettered_at FROM dlq WHERE realm = ? ORDER BY rowid`,
+    );
+    this.selectDlqAll = db.prepare(
+      `SELECT ${COLUMNS}, reason, dead_lettered_at FROM dlq ORDER BY rowid`,
+    );
+    this.selectDlqOne = db.prepare(
+      `SELECT ${COLUMNS}, reason, dead_lettered_at FROM dlq WHERE id = ?`,
+    );
+    this.deleteDlq = db.prepare('DELETE FROM dlq WHERE id = ?');
+    this.count = db.prepare(
+      'SELECT COUNT(*) AS n FROM messages WHERE realm = ? AND (expires_at IS NULL OR expires_at > ?)',
+    );
+    this.purgeMessages = db.prepare('DELETE FROM messages WHERE realm = ?');
+    this.purgeDlq = db.prepare('DELETE FROM dlq WHERE realm = ?');
+  }
+
+  dequeue(realm: string, event: string, consumer: string, now: number): StoredEntry[] {
+    return this.selectQueue.all(realm, event, consumer, now).map(toEntry);
+  }
+
+  get(id: string, now: number): StoredEntry | null {
+    const row = this.selectOne.get(id, now);
+    return row ? toEntry(row) : null;
+  }
+
+  /** Upserts the copy into `dlq`, then deletes it from `messages` (§16.3). Call in a transaction. */
+  deadLetter(id: string, reason: string, at: string): boolean {
+    if (this.copyToDlq.run(reason, at, id).changes === 0) return false;
+    this.delete.run(id);
+    return true;
+  }
+
+  listDlq(realm: string | null): DlqEntry[] {
+    return (realm === null ? this.selectDlqAll.all() : this.selectDlqRealm.all(realm)).map(toDlq);
+  }
+
+  discardDlq(id: string, realm?: string): boolean {
+    const row = this.selectDlqOne.get(id);
+    if (!row || (realm !== undefined && row.realm !== realm)) return false;
+    return this.deleteDlq.run(id).changes > 0;
+  }
+
+  /** Moves a DLQ row back to `messages` with a fresh expiry. Call in a transaction. */
+  replayDlq(id: string, realm: string | undefined, expires: number | null, now: number) {
+    const row = this.selectDlqOne.get(id);
+    if (!row || (realm !== undefined && row.realm !== realm)) return null;
+    this.deleteDlq.run(id);
+    const requeued: Row = {
+      id: row.id,
+      realm: row.realm,
+      event: row.event,
+      consumer: row.consumer,
+      payload: row.payload,
+      producer: row.producer,
+      created_at: new Date(now).toISOString(),
+      expires_at: expires,
+    };
+    this.insert.run(requeued);
+    return toEntry(requeued);
+  }
+
+  countQueued(realm: string, now: number): number {
+    return this.count.get(realm, now)?.n ?? 0;
+  }
+
+  purgeRealm(realm: string): number {
+    return this.purgeMessages.run(realm).changes + this.purgeDlq.run(realm).changes;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Runs `broker/cli.ts` as a real child process (as the console's supervisor does) and waits
+ * for its `broker-ready` message. The caller kills or stops it; `stop()` is idempotent.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import type { BrokerProcessMessage } from '../../shared/broker-process';
+
+const CLI = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
+
+export interface BrokerProcess {
+  child: ChildProcess;
+  port: number;
+  url: string;
+  /** SIGTERM and wait for exit (SIGKILL after 5 s). */
+  stop(): Promise<void>;
+  /** Resolves with the exit code (null after a signal). */
+  exited: Promise<number | null>;
+}
+
+export async function startBrokerProcess(args: string[], timeoutMs = 20_000): Promise<BrokerProcess> {
+  const child = fork(CLI, ['--host', '127.0.0.1', ...args], {
+    execArgv: ['--import', 'tsx'],
+    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    env: { ...process.env, SWB_LOG_LEVEL: 'warn' },
+  });
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`broker not ready in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    child.on('message', (m: BrokerProcessMessage) => {
+      if (m.type === 'broker-ready') {
+        clearTimeout(timer);
+        resolve(m.port);
+      } else if (m.type === 'broker-fatal') {
+        clearTimeout(timer);
+        reject(new Error(`${m.code}: ${m.message}`));
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`broker exited with ${code}: ${stderr}`));
+    });
+  });
+  return {
+    child,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    exited,
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}

@@ -27,6 +27,7 @@ import { BrokerMetrics } from './metrics/broker-metrics';
 import { sweepIdleRegistrations } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
+import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
@@ -139,6 +140,14 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
   const delivery = new Delivery(metrics, acks, store, cap, logger);
   const replayer = new Replayer(store, acks, delivery, logger);
   const router = new Router(realms, delivery);
+  const persistence = new SubscriptionPersistence(store, logger);
+  // Durable subscriptions come back before the first client is served.
+  const restored = persistence.restore(realms).then(
+    (n) => {
+      if (n > 0) logger.info({ subscriptions: n }, 'durable subscriptions restored');
+    },
+    (err: unknown) => logger.error({ err }, 'durable subscriptions not restored'),
+  );
   const ctx: HandlerContext = {
     settings,
     realms,
@@ -148,6 +157,7 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
     chunks,
     store,
     replayer,
+    persistence,
     metrics,
     logger,
     pingIntervalMs: PING_INTERVAL_MS,
@@ -205,6 +215,7 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
     logger,
     async listen(port = Protocol.DEFAULT_PORT, host = '0.0.0.0') {
       if (ownServer) throw new SwitchboardError('SWB_ERR_INTERNAL', 'Broker is already listening');
+      await restored;
       const server = createServer((req, res) => {
         if (!httpApi(req, res)) forbidden(res);
       });

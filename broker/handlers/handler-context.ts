@@ -11,6 +11,7 @@ import type { MessageStore } from '../storage/message-store';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { RealmDirectory } from '../routing/realm-directory';
+import type { SubscriptionPersistence } from '../routing/subscription-persistence';
 import type { Router } from '../routing/router';
 
 export interface HandlerContext {
@@ -22,6 +23,7 @@ export interface HandlerContext {
   readonly chunks: ChunkAssembler;
   readonly store: MessageStore;
   readonly replayer: Replayer;
+  readonly persistence: SubscriptionPersistence;
   readonly metrics: BrokerMetrics;
   readonly logger: Logger;
   /** socket.io `pingInterval` in ms, for half-open detection (Note 5.2-A). */

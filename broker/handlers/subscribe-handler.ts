@@ -27,9 +27,10 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
   }
 
   // Steps 4–6: upsert the record (the topic index follows it) and remember the producer.
-  const record = realm.upsertSubscription(
-    buildSubscription(payload, payload.event, consumer.id, ctx.settings.ack_timeout),
-  );
+  const built = buildSubscription(payload, payload.event, consumer.id, ctx.settings.ack_timeout);
+  const previous = realm.subscriptions.get(built.key)?.get(built.consumer);
+  const record = realm.upsertSubscription(built);
+  ctx.persistence.upserted(realm.name, record, previous);
   consumer.subscribeTos.add(record.producer);
 
   // Step 7: notify online producers (§5.4); a specific unknown producer gets a placeholder.
@@ -70,7 +71,9 @@ export const handleUnsubscribe: EventHandler<UnsubscribePayload> = (ctx, socket,
   for (const name of socket.data.consumers) {
     if (only !== null && name !== only) continue;
     if (realm.consumers.get(name)?.socket !== socket) continue;
-    if (realm.removeSubscription(key, name)) {
+    const removed = realm.removeSubscription(key, name);
+    if (removed) {
+      ctx.persistence.removed(realm.name, removed);
       ctx.logger.debug({ consumer: name, key }, 'unsubscribed');
     }
   }

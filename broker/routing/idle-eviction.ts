@@ -1,6 +1,8 @@
 /**
  * Idle eviction of registrations (`spec/protocol-core.md` §15): entries with no socket,
- * offline for longer than `ttl_ms`, are removed. A consumer takes its subscriptions with it;
+ * offline for longer than `ttl_ms`, are removed. A consumer takes its subscriptions with it,
+ * except durable ones, which keep the consumer registered (a departure from the reference,
+ * which stopped storing for a durable consumer after five idle minutes);
  * a producer takes the subscriptions that name it — except those of consumers that are online
  * now (a departure from the reference, which silently unsubscribed live consumers whose
  * producer had been away for `ttl_ms`). Placeholder producers that never connected are kept.
@@ -16,9 +18,13 @@ export function sweepIdleRegistrations(realms: RealmDirectory, ttlMs: number, no
   for (const realm of [...realms.values()]) {
     for (const consumer of [...realm.consumers.values()]) {
       if (!stale(consumer)) continue;
+      let durable = false;
       for (const record of realm.subscriptionsOf(consumer.name)) {
-        realm.removeSubscription(record.key, consumer.name);
+        if (record.durable) durable = true;
+        else realm.removeSubscription(record.key, consumer.name);
       }
+      // A durable subscription outlives idleness: its copies keep being stored.
+      if (durable) continue;
       for (const producer of realm.producers.values()) producer.subscribers.delete(consumer.name);
       realm.consumers.delete(consumer.name);
       evicted++;
@@ -27,7 +33,7 @@ export function sweepIdleRegistrations(realms: RealmDirectory, ttlMs: number, no
       if (!stale(producer)) continue;
       for (const [key, byConsumer] of [...realm.subscriptions]) {
         for (const record of [...byConsumer.values()]) {
-          if (record.producer !== producer.name) continue;
+          if (record.producer !== producer.name || record.durable) continue;
           if (realm.consumers.get(record.consumer)?.online) continue;
           realm.removeSubscription(key, record.consumer);
         }

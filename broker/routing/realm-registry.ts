@@ -84,15 +84,25 @@ export class RealmRegistry {
     return record;
   }
 
-  /** Removes one consumer's subscription under `key`; returns whether one existed. */
-  removeSubscription(key: string, consumer: string): boolean {
+  /** Removes one consumer's subscription under `key`; returns the removed record. */
+  removeSubscription(key: string, consumer: string): SubscriptionRecord | undefined {
     const byConsumer = this.subscriptions.get(key);
     const record = byConsumer?.get(consumer);
-    if (!byConsumer || !record) return false;
+    if (!byConsumer || !record) return undefined;
     byConsumer.delete(consumer);
     this.untrackTopic(record);
     if (byConsumer.size === 0) this.subscriptions.delete(key);
-    return true;
+    return record;
+  }
+
+  /** An offline consumer entry rebuilt from persisted durable subscriptions. */
+  restoreConsumer(name: string, id: string): ConsumerEntry {
+    let entry = this.consumers.get(name);
+    if (!entry) {
+      entry = { name, id, socket: null, online: false, offlineAt: Date.now(), subscribeTos: new Set() };
+      this.consumers.set(name, entry);
+    }
+    return entry;
   }
 
   /** Every record of a consumer, across keys. */

@@ -11,6 +11,7 @@ import {
   type DlqEntry,
   type EnqueueInput,
   type MessageStore,
+  type PersistedSubscription,
   type StoredEntry,
 } from './message-store';
 
@@ -23,6 +24,7 @@ export class MemoryStore implements MessageStore {
   /** Queue key → ids in insertion order. */
   private readonly queues = new Map<string, Set<string>>();
   private readonly dlq = new Map<string, DlqEntry>();
+  private readonly subscriptions = new Map<string, PersistedSubscription>();
 
   constructor(private readonly defaultTtl = DEFAULT_STORE_TTL_SECONDS) {}
 
@@ -128,7 +130,20 @@ export class MemoryStore implements MessageStore {
     for (const entry of [...this.dlq.values()]) {
       if (entry.realm === realm && this.dlq.delete(entry.id)) n++;
     }
+    for (const [k, sub] of [...this.subscriptions]) if (sub.realm === realm) this.subscriptions.delete(k);
     return n;
+  }
+
+  async saveSubscription(sub: PersistedSubscription): Promise<void> {
+    this.subscriptions.set(queueKey(sub.realm, sub.key, sub.consumer), structuredClone(sub));
+  }
+
+  async deleteSubscription(realm: string, key: string, consumer: string): Promise<void> {
+    this.subscriptions.delete(queueKey(realm, key, consumer));
+  }
+
+  async loadSubscriptions(): Promise<PersistedSubscription[]> {
+    return [...this.subscriptions.values()].map((s) => structuredClone(s));
   }
 
   async close(): Promise<void> {}

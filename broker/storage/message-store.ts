@@ -45,6 +45,19 @@ export interface DlqEntry extends StoredEntry {
   dead_lettered_at: string;
 }
 
+/**
+ * A durable subscription as persisted, so that copies keep being stored for an offline
+ * consumer across broker restarts (Switchboard extension; the reference loses its
+ * subscription registry on restart and silently stops storing).
+ */
+export interface PersistedSubscription {
+  realm: string;
+  key: string;
+  consumer: string;
+  /** The subscription record (JSON-safe). */
+  record: Record<string, unknown>;
+}
+
 export interface MessageStore {
   /** Backend name: `memory` or `sqlite`. */
   readonly backend: string;
@@ -69,8 +82,17 @@ export interface MessageStore {
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
   /** Unexpired queued copies in a realm (queue cap). */
   countQueued(realm: string): Promise<number>;
-  /** Deletes every queued and DLQ entry of a realm; resolves with the number removed. */
+  /**
+   * Deletes every queued and DLQ entry of a realm, and its durable subscriptions; resolves
+   * with the number of queued and DLQ entries removed.
+   */
   purgeRealm(realm: string): Promise<number>;
+  /** Inserts or replaces a durable subscription. */
+  saveSubscription(sub: PersistedSubscription): Promise<void>;
+  /** Removes a durable subscription; unknown ones are ignored. */
+  deleteSubscription(realm: string, key: string, consumer: string): Promise<void>;
+  /** Every persisted durable subscription, in the order they were first saved. */
+  loadSubscriptions(): Promise<PersistedSubscription[]>;
   /** Flushes pending writes and releases resources. */
   close(): Promise<void>;
 }

@@ -4,7 +4,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
-import type { DlqEntry, StoredEntry } from './message-store';
+import type { DlqEntry, PersistedSubscription, StoredEntry } from './message-store';
 
 /** A `messages` row as stored: the envelope is JSON text. */
 export interface Row {
@@ -52,6 +52,10 @@ export class SqliteStatements {
   private readonly count: Statement<[string, number], { n: number }>;
   private readonly purgeMessages: Statement<[string]>;
   private readonly purgeDlq: Statement<[string]>;
+  private readonly purgeSubscriptions: Statement<[string]>;
+  readonly saveSubscription: Statement<[string, string, string, string, string]>;
+  readonly deleteSubscription: Statement<[string, string, string]>;
+  private readonly selectSubscriptions: Statement<[], { realm: string; key: string; consumer: string; record: string }>;
 
   constructor(db: Database) {
     this.insert = db.prepare(
@@ -89,6 +93,32 @@ export class SqliteStatements {
     );
     this.purgeMessages = db.prepare('DELETE FROM messages WHERE realm = ?');
     this.purgeDlq = db.prepare('DELETE FROM dlq WHERE realm = ?');
+    this.purgeSubscriptions = db.prepare('DELETE FROM durable_subscriptions WHERE realm = ?');
+    // `ON CONFLICT … DO UPDATE` keeps the row (and its rowid order) of a re-saved subscription.
+    this.saveSubscription = db.prepare(
+      `INSERT INTO durable_subscriptions (realm, key, consumer, record, updated_at)
+       VALUES (?, ?, ?, ?, ?)
+       ON CONFLICT (realm, key, consumer) DO UPDATE SET record = excluded.record, updated_at = excluded.updated_at`,
+    );
+    this.deleteSubscription = db.prepare(
+      'DELETE FROM durable_subscriptions WHERE realm = ? AND key = ? AND consumer = ?',
+    );
+    this.selectSubscriptions = db.prepare(
+      'SELECT realm, key, consumer, record FROM durable_subscriptions ORDER BY rowid',
+    );
+  }
+
+  /** Every persisted subscription; rows whose JSON no longer parses are skipped. */
+  loadSubscriptions(): PersistedSubscription[] {
+    const out: PersistedSubscription[] = [];
+    for (const row of this.selectSubscriptions.all()) {
+      try {
+        out.push({ realm: row.realm, key: row.key, consumer: row.consumer, record: JSON.parse(row.record) });
+      } catch {
+        // A damaged row must not stop the broker; it is simply not restored.
+      }
+    }
+    return out;
   }
 
   dequeue(realm: string, event: string, consumer: string, now: number): StoredEntry[] {
@@ -140,7 +170,9 @@ export class SqliteStatements {
     return this.count.get(realm, now)?.n ?? 0;
   }
 
+  /** Deletes a realm's copies, DLQ and durable subscriptions; returns copies + DLQ removed. */
   purgeRealm(realm: string): number {
+    this.purgeSubscriptions.run(realm);
     return this.purgeMessages.run(realm).changes + this.purgeDlq.run(realm).changes;
   }
 }

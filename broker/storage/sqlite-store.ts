@@ -22,6 +22,7 @@ import {
   type DlqEntry,
   type EnqueueInput,
   type MessageStore,
+  type PersistedSubscription,
   type StoredEntry,
 } from './message-store';
 import { migrate } from './migrate';
@@ -150,6 +151,25 @@ export class SqliteStore implements MessageStore {
   async purgeRealm(realm: string): Promise<number> {
     this.flushNow();
     return this.db.transaction(() => this.s.purgeRealm(realm))();
+  }
+
+  saveSubscription(sub: PersistedSubscription): Promise<void> {
+    const record = JSON.stringify(sub.record);
+    const at = new Date().toISOString();
+    return this.write((s) => {
+      s.saveSubscription.run(sub.realm, sub.key, sub.consumer, record, at);
+    });
+  }
+
+  deleteSubscription(realm: string, key: string, consumer: string): Promise<void> {
+    return this.write((s) => {
+      s.deleteSubscription.run(realm, key, consumer);
+    });
+  }
+
+  async loadSubscriptions(): Promise<PersistedSubscription[]> {
+    this.flushNow();
+    return this.s.loadSubscriptions();
   }
 
   async close(): Promise<void> {

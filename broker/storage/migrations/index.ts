@@ -53,6 +53,20 @@ export const MIGRATIONS: readonly Migration[] = [
         ON messages (expires_at) WHERE expires_at IS NOT NULL;
     `,
   },
+  {
+    version: 3,
+    description: 'durable subscriptions, so copies keep being stored across restarts',
+    sql: `
+      CREATE TABLE IF NOT EXISTS durable_subscriptions (
+        realm TEXT NOT NULL,
+        key TEXT NOT NULL,
+        consumer TEXT NOT NULL,
+        record TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        PRIMARY KEY (realm, key, consumer)
+      );
+    `,
+  },
 ];
 
 /** Highest schema version this build knows. */

@@ -78,12 +78,29 @@ describe('kill -9 with SQLite storage', () => {
       pump();
     });
     await first.exited;
+    const confirmedBeforeKill = confirmed.size;
     expect(killed).toBe(true);
     expect(confirmed.size).toBeGreaterThanOrEqual(KILL_AFTER);
 
-    // Restart on the same data directory; the consumer comes back and ACKs everything.
+    // Restart on the same data directory. The producer comes back first and sends the rest:
+    // the restarted broker still knows the offline durable subscriber and stores for it.
     const second = await startBrokerProcess(['--port', '0', '--data-dir', dir]);
     brokers.push(second);
+    const again = await connect(second.url);
+    again.emit(ClientEvent.PRODUCER, { name: 'fleet' });
+    const afterRestart = await Promise.all(
+      Array.from({ length: TOTAL - sent }, (_, k) => sent + k).map(
+        (i) =>
+          new Promise<boolean>((resolve) =>
+            again.emit(ClientEvent.PRODUCE, { event: 'job', message: i, from: 'fleet' }, (reply: { ok: boolean; msgIds: string[] }) => {
+              if (reply.ok && reply.msgIds.length === 1) confirmed.add(i);
+              resolve(reply.ok && reply.msgIds.length === 1);
+            }),
+          ),
+      ),
+    );
+    expect(afterRestart.every(Boolean)).toBe(true);
+    expect(confirmed.size).toBeGreaterThanOrEqual(KILL_AFTER + afterRestart.length);
     const back = await connect(second.url);
     const received: number[] = [];
     let last = Date.now();
@@ -104,10 +121,11 @@ describe('kill -9 with SQLite storage', () => {
     const duplicates = received.length - got.size;
     const unconfirmedDelivered = [...got].filter((i) => !confirmed.has(i)).length;
     console.log(
-      JSON.stringify({ crash: { sent, confirmed: confirmed.size, delivered: received.length, unique: got.size, duplicates, lost: lost.length, unconfirmedDelivered } }),
+      JSON.stringify({ crash: { sentBeforeKill: sent, confirmed: confirmed.size, delivered: received.length, unique: got.size, duplicates, lost: lost.length, unconfirmedDelivered } }),
     );
     expect(lost).toEqual([]);
     // Replay is oldest first (§9.4).
     expect([...received].sort((a, b) => a - b)).toEqual(received);
+    expect(got.size).toBeGreaterThanOrEqual(TOTAL - (sent - confirmedBeforeKill));
   }, 120_000);
 });

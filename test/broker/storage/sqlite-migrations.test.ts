@@ -44,6 +44,18 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  it('3: adds durable_subscriptions keyed by (realm, key, consumer)', () => {
+    const db = fresh();
+    migrate(db, 2);
+    expect(migrate(db, 3)).toBe(3);
+    const insert = db.prepare(
+      `INSERT INTO durable_subscriptions (realm, key, consumer, record, updated_at) VALUES ('default', 'k', 'c', '{}', 'now')`,
+    );
+    insert.run();
+    expect(() => insert.run()).toThrow(/UNIQUE/);
+    db.close();
+  });
+
   it('is idempotent and a store opens a file migrated by an older build', async () => {
     const file = join(dir, 'old.sqlite');
     const db = new Database(file);

@@ -124,15 +124,37 @@ export function runStoreConformance(factory: StoreFactory): void {
       expect(got?.message).toEqual({ ...env(odd), content_type: 'x' });
     });
 
+    it('saves, replaces, deletes and lists durable subscriptions in first-saved order', async () => {
+      const sub = (key: string, consumer: string, v: number) => ({ realm: 'default', key, consumer, record: { v, nested: { ok: true } } });
+      await store.saveSubscription(sub('fleet-job', 'w1', 1));
+      await store.saveSubscription(sub('fleet-other', 'w1', 1));
+      await store.saveSubscription(sub('fleet-job', 'w1', 2));
+      await store.saveSubscription({ ...sub('fleet-job', 'w2', 1), realm: 'r2' });
+      let subs = await store.loadSubscriptions();
+      expect(subs.map((s) => [s.realm, s.key, s.consumer, s.record.v])).toEqual([
+        ['default', 'fleet-job', 'w1', 2],
+        ['default', 'fleet-other', 'w1', 1],
+        ['r2', 'fleet-job', 'w2', 1],
+      ]);
+      expect(subs[0]!.record).toEqual({ v: 2, nested: { ok: true } });
+      await store.deleteSubscription('default', 'fleet-other', 'w1');
+      await store.deleteSubscription('default', 'missing', 'w1');
+      await store.purgeRealm('r2');
+      subs = await store.loadSubscriptions();
+      expect(subs.map((s) => s.key)).toEqual(['fleet-job']);
+    });
+
     if (factory.reopen) {
       it('keeps copies and the DLQ across instances on the same data', async () => {
         const id = await store.enqueue('default', 'k', { consumer: 'c', payload: env('kept'), producer: 'p' });
         const dead = await store.enqueue('default', 'k', { consumer: 'c', payload: env('dead'), producer: 'p' });
         await store.deadLetter(dead, 'x');
+        await store.saveSubscription({ realm: 'default', key: 'k', consumer: 'c', record: { durable: true } });
         await store.close();
         store = await factory.reopen!();
         expect((await store.dequeue('default', 'k', 'c')).map((e) => e.id)).toEqual([id]);
         expect((await store.listDlq('default')).map((e) => e.id)).toEqual([dead]);
+        expect((await store.loadSubscriptions()).map((s) => s.record)).toEqual([{ durable: true }]);
         expect(await store.ack(id)).toBe(true);
       });
     }

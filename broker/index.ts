@@ -208,6 +208,7 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
   }
 
   let ownServer: HttpServer | null = null;
+  const rawSockets = new Set<import('node:net').Socket>();
   let bound: { port: number; host: string } | null = null;
 
   return {
@@ -218,6 +219,10 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
       await restored;
       const server = createServer((req, res) => {
         if (!httpApi(req, res)) forbidden(res);
+      });
+      server.on('connection', (sock) => {
+        rawSockets.add(sock);
+        sock.once('close', () => rawSockets.delete(sock));
       });
       io.attach(server);
       await new Promise<void>((resolve, reject) => {
@@ -259,12 +264,17 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
       acks.close();
       chunks.close();
       io.disconnectSockets(true);
-      await new Promise<void>((resolve) => {
-        io.close(() => resolve());
-      });
       if (ownServer) {
-        ownServer.closeAllConnections();
+        // Clients got their disconnect packet; a silent (half-open) peer would hold a
+        // WebSocket close handshake for 30 s, so the connections are dropped instead.
+        setImmediate(() => {
+          for (const sock of rawSockets) sock.destroy();
+        });
+        await new Promise<void>((resolve) => io.close(() => resolve()));
         ownServer = null;
+      } else {
+        // Attached to someone else's server: stop our engine, leave their server running.
+        io.engine?.close();
       }
       bound = null;
       await store.close();

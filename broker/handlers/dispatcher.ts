@@ -143,7 +143,15 @@ export function dispatch(
     let payload = raw;
     if (route.parseString) {
       const parsed = parseJsonPayload(raw);
-      if (!parsed.ok) return refuse(parsed.reason);
+      if (!parsed.ok) {
+        // §1.2: a string that does not parse is logged and dropped with no reply, except for
+        // ACK (ACK_FAIL 400) and AUTHENTICATION (AUTH_FAIL 401).
+        if (event !== ClientEvent.ACK && event !== ClientEvent.AUTHENTICATION) {
+          ctx.logger.warn({ socket: socket.id, event }, 'unparsable JSON string dropped');
+          return;
+        }
+        return refuse(parsed.reason);
+      }
       payload = parsed.value;
     }
     const structural = inspectPayload(payload, ctx.settings.input_limits.max_payload_depth);

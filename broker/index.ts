@@ -7,7 +7,7 @@
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
 import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { Server } from 'socket.io';
 import { SwitchboardError } from '../shared/error-catalogue';
 import type { Health, Stats } from '../shared/http-api';
@@ -208,7 +208,7 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
   }
 
   let ownServer: HttpServer | null = null;
-  const rawSockets = new Set<import('node:net').Socket>();
+  const rawSockets = new Set<Socket>();
   let bound: { port: number; host: string } | null = null;
 
   return {

@@ -2,6 +2,7 @@
  * What every inbound-event handler receives: the broker's services, wired once by
  * `createBroker` (the composition root).
  */
+import type { ClientEventName } from '../../shared/protocol-events';
 import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
@@ -13,6 +14,7 @@ import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { SubscriptionPersistence } from '../routing/subscription-persistence';
 import type { Router } from '../routing/router';
+import type { BrokerSocket } from '../transport/socket-types';
 
 export interface HandlerContext {
   readonly settings: Settings;
@@ -31,18 +33,13 @@ export interface HandlerContext {
   /** Extra silence, beyond `pingIntervalMs`, after which a socket counts as half-open. */
   readonly halfOpenMarginMs: number;
   /** Runs an event through the dispatcher's pipeline (used for reassembled chunks). */
-  readonly dispatch: (
-    socket: import('../transport/socket-types').BrokerSocket,
-    event: import('../../shared/protocol-events').ClientEventName,
-    raw: unknown,
-    ack: unknown,
-  ) => void;
+  readonly dispatch: (socket: BrokerSocket, event: ClientEventName, raw: unknown, ack: unknown) => void;
 }
 
 /** A handler of one client event, called after parsing and validation. */
 export type EventHandler<T> = (
   ctx: HandlerContext,
-  socket: import('../transport/socket-types').BrokerSocket,
+  socket: BrokerSocket,
   payload: T,
   ack: ((reply: unknown) => void) | undefined,
 ) => void;

@@ -4,7 +4,6 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ClientEvent, ServerEvent, type AckReply, type DeliveryEnvelope } from '../../../shared/protocol-events';
-import { MetricName } from '../../../shared/metric-names';
 import { exactConsumeEvent, produce, subscribe, sync, useBroker } from '../../helpers/broker-harness';
 import { collect, delay, expectNothing, waitFor, waitUntil } from '../../helpers/wait';
 

@@ -1,0 +1,93 @@
+/**
+ * How the supervisor starts a broker process, abstracted so the supervisor stays host-agnostic:
+ * the web host and tests fork `broker/cli.ts` with Node (`createForkLauncher`), the Electron
+ * main process forks a bundled entry with `utilityProcess` (electron/main/utility-process-launcher.ts).
+ */
+import { fork } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+/** How a broker process ended. `error` is set when it could not be spawned at all. */
+export interface BrokerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  error?: Error;
+}
+
+/** A running broker process, as the supervisor needs to see it. */
+export interface BrokerChild {
+  /** OS process id; undefined if spawning failed. */
+  readonly pid: number | undefined;
+  /** Piped stdout/stderr (pino JSON lines); null if the host does not pipe them. */
+  readonly stdout: NodeJS.ReadableStream | null;
+  readonly stderr: NodeJS.ReadableStream | null;
+  /** IPC messages from the child (`BrokerProcessMessage`, unvalidated). */
+  onMessage(listener: (message: unknown) => void): void;
+  /** Called exactly once, when the process is gone (or failed to spawn). */
+  onExit(listener: (exit: BrokerExit) => void): void;
+  /** Sends a signal; a no-op once the process has exited. */
+  kill(signal: 'SIGTERM' | 'SIGKILL'): void;
+}
+
+/** What to launch: CLI arguments for `broker/cli.ts` and the environment. */
+export interface BrokerLaunchRequest {
+  args: string[];
+  env: NodeJS.ProcessEnv;
+}
+
+/** Starts one broker process. Must not throw for runtime failures: report them via `onExit`. */
+export type BrokerLauncher = (request: BrokerLaunchRequest) => BrokerChild;
+
+/** Default entry for development: the TypeScript CLI, run through tsx. */
+export const DEFAULT_BROKER_ENTRY = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
+
+/** Options of `createForkLauncher`. */
+export interface ForkLauncherOptions {
+  /** Module to fork. Default: `broker/cli.ts` of this checkout. */
+  entry?: string;
+  /** Node flags for the child. Default `['--import', 'tsx']` (runs TypeScript directly). */
+  execArgv?: string[];
+  /** Executable. Default `process.execPath`. */
+  execPath?: string;
+}
+
+/**
+ * A launcher using `child_process.fork`: an IPC channel for `process.send`, stdout/stderr piped.
+ */
+export function createForkLauncher(options: ForkLauncherOptions = {}): BrokerLauncher {
+  const entry = options.entry ?? DEFAULT_BROKER_ENTRY;
+  const execArgv = options.execArgv ?? ['--import', 'tsx'];
+  return ({ args, env }) => {
+    const child = fork(entry, args, {
+      execArgv,
+      execPath: options.execPath ?? process.execPath,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+      // Its own process group is not wanted: Ctrl-C in a terminal should reach it only via us.
+      detached: false,
+    });
+    let exited = false;
+    const exitListeners: ((exit: BrokerExit) => void)[] = [];
+    const finish = (exit: BrokerExit): void => {
+      if (exited) return;
+      exited = true;
+      for (const listener of exitListeners) listener(exit);
+    };
+    child.on('exit', (code, signal) => finish({ code, signal }));
+    // 'error' without a pid means the spawn itself failed and no 'exit' will follow.
+    child.on('error', (error) => {
+      if (child.pid === undefined) finish({ code: null, signal: null, error });
+    });
+    return {
+      get pid() {
+        return child.pid;
+      },
+      stdout: child.stdout,
+      stderr: child.stderr,
+      onMessage: (listener) => child.on('message', listener),
+      onExit: (listener) => exitListeners.push(listener),
+      kill: (signal) => {
+        if (!exited && child.exitCode === null && child.signalCode === null) child.kill(signal);
+      },
+    };
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * ConnectionManager: the console's broker connections (the built-in "Local broker" now, remote
+ * profiles later), each with its own MetricsPoller, composed into `Overview` samples.
+ *
+ * Source: ARCHITECTURE §1 (ConnectionManager; "the console manages the local broker exactly as it
+ * manages a remote one" — over the wire, here through the broker's HTTP API).
+ */
+import {
+  LOCAL_CONNECTION_ID,
+  type LocalBrokerStatus,
+  type Overview,
+} from '../../shared/console-api';
+import { errorInfo, SwitchboardError } from '../../shared/error-catalogue';
+import type { BrokerSupervisor } from './broker-supervisor';
+import { MetricsPoller, type BrokerSample, type ScrapeTarget } from './metrics-poller';
+
+/** Poller settings shared by every connection. Defaults: 1000 ms period, 2000 ms timeout. */
+export interface ConnectionManagerOptions {
+  intervalMs?: number;
+  timeoutMs?: number;
+}
+
+/** A connection profile as the manager needs it. Secrets stay behind `target()`. */
+export interface ConnectionProfile {
+  id: string;
+  name: string;
+  /** Where to scrape now; null while there is nothing to reach (local broker not running). */
+  target: () => ScrapeTarget | null;
+  /** Display URL of the broker. */
+  url: () => string;
+  /** The supervised local broker, for the local profile only. */
+  local?: BrokerSupervisor;
+}
+
+interface Connection {
+  profile: ConnectionProfile;
+  poller: MetricsPoller;
+  dispose: () => void;
+}
+
+export class ConnectionManager {
+  private readonly connections = new Map<string, Connection>();
+  private readonly listeners = new Set<(overview: Overview) => void>();
+
+  constructor(private readonly options: ConnectionManagerOptions = {}) {}
+
+  /** Adds the built-in local broker profile (`LOCAL_CONNECTION_ID`) backed by `supervisor`. */
+  addLocal(supervisor: BrokerSupervisor): void {
+    this.add({
+      id: LOCAL_CONNECTION_ID,
+      name: 'Local broker',
+      local: supervisor,
+      target: () => {
+        const endpoint = supervisor.endpoint();
+        return endpoint ? { baseUrl: httpUrl(endpoint.host, endpoint.port) } : null;
+      },
+      url: () => httpUrl(supervisor.endpoint()?.host ?? '127.0.0.1', supervisor.status().port),
+    });
+  }
+
+  /** Adds a connection and starts polling it. Throws if the id is taken. */
+  add(profile: ConnectionProfile): void {
+    if (this.connections.has(profile.id))
+      throw new Error(`Connection ${profile.id} already exists`);
+    const poller = new MetricsPoller({
+      target: profile.target,
+      intervalMs: this.options.intervalMs,
+      timeoutMs: this.options.timeoutMs,
+      unavailableError: profile.local
+        ? errorInfo('SWB_ERR_BROKER_NOT_RUNNING')
+        : errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
+    });
+    const disposers = [
+      poller.onSample((sample) => this.publish(this.compose(profile, sample))),
+      // Scrape right away when the local broker changes state, so the UI does not lag a period.
+      profile.local?.onStatus((status) => {
+        if (status.state === 'running') void poller.pollOnce();
+      }),
+    ];
+    this.connections.set(profile.id, {
+      profile,
+      poller,
+      dispose: () => disposers.forEach((dispose) => dispose?.()),
+    });
+    poller.start();
+  }
+
+  /** Ids of all connections. */
+  ids(): string[] {
+    return [...this.connections.keys()];
+  }
+
+  /**
+   * The latest overview of `connectionId` (scraping once if none exists yet).
+   * Throws `SwitchboardError('SWB_ERR_NOT_FOUND')` for an unknown id.
+   */
+  async overview(connectionId: string): Promise<Overview> {
+    const connection = this.connections.get(connectionId);
+    if (!connection)
+      throw new SwitchboardError('SWB_ERR_NOT_FOUND', `Unknown connection: ${connectionId}`);
+    const sample = connection.poller.latest() ?? (await connection.poller.pollOnce());
+    return this.compose(connection.profile, sample);
+  }
+
+  /** Subscribes to every new overview of every connection; returns the unsubscribe function. */
+  onOverview(listener: (overview: Overview) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops every poller and forgets every connection. */
+  close(): void {
+    for (const connection of this.connections.values()) {
+      connection.poller.stop();
+      connection.dispose();
+    }
+    this.connections.clear();
+    this.listeners.clear();
+  }
+
+  private compose(profile: ConnectionProfile, sample: BrokerSample): Overview {
+    const local: LocalBrokerStatus | null = profile.local ? profile.local.status() : null;
+    return {
+      connectionId: profile.id,
+      name: profile.name,
+      url: profile.url(),
+      reachable: sample.reachable,
+      error: sample.error,
+      health: sample.health,
+      stats: sample.stats,
+      counters: sample.counters,
+      rates: sample.rates,
+      local,
+      sampledAt: sample.sampledAt,
+    };
+  }
+
+  private publish(overview: Overview): void {
+    for (const listener of this.listeners) listener(overview);
+  }
+}
+
+function httpUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}

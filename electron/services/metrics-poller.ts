@@ -1,0 +1,233 @@
+/**
+ * MetricsPoller: scrapes one broker's HTTP API (`/health`, `/api/stats`, `/api/metrics`) every
+ * `intervalMs`, validates the answers with the shared zod schemas, sums the message counters
+ * and computes per-second rates, keeping a bounded ring buffer of samples.
+ *
+ * Source: ARCHITECTURE §1 (MetricsPoller ×N), `spec/protocol-admin.md` §10.3–10.5. A broker that
+ * cannot be read never makes the poller throw: the sample says `reachable: false` and why.
+ */
+import type { Counters } from '../../shared/console-api';
+import { errorInfo, type ErrorInfo } from '../../shared/error-catalogue';
+import {
+  HealthSchema,
+  HttpPath,
+  StatsSchema,
+  type Health,
+  type Stats,
+} from '../../shared/http-api';
+import { MetricName } from '../../shared/metric-names';
+import { httpGetText } from './http-get';
+import { parsePrometheusText, sumSamples } from './prometheus-text';
+import { RingBuffer } from './ring-buffer';
+
+/** Where to scrape: `baseUrl` like `http://127.0.0.1:17352`; optional admin bearer token (§10.2). */
+export interface ScrapeTarget {
+  baseUrl: string;
+  bearerToken?: string | null;
+}
+
+/** One scrape. Times are epoch ms; rates are messages per second. */
+export interface BrokerSample {
+  sampledAt: number;
+  reachable: boolean;
+  error: ErrorInfo | null;
+  health: Health | null;
+  stats: Stats | null;
+  counters: Counters | null;
+  /** Over the previous reachable sample; null for the first one or after an outage. */
+  rates: { produced: number; delivered: number } | null;
+}
+
+export interface MetricsPollerOptions {
+  /** A fixed target, or a function asked before every scrape (null: nothing to scrape now). */
+  target: ScrapeTarget | (() => ScrapeTarget | null);
+  /** Scrape period in ms. Default 1000. */
+  intervalMs?: number;
+  /** Per-request timeout in ms. Default 2000. */
+  timeoutMs?: number;
+  /** Samples kept. Default 600 (ten minutes at 1 s). */
+  capacity?: number;
+  /** Error reported while `target()` returns null. Default `SWB_ERR_BROKER_UNREACHABLE`. */
+  unavailableError?: ErrorInfo;
+}
+
+export class MetricsPoller {
+  private readonly buffer: RingBuffer<BrokerSample>;
+  private readonly listeners = new Set<(sample: BrokerSample) => void>();
+  private readonly intervalMs: number;
+  private timer: NodeJS.Timeout | null = null;
+  private running = false;
+  private inFlight: Promise<BrokerSample> | null = null;
+  private lastReachable: BrokerSample | null = null;
+
+  constructor(private readonly options: MetricsPollerOptions) {
+    this.intervalMs = options.intervalMs ?? 1_000;
+    this.buffer = new RingBuffer(options.capacity ?? 600);
+  }
+
+  /** Starts periodic scraping (first scrape immediately). Idempotent. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** Stops scraping; a scrape in flight still completes and is recorded. */
+  stop(): void {
+    this.running = false;
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  /** The newest sample, or null before the first scrape completes. */
+  latest(): BrokerSample | null {
+    return this.buffer.last() ?? null;
+  }
+
+  /** Kept samples, oldest first. */
+  samples(): BrokerSample[] {
+    return this.buffer.toArray();
+  }
+
+  /** Subscribes to every new sample; returns the unsubscribe function. */
+  onSample(listener: (sample: BrokerSample) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Scrapes now (joining a scrape already in flight). Never rejects. */
+  pollOnce(): Promise<BrokerSample> {
+    this.inFlight ??= this.scrape().finally(() => {
+      this.inFlight = null;
+    });
+    return this.inFlight;
+  }
+
+  private schedule(delayMs: number): void {
+    this.timer = setTimeout(() => {
+      const startedAt = Date.now();
+      void this.pollOnce().then(() => {
+        // Keep a steady period without ever overlapping scrapes of a slow broker.
+        if (this.running) this.schedule(Math.max(0, this.intervalMs - (Date.now() - startedAt)));
+      });
+    }, delayMs);
+  }
+
+  private async scrape(): Promise<BrokerSample> {
+    const target =
+      typeof this.options.target === 'function' ? this.options.target() : this.options.target;
+    let sample: BrokerSample;
+    if (!target) {
+      sample = this.unreachable(
+        this.options.unavailableError ?? errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
+      );
+    } else {
+      try {
+        sample = await this.read(target);
+      } catch (error) {
+        sample = this.unreachable(
+          errorInfo('SWB_ERR_BROKER_UNREACHABLE', (error as Error).message),
+        );
+      }
+    }
+    this.buffer.push(sample);
+    this.lastReachable = sample.reachable ? sample : null;
+    for (const listener of this.listeners) listener(sample);
+    return sample;
+  }
+
+  private async read(target: ScrapeTarget): Promise<BrokerSample> {
+    const [healthJson, statsJson, metricsText] = await Promise.all([
+      this.get(target, HttpPath.HEALTH, false),
+      this.get(target, HttpPath.STATS, true),
+      this.get(target, HttpPath.METRICS, true),
+    ]);
+    const health = validate(HealthSchema, parseJson(healthJson, HttpPath.HEALTH), HttpPath.HEALTH);
+    const stats = validate(StatsSchema, parseJson(statsJson, HttpPath.STATS), HttpPath.STATS);
+    let exposition;
+    try {
+      exposition = parsePrometheusText(metricsText);
+    } catch (error) {
+      throw new Error(`Invalid ${HttpPath.METRICS} response: ${(error as Error).message}`);
+    }
+    const counters: Counters = {
+      produced: sumSamples(exposition, MetricName.MESSAGES_PRODUCED_TOTAL),
+      delivered: sumSamples(exposition, MetricName.MESSAGES_DELIVERED_TOTAL),
+      connectionsTotal: sumSamples(exposition, MetricName.CONNECTIONS_TOTAL),
+      connectionsCurrent: sumSamples(exposition, MetricName.CONNECTIONS_CURRENT),
+    };
+    const sampledAt = Date.now();
+    return {
+      sampledAt,
+      reachable: true,
+      error: null,
+      health,
+      stats,
+      counters,
+      rates: this.rates(counters, sampledAt),
+    };
+  }
+
+  private rates(counters: Counters, sampledAt: number): BrokerSample['rates'] {
+    const previous = this.lastReachable;
+    if (!previous?.counters) return null;
+    const seconds = (sampledAt - previous.sampledAt) / 1000;
+    if (seconds <= 0) return null;
+    // A counter that went down means the broker restarted: count from zero (Prometheus rate()).
+    const increase = (now: number, before: number): number => (now >= before ? now - before : now);
+    return {
+      produced: increase(counters.produced, previous.counters.produced) / seconds,
+      delivered: increase(counters.delivered, previous.counters.delivered) / seconds,
+    };
+  }
+
+  private async get(target: ScrapeTarget, path: string, authenticated: boolean): Promise<string> {
+    const headers: Record<string, string> = {};
+    if (authenticated && target.bearerToken) headers.authorization = `Bearer ${target.bearerToken}`;
+    const url = new URL(path, target.baseUrl).toString();
+    const response = await httpGetText(url, {
+      timeoutMs: this.options.timeoutMs ?? 2_000,
+      headers,
+    });
+    if (response.status !== 200) throw new Error(`GET ${path} answered HTTP ${response.status}`);
+    return response.body;
+  }
+
+  private unreachable(error: ErrorInfo): BrokerSample {
+    return {
+      sampledAt: Date.now(),
+      reachable: false,
+      error,
+      health: null,
+      stats: null,
+      counters: null,
+      rates: null,
+    };
+  }
+}
+
+function parseJson(text: string, path: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`Invalid ${path} response: not JSON`);
+  }
+}
+
+function validate<T>(
+  schema: {
+    safeParse(
+      v: unknown,
+    ):
+      | { success: true; data: T }
+      | { success: false; error: { issues: { path: PropertyKey[]; message: string }[] } };
+  },
+  value: unknown,
+  path: string,
+): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issue = result.error.issues[0];
+  const where = issue?.path.length ? issue.path.map(String).join('.') : '(root)';
+  throw new Error(`Invalid ${path} response: ${where}: ${issue?.message ?? 'schema mismatch'}`);
+}

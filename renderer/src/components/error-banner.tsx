@@ -1,0 +1,15 @@
+/** An inline alert for a failed broker or action. Renders nothing without a message. */
+export interface ErrorBannerProps {
+  title: string;
+  message: string | null | undefined;
+  testId?: string;
+}
+
+export function ErrorBanner({ title, message, testId }: ErrorBannerProps) {
+  if (!message) return null;
+  return (
+    <div className="error-banner" role="alert" data-testid={testId}>
+      <strong>{title}</strong> {message}
+    </div>
+  );
+}

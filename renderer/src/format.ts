@@ -1,0 +1,31 @@
+/** Display formatting for the console (fixed `en-US` so numbers read the same everywhere). */
+
+const integer = new Intl.NumberFormat('en-US', { maximumFractionDigits: 0 });
+const oneDecimal = new Intl.NumberFormat('en-US', {
+  minimumFractionDigits: 1,
+  maximumFractionDigits: 1,
+});
+
+/** `1234` → `"1,234"`; null → `"—"`. */
+export function formatCount(value: number | null | undefined): string {
+  return value === null || value === undefined ? '—' : integer.format(value);
+}
+
+/** Messages per second: `12.5` → `"12.5/s"`; null → `"—/s"`. */
+export function formatRate(perSecond: number | null | undefined): string {
+  return perSecond === null || perSecond === undefined
+    ? '—/s'
+    : `${oneDecimal.format(perSecond)}/s`;
+}
+
+/** Whole seconds as `"45s"`, `"3m 05s"`, `"2h 03m"`, `"4d 02h"`; null → `"—"`. */
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds) || seconds < 0)
+    return '—';
+  const s = Math.floor(seconds);
+  const pad = (n: number): string => String(n).padStart(2, '0');
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${pad(s % 60)}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
+  return `${Math.floor(s / 86_400)}d ${pad(Math.floor((s % 86_400) / 3600))}h`;
+}

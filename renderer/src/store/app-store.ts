@@ -1,0 +1,19 @@
+/**
+ * The renderer's zustand store: one slice per domain (zustand "slices pattern"), combined here.
+ * `resetAppStore()` restores the initial state (tests call it between cases).
+ */
+import { create } from 'zustand';
+import { createOverviewSlice, type OverviewSlice } from './overview-slice';
+import { createSessionSlice, type SessionSlice } from './session-slice';
+
+export type AppState = OverviewSlice & SessionSlice;
+
+export const useAppStore = create<AppState>()((...args) => ({
+  ...createOverviewSlice(...args),
+  ...createSessionSlice(...args),
+}));
+
+/** Restores every slice to its initial state. */
+export function resetAppStore(): void {
+  useAppStore.setState(useAppStore.getInitialState(), true);
+}

@@ -1,0 +1,26 @@
+/**
+ * Vite config of the console renderer. Used by `npm run build:renderer`, by the web host's
+ * on-demand build (electron/web/renderer-build.ts) and by scripts/build-electron.mjs.
+ * The output has no inline scripts or styles, so it runs under the hosts' strict CSP.
+ */
+import { fileURLToPath } from 'node:url';
+import react from '@vitejs/plugin-react';
+import { defineConfig } from 'vite';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+export default defineConfig({
+  root,
+  // Relative asset URLs work both from the web host (http://127.0.0.1:<port>/) and from the
+  // Electron app protocol (app://switchboard/).
+  base: './',
+  plugins: [react()],
+  build: {
+    outDir: 'dist',
+    emptyOutDir: true,
+    target: 'es2022',
+    // The polyfill is for old browsers; both hosts are current Chromium.
+    modulePreload: { polyfill: false },
+    assetsInlineLimit: 0,
+  },
+});

@@ -1,0 +1,95 @@
+#!/usr/bin/env node
+/**
+ * Builds the desktop app into dist/:
+ *   dist/electron/main.js        Electron main process (ESM; npm packages stay external)
+ *   dist/electron/preload.cjs    sandboxed preload (CommonJS, one self-contained file)
+ *   dist/electron/broker-host.mjs  utility-process entry bridging parentPort → process.send
+ *   dist/electron/broker-cli.mjs   the broker CLI (broker/cli.ts)
+ *   dist/renderer/               the renderer (Vite)
+ * Usage: node scripts/build-electron.mjs   (npm run build:electron)
+ */
+import { build as esbuild } from 'esbuild';
+import { readFile, rm } from 'node:fs/promises';
+import path from 'node:path';
+import console from 'node:console';
+import process from 'node:process';
+import { fileURLToPath, URL } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const out = path.join(root, 'dist');
+const electronOut = path.join(out, 'electron');
+
+// ESM bundles may contain CommonJS code that calls require(); give it one.
+const requireShim =
+  "import { createRequire as __swbCreateRequire } from 'node:module'; const require = __swbCreateRequire(import.meta.url);";
+
+const common = {
+  bundle: true,
+  platform: 'node',
+  target: 'node20',
+  sourcemap: true,
+  logLevel: 'warning',
+  absWorkingDir: root,
+};
+
+async function packageVersion() {
+  return JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version;
+}
+
+export async function buildElectron() {
+  await rm(out, { recursive: true, force: true });
+  await Promise.all([
+    esbuild({
+      ...common,
+      entryPoints: { main: 'electron/main/main.ts' },
+      outdir: electronOut,
+      format: 'esm',
+      outExtension: { '.js': '.js' },
+      packages: 'external',
+      external: ['electron'],
+      banner: { js: requireShim },
+    }),
+    esbuild({
+      ...common,
+      entryPoints: { preload: 'electron/preload/preload.ts' },
+      outdir: electronOut,
+      format: 'cjs',
+      outExtension: { '.js': '.cjs' },
+      // Sandboxed preloads can require only 'electron' (and a few polyfilled modules): bundle all
+      // else. Minified because the contract module brings zod along (parsed on every page load).
+      external: ['electron'],
+      minify: true,
+    }),
+    esbuild({
+      ...common,
+      entryPoints: {
+        'broker-host': 'electron/main/broker-utility-entry.ts',
+        'broker-cli': 'broker/cli.ts',
+      },
+      outdir: electronOut,
+      format: 'esm',
+      // broker/version.ts cannot find package.json from inside a bundle; it honours this instead.
+      define: { 'process.env.SWITCHBOARD_VERSION': JSON.stringify(await packageVersion()) },
+      outExtension: { '.js': '.mjs' },
+      packages: 'external',
+      banner: { js: requireShim },
+    }),
+  ]);
+  const { build: viteBuild } = await import('vite');
+  await viteBuild({
+    configFile: path.join(root, 'renderer', 'vite.config.ts'),
+    logLevel: 'warn',
+    build: { outDir: path.join(out, 'renderer'), emptyOutDir: true },
+  });
+  return out;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  buildElectron().then(
+    (dir) => console.log(`Built the desktop app into ${path.relative(process.cwd(), dir) || '.'}`),
+    (error) => {
+      console.error(error instanceof Error ? error.message : error);
+      process.exit(1);
+    },
+  );
+}

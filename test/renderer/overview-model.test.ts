@@ -1,0 +1,128 @@
+import { describe, expect, it } from 'vitest';
+import { buildOverviewModel, sumRegistrations } from '../../renderer/src/views/overview-model';
+import { formatCount, formatDuration, formatRate } from '../../renderer/src/format';
+import {
+  LOCAL_CONNECTION_ID,
+  type LocalBrokerStatus,
+  type Overview,
+} from '../../shared/console-api';
+
+const running: LocalBrokerStatus = {
+  state: 'running',
+  port: 17352,
+  pid: 42,
+  restarts: 1,
+  startedAt: 1_000,
+  lastError: null,
+  dataDir: '/data',
+};
+
+const overview: Overview = {
+  connectionId: LOCAL_CONNECTION_ID,
+  name: 'Local broker',
+  url: 'http://127.0.0.1:17352',
+  reachable: true,
+  error: null,
+  health: { status: 'ok', version: '0.1.0', uptime_seconds: 75, node_id: null },
+  stats: {
+    realms: {
+      default: {
+        producers: { total: 2, online: 1 },
+        consumers: { total: 3, online: 3 },
+        subscriptions: 2,
+      },
+      ops: {
+        producers: { total: 1, online: 1 },
+        consumers: { total: 0, online: 0 },
+        subscriptions: 0,
+      },
+    },
+    connections_current: 5,
+  },
+  counters: { produced: 100, delivered: 300, connectionsTotal: 9, connectionsCurrent: 5 },
+  rates: { produced: 12.5, delivered: 37.5 },
+  local: running,
+  sampledAt: 2_000,
+};
+
+describe('overview model', () => {
+  it('sums registrations over realms', () => {
+    expect(sumRegistrations(overview.stats!)).toEqual({
+      producers: { online: 2, total: 3 },
+      consumers: { online: 3, total: 3 },
+    });
+  });
+
+  it('derives the figures of a running broker', () => {
+    expect(buildOverviewModel(overview, running)).toMatchObject({
+      state: 'running',
+      tone: 'ok',
+      port: 17352,
+      uptimeSeconds: 75,
+      produced: 100,
+      delivered: 300,
+      producedRate: 12.5,
+      deliveredRate: 37.5,
+      connections: 5,
+      restarts: 1,
+      problem: null,
+    });
+  });
+
+  it('shows the supervisor error of a failed broker and no stale figures', () => {
+    const failed: LocalBrokerStatus = {
+      ...running,
+      state: 'failed',
+      pid: null,
+      lastError: 'Port 17352 is already in use',
+    };
+    const unreachable: Overview = {
+      ...overview,
+      reachable: false,
+      error: { code: 'SWB_ERR_BROKER_NOT_RUNNING', message: 'Local broker is not running' },
+      health: null,
+      stats: null,
+      counters: null,
+      rates: null,
+      local: failed,
+    };
+    expect(buildOverviewModel(unreachable, failed)).toMatchObject({
+      state: 'failed',
+      tone: 'bad',
+      produced: null,
+      producers: null,
+      problem: 'Port 17352 is already in use',
+    });
+  });
+
+  it('reports a scrape error while the broker process runs', () => {
+    const blind: Overview = {
+      ...overview,
+      reachable: false,
+      error: { code: 'SWB_ERR_BROKER_UNREACHABLE', message: 'Timed out after 2000 ms' },
+    };
+    expect(buildOverviewModel(blind, running).problem).toBe('Timed out after 2000 ms');
+    expect(buildOverviewModel(undefined, null)).toMatchObject({
+      state: 'unknown',
+      tone: 'idle',
+      port: null,
+    });
+  });
+});
+
+describe('format', () => {
+  it('formats counts, rates and durations', () => {
+    expect(formatCount(1234567)).toBe('1,234,567');
+    expect(formatCount(null)).toBe('—');
+    expect(formatRate(12.345)).toBe('12.3/s');
+    expect(formatRate(null)).toBe('—/s');
+    expect([0, 59, 61, 3_600 + 180, 86_400 * 2 + 3_600 * 5, -1].map(formatDuration)).toEqual([
+      '0s',
+      '59s',
+      '1m 01s',
+      '1h 03m',
+      '2d 05h',
+      '—',
+    ]);
+  });
+});

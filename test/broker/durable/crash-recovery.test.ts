@@ -103,18 +103,21 @@ describe('kill -9 with SQLite storage', () => {
     expect(confirmed.size).toBeGreaterThanOrEqual(KILL_AFTER + afterRestart.length);
     const back = await connect(second.url);
     const received: number[] = [];
+    const seen = new Set<number>();
     let last = Date.now();
     back.on(JOB, (env: DeliveryEnvelope) => {
       received.push(env.message as number);
+      seen.add(env.message as number);
       last = Date.now();
       back.emit(ClientEvent.ACK, { msgId: env.msgId });
     });
     back.emit(ClientEvent.CONSUMER, { name: 'crash-w', id: 'crash-w', consumer_id: 'crash-w' });
     back.emit(ClientEvent.SUBSCRIBE, SUBSCRIPTION);
-    while (Date.now() - last < 1500 || received.length === 0) {
-      await delay(100);
-      if (received.length === 0 && Date.now() - last > 15_000) break;
-    }
+    // Wait for every confirmed message (bounded), then a quiet spell to count duplicates.
+    const deadline = Date.now() + 60_000;
+    const allIn = () => [...confirmed].every((i) => seen.has(i));
+    while (!allIn() && Date.now() < deadline) await delay(100);
+    while (Date.now() - last < 500) await delay(100);
 
     const got = new Set(received);
     const lost = [...confirmed].filter((i) => !got.has(i));

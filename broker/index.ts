@@ -29,7 +29,7 @@ import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
 import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore } from './storage/create-store';
-import type { MessageStore } from './storage/message-store';
+import type { MessageStore, StoredEntry } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
 import type { BrokerServer } from './transport/socket-types';
 import { BROKER_VERSION } from './version';
@@ -81,6 +81,12 @@ export interface Broker {
   status(): BrokerStatus;
   /** The message store (durable copies and DLQ), for management and tests. */
   readonly store: MessageStore;
+  /**
+   * Moves a DLQ entry back to its consumer's queue (`spec/protocol-core.md` §10.5) and replays
+   * it at once when a matching subscription has a live consumer. Resolves with the re-queued
+   * entry, or null when no such DLQ entry exists (in `realm`, when given).
+   */
+  replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
 }
 
 /**
@@ -293,5 +299,16 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
       connectionsCurrent: connectionsCurrent(),
     }),
     store,
+    async replayDlq(msgId, realm) {
+      const entry = await store.replayDlq(msgId, realm);
+      if (!entry) return null;
+      const registry = realms.get(entry.realm);
+      for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
+        if (record.consumerId === entry.consumer && registry!.consumers.get(record.consumer)?.online) {
+          void replayer.replay(registry!, record);
+        }
+      }
+      return entry;
+    },
   };
 }

@@ -105,6 +105,8 @@ export const ProtocolErrorCode = {
   E2EE_REQUIRED: -6,
   /** Switchboard extension: a limit (size, partial transfers) was exceeded. */
   LIMIT_EXCEEDED: -7,
+  /** Switchboard extension: a durable copy could not be stored (store error or queue cap). */
+  NOT_STORED: -8,
 } as const;
 
 /** Verbatim `ERROR` texts the reference sends and clients may match on (§4). */

@@ -5,10 +5,11 @@
  * binding side effect), §9.3 (effective TTL) and §13 (broadcast switch). A socket.io
  * acknowledgement callback, when given, is a publisher confirm (ARCHITECTURE §4): it is
  * answered `{ok: true, msgIds}` only after every durable copy is committed, or
- * `{ok: false, code, message}` when one could not be stored.
+ * `{ok: false, code, message}` when one could not be stored. Without a callback, a copy that
+ * could not be stored is reported as `ERROR {code: -8}` (Switchboard extension).
  */
 import { parseTtlSeconds } from '../../shared/duration';
-import { Protocol } from '../../shared/protocol-events';
+import { Protocol, ProtocolErrorCode, ServerEvent } from '../../shared/protocol-events';
 import type { ProducePayload } from '../../shared/protocol-payloads';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { EventHandler } from './handler-context';
@@ -73,7 +74,20 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   };
   ctx.metrics.messageProduced(realmName, msg.event);
   const stored = ctx.router.route(msg);
-  if (!ack) return;
+  if (stored.length === 0 && !ack) return;
+  if (!ack) {
+    // No confirm callback: a copy that could not be stored is still reported, as an ERROR.
+    void Promise.all(stored).then((outcomes) => {
+      const failed = outcomes.find((o) => !o.ok);
+      if (failed && !failed.ok && socket.connected) {
+        socket.emit(ServerEvent.ERROR, {
+          message: `Durable copy not stored: ${failed.error.message}`,
+          code: ProtocolErrorCode.NOT_STORED,
+        });
+      }
+    });
+    return;
+  }
   // Publisher confirm: answered once every durable copy is committed (ARCHITECTURE §4).
   Promise.all(stored).then((outcomes) => {
     const failed = outcomes.find((o) => !o.ok);

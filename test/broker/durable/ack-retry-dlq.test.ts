@@ -54,10 +54,15 @@ describe('reliable delivery (§10)', () => {
     expect(dlq[0]!.message.message).toBe('doomed');
     expect(dlq[0]!.reason).toBe('ack timeout after 2 attempt(s)');
     expect(dlq[0]!.event).toBe('fleet-job');
-    const metrics = await fetch(`${ctx.h.url}/api/metrics`).then((r) => (r.status === 200 ? r.text() : ''));
-    // The HTTP API is off in this broker; the counters are still kept.
-    expect(metrics).toBe('');
-    expect(ctx.h.broker.status().delivered).toBe(2);
+    // Replay from the DLQ re-queues it for the same consumer and delivers it at once (§10.5).
+    const again = waitFor<DeliveryEnvelope>(c, JOB);
+    expect((await ctx.h.broker.replayDlq(dlq[0]!.id, 'default'))?.id).toBe(dlq[0]!.id);
+    const redelivered = await again;
+    expect(redelivered).toMatchObject({ message: 'doomed', msgId: dlq[0]!.id, delivery_attempt: 1 });
+    expect(await ctx.h.broker.store.listDlq('default')).toEqual([]);
+    const acked = await c.timeout(2000).emitWithAck(ClientEvent.ACK, { msgId: redelivered.msgId });
+    expect(acked).toEqual({ ok: true, msgId: redelivered.msgId });
+    expect(ctx.h.broker.status().delivered).toBe(3);
   });
 
   it('follows the §10.3 schedule: 0/300/700/1300 ms, DLQ near 1500 ms (T=200, d=100, exponential)', async () => {

@@ -9,6 +9,10 @@
 import { z } from 'zod';
 import type { ErrorInfo } from './error-catalogue';
 import { HealthSchema, StatsSchema } from './http-api';
+import {
+  CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
+  CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
+} from './console-channels';
 
 /** Lifecycle of the supervised local broker process. */
 export const LocalBrokerState = z.enum(['starting', 'running', 'restarting', 'stopped', 'failed']);
@@ -111,20 +115,13 @@ export type ConsoleService = {
   on<E extends ConsoleEventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
 };
 
-export const CONSOLE_METHOD_NAMES = Object.keys(ConsoleMethods) as ConsoleMethodName[];
-export const CONSOLE_EVENT_NAMES = Object.keys(ConsoleEvents) as ConsoleEventName[];
+export { CONSOLE_EVENT_NAMES, CONSOLE_METHOD_NAMES, ConsoleChannel } from './console-channels';
 
-/** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */
-export const ConsoleChannel = {
-  /** Electron: `ipcRenderer.invoke(INVOKE, method, input)`. */
-  INVOKE: 'switchboard:invoke',
-  /** Electron: main → renderer pushes `(event, payload)`. */
-  EVENT: 'switchboard:event',
-  /** Web host: `POST <CALL_PREFIX><method>` with the JSON input as body. */
-  CALL_PREFIX: '/console-api/call/',
-  /** Web host: WebSocket endpoint; the first message must be `{type: "hello", token}`. */
-  EVENTS_PATH: '/console-api/events',
-} as const;
+// The zod-free name lists must match the schemas' keys exactly (checked by the compiler).
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const _namesMatch: Same<ConsoleMethodName, (typeof CONSOLE_METHOD_NAME_LIST)[number]> &
+  Same<ConsoleEventName, (typeof CONSOLE_EVENT_NAME_LIST)[number]> = true;
+void _namesMatch;
 
 /** Frames on the web host's event WebSocket. */
 export type ConsoleSocketFrame =

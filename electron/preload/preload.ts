@@ -9,8 +9,8 @@ import {
   CONSOLE_EVENT_NAMES,
   CONSOLE_METHOD_NAMES,
   ConsoleChannel,
-  type ConsoleEventName,
-} from '../../shared/console-api';
+  type ConsoleEventStreamName as ConsoleEventName,
+} from '../../shared/console-channels';
 
 const methods = Object.fromEntries(
   CONSOLE_METHOD_NAMES.map((name) => [

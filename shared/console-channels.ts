@@ -1,0 +1,27 @@
+/**
+ * The ConsoleApi's method and event names and its transports' channels, without zod, so that
+ * the sandboxed Electron preload (bundled into one file) stays small. `console-api.ts` checks
+ * at compile time that these lists match its schemas.
+ */
+
+/** Request/response methods of the ConsoleApi (schemas in `console-api.ts`). */
+export const CONSOLE_METHOD_NAMES = ['getOverview', 'getLocalBroker', 'restartLocalBroker'] as const;
+
+/** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
+export const CONSOLE_EVENT_NAMES = ['overview', 'localBroker'] as const;
+
+/** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */
+export const ConsoleChannel = {
+  /** Electron: `ipcRenderer.invoke(INVOKE, method, input)`. */
+  INVOKE: 'switchboard:invoke',
+  /** Electron: main → renderer pushes `(event, payload)`. */
+  EVENT: 'switchboard:event',
+  /** Web host: `POST <CALL_PREFIX><method>` with the JSON input as body. */
+  CALL_PREFIX: '/console-api/call/',
+  /** Web host: WebSocket endpoint; the first message must be `{type: "hello", token}`. */
+  EVENTS_PATH: '/console-api/events',
+} as const;
+
+
+/** Name of one ConsoleApi event stream. */
+export type ConsoleEventStreamName = (typeof CONSOLE_EVENT_NAMES)[number];

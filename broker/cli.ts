@@ -51,7 +51,14 @@ function parseFlags() {
       strict: true,
     }).values;
   } catch (err) {
-    return fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message: `${(err as Error).message}\n${USAGE}` }, BrokerExitCode.CONFIG);
+    return fail(
+      {
+        type: 'broker-fatal',
+        code: 'SWB_ERR_VALIDATION',
+        message: `${(err as Error).message}\n${USAGE}`,
+      },
+      BrokerExitCode.CONFIG,
+    );
   }
 }
 
@@ -64,7 +71,10 @@ async function main(): Promise<void> {
   const portText = flags.port ?? process.env.TYO_MQ_PORT ?? String(Protocol.DEFAULT_PORT);
   const port = Number(portText);
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message: `Invalid port: ${portText}` }, BrokerExitCode.CONFIG);
+    fail(
+      { type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message: `Invalid port: ${portText}` },
+      BrokerExitCode.CONFIG,
+    );
   }
   const host = flags.host ?? '0.0.0.0';
   const dataDir = resolve(flags['data-dir'] ?? '.data');
@@ -88,12 +98,24 @@ async function main(): Promise<void> {
   try {
     const bound = await broker.listen(port, host);
     logger.info({ dataDir }, 'data directory');
-    send({ type: 'broker-ready', port: bound.port, host: bound.host, pid: process.pid, version: BROKER_VERSION });
+    send({
+      type: 'broker-ready',
+      port: bound.port,
+      host: bound.host,
+      pid: process.pid,
+      version: BROKER_VERSION,
+    });
   } catch (err) {
     if (err instanceof SwitchboardError && err.code === 'SWB_ERR_PORT_IN_USE') {
-      fail({ type: 'broker-fatal', code: 'SWB_ERR_PORT_IN_USE', message: err.message }, BrokerExitCode.PORT_IN_USE);
+      fail(
+        { type: 'broker-fatal', code: 'SWB_ERR_PORT_IN_USE', message: err.message },
+        BrokerExitCode.PORT_IN_USE,
+      );
     }
-    fail({ type: 'broker-fatal', code: 'SWB_ERR_INTERNAL', message: (err as Error).message }, BrokerExitCode.CRASH);
+    fail(
+      { type: 'broker-fatal', code: 'SWB_ERR_INTERNAL', message: (err as Error).message },
+      BrokerExitCode.CRASH,
+    );
   }
 
   let stopping = false;

@@ -93,7 +93,10 @@ export interface Broker {
  * Builds a broker from settings.
  * @throws SwitchboardError `SWB_ERR_VALIDATION` when the settings are invalid.
  */
-export function createBroker(input: SettingsInput | unknown = {}, options: BrokerOptions = {}): Broker {
+export function createBroker(
+  input: SettingsInput | unknown = {},
+  options: BrokerOptions = {},
+): Broker {
   const settings = parseSettings(input, options.env ?? process.env);
   const logger = options.logger ?? createLogger();
   for (const key of unsupportedKeys(settings)) {
@@ -120,7 +123,10 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
     },
   });
   const connectionsCurrent = (): number => io.engine?.clientsCount ?? 0;
-  const metrics = new BrokerMetrics(settings.input_limits.max_event_labels_per_realm, connectionsCurrent);
+  const metrics = new BrokerMetrics(
+    settings.input_limits.max_event_labels_per_realm,
+    connectionsCurrent,
+  );
   const realms = new RealmDirectory();
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
@@ -304,7 +310,10 @@ export function createBroker(input: SettingsInput | unknown = {}, options: Broke
       if (!entry) return null;
       const registry = realms.get(entry.realm);
       for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
-        if (record.consumerId === entry.consumer && registry!.consumers.get(record.consumer)?.online) {
+        if (
+          record.consumerId === entry.consumer &&
+          registry!.consumers.get(record.consumer)?.online
+        ) {
           void replayer.replay(registry!, record);
         }
       }

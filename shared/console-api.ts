@@ -9,7 +9,7 @@
 import { z } from 'zod';
 import type { ErrorInfo } from './error-catalogue';
 import { HealthSchema, StatsSchema } from './http-api';
-import {
+import type {
   CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
   CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
 } from './console-channels';
@@ -103,16 +103,22 @@ export type ConsoleApi = {
   [M in ConsoleMethodName]: (input: MethodInput<M>) => Promise<Result<MethodOutput<M>>>;
 } & {
   /** Subscribes to an event stream; returns the unsubscribe function. */
-  on<E extends ConsoleEventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+  on<E extends ConsoleEventName>(
+    event: E,
+    listener: (payload: EventPayload<E>) => void,
+  ): () => void;
 };
 
 /** The service side: what the main process / web host implements behind a transport. */
 export type ConsoleService = {
-  [M in ConsoleMethodName]: (input: z.infer<(typeof ConsoleMethods)[M]['input']>) => Promise<
-    MethodOutput<M>
-  >;
+  [M in ConsoleMethodName]: (
+    input: z.infer<(typeof ConsoleMethods)[M]['input']>,
+  ) => Promise<MethodOutput<M>>;
 } & {
-  on<E extends ConsoleEventName>(event: E, listener: (payload: EventPayload<E>) => void): () => void;
+  on<E extends ConsoleEventName>(
+    event: E,
+    listener: (payload: EventPayload<E>) => void,
+  ): () => void;
 };
 
 export { CONSOLE_EVENT_NAMES, CONSOLE_METHOD_NAMES, ConsoleChannel } from './console-channels';

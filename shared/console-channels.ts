@@ -5,7 +5,11 @@
  */
 
 /** Request/response methods of the ConsoleApi (schemas in `console-api.ts`). */
-export const CONSOLE_METHOD_NAMES = ['getOverview', 'getLocalBroker', 'restartLocalBroker'] as const;
+export const CONSOLE_METHOD_NAMES = [
+  'getOverview',
+  'getLocalBroker',
+  'restartLocalBroker',
+] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
 export const CONSOLE_EVENT_NAMES = ['overview', 'localBroker'] as const;
@@ -21,7 +25,6 @@ export const ConsoleChannel = {
   /** Web host: WebSocket endpoint; the first message must be `{type: "hello", token}`. */
   EVENTS_PATH: '/console-api/events',
 } as const;
-
 
 /** Name of one ConsoleApi event stream. */
 export type ConsoleEventStreamName = (typeof CONSOLE_EVENT_NAMES)[number];

@@ -25,9 +25,7 @@ export const EventField = z.union([
 ]);
 
 /** `CONSUMER` (§3.1). `consumer_id` is accepted and ignored here (it matters in `SUBSCRIBE`). */
-export const ConsumerPayload = z
-  .object({ name, id: optName, consumer_id: optName })
-  .passthrough();
+export const ConsumerPayload = z.object({ name, id: optName, consumer_id: optName }).passthrough();
 export type ConsumerPayload = z.infer<typeof ConsumerPayload>;
 
 /** `PRODUCER` (§3.2). `default_ttl` is in seconds (a duration string is accepted too). */
@@ -35,12 +33,18 @@ export const ProducerPayload = z
   .object({
     name,
     id: optName,
-    default_ttl: z.union([z.number(), z.string().max(64)]).optional().nullable(),
+    default_ttl: z
+      .union([z.number(), z.string().max(64)])
+      .optional()
+      .nullable(),
   })
   .passthrough();
 export type ProducerPayload = z.infer<typeof ProducerPayload>;
 
-const Duration = z.union([z.number(), z.string().max(64)]).optional().nullable();
+const Duration = z
+  .union([z.number(), z.string().max(64)])
+  .optional()
+  .nullable();
 
 /** Retry policy object of a subscription (§10.3); normalised when used. */
 export const RetryOptions = z
@@ -86,7 +90,10 @@ export type SubscribePayload = z.infer<typeof SubscribePayload>;
 
 /** `UNSUBSCRIBE` (Note 3.4 fix): a subscription key, or `{event, producer?, consumer?}`. */
 export const UnsubscribePayload = z.union([
-  z.string().min(1).max(MAX_NAME_LENGTH + MAX_EVENT_LENGTH + 1),
+  z
+    .string()
+    .min(1)
+    .max(MAX_NAME_LENGTH + MAX_EVENT_LENGTH + 1),
   z.object({ event: EventField, producer: optName, consumer: optName }).passthrough(),
 ]);
 export type UnsubscribePayload = z.infer<typeof UnsubscribePayload>;
@@ -97,8 +104,14 @@ export const ProducePayload = z
     event: EventField,
     message: z.unknown().optional(),
     from: optName,
-    ttl: z.union([z.number(), z.string().max(64)]).optional().nullable(),
-    lifespan: z.union([z.number(), z.string().max(64)]).optional().nullable(),
+    ttl: z
+      .union([z.number(), z.string().max(64)])
+      .optional()
+      .nullable(),
+    lifespan: z
+      .union([z.number(), z.string().max(64)])
+      .optional()
+      .nullable(),
     guaranteed: z.unknown().optional(),
     guaranteed_delivery: z.unknown().optional(),
     guaranteedDelivery: z.unknown().optional(),

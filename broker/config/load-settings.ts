@@ -30,7 +30,10 @@ export function parseSettings(input: unknown = {}, env: NodeJS.ProcessEnv = {}):
  * Loads and validates a JSON settings file.
  * @throws SwitchboardError `SWB_ERR_VALIDATION` when the file is unreadable, not JSON, or invalid.
  */
-export async function loadSettingsFile(path: string, env: NodeJS.ProcessEnv = {}): Promise<Settings> {
+export async function loadSettingsFile(
+  path: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<Settings> {
   return parseSettings(await readSettingsFile(path), env);
 }
 
@@ -59,7 +62,10 @@ export async function readSettingsFile(path: string): Promise<Record<string, unk
     );
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {
-    throw new SwitchboardError('SWB_ERR_VALIDATION', `Settings file ${path} must hold a JSON object`);
+    throw new SwitchboardError(
+      'SWB_ERR_VALIDATION',
+      `Settings file ${path} must hold a JSON object`,
+    );
   }
   return normalizeSettingsAliases(json) as Record<string, unknown>;
 }

@@ -41,7 +41,8 @@ function fold(obj: Json, aliases: Record<string, string>): Json {
   return out;
 }
 
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Returns a copy of `input` with aliases folded; non-objects are returned unchanged. */
 export function normalizeSettingsAliases(input: unknown): unknown {

@@ -34,7 +34,11 @@ const IdleEvictionSchema = z
 const InputLimitsSchema = z
   .object({
     /** Largest reassembled `PRODUCE_CHUNK` message: 64 Mi code units. */
-    max_chunked_message_length: z.number().int().positive().default(64 * 1024 * 1024),
+    max_chunked_message_length: z
+      .number()
+      .int()
+      .positive()
+      .default(64 * 1024 * 1024),
     /** Partial chunked transfers one socket may hold at once. */
     max_partial_transfers_per_socket: z.number().int().positive().default(16),
     /** A partial transfer with no new chunk for this long is dropped. */

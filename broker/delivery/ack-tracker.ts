@@ -144,14 +144,17 @@ export class AckTracker {
       this.hooks.exhausted(msgId, copy, `ack timeout after ${p.attempt} attempt(s)`);
       return;
     }
-    p.timer = setTimeout(() => {
-      p.timer = null;
-      if (this.pending.get(msgId) !== p) return;
-      const socket = copy.currentSocket();
-      // No live socket: the copy stays stored for the consumer's next SUBSCRIBE (§10.2).
-      if (socket?.connected) this.attempt(msgId, p, socket, p.attempt + 1);
-      else this.pending.delete(msgId);
-    }, retryDelayMs(copy.retry, p.attempt));
+    p.timer = setTimeout(
+      () => {
+        p.timer = null;
+        if (this.pending.get(msgId) !== p) return;
+        const socket = copy.currentSocket();
+        // No live socket: the copy stays stored for the consumer's next SUBSCRIBE (§10.2).
+        if (socket?.connected) this.attempt(msgId, p, socket, p.attempt + 1);
+        else this.pending.delete(msgId);
+      },
+      retryDelayMs(copy.retry, p.attempt),
+    );
     p.timer.unref();
   }
 }

@@ -64,7 +64,10 @@ export class ChunkAssembler {
       this.bySocket.set(socketId, transfers);
     }
     if (chunk.total !== transfer.total || chunk.index >= transfer.total) {
-      return { status: 'rejected', reason: `Chunk index/total do not match transfer ${chunk.transferId}` };
+      return {
+        status: 'rejected',
+        reason: `Chunk index/total do not match transfer ${chunk.transferId}`,
+      };
     }
     if (transfer.parts[chunk.index] !== undefined) return { status: 'partial' };
     transfer.length += chunk.data.length;

@@ -104,7 +104,8 @@ export class Delivery {
       const now = liveSocket(realm, record.consumer);
       if (outcome.ok) {
         // If the consumer left meanwhile, the copy waits in the store for its replay.
-        if (now) this.acks.deliver(now, outcome.msgId, reliableCopy(realm, record, envelope, group));
+        if (now)
+          this.acks.deliver(now, outcome.msgId, reliableCopy(realm, record, envelope, group));
       } else if (now) {
         this.emit(realm.name, now, consumeEvent(record.key), envelope);
       }
@@ -113,7 +114,12 @@ export class Delivery {
   }
 
   /** Emits one delivery on `eventName` and counts it. */
-  emit(realm: string, socket: BrokerSocket, eventName: `CONSUME-${string}`, envelope: DeliveryEnvelope) {
+  emit(
+    realm: string,
+    socket: BrokerSocket,
+    eventName: `CONSUME-${string}`,
+    envelope: DeliveryEnvelope,
+  ) {
     emitDelivery(socket, eventName, envelope);
     this.metrics.messageDelivered(realm, envelope.event);
   }
@@ -137,7 +143,10 @@ export class Delivery {
   ): Promise<StoreOutcome> {
     try {
       if (!(await this.cap.admit(realm))) {
-        throw new SwitchboardError('SWB_ERR_QUEUE_FULL', `Durable queue cap of realm ${realm} reached`);
+        throw new SwitchboardError(
+          'SWB_ERR_QUEUE_FULL',
+          `Durable queue cap of realm ${realm} reached`,
+        );
       }
       const msgId = await this.store.enqueue(realm, record.key, {
         consumer: record.consumerId,
@@ -152,7 +161,10 @@ export class Delivery {
         err instanceof SwitchboardError
           ? err.toInfo()
           : { code: 'SWB_ERR_STORAGE' as const, message: (err as Error).message };
-      this.logger.error({ realm, key: record.key, consumer: record.consumerId, error }, 'durable copy not stored');
+      this.logger.error(
+        { realm, key: record.key, consumer: record.consumerId, error },
+        'durable copy not stored',
+      );
       return { ok: false, error };
     }
   }

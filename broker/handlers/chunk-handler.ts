@@ -3,11 +3,7 @@
  * `ChunkAssembler`; a complete message is parsed and handled exactly like a `PRODUCE`.
  * Limit breaches get `ERROR {code: -7}` (Switchboard extension, `LIMIT_EXCEEDED`).
  */
-import {
-  ClientEvent,
-  ProtocolErrorCode,
-  ServerEvent,
-} from '../../shared/protocol-events';
+import { ClientEvent, ProtocolErrorCode, ServerEvent } from '../../shared/protocol-events';
 import type { ProduceChunkPayload } from '../../shared/protocol-payloads';
 import type { EventHandler } from './handler-context';
 
@@ -16,7 +12,10 @@ export const handleProduceChunk: EventHandler<ProduceChunkPayload> = (ctx, socke
   if (result.status === 'partial') return;
   if (result.status === 'rejected') {
     ctx.logger.warn({ socket: socket.id, transferId: chunk.transferId }, result.reason);
-    socket.emit(ServerEvent.ERROR, { message: result.reason, code: ProtocolErrorCode.LIMIT_EXCEEDED });
+    socket.emit(ServerEvent.ERROR, {
+      message: result.reason,
+      code: ProtocolErrorCode.LIMIT_EXCEEDED,
+    });
     return;
   }
   // The joined text goes through the full PRODUCE pipeline (JSON parse, guard, schema).

@@ -64,7 +64,10 @@ export const ROUTES = {
     schema: null,
     handler: handleAuthentication,
     invalid: (socket, detail) =>
-      socket.emit(ServerEvent.AUTH_FAIL, { code: 401, message: `Invalid AUTHENTICATION: ${detail}` }),
+      socket.emit(ServerEvent.AUTH_FAIL, {
+        code: 401,
+        message: `Invalid AUTHENTICATION: ${detail}`,
+      }),
   },
   [ClientEvent.CONSUMER]: {
     parseString: true,
@@ -89,7 +92,11 @@ export const ROUTES = {
       else badField(socket, `Invalid SUBSCRIBE: ${detail}`);
     },
   },
-  [ClientEvent.UNSUBSCRIBE]: { parseString: false, schema: UnsubscribePayload, handler: handleUnsubscribe },
+  [ClientEvent.UNSUBSCRIBE]: {
+    parseString: false,
+    schema: UnsubscribePayload,
+    handler: handleUnsubscribe,
+  },
   [ClientEvent.PRODUCE]: { parseString: true, schema: ProducePayload, handler: handleProduce },
   [ClientEvent.PRODUCE_CHUNK]: {
     parseString: true,
@@ -175,6 +182,8 @@ export function dispatch(
 /** Registers every client event of `ROUTES` on a new socket. */
 export function attachHandlers(ctx: HandlerContext, socket: BrokerSocket): void {
   for (const event of Object.keys(ROUTES) as ClientEventName[]) {
-    socket.on(event, (payload: unknown, ack?: unknown) => dispatch(ctx, socket, event, payload, ack));
+    socket.on(event, (payload: unknown, ack?: unknown) =>
+      dispatch(ctx, socket, event, payload, ack),
+    );
   }
 }

@@ -33,7 +33,12 @@ export interface HandlerContext {
   /** Extra silence, beyond `pingIntervalMs`, after which a socket counts as half-open. */
   readonly halfOpenMarginMs: number;
   /** Runs an event through the dispatcher's pipeline (used for reassembled chunks). */
-  readonly dispatch: (socket: BrokerSocket, event: ClientEventName, raw: unknown, ack: unknown) => void;
+  readonly dispatch: (
+    socket: BrokerSocket,
+    event: ClientEventName,
+    raw: unknown,
+    ack: unknown,
+  ) => void;
 }
 
 /** A handler of one client event, called after parsing and validation. */

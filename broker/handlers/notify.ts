@@ -2,11 +2,7 @@
  * Producer/consumer notifications (`spec/protocol-core.md` §4, §5.2–§5.4, §15). Each payload is
  * built fresh with exactly the listed fields (Note 15-B).
  */
-import {
-  connectEvent,
-  disconnectEvent,
-  subscribeToEvent,
-} from '../../shared/protocol-events';
+import { connectEvent, disconnectEvent, subscribeToEvent } from '../../shared/protocol-events';
 import type { ConsumerEntry, ProducerEntry } from '../routing/registry-types';
 
 const live = (e: { online: boolean; socket: { connected: boolean } | null }) =>

@@ -12,7 +12,8 @@ export function inspectPayload(value: unknown, maxDepth: number): string | null 
     const [node, depth] = stack.pop()!;
     if (depth > maxDepth) return `payload nested deeper than ${maxDepth} levels`;
     if (Array.isArray(node)) {
-      for (const item of node) if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
+      for (const item of node)
+        if (typeof item === 'object' && item !== null) stack.push([item, depth + 1]);
       continue;
     }
     for (const key of Object.keys(node as object)) {

@@ -19,11 +19,11 @@ const GUARANTEED_VALUE = 'guaranteed';
 function isGuaranteed(p: ProducePayload): boolean {
   return Boolean(
     p.guaranteed ||
-      p.guaranteed_delivery ||
-      p.guaranteedDelivery ||
-      p.durable ||
-      p.delivery === GUARANTEED_VALUE ||
-      p.delivery_mode === GUARANTEED_VALUE,
+    p.guaranteed_delivery ||
+    p.guaranteedDelivery ||
+    p.durable ||
+    p.delivery === GUARANTEED_VALUE ||
+    p.delivery_mode === GUARANTEED_VALUE,
   );
 }
 
@@ -89,12 +89,15 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
     return;
   }
   // Publisher confirm: answered once every durable copy is committed (ARCHITECTURE §4).
-  Promise.all(stored).then((outcomes) => {
-    const failed = outcomes.find((o) => !o.ok);
-    if (failed && !failed.ok) {
-      ack({ ok: false, code: failed.error.code, message: failed.error.message });
-      return;
-    }
-    ack({ ok: true, msgIds: outcomes.map((o) => (o.ok ? o.msgId : '')) });
-  }, (err: unknown) => ack({ ok: false, code: 'SWB_ERR_INTERNAL', message: String(err) }));
+  Promise.all(stored).then(
+    (outcomes) => {
+      const failed = outcomes.find((o) => !o.ok);
+      if (failed && !failed.ok) {
+        ack({ ok: false, code: failed.error.code, message: failed.error.message });
+        return;
+      }
+      ack({ ok: true, msgIds: outcomes.map((o) => (o.ok ? o.msgId : '')) });
+    },
+    (err: unknown) => ack({ ok: false, code: 'SWB_ERR_INTERNAL', message: String(err) }),
+  );
 };

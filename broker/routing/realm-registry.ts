@@ -99,7 +99,14 @@ export class RealmRegistry {
   restoreConsumer(name: string, id: string): ConsumerEntry {
     let entry = this.consumers.get(name);
     if (!entry) {
-      entry = { name, id, socket: null, online: false, offlineAt: Date.now(), subscribeTos: new Set() };
+      entry = {
+        name,
+        id,
+        socket: null,
+        online: false,
+        offlineAt: Date.now(),
+        subscribeTos: new Set(),
+      };
       this.consumers.set(name, entry);
     }
     return entry;

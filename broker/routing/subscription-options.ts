@@ -53,8 +53,7 @@ export function buildSubscription(
   const o = merged(payload);
   const producer = (o.producer as string | null | undefined) ?? Protocol.ANONYMOUS;
   const consumer = (o.consumer as string | null | undefined) ?? Protocol.ANONYMOUS;
-  const allEvents =
-    o.scope === Protocol.SCOPE_ALL || event.toUpperCase() === Protocol.EVENT_ALL;
+  const allEvents = o.scope === Protocol.SCOPE_ALL || event.toUpperCase() === Protocol.EVENT_ALL;
   const mode = o.mode === 'topic' && !allEvents ? 'topic' : null;
   const key = allEvents ? allEventsKey(producer) : subscriptionKey(producer, event);
   const fallbackTimeout = parseDurationMs(defaultAckTimeout, DEFAULT_ACK_TIMEOUT_MS);

@@ -40,7 +40,14 @@ export class SubscriptionPersistence {
   upserted(realm: string, record: SubscriptionRecord, previous: SubscriptionRecord | undefined) {
     if (record.durable) {
       const { announced: _announced, ...rest } = record;
-      this.track(this.store.saveSubscription({ realm, key: record.key, consumer: record.consumer, record: rest }));
+      this.track(
+        this.store.saveSubscription({
+          realm,
+          key: record.key,
+          consumer: record.consumer,
+          record: rest,
+        }),
+      );
     } else if (previous?.durable) {
       this.removed(realm, previous);
     }
@@ -48,7 +55,8 @@ export class SubscriptionPersistence {
 
   /** After a removal (UNSUBSCRIBE). */
   removed(realm: string, record: SubscriptionRecord): void {
-    if (record.durable) this.track(this.store.deleteSubscription(realm, record.key, record.consumer));
+    if (record.durable)
+      this.track(this.store.deleteSubscription(realm, record.key, record.consumer));
   }
 
   /** Rebuilds every persisted durable subscription as an offline consumer's; returns the count. */
@@ -57,7 +65,10 @@ export class SubscriptionPersistence {
     for (const sub of await this.store.loadSubscriptions()) {
       const parsed = PersistedRecord.safeParse(sub.record);
       if (!parsed.success) {
-        this.logger.warn({ realm: sub.realm, key: sub.key, consumer: sub.consumer }, 'persisted subscription skipped: invalid');
+        this.logger.warn(
+          { realm: sub.realm, key: sub.key, consumer: sub.consumer },
+          'persisted subscription skipped: invalid',
+        );
         continue;
       }
       const record: SubscriptionRecord = { ...parsed.data, announced: false };

@@ -130,7 +130,8 @@ export class MemoryStore implements MessageStore {
     for (const entry of [...this.dlq.values()]) {
       if (entry.realm === realm && this.dlq.delete(entry.id)) n++;
     }
-    for (const [k, sub] of [...this.subscriptions]) if (sub.realm === realm) this.subscriptions.delete(k);
+    for (const [k, sub] of [...this.subscriptions])
+      if (sub.realm === realm) this.subscriptions.delete(k);
     return n;
   }
 

@@ -8,7 +8,11 @@ import { MIGRATIONS, LATEST_SCHEMA_VERSION, type Migration } from './migrations/
  * Brings `db` to `upTo` (default: latest), one transaction per migration.
  * @throws Error when the file's schema is newer than this build (a downgrade would corrupt it).
  */
-export function migrate(db: Database, upTo: number = LATEST_SCHEMA_VERSION, list: readonly Migration[] = MIGRATIONS): number {
+export function migrate(
+  db: Database,
+  upTo: number = LATEST_SCHEMA_VERSION,
+  list: readonly Migration[] = MIGRATIONS,
+): number {
   const current = db.pragma('user_version', { simple: true }) as number;
   if (current > LATEST_SCHEMA_VERSION) {
     throw new Error(

@@ -35,7 +35,11 @@ function toEntry(row: Row): StoredEntry {
 }
 
 function toDlq(row: DlqRow): DlqEntry {
-  return { ...toEntry(row), reason: row.reason ?? '', dead_lettered_at: row.dead_lettered_at ?? '' };
+  return {
+    ...toEntry(row),
+    reason: row.reason ?? '',
+    dead_lettered_at: row.dead_lettered_at ?? '',
+  };
 }
 
 export class SqliteStatements {
@@ -55,7 +59,10 @@ export class SqliteStatements {
   private readonly purgeSubscriptions: Statement<[string]>;
   readonly saveSubscription: Statement<[string, string, string, string, string]>;
   readonly deleteSubscription: Statement<[string, string, string]>;
-  private readonly selectSubscriptions: Statement<[], { realm: string; key: string; consumer: string; record: string }>;
+  private readonly selectSubscriptions: Statement<
+    [],
+    { realm: string; key: string; consumer: string; record: string }
+  >;
 
   constructor(db: Database) {
     this.insert = db.prepare(
@@ -113,7 +120,12 @@ export class SqliteStatements {
     const out: PersistedSubscription[] = [];
     for (const row of this.selectSubscriptions.all()) {
       try {
-        out.push({ realm: row.realm, key: row.key, consumer: row.consumer, record: JSON.parse(row.record) });
+        out.push({
+          realm: row.realm,
+          key: row.key,
+          consumer: row.consumer,
+          record: JSON.parse(row.record),
+        });
       } catch {
         // A damaged row must not stop the broker; it is simply not restored.
       }

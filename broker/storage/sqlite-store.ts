@@ -40,7 +40,11 @@ export interface SqliteStoreOptions {
   commitDelayMs?: number;
 }
 
-type Op = { run: (s: SqliteStatements) => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+type Op = {
+  run: (s: SqliteStatements) => unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+};
 
 /** How often (ms) expired copies are purged at most, besides being skipped by every read. */
 const PURGE_INTERVAL_MS = 1_000;
@@ -210,7 +214,10 @@ export class SqliteStore implements MessageStore {
     try {
       results = this.db.transaction(() => ops.map((op) => op.run(this.s)))();
     } catch (err) {
-      const failure = new SwitchboardError('SWB_ERR_STORAGE', `Message store write failed: ${(err as Error).message}`);
+      const failure = new SwitchboardError(
+        'SWB_ERR_STORAGE',
+        `Message store write failed: ${(err as Error).message}`,
+      );
       for (const op of ops) op.reject(failure);
       return;
     }

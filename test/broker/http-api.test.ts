@@ -23,7 +23,11 @@ describe('HTTP API', () => {
 
       const c = await h.consumer('w1');
       await subscribe(c, 'w1', 'fleet', 'job');
-      await subscribe(c, 'w1', 'fleet', 'acked', { manualAck: true, ackTimeout: '50ms', retry: { max_attempts: 1 } });
+      await subscribe(c, 'w1', 'fleet', 'acked', {
+        manualAck: true,
+        ackTimeout: '50ms',
+        retry: { max_attempts: 1 },
+      });
       const p = await h.producer('fleet');
       const got = collect(c, exactConsumeEvent('fleet', 'job'), 3);
       for (let i = 0; i < 3; i++) produce(p, 'fleet', 'job', i);
@@ -43,8 +47,12 @@ describe('HTTP API', () => {
       const res = await fetch(`${h.url}${HttpPath.METRICS}`);
       expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
       const text = await res.text();
-      expect(sample(text, MetricName.MESSAGES_PRODUCED_TOTAL, '{event="job",realm="default"}')).toBe(3);
-      expect(sample(text, MetricName.MESSAGES_DELIVERED_TOTAL, '{event="job",realm="default"}')).toBe(3);
+      expect(
+        sample(text, MetricName.MESSAGES_PRODUCED_TOTAL, '{event="job",realm="default"}'),
+      ).toBe(3);
+      expect(
+        sample(text, MetricName.MESSAGES_DELIVERED_TOTAL, '{event="job",realm="default"}'),
+      ).toBe(3);
       expect(sample(text, MetricName.MESSAGES_QUEUED_TOTAL, '{realm="default"}')).toBe(1);
       expect(sample(text, MetricName.MESSAGES_DLQ_TOTAL, '{realm="default"}')).toBe(1);
       expect(sample(text, MetricName.ACK_TIMEOUT_TOTAL, '{realm="default"}')).toBe(1);
@@ -56,15 +64,22 @@ describe('HTTP API', () => {
   });
 
   it('folds event labels past the per-realm cap into "other"', async () => {
-    const h = await startBroker({ http_api: { enabled: true }, input_limits: { max_event_labels_per_realm: 3 } });
+    const h = await startBroker({
+      http_api: { enabled: true },
+      input_limits: { max_event_labels_per_realm: 3 },
+    });
     try {
       const p = await h.producer('fleet');
       for (let i = 0; i < 10; i++) produce(p, 'fleet', `e${i}`, i);
       await new Promise((r) => setTimeout(r, 200));
       const text = await (await fetch(`${h.url}${HttpPath.METRICS}`)).text();
-      const produced = text.split('\n').filter((l) => l.startsWith(MetricName.MESSAGES_PRODUCED_TOTAL));
+      const produced = text
+        .split('\n')
+        .filter((l) => l.startsWith(MetricName.MESSAGES_PRODUCED_TOTAL));
       expect(produced).toHaveLength(4);
-      expect(sample(text, MetricName.MESSAGES_PRODUCED_TOTAL, '{event="other",realm="default"}')).toBe(7);
+      expect(
+        sample(text, MetricName.MESSAGES_PRODUCED_TOTAL, '{event="other",realm="default"}'),
+      ).toBe(7);
     } finally {
       await h.close();
     }

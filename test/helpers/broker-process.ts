@@ -18,7 +18,10 @@ export interface BrokerProcess {
   exited: Promise<number | null>;
 }
 
-export async function startBrokerProcess(args: string[], timeoutMs = 20_000): Promise<BrokerProcess> {
+export async function startBrokerProcess(
+  args: string[],
+  timeoutMs = 20_000,
+): Promise<BrokerProcess> {
   const child = fork(CLI, ['--host', '127.0.0.1', ...args], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
@@ -28,9 +31,14 @@ export async function startBrokerProcess(args: string[], timeoutMs = 20_000): Pr
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
   });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => resolve(code)),
+  );
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`broker not ready in ${timeoutMs} ms: ${stderr}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`broker not ready in ${timeoutMs} ms: ${stderr}`)),
+      timeoutMs,
+    );
     child.on('message', (m: BrokerProcessMessage) => {
       if (m.type === 'broker-ready') {
         clearTimeout(timer);

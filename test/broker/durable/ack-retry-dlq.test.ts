@@ -3,8 +3,19 @@
  * Notes 7-A and 10.4-A). Timing assertions use generous windows, never exact times.
  */
 import { describe, expect, it } from 'vitest';
-import { ClientEvent, ServerEvent, type AckReply, type DeliveryEnvelope } from '../../../shared/protocol-events';
-import { exactConsumeEvent, produce, subscribe, sync, useBroker } from '../../helpers/broker-harness';
+import {
+  ClientEvent,
+  ServerEvent,
+  type AckReply,
+  type DeliveryEnvelope,
+} from '../../../shared/protocol-events';
+import {
+  exactConsumeEvent,
+  produce,
+  subscribe,
+  sync,
+  useBroker,
+} from '../../helpers/broker-harness';
 import { collect, delay, expectNothing, waitFor, waitUntil } from '../../helpers/wait';
 
 const ctx = useBroker();
@@ -31,7 +42,11 @@ describe('reliable delivery (§10)', () => {
   });
 
   it('retries an unACKed copy and stops at the ACK of the second delivery (§20 item 24)', async () => {
-    const c = await liveAckConsumer('w1', { manualAck: true, ackTimeout: '100ms', retry: { max_attempts: 3, delay: '50ms' } });
+    const c = await liveAckConsumer('w1', {
+      manualAck: true,
+      ackTimeout: '100ms',
+      retry: { max_attempts: 3, delay: '50ms' },
+    });
     const p = await ctx.h.producer('fleet');
     const two = collect<DeliveryEnvelope>(c, JOB, 2);
     produce(p, 'fleet', 'job', 'retry-me');
@@ -43,7 +58,11 @@ describe('reliable delivery (§10)', () => {
   });
 
   it('dead-letters after max_attempts with the reference reason (§20 item 25)', async () => {
-    const c = await liveAckConsumer('w1', { manualAck: true, ackTimeout: '80ms', retry: { max_attempts: 2, delay: '40ms' } });
+    const c = await liveAckConsumer('w1', {
+      manualAck: true,
+      ackTimeout: '80ms',
+      retry: { max_attempts: 2, delay: '40ms' },
+    });
     const p = await ctx.h.producer('fleet');
     const two = collect<DeliveryEnvelope>(c, JOB, 2);
     produce(p, 'fleet', 'job', 'doomed');
@@ -58,7 +77,11 @@ describe('reliable delivery (§10)', () => {
     const again = waitFor<DeliveryEnvelope>(c, JOB);
     expect((await ctx.h.broker.replayDlq(dlq[0]!.id, 'default'))?.id).toBe(dlq[0]!.id);
     const redelivered = await again;
-    expect(redelivered).toMatchObject({ message: 'doomed', msgId: dlq[0]!.id, delivery_attempt: 1 });
+    expect(redelivered).toMatchObject({
+      message: 'doomed',
+      msgId: dlq[0]!.id,
+      delivery_attempt: 1,
+    });
     expect(await ctx.h.broker.store.listDlq('default')).toEqual([]);
     const acked = await c.timeout(2000).emitWithAck(ClientEvent.ACK, { msgId: redelivered.msgId });
     expect(acked).toEqual({ ok: true, msgId: redelivered.msgId });
@@ -83,7 +106,12 @@ describe('reliable delivery (§10)', () => {
       else await delay(10);
     }
     const at = times.map((t) => t - t0);
-    const windows: Array<[number, number]> = [[0, 150], [250, 550], [600, 1000], [1150, 1700]];
+    const windows: Array<[number, number]> = [
+      [0, 150],
+      [250, 550],
+      [600, 1000],
+      [1150, 1700],
+    ];
     at.forEach((ms, i) => {
       expect(ms, `delivery ${i + 1} at ${ms} ms`).toBeGreaterThanOrEqual(windows[i]![0]);
       expect(ms, `delivery ${i + 1} at ${ms} ms`).toBeLessThanOrEqual(windows[i]![1]);
@@ -99,15 +127,31 @@ describe('reliable delivery (§10)', () => {
     const got = waitFor<DeliveryEnvelope>(c, JOB);
     produce(p, 'fleet', 'job', 'mine');
     const env = await got;
-    const ask = (s: typeof c, payload: unknown) => s.timeout(2000).emitWithAck(ClientEvent.ACK, payload) as Promise<AckReply>;
-    expect(await ask(c, '{not json')).toEqual({ ok: false, code: 400, message: 'Invalid ACK JSON' });
+    const ask = (s: typeof c, payload: unknown) =>
+      s.timeout(2000).emitWithAck(ClientEvent.ACK, payload) as Promise<AckReply>;
+    expect(await ask(c, '{not json')).toEqual({
+      ok: false,
+      code: 400,
+      message: 'Invalid ACK JSON',
+    });
     expect(await ask(c, {})).toEqual({ ok: false, code: 400, message: 'ACK requires msgId' });
-    expect(await ask(c, { msgId: 'msg-nope-000000000000' })).toEqual({ ok: false, code: 404, message: 'Pending ACK not found' });
-    expect(await ask(other, { msgId: env.msgId })).toEqual({ ok: false, code: 403, message: 'ACK does not belong to this socket' });
+    expect(await ask(c, { msgId: 'msg-nope-000000000000' })).toEqual({
+      ok: false,
+      code: 404,
+      message: 'Pending ACK not found',
+    });
+    expect(await ask(other, { msgId: env.msgId })).toEqual({
+      ok: false,
+      code: 403,
+      message: 'ACK does not belong to this socket',
+    });
     const failEvent = waitFor(c, ServerEvent.ACK_FAIL);
     c.emit(ClientEvent.ACK, { id: 'msg-nope-000000000000' });
     expect(await failEvent).toMatchObject({ code: 404 });
-    expect(await ask(c, JSON.stringify({ msgId: env.msgId }))).toEqual({ ok: true, msgId: env.msgId });
+    expect(await ask(c, JSON.stringify({ msgId: env.msgId }))).toEqual({
+      ok: true,
+      msgId: env.msgId,
+    });
   });
 
   it('accepts the ACK of a copy still stored for this consumer after a reconnect (Note 10.4-A)', async () => {

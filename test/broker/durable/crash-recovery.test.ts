@@ -8,7 +8,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ClientEvent, consumeEvent, subscriptionKey, type DeliveryEnvelope } from '../../../shared/protocol-events';
+import {
+  ClientEvent,
+  consumeEvent,
+  subscriptionKey,
+  type DeliveryEnvelope,
+} from '../../../shared/protocol-events';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process';
 import { delay } from '../../helpers/wait';
 
@@ -16,7 +21,14 @@ const TOTAL = 10_000;
 const KILL_AFTER = 4_000;
 const WINDOW = 400;
 const JOB = consumeEvent(subscriptionKey('fleet', 'job'));
-const SUBSCRIPTION = { event: 'job', producer: 'fleet', consumer: 'crash-w', consumer_id: 'crash-w', durable: true, ack: true };
+const SUBSCRIPTION = {
+  event: 'job',
+  producer: 'fleet',
+  consumer: 'crash-w',
+  consumer_id: 'crash-w',
+  durable: true,
+  ack: true,
+};
 
 const open: Array<{ close(): unknown }> = [];
 let brokers: BrokerProcess[] = [];
@@ -63,15 +75,19 @@ describe('kill -9 with SQLite storage', () => {
         while (!killed && inFlight < WINDOW && sent < TOTAL) {
           const i = sent++;
           inFlight++;
-          producer.emit(ClientEvent.PRODUCE, { event: 'job', message: i, from: 'fleet' }, (reply: { ok: boolean }) => {
-            inFlight--;
-            if (reply.ok) confirmed.add(i);
-            if (!killed && confirmed.size >= KILL_AFTER) {
-              killed = true;
-              first.child.kill('SIGKILL');
-            }
-            pump();
-          });
+          producer.emit(
+            ClientEvent.PRODUCE,
+            { event: 'job', message: i, from: 'fleet' },
+            (reply: { ok: boolean }) => {
+              inFlight--;
+              if (reply.ok) confirmed.add(i);
+              if (!killed && confirmed.size >= KILL_AFTER) {
+                killed = true;
+                first.child.kill('SIGKILL');
+              }
+              pump();
+            },
+          );
         }
         if (sent >= TOTAL && inFlight === 0) resolve();
       };
@@ -92,10 +108,14 @@ describe('kill -9 with SQLite storage', () => {
       Array.from({ length: TOTAL - sent }, (_, k) => sent + k).map(
         (i) =>
           new Promise<boolean>((resolve) =>
-            again.emit(ClientEvent.PRODUCE, { event: 'job', message: i, from: 'fleet' }, (reply: { ok: boolean; msgIds: string[] }) => {
-              if (reply.ok && reply.msgIds.length === 1) confirmed.add(i);
-              resolve(reply.ok && reply.msgIds.length === 1);
-            }),
+            again.emit(
+              ClientEvent.PRODUCE,
+              { event: 'job', message: i, from: 'fleet' },
+              (reply: { ok: boolean; msgIds: string[] }) => {
+                if (reply.ok && reply.msgIds.length === 1) confirmed.add(i);
+                resolve(reply.ok && reply.msgIds.length === 1);
+              },
+            ),
           ),
       ),
     );
@@ -124,7 +144,17 @@ describe('kill -9 with SQLite storage', () => {
     const duplicates = received.length - got.size;
     const unconfirmedDelivered = [...got].filter((i) => !confirmed.has(i)).length;
     console.log(
-      JSON.stringify({ crash: { sentBeforeKill: sent, confirmed: confirmed.size, delivered: received.length, unique: got.size, duplicates, lost: lost.length, unconfirmedDelivered } }),
+      JSON.stringify({
+        crash: {
+          sentBeforeKill: sent,
+          confirmed: confirmed.size,
+          delivered: received.length,
+          unique: got.size,
+          duplicates,
+          lost: lost.length,
+          unconfirmedDelivered,
+        },
+      }),
     );
     expect(lost).toEqual([]);
     // Replay is oldest first (§9.4).

@@ -5,7 +5,13 @@
 import { describe, expect, it } from 'vitest';
 import { ClientEvent, anyProducerKey, consumeEvent } from '../../../shared/protocol-events';
 import type { DeliveryEnvelope } from '../../../shared/protocol-events';
-import { exactConsumeEvent, produce, subscribe, sync, useBroker } from '../../helpers/broker-harness';
+import {
+  exactConsumeEvent,
+  produce,
+  subscribe,
+  sync,
+  useBroker,
+} from '../../helpers/broker-harness';
 import { collect, delay, expectNothing, waitFor } from '../../helpers/wait';
 
 const ctx = useBroker({ default_ttl: 60 });
@@ -83,7 +89,12 @@ describe('durable delivery (§9)', () => {
     await offlineConsumer('w2', 'brief', 'job', { durable: true });
     q.emit(ClientEvent.PRODUCE, { event: 'job', message: 'brief', from: 'brief' });
     // A string TTL uses the duration grammar (Note 9.3-A): "200ms".
-    p.emit(ClientEvent.PRODUCE, { event: 'job', message: 'string-ttl', from: 'fleet', ttl: '200ms' });
+    p.emit(ClientEvent.PRODUCE, {
+      event: 'job',
+      message: 'string-ttl',
+      from: 'fleet',
+      ttl: '200ms',
+    });
     await sync(p, q);
     await delay(400);
     const c = await ctx.h.consumer('w1');

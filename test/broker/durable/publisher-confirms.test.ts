@@ -20,11 +20,20 @@ describe('publisher confirms', () => {
       }
       await delay(50);
       const p = await h.producer('fleet');
-      const reply = (await p.timeout(3000).emitWithAck(ClientEvent.PRODUCE, { event: 'job', message: 'x', from: 'fleet' })) as Confirm;
+      const reply = (await p.timeout(3000).emitWithAck(ClientEvent.PRODUCE, {
+        event: 'job',
+        message: 'x',
+        from: 'fleet',
+      })) as Confirm;
       expect(reply.ok).toBe(true);
       expect(reply.msgIds).toHaveLength(2);
-      for (const id of reply.msgIds!) expect((await h.broker.store.get(id))?.message.message).toBe('x');
-      const none = (await p.timeout(3000).emitWithAck(ClientEvent.PRODUCE, { event: 'other', message: 1, from: 'fleet' })) as Confirm;
+      for (const id of reply.msgIds!)
+        expect((await h.broker.store.get(id))?.message.message).toBe('x');
+      const none = (await p.timeout(3000).emitWithAck(ClientEvent.PRODUCE, {
+        event: 'other',
+        message: 1,
+        from: 'fleet',
+      })) as Confirm;
       expect(none).toEqual({ ok: true, msgIds: [] });
     } finally {
       await h.close();
@@ -39,7 +48,12 @@ describe('publisher confirms', () => {
       c.disconnect();
       await delay(50);
       const p = await h.producer('fleet');
-      const send = (m: number) => p.timeout(3000).emitWithAck(ClientEvent.PRODUCE, { event: 'job', message: m, from: 'fleet' }) as Promise<Confirm>;
+      const send = (m: number) =>
+        p.timeout(3000).emitWithAck(ClientEvent.PRODUCE, {
+          event: 'job',
+          message: m,
+          from: 'fleet',
+        }) as Promise<Confirm>;
       expect((await send(1)).ok).toBe(true);
       expect((await send(2)).ok).toBe(true);
       const third = await send(3);

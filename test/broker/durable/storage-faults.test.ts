@@ -26,10 +26,14 @@ describe('broker start-up with a damaged store', () => {
     dir = mkdtempSync(join(tmpdir(), 'swb-corrupt-'));
     writeFileSync(join(dir, 'tyo-mq.sqlite'), Buffer.alloc(16_384, 0x42));
     const { fork } = await import('node:child_process');
-    const child = fork(new URL('../../../broker/cli.ts', import.meta.url).pathname, ['--port', '0', '--data-dir', dir], {
-      execArgv: ['--import', 'tsx'],
-      stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    });
+    const child = fork(
+      new URL('../../../broker/cli.ts', import.meta.url).pathname,
+      ['--port', '0', '--data-dir', dir],
+      {
+        execArgv: ['--import', 'tsx'],
+        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+      },
+    );
     let stderr = '';
     child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
     const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));

@@ -23,8 +23,18 @@ describe('SQLite migrations', () => {
   it('1: creates messages and dlq with the reference columns and indexes', () => {
     const db = fresh();
     expect(migrate(db, 1)).toBe(1);
-    const cols = (t: string) => (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
-    expect(cols('messages')).toEqual(['id', 'realm', 'event', 'consumer', 'payload', 'producer', 'created_at', 'expires_at']);
+    const cols = (t: string) =>
+      (db.prepare(`PRAGMA table_info(${t})`).all() as Array<{ name: string }>).map((c) => c.name);
+    expect(cols('messages')).toEqual([
+      'id',
+      'realm',
+      'event',
+      'consumer',
+      'payload',
+      'producer',
+      'created_at',
+      'expires_at',
+    ]);
     expect(cols('dlq')).toEqual([...cols('messages'), 'reason', 'dead_lettered_at']);
     expect(indexes(db, 'messages')).toContain('idx_messages_queue');
     expect(indexes(db, 'dlq')).toContain('idx_dlq_realm');
@@ -62,7 +72,11 @@ describe('SQLite migrations', () => {
     migrate(db, 1);
     db.close();
     const store = new SqliteStore({ filename: file });
-    await store.enqueue('default', 'k', { consumer: 'c', payload: { event: 'e', message: 1, from: 'p' }, producer: 'p' });
+    await store.enqueue('default', 'k', {
+      consumer: 'c',
+      payload: { event: 'e', message: 1, from: 'p' },
+      producer: 'p',
+    });
     await store.close();
     const again = new Database(file);
     expect(migrate(again)).toBe(LATEST_SCHEMA_VERSION);
@@ -74,6 +88,8 @@ describe('SQLite migrations', () => {
     const db = new Database(file);
     db.pragma(`user_version = ${LATEST_SCHEMA_VERSION + 1}`);
     db.close();
-    expect(() => new SqliteStore({ filename: file })).toThrow(/newer\.sqlite.*newer than this build/);
+    expect(() => new SqliteStore({ filename: file })).toThrow(
+      /newer\.sqlite.*newer than this build/,
+    );
   });
 });

@@ -36,7 +36,11 @@ describe('SqliteStore faults', () => {
   it('commits a burst of writes in few transactions (group commit)', async () => {
     const store = new SqliteStore({ filename: join(dir, 'burst.sqlite'), maxBatchRows: 256 });
     const writes = Array.from({ length: 1000 }, (_, i) =>
-      store.enqueue('default', 'k', { consumer: 'c', payload: { event: 'e', message: i, from: 'p' }, producer: 'p' }),
+      store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: { event: 'e', message: i, from: 'p' },
+        producer: 'p',
+      }),
     );
     const ids = await Promise.all(writes);
     expect(new Set(ids).size).toBe(1000);
@@ -47,10 +51,18 @@ describe('SqliteStore faults', () => {
   it('rejects writes after close with a clear error, losing nothing committed', async () => {
     const file = join(dir, 'closed.sqlite');
     const store = new SqliteStore({ filename: file });
-    await store.enqueue('default', 'k', { consumer: 'c', payload: { event: 'e', message: 1, from: 'p' }, producer: 'p' });
+    await store.enqueue('default', 'k', {
+      consumer: 'c',
+      payload: { event: 'e', message: 1, from: 'p' },
+      producer: 'p',
+    });
     await store.close();
     await expect(
-      store.enqueue('default', 'k', { consumer: 'c', payload: { event: 'e', message: 2, from: 'p' }, producer: 'p' }),
+      store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: { event: 'e', message: 2, from: 'p' },
+        producer: 'p',
+      }),
     ).rejects.toThrow(/closed/);
     const again = new SqliteStore({ filename: file });
     expect(await again.countQueued('default')).toBe(1);

@@ -29,16 +29,35 @@ export function runStoreConformance(factory: StoreFactory): void {
     it('enqueues and dequeues non-destructively, oldest first, per (realm, event, consumer)', async () => {
       const ids: string[] = [];
       for (let i = 0; i < 50; i++) {
-        ids.push(await store.enqueue('default', 'fleet-job', { consumer: 'w1', payload: env(i), producer: 'fleet' }));
+        ids.push(
+          await store.enqueue('default', 'fleet-job', {
+            consumer: 'w1',
+            payload: env(i),
+            producer: 'fleet',
+          }),
+        );
       }
-      await store.enqueue('default', 'fleet-job', { consumer: 'w2', payload: env('other'), producer: 'fleet' });
-      await store.enqueue('other', 'fleet-job', { consumer: 'w1', payload: env('realm'), producer: 'fleet' });
+      await store.enqueue('default', 'fleet-job', {
+        consumer: 'w2',
+        payload: env('other'),
+        producer: 'fleet',
+      });
+      await store.enqueue('other', 'fleet-job', {
+        consumer: 'w1',
+        payload: env('realm'),
+        producer: 'fleet',
+      });
       const first = await store.dequeue('default', 'fleet-job', 'w1');
       expect(first.map((e) => e.id)).toEqual(ids);
       expect(first.map((e) => e.message.message)).toEqual([...Array(50).keys()]);
       expect(await store.dequeue('default', 'fleet-job', 'w1')).toHaveLength(50);
       const e = first[0]!;
-      expect(e).toMatchObject({ realm: 'default', event: 'fleet-job', consumer: 'w1', producer: 'fleet' });
+      expect(e).toMatchObject({
+        realm: 'default',
+        event: 'fleet-job',
+        consumer: 'w1',
+        producer: 'fleet',
+      });
       expect(new Date(e.created_at).toISOString()).toBe(e.created_at);
       expect(typeof e.expires_at).toBe('number');
       expect(e.id).toMatch(/^msg-[0-9a-z]+-[0-9a-f]{12}$/);
@@ -54,13 +73,22 @@ export function runStoreConformance(factory: StoreFactory): void {
     });
 
     it('uses a given id, and get() finds a copy by id', async () => {
-      await store.enqueue('default', 'k', { id: 'msg-fixed', consumer: 'c', payload: env(1), producer: 'p' });
+      await store.enqueue('default', 'k', {
+        id: 'msg-fixed',
+        consumer: 'c',
+        payload: env(1),
+        producer: 'p',
+      });
       expect((await store.get('msg-fixed'))?.message.message).toBe(1);
       expect(await store.get('msg-missing')).toBeNull();
     });
 
     it('ack deletes; unknown ids are ignored', async () => {
-      const id = await store.enqueue('default', 'k', { consumer: 'c', payload: env(1), producer: 'p' });
+      const id = await store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: env(1),
+        producer: 'p',
+      });
       expect(await store.ack(id)).toBe(true);
       expect(await store.ack(id)).toBe(false);
       expect(await store.ack('msg-unknown')).toBe(false);
@@ -68,10 +96,30 @@ export function runStoreConformance(factory: StoreFactory): void {
     });
 
     it('applies TTLs: 0 expires at once, null/negative never, undefined the default', async () => {
-      await store.enqueue('default', 'k', { consumer: 'c', payload: env('zero'), producer: 'p', ttl: 0 });
-      await store.enqueue('default', 'k', { consumer: 'c', payload: env('short'), producer: 'p', ttl: 0.05 });
-      await store.enqueue('default', 'k', { consumer: 'c', payload: env('never'), producer: 'p', ttl: null });
-      await store.enqueue('default', 'k', { consumer: 'c', payload: env('neg'), producer: 'p', ttl: -1 });
+      await store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: env('zero'),
+        producer: 'p',
+        ttl: 0,
+      });
+      await store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: env('short'),
+        producer: 'p',
+        ttl: 0.05,
+      });
+      await store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: env('never'),
+        producer: 'p',
+        ttl: null,
+      });
+      await store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: env('neg'),
+        producer: 'p',
+        ttl: -1,
+      });
       await store.enqueue('default', 'k', { consumer: 'c', payload: env('dflt'), producer: 'p' });
       let left = await store.dequeue('default', 'k', 'c');
       expect(left.map((e) => e.message.message)).toEqual(['short', 'never', 'neg', 'dflt']);
@@ -84,15 +132,30 @@ export function runStoreConformance(factory: StoreFactory): void {
     });
 
     it('dead-letters with reason and time; list, discard and replay', async () => {
-      const a = await store.enqueue('default', 'fleet-job', { consumer: 'w1', payload: env('a'), producer: 'fleet' });
-      const b = await store.enqueue('r2', 'fleet-job', { consumer: 'w1', payload: env('b'), producer: 'fleet' });
+      const a = await store.enqueue('default', 'fleet-job', {
+        consumer: 'w1',
+        payload: env('a'),
+        producer: 'fleet',
+      });
+      const b = await store.enqueue('r2', 'fleet-job', {
+        consumer: 'w1',
+        payload: env('b'),
+        producer: 'fleet',
+      });
       expect(await store.deadLetter(a, 'ack timeout after 3 attempt(s)')).toBe(a);
       expect(await store.deadLetter(b, 'manual')).toBe(b);
       expect(await store.deadLetter('msg-none', 'x')).toBeNull();
       expect(await store.dequeue('default', 'fleet-job', 'w1')).toEqual([]);
       const dlq = await store.listDlq('default');
       expect(dlq).toHaveLength(1);
-      expect(dlq[0]).toMatchObject({ id: a, realm: 'default', event: 'fleet-job', consumer: 'w1', producer: 'fleet', reason: 'ack timeout after 3 attempt(s)' });
+      expect(dlq[0]).toMatchObject({
+        id: a,
+        realm: 'default',
+        event: 'fleet-job',
+        consumer: 'w1',
+        producer: 'fleet',
+        reason: 'ack timeout after 3 attempt(s)',
+      });
       expect(dlq[0]!.message.message).toBe('a');
       expect(new Date(dlq[0]!.dead_lettered_at).toISOString()).toBe(dlq[0]!.dead_lettered_at);
       expect((await store.listDlq(null)).map((e) => e.id).sort()).toEqual([a, b].sort());
@@ -102,12 +165,15 @@ export function runStoreConformance(factory: StoreFactory): void {
       const replayed = await store.replayDlq(a, 'default');
       expect(replayed?.id).toBe(a);
       expect(await store.listDlq(null)).toEqual([]);
-      expect((await store.dequeue('default', 'fleet-job', 'w1')).map((e) => e.message.message)).toEqual(['a']);
+      expect(
+        (await store.dequeue('default', 'fleet-job', 'w1')).map((e) => e.message.message),
+      ).toEqual(['a']);
       expect(await store.replayDlq(a)).toBeNull();
     });
 
     it('counts and purges per realm', async () => {
-      for (let i = 0; i < 3; i++) await store.enqueue('a', 'k', { consumer: 'c', payload: env(i), producer: 'p' });
+      for (let i = 0; i < 3; i++)
+        await store.enqueue('a', 'k', { consumer: 'c', payload: env(i), producer: 'p' });
       const d = await store.enqueue('a', 'k', { consumer: 'c', payload: env('d'), producer: 'p' });
       await store.deadLetter(d, 'x');
       await store.enqueue('b', 'k', { consumer: 'c', payload: env('b'), producer: 'p' });
@@ -118,14 +184,27 @@ export function runStoreConformance(factory: StoreFactory): void {
     });
 
     it('stores envelopes with odd payloads intact', async () => {
-      const odd = { s: 'quote " backslash \\ nul \u0000 emoji 😀', n: [1.5, -2e-7, null], deep: { a: { b: [true] } } };
-      const id = await store.enqueue('default', 'k', { consumer: '', payload: { ...env(odd), content_type: 'x' }, producer: 'p' });
+      const odd = {
+        s: 'quote " backslash \\ nul \u0000 emoji 😀',
+        n: [1.5, -2e-7, null],
+        deep: { a: { b: [true] } },
+      };
+      const id = await store.enqueue('default', 'k', {
+        consumer: '',
+        payload: { ...env(odd), content_type: 'x' },
+        producer: 'p',
+      });
       const got = await store.get(id);
       expect(got?.message).toEqual({ ...env(odd), content_type: 'x' });
     });
 
     it('saves, replaces, deletes and lists durable subscriptions in first-saved order', async () => {
-      const sub = (key: string, consumer: string, v: number) => ({ realm: 'default', key, consumer, record: { v, nested: { ok: true } } });
+      const sub = (key: string, consumer: string, v: number) => ({
+        realm: 'default',
+        key,
+        consumer,
+        record: { v, nested: { ok: true } },
+      });
       await store.saveSubscription(sub('fleet-job', 'w1', 1));
       await store.saveSubscription(sub('fleet-other', 'w1', 1));
       await store.saveSubscription(sub('fleet-job', 'w1', 2));
@@ -146,10 +225,23 @@ export function runStoreConformance(factory: StoreFactory): void {
 
     if (factory.reopen) {
       it('keeps copies and the DLQ across instances on the same data', async () => {
-        const id = await store.enqueue('default', 'k', { consumer: 'c', payload: env('kept'), producer: 'p' });
-        const dead = await store.enqueue('default', 'k', { consumer: 'c', payload: env('dead'), producer: 'p' });
+        const id = await store.enqueue('default', 'k', {
+          consumer: 'c',
+          payload: env('kept'),
+          producer: 'p',
+        });
+        const dead = await store.enqueue('default', 'k', {
+          consumer: 'c',
+          payload: env('dead'),
+          producer: 'p',
+        });
         await store.deadLetter(dead, 'x');
-        await store.saveSubscription({ realm: 'default', key: 'k', consumer: 'c', record: { durable: true } });
+        await store.saveSubscription({
+          realm: 'default',
+          key: 'k',
+          consumer: 'c',
+          record: { durable: true },
+        });
         await store.close();
         store = await factory.reopen!();
         expect((await store.dequeue('default', 'k', 'c')).map((e) => e.id)).toEqual([id]);

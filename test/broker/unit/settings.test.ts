@@ -26,7 +26,9 @@ describe('settings (protocol-admin §12.1)', () => {
   });
 
   it('honours TYO_MQ_MAX_HTTP_BUFFER_SIZE (protocol-admin §13)', () => {
-    expect(parseSettings({}, { TYO_MQ_MAX_HTTP_BUFFER_SIZE: '1024' }).max_http_buffer_size).toBe(1024);
+    expect(parseSettings({}, { TYO_MQ_MAX_HTTP_BUFFER_SIZE: '1024' }).max_http_buffer_size).toBe(
+      1024,
+    );
     expect(parseSettings({}, { TYO_MQ_MAX_HTTP_BUFFER_SIZE: 'x' }).max_http_buffer_size).toBe(
       DEFAULT_MAX_HTTP_BUFFER_SIZE,
     );

@@ -1,0 +1,121 @@
+/**
+ * Benchmark clients: raw socket.io-client sockets that speak the tyo-mq client protocol the
+ * way the stock clients do (spec §1.3, §3.1–§3.5). The same code drives the broker and the
+ * bare relay, so any difference in the numbers comes from the server.
+ *
+ * Every socket uses `transports: ['websocket']` (like the Python client and raw test sockets),
+ * `forceNew` (one Engine.IO connection per client), no automatic reconnection (a dropped
+ * connection during a benchmark is an error, not something to paper over) and, unless
+ * `BENCH_CLIENT_DEFLATE=1`, no client-side compression (see `clientDeflate`).
+ *
+ * Times are in milliseconds.
+ */
+import { io, type Socket } from 'socket.io-client';
+import { ClientEvent, Protocol } from '../../shared/protocol-events';
+
+export type { Socket };
+
+/**
+ * Whether clients deflate what they send (`BENCH_CLIENT_DEFLATE=1`: socket.io-client's default,
+ * every packet of 1,024 bytes or more). Off by default: a deflated 1 KiB `PRODUCE` costs the
+ * server a zlib inflate that dwarfs the rest of the path (for relay and broker alike), so the
+ * 1 KiB rows would measure zlib, not the server. The extension is still negotiated as with the
+ * stock client, and the servers keep their deflate settings (their 2,048-byte threshold is
+ * above every delivery here).
+ */
+export const clientDeflate = process.env.BENCH_CLIENT_DEFLATE === '1';
+
+/** Connects one client socket; rejects after `timeoutMs` (ms) or on a connection error. */
+export function connectClient(url: string, timeoutMs = 10_000): Promise<Socket> {
+  const socket = io(url, {
+    transports: ['websocket'],
+    forceNew: true,
+    reconnection: false,
+    // See `clientDeflate`: by default the extension is negotiated but nothing is deflated.
+    ...(clientDeflate ? {} : { perMessageDeflate: { threshold: Number.POSITIVE_INFINITY } }),
+    timeout: timeoutMs,
+  });
+  return new Promise<Socket>((resolve, reject) => {
+    socket.once('connect', () => resolve(socket));
+    socket.once('connect_error', (err) => {
+      socket.close();
+      reject(new Error(`connect to ${url} failed: ${err.message}`));
+    });
+  });
+}
+
+/**
+ * Connects `count` sockets, at most `concurrency` handshakes at a time (1,000 simultaneous
+ * WebSocket handshakes from one process only slow each other down).
+ */
+export async function connectMany(url: string, count: number, concurrency = 50): Promise<Socket[]> {
+  const sockets: Socket[] = [];
+  for (let i = 0; i < count; i += concurrency) {
+    const batch = Math.min(concurrency, count - i);
+    sockets.push(...(await Promise.all(Array.from({ length: batch }, () => connectClient(url)))));
+  }
+  return sockets;
+}
+
+/** `CONSUMER {name, id, consumer_id}` with `id = consumer_id = name`, as the JS client (§1.3). */
+export function registerConsumer(socket: Socket, name: string): void {
+  socket.emit(ClientEvent.CONSUMER, { name, id: name, consumer_id: name });
+}
+
+/** `SUBSCRIBE` to `event` from one `producer` (§3.3); delivered on `CONSUME-<lc(P-E)>`. */
+export function subscribeExact(socket: Socket, consumer: string, producer: string, event: string) {
+  socket.emit(ClientEvent.SUBSCRIBE, { event, producer, consumer, consumer_id: consumer });
+}
+
+/**
+ * Topic `SUBSCRIBE` to `pattern` from any producer (§3.3, §11); delivered on
+ * `CONSUME-<lc(TYO-MQ-ALL-pattern)>`.
+ */
+export function subscribeTopic(socket: Socket, consumer: string, pattern: string): void {
+  socket.emit(ClientEvent.SUBSCRIBE, {
+    event: pattern,
+    producer: Protocol.ALL_PUBLISHERS,
+    mode: 'topic',
+    consumer,
+    consumer_id: consumer,
+  });
+}
+
+/** `PRODUCER {name}`, as the JS client (§1.3, §3.2). */
+export function registerProducer(socket: Socket, name: string): void {
+  socket.emit(ClientEvent.PRODUCER, { name });
+}
+
+/**
+ * Broker-only barrier: a `PING` round trip (§3.7). socket.io hands one connection's packets to
+ * the server in order, so when the reply arrives every earlier event of `socket` (say its
+ * 100 `SUBSCRIBE`s) has been handled. Rejects after `timeoutMs` (ms).
+ */
+export async function pingBarrier(socket: Socket, timeoutMs = 30_000): Promise<void> {
+  await socket.timeout(timeoutMs).emitWithAck(ClientEvent.PING, { bench: true });
+}
+
+/** Disconnects every socket. */
+export function closeAll(sockets: readonly Socket[]): void {
+  for (const socket of sockets) socket.close();
+}
+
+/** The application message of every benchmark `PRODUCE`. */
+export interface BenchMessage {
+  /** Sequence number, unique within one load session. */
+  s: number;
+  /** Send time, `performance.now()` of the client process, ms. */
+  t: number;
+  /** Padding that brings the JSON text of the message to the nominal payload size. */
+  p: string;
+}
+
+/**
+ * Padding for a message whose JSON text (`JSON.stringify(message)`) is about `bytes` long
+ * (within a few bytes: the digits of `s` and `t` vary). The message is an object, as real
+ * clients send, rather than a bare string.
+ */
+export function paddingFor(bytes: number): string {
+  const skeleton = JSON.stringify({ s: 100_000, t: 123_456.123_456, p: '' } satisfies BenchMessage);
+  return 'x'.repeat(Math.max(0, bytes - skeleton.length));
+}

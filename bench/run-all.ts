@@ -1,0 +1,264 @@
+/**
+ * `npm run bench`: measures the broker against a bare socket.io relay and prints ONE JSON
+ * document on stdout (progress goes to stderr). Every figure's unit is in its name (`_per_s`,
+ * `_ms`, `_pct` of one core, `_mib`, `_bytes`).
+ *
+ * Scenarios:
+ *   - fan-out (`scenarios/fanout.ts`): 1 producer → 1/10/100 consumers, 100 B and 1 KiB
+ *     messages, broker vs relay, `ratio = broker / relay` deliveries/s;
+ *   - topic scaling (`scenarios/topic-scaling.ts`): 100,000 non-matching topic subscriptions
+ *     vs none, `ratio = loaded / baseline` deliveries/s (target ≥ 0.5).
+ *
+ * Fairness and noise: every server runs in its own child process (fresh ones for each
+ * configuration); each configuration is measured `repeats` times per server, relay and broker
+ * interleaved in ABBA order; medians are reported with every run's throughput, the server CPU
+ * per delivery (robust to CPU contention) and the CPU other processes used during each run.
+ *
+ * Environment:
+ *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
+ *   BENCH_ONLY=fanout|topic     run one scenario
+ *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
+ *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
+ *   BENCH_CPU_PROF_DIR=<dir>    V8 CPU profile of every server during each throughput phase,
+ *                               one `.cpuprofile` per phase into <dir> (summarise with
+ *                               `npx tsx bench/profile-summary.ts <file>`); perturbs the numbers
+ *   BENCH_RELAY_EMIT=per-socket relay emits per socket instead of one room broadcast
+ *   BENCH_CLIENT_DEFLATE=1      clients deflate packets >= 1 KiB, as socket.io-client does by default
+ *   BENCH_OUT=<file>            also write the JSON to <file>
+ *   SWB_LOG_LEVEL               broker log level (default warn), logs go to stderr
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
+import { performance } from 'node:perf_hooks';
+import { clientDeflate } from './lib/clients';
+import { machineInfo } from './lib/machine';
+import { summariseRuns, type RunSummary } from './lib/measure';
+import { ratio } from './lib/stats';
+import { runFanoutPair, type FanoutConfig, type FanoutRun } from './scenarios/fanout';
+import {
+  MATCHING_PATTERNS,
+  TOPIC,
+  nonMatchingPattern,
+  runTopicScaling,
+  type TopicConfig,
+} from './scenarios/topic-scaling';
+import type { ForkOptions, ServerKind } from './servers/server-process';
+
+const env = process.env;
+const quick = env.BENCH_QUICK === '1';
+const only = env.BENCH_ONLY;
+const list = (text: string | undefined, fallback: number[]) =>
+  text
+    ? text
+        .split(',')
+        .map(Number)
+        .filter((n) => Number.isFinite(n) && n > 0)
+    : fallback;
+const repeats = Math.max(1, Number(env.BENCH_REPEATS || (quick ? 1 : 3)));
+const fork: ForkOptions = env.BENCH_CPU_PROF_DIR ? { cpuProfDir: env.BENCH_CPU_PROF_DIR } : {};
+if (fork.cpuProfDir) mkdirSync(fork.cpuProfDir, { recursive: true });
+
+/** Messages in flight are bounded to about this many deliveries (at least 4 messages). */
+const IN_FLIGHT_DELIVERIES = 32;
+const windowFor = (consumers: number) => Math.max(4, Math.ceil(IN_FLIGHT_DELIVERIES / consumers));
+/** Throughput-phase messages per consumer count: ~1–2 s of work each on a 2-core machine. */
+const FANOUT_MESSAGES: Record<number, number> = quick
+  ? { 1: 1_000, 10: 200, 100: 30 }
+  : { 1: 20_000, 10: 4_000, 100: 300 };
+const CAP_MS = quick ? 2_000 : 3_000;
+
+function fanoutConfig(consumers: number, payloadBytes: number): FanoutConfig {
+  const messages = FANOUT_MESSAGES[consumers] ?? Math.max(10, Math.ceil(30_000 / consumers));
+  return {
+    consumers,
+    payloadBytes,
+    messages,
+    window: windowFor(consumers),
+    capMs: CAP_MS,
+    warmupMessages: Math.ceil(messages / 5),
+    latencyMessages: quick ? 20 : 100,
+    latencyCapMs: 500,
+  };
+}
+
+const topicConfig: TopicConfig = {
+  consumers: quick ? 100 : 1_000,
+  subscriptionsPerConsumer: quick ? 10 : 100,
+  matching: MATCHING_PATTERNS.length,
+  payloadBytes: 100,
+  messages: quick ? 500 : 3_000,
+  window: windowFor(MATCHING_PATTERNS.length),
+  capMs: CAP_MS,
+  warmupMessages: quick ? 100 : 1_000,
+  latencyMessages: quick ? 20 : 100,
+  latencyCapMs: 500,
+  repeats,
+};
+
+interface FanoutEntry {
+  consumers: number;
+  payload_bytes: number;
+  message_json_bytes: number | null;
+  window_messages: number;
+  relay: RunSummary;
+  broker: RunSummary;
+  /** Broker deliveries/s ÷ relay deliveries/s (medians). */
+  ratio: number | null;
+  /** Broker ÷ relay server CPU per delivery (how much more work a delivery costs). */
+  cpu_per_delivery_ratio: number | null;
+  /** Broker ÷ relay idle-latency p50 (how much slower one message is through the broker). */
+  idle_latency_p50_ratio: number | null;
+}
+
+const errors: string[] = [];
+const t0 = performance.now();
+const log = (line: string) => {
+  const s = ((performance.now() - t0) / 1000).toFixed(1).padStart(6);
+  process.stderr.write(`bench ${s} s: ${line}\n`);
+};
+
+async function fanoutScenario(): Promise<FanoutEntry[]> {
+  const configs = list(env.BENCH_FANOUT_CONSUMERS, quick ? [1, 10] : [1, 10, 100]).flatMap((n) =>
+    list(env.BENCH_FANOUT_PAYLOADS, quick ? [100] : [100, 1024]).map((b) => fanoutConfig(n, b)),
+  );
+  const runs: Array<Record<ServerKind, FanoutRun[]>> = [];
+  for (const config of configs) {
+    const label = `fanout 1→${config.consumers} ${config.payloadBytes} B`;
+    try {
+      runs.push(await runFanoutPair(config, repeats, fork, (line) => log(`${label} ${line}`)));
+    } catch (err) {
+      runs.push({ relay: [], broker: [] });
+      errors.push(`${label}: ${(err as Error).message}`);
+      log(`${label}: FAILED ${(err as Error).message}`);
+    }
+  }
+  return configs.map((config, i) => {
+    const { relay, broker } = runs[i]!;
+    const relaySummary = summariseRuns(relay);
+    const brokerSummary = summariseRuns(broker);
+    return {
+      consumers: config.consumers,
+      payload_bytes: config.payloadBytes,
+      message_json_bytes: broker[0]?.message_json_bytes ?? relay[0]?.message_json_bytes ?? null,
+      window_messages: config.window,
+      relay: relaySummary,
+      broker: brokerSummary,
+      ratio: ratio(brokerSummary.deliveries_per_s ?? NaN, relaySummary.deliveries_per_s ?? NaN),
+      cpu_per_delivery_ratio: ratio(
+        brokerSummary.server_cpu_us_per_delivery ?? NaN,
+        relaySummary.server_cpu_us_per_delivery ?? NaN,
+      ),
+      idle_latency_p50_ratio: ratio(
+        brokerSummary.latency_idle_ms.p50 ?? NaN,
+        relaySummary.latency_idle_ms.p50 ?? NaN,
+      ),
+    };
+  });
+}
+
+async function topicScenario() {
+  const c = topicConfig;
+  log(
+    `topic scaling: ${c.consumers * c.subscriptionsPerConsumer} subscriptions on ${c.consumers} consumers`,
+  );
+  const base = {
+    topic: TOPIC,
+    consumers: c.consumers,
+    subscriptions_total: c.consumers * c.subscriptionsPerConsumer,
+    matching_subscriptions: c.matching,
+    baseline_subscriptions: c.matching,
+    window_messages: c.window,
+    target_ratio: 0.5,
+  };
+  try {
+    const result = await runTopicScaling(c, fork, (line) => log(`topic ${line}`));
+    const baseline = summariseRuns(result.runs.baseline);
+    const loaded = summariseRuns(result.runs.loaded);
+    const r = ratio(loaded.deliveries_per_s ?? NaN, baseline.deliveries_per_s ?? NaN);
+    return {
+      ...base,
+      setup: result.setup,
+      baseline,
+      loaded,
+      /** Loaded deliveries/s ÷ baseline deliveries/s (medians). */
+      ratio: r,
+      /** Loaded ÷ baseline server CPU per delivery. */
+      cpu_per_delivery_ratio: ratio(
+        loaded.server_cpu_us_per_delivery ?? NaN,
+        baseline.server_cpu_us_per_delivery ?? NaN,
+      ),
+      meets_target: r !== null && r >= base.target_ratio,
+      unexpected_deliveries: result.unexpected_deliveries,
+    };
+  } catch (err) {
+    errors.push(`topic scaling: ${(err as Error).message}`);
+    log(`topic scaling FAILED: ${(err as Error).message}`);
+    return { ...base, ratio: null, meets_target: false };
+  }
+}
+
+async function main(): Promise<void> {
+  const started = performance.now();
+  const startedAt = new Date().toISOString();
+  const machine = machineInfo();
+  const fanout = only && only !== 'fanout' ? [] : await fanoutScenario();
+  const topic = only && only !== 'topic' ? null : await topicScenario();
+  const doc = {
+    schema: 'switchboard-bench/1',
+    quick,
+    started_at: startedAt,
+    duration_s: Math.round((performance.now() - started) / 100) / 10,
+    machine,
+    parameters: {
+      repeats,
+      order:
+        'per configuration: both servers up, measurements interleaved ABBA, warm-up before each',
+      transport: 'websocket, one socket per client',
+      client_permessage_deflate: clientDeflate
+        ? 'socket.io-client default: client packets >= 1024 B deflated'
+        : 'negotiated, but clients deflate nothing (BENCH_CLIENT_DEFLATE=1: client default)',
+      server_options: 'broker/index.ts socket.io options for both servers',
+      relay_emit: env.BENCH_RELAY_EMIT === 'per-socket' ? 'per-socket' : 'room broadcast',
+      clients:
+        'producer and all consumers in the orchestrator process; each server in its own child process',
+      flow_control: `closed loop, about ${IN_FLIGHT_DELIVERIES} deliveries (min 4 messages) in flight`,
+      message: '{s: seq, t: send time (performance.now, ms), p: padding} as a JSON object',
+      fanout_messages: FANOUT_MESSAGES,
+      phase_cap_ms: CAP_MS,
+      latency_loaded: 'every delivery of the throughput phase, ms',
+      latency_idle: 'one message in flight at a time, ms',
+      topic: {
+        consumers: topicConfig.consumers,
+        subscriptions_per_consumer: topicConfig.subscriptionsPerConsumer,
+        payload_bytes: topicConfig.payloadBytes,
+        messages: topicConfig.messages,
+        window_messages: topicConfig.window,
+        warmup_messages: topicConfig.warmupMessages,
+        latency_messages: topicConfig.latencyMessages,
+        matching_patterns: MATCHING_PATTERNS,
+        non_matching_example: nonMatchingPattern(7, 0),
+        baseline: 'same consumers connected and registered, only the matching subscriptions',
+        note: 'both brokers run during the whole scenario; the idle one counts as other_cpu_pct',
+      },
+      cpu_profile_dir: fork.cpuProfDir ?? null,
+    },
+    fanout,
+    topic_scaling: topic,
+    load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
+    how_to_read: [
+      'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',
+      'server_cpu_us_per_delivery (server CPU time / deliveries) is much less sensitive to CPU contention; cpu_per_delivery_ratio compares broker and relay by it.',
+      'client_cpu_pct near 100 means the single client process was the bottleneck, so that server was not saturated and its throughput is a lower bound.',
+      'latency_loaded_ms is measured under the closed-loop window (queueing included); latency_idle_ms with one message in flight.',
+    ],
+    errors,
+  };
+  const json = `${JSON.stringify(doc, null, 2)}\n`;
+  if (env.BENCH_OUT) writeFileSync(env.BENCH_OUT, json);
+  process.stdout.write(json, () => process.exit(errors.length > 0 ? 1 : 0));
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`bench fatal: ${(err as Error)?.stack ?? String(err)}\n`);
+  process.exit(2);
+});

@@ -1,0 +1,254 @@
+/**
+ * The server side of a benchmark runs in its own child process, so that clients and server do
+ * not share an event loop (or a core, on a 2-core machine). This module holds both halves of
+ * that arrangement and the IPC protocol between them:
+ *
+ * - `serveOverIpc(start)` — used by the server entries (`relay-server.ts`, `broker-server.ts`):
+ *   starts the server, reports `ready` with its port, answers `sample` requests with CPU and
+ *   event-loop counters, starts/stops the V8 CPU profiler on request, and exits on `stop`.
+ * - `forkServer(kind)` — used by the orchestrator: forks an entry with the current tsx loader,
+ *   waits for `ready`, and returns a handle to sample, profile and stop it.
+ *
+ * Profiling covers only what the orchestrator brackets with `profile('start')` /
+ * `profile('stop')` (the measured phases), not start-up and TypeScript loading; each bracket
+ * is written to `<cpuProfDir>/<kind>-<pid>-<n>.cpuprofile`.
+ *
+ * Units: CPU times in microseconds (as `process.cpuUsage`), event-loop times in milliseconds
+ * (as `performance.eventLoopUtilization`), memory in bytes.
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance, type EventLoopUtilization } from 'node:perf_hooks';
+import type { ServerOptions } from 'socket.io';
+
+/**
+ * The socket.io server options the broker passes (`broker/index.ts`, spec §1.1), repeated here
+ * so the relay runs with exactly the same transport settings. Keep in sync with the broker.
+ */
+export const BROKER_SOCKET_IO_OPTIONS: Partial<ServerOptions> = {
+  pingInterval: 5_000,
+  pingTimeout: 10_000,
+  allowEIO3: true,
+  serveClient: false,
+  maxHttpBufferSize: 52_428_800,
+  cors: { origin: '*', methods: ['GET', 'POST'], credentials: true },
+  perMessageDeflate: {
+    threshold: 2048,
+    zlibDeflateOptions: { chunkSize: 8 * 1024 },
+    zlibInflateOptions: { windowBits: 14, memLevel: 7 },
+    clientNoContextTakeover: true,
+    serverNoContextTakeover: true,
+    serverMaxWindowBits: 10,
+    concurrencyLimit: 20,
+  },
+};
+
+export type ServerKind = 'relay' | 'broker';
+
+/** Counters of the server process at one instant. */
+export interface ServerSample {
+  /** `process.cpuUsage()`: user and system CPU time, µs. */
+  cpu: NodeJS.CpuUsage;
+  /** `performance.eventLoopUtilization()`: idle and active time, ms. */
+  elu: EventLoopUtilization;
+  /** Resident set size, bytes. */
+  rssBytes: number;
+  /** `performance.now()` of the sample, ms. */
+  at: number;
+}
+
+type ParentMessage =
+  | { type: 'sample'; id: number }
+  | { type: 'profile'; id: number; action: 'start' | 'stop' }
+  | { type: 'stop' };
+type ChildMessage =
+  | { type: 'ready'; port: number; pid: number }
+  | { type: 'sample'; id: number; sample: ServerSample }
+  | { type: 'profiled'; id: number; file: string | null };
+
+/** Env var through which the orchestrator tells a server child where profiles go. */
+const PROFILE_DIR_ENV = 'BENCH_SERVER_PROFILE_DIR';
+
+/** A running server started by `start`: its port and how to close it. */
+export interface StartedServer {
+  port: number;
+  close(): Promise<void>;
+}
+
+/** Child side: runs `start()` and serves the IPC protocol described above. */
+export function serveOverIpc(start: () => Promise<StartedServer>): void {
+  const send = (message: ChildMessage) => process.send?.(message);
+  const profiler = createProfiler(process.env[PROFILE_DIR_ENV]);
+  start().then(
+    (server) => {
+      process.on('message', (raw: ParentMessage) => {
+        if (raw.type === 'profile') {
+          void profiler(raw.action).then((file) => send({ type: 'profiled', id: raw.id, file }));
+        } else if (raw.type === 'sample') {
+          const sample: ServerSample = {
+            cpu: process.cpuUsage(),
+            elu: performance.eventLoopUtilization(),
+            rssBytes: process.memoryUsage.rss(),
+            at: performance.now(),
+          };
+          send({ type: 'sample', id: raw.id, sample });
+        } else if (raw.type === 'stop') {
+          const force = setTimeout(() => process.exit(0), 5_000);
+          force.unref();
+          void server.close().finally(() => process.exit(0));
+        }
+      });
+      // An orchestrator that dies must not leave a server behind.
+      process.on('disconnect', () => process.exit(0));
+      send({ type: 'ready', port: server.port, pid: process.pid });
+    },
+    (err: unknown) => {
+      process.stderr.write(`bench server failed to start: ${String(err)}\n`);
+      process.exit(1);
+    },
+  );
+}
+
+/** V8 CPU profiler bracket: `start`, then `stop` writes a profile and returns its path. */
+function createProfiler(dir: string | undefined) {
+  let session: Session | null = null;
+  let count = 0;
+  return async (action: 'start' | 'stop'): Promise<string | null> => {
+    if (!dir) return null;
+    if (action === 'start') {
+      session = new Session();
+      session.connect();
+      await session.post('Profiler.enable');
+      await session.post('Profiler.start');
+      return null;
+    }
+    if (!session) return null;
+    const { profile } = await session.post('Profiler.stop');
+    session.disconnect();
+    session = null;
+    const file = join(dir, `${process.argv[2] ?? 'server'}-${process.pid}-${++count}.cpuprofile`);
+    writeFileSync(file, JSON.stringify(profile));
+    return file;
+  };
+}
+
+/** Parent-side handle on a forked server process. */
+export interface ServerHandle {
+  readonly kind: ServerKind;
+  readonly port: number;
+  readonly url: string;
+  readonly pid: number;
+  sample(): Promise<ServerSample>;
+  /** Starts or stops (and writes) a CPU profile; a no-op unless forked with `cpuProfDir`. */
+  profile(action: 'start' | 'stop'): Promise<string | null>;
+  /** Asks the server to close and waits for the process to exit (killed after 10 s). */
+  stop(): Promise<void>;
+}
+
+/** Server CPU use between two samples: percent of one core, and event-loop utilisation 0–1. */
+export function serverLoad(a: ServerSample, b: ServerSample): { cpuPct: number; elu: number } {
+  const wallMs = b.at - a.at;
+  const cpuMs = (b.cpu.user - a.cpu.user + b.cpu.system - a.cpu.system) / 1000;
+  const active = b.elu.active - a.elu.active;
+  const idle = b.elu.idle - a.elu.idle;
+  return {
+    cpuPct: wallMs > 0 ? (cpuMs / wallMs) * 100 : Number.NaN,
+    elu: active + idle > 0 ? active / (active + idle) : Number.NaN,
+  };
+}
+
+const live = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
+export interface ForkOptions {
+  /** When set, `profile('start'|'stop')` brackets are written as `.cpuprofile` files here. */
+  cpuProfDir?: string;
+}
+
+/** Forks `bench/servers/<kind>-server.ts` and waits until it listens (20 s at most). */
+export async function forkServer(
+  kind: ServerKind,
+  options: ForkOptions = {},
+): Promise<ServerHandle> {
+  const entry = fileURLToPath(new URL(`./${kind}-server.ts`, import.meta.url));
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    SWB_LOG_LEVEL: process.env.SWB_LOG_LEVEL ?? 'warn',
+  };
+  if (options.cpuProfDir) env[PROFILE_DIR_ENV] = options.cpuProfDir;
+  const child = fork(entry, [kind], {
+    // Under tsx the orchestrator's own loader flags let the child run TypeScript too.
+    execArgv: process.execArgv.some((a) => a.includes('tsx'))
+      ? process.execArgv
+      : ['--import', 'tsx'],
+    env,
+    stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
+  });
+  live.add(child);
+  // Server logs must never reach the orchestrator's stdout, which carries the JSON result.
+  child.stdout?.pipe(process.stderr);
+  child.stderr?.pipe(process.stderr);
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', () => {
+      live.delete(child);
+      resolve();
+    });
+  });
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${kind} server: not ready after 20 s`)),
+      20_000,
+    );
+    child.on('message', (m: ChildMessage) => {
+      if (m.type !== 'ready') return;
+      clearTimeout(timer);
+      resolve(m.port);
+    });
+    void exited.then(() => {
+      clearTimeout(timer);
+      reject(new Error(`${kind} server exited before it was ready`));
+    });
+  });
+
+  let nextId = 0;
+  const pending = new Map<number, (reply: ChildMessage) => void>();
+  child.on('message', (m: ChildMessage) => {
+    if (m.type === 'ready') return;
+    pending.get(m.id)?.(m);
+    pending.delete(m.id);
+  });
+  const request = (message: ParentMessage & { id: number }) =>
+    new Promise<ChildMessage>((resolve) => {
+      pending.set(message.id, resolve);
+      child.send(message);
+    });
+
+  return {
+    kind,
+    port,
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid ?? -1,
+    async sample() {
+      const reply = await request({ type: 'sample', id: nextId++ });
+      return (reply as Extract<ChildMessage, { type: 'sample' }>).sample;
+    },
+    async profile(action) {
+      if (!options.cpuProfDir) return null;
+      const reply = await request({ type: 'profile', id: nextId++, action });
+      return (reply as Extract<ChildMessage, { type: 'profiled' }>).file;
+    },
+    async stop() {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      const kill = setTimeout(() => child.kill('SIGKILL'), 10_000);
+      child.send({ type: 'stop' } satisfies ParentMessage);
+      await exited;
+      clearTimeout(kill);
+    },
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Smoke test of `npm run bench`: runs the benchmark end to end in quick mode (`BENCH_QUICK=1`:
+ * small counts, one repeat) and checks that stdout is one JSON document of the documented
+ * shape. It asserts no timings — tests never assert performance — only that every scenario
+ * ran, produced numbers, and that the topic index delivered nothing it should not have.
+ */
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+const num = z.number();
+const maybeNum = z.number().nullable();
+const latency = z.object({ p50: maybeNum, p99: maybeNum });
+const summary = z.object({
+  runs: z.number().int().positive(),
+  deliveries_per_s: num,
+  deliveries_per_s_runs: z.array(maybeNum).nonempty(),
+  messages_per_s: num,
+  latency_loaded_ms: latency,
+  latency_idle_ms: latency,
+  server_cpu_us_per_delivery: maybeNum,
+  server_cpu_pct: maybeNum,
+  server_elu: maybeNum,
+  client_cpu_pct: maybeNum,
+  other_cpu_pct: maybeNum,
+  server_rss_mib: maybeNum,
+  capped_runs: z.number().int().nonnegative(),
+  lost_deliveries: z.number().int(),
+});
+const BenchDocument = z.object({
+  schema: z.literal('switchboard-bench/1'),
+  quick: z.literal(true),
+  started_at: z.string(),
+  duration_s: num,
+  machine: z.object({
+    cpus: z.number().int().positive(),
+    cpu_model: z.string(),
+    node: z.string().startsWith('v'),
+    socket_io: z.string(),
+    load_avg_start: z.array(num),
+  }),
+  parameters: z.object({ repeats: z.number().int().positive() }).passthrough(),
+  fanout: z
+    .array(
+      z.object({
+        consumers: z.number().int().positive(),
+        payload_bytes: z.number().int().positive(),
+        message_json_bytes: num,
+        window_messages: z.number().int().positive(),
+        relay: summary,
+        broker: summary,
+        ratio: num,
+        cpu_per_delivery_ratio: maybeNum,
+        idle_latency_p50_ratio: maybeNum,
+      }),
+    )
+    .nonempty(),
+  topic_scaling: z.object({
+    topic: z.string(),
+    consumers: z.number().int().positive(),
+    subscriptions_total: z.number().int().positive(),
+    matching_subscriptions: z.number().int().positive(),
+    setup: z.object({
+      baseline: z.object({ subscriptions: num, subscribe_ms: num }).passthrough(),
+      loaded: z.object({ subscriptions: num, subscribe_ms: num }).passthrough(),
+    }),
+    baseline: summary,
+    loaded: summary,
+    ratio: num,
+    target_ratio: num,
+    meets_target: z.boolean(),
+    unexpected_deliveries: z.number().int(),
+  }),
+  errors: z.array(z.string()),
+});
+
+function runQuickBench(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bench/run-all.ts'],
+      {
+        cwd: ROOT,
+        env: {
+          ...process.env,
+          BENCH_QUICK: '1',
+          BENCH_ONLY: '',
+          BENCH_OUT: '',
+          BENCH_CPU_PROF_DIR: '',
+          BENCH_REPEATS: '',
+        },
+        maxBuffer: 16 * 2 ** 20,
+        timeout: 170_000,
+      },
+      (err, stdout, stderr) => {
+        const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        resolve({ code, stdout, stderr });
+      },
+    );
+  });
+}
+
+describe('npm run bench (BENCH_QUICK=1)', () => {
+  it('prints one JSON document of the documented shape', { timeout: 180_000 }, async () => {
+    const { code, stdout, stderr } = await runQuickBench();
+    expect(code, stderr.slice(-2000)).toBe(0);
+    const doc = BenchDocument.parse(JSON.parse(stdout));
+    expect(doc.errors).toEqual([]);
+    expect(doc.fanout.map((f) => f.consumers)).toContain(1);
+    expect(doc.topic_scaling.unexpected_deliveries).toBe(0);
+    // Progress goes to stderr, never into the JSON on stdout.
+    expect(stderr).toMatch(/^bench .*deliveries\/s$/m);
+  });
+});

@@ -7,7 +7,9 @@
  *   - fan-out (`scenarios/fanout.ts`): 1 producer → 1/10/100 consumers, 100 B and 1 KiB
  *     messages, broker vs relay, `ratio = broker / relay` deliveries/s;
  *   - topic scaling (`scenarios/topic-scaling.ts`): 100,000 non-matching topic subscriptions
- *     vs none, `ratio = loaded / baseline` deliveries/s (target ≥ 0.5).
+ *     vs none, `ratio = loaded / baseline` deliveries/s (target ≥ 0.5);
+ *   - durable (`scenarios/durable.ts`): persisted-and-ACKed 1 KiB messages/s with memory,
+ *     SQLite FULL and SQLite NORMAL storage, next to the non-durable run (target: FULL ≥ 10,000).
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -16,7 +18,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout|topic     run one scenario
+ *   BENCH_ONLY=fanout|topic|durable  run one scenario
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_CPU_PROF_DIR=<dir>    V8 CPU profile of every server during each throughput phase,
@@ -43,6 +45,7 @@ import {
   type TopicConfig,
 } from './scenarios/topic-scaling';
 import type { ForkOptions, ServerKind } from './servers/server-process';
+import { runDurable, type DurableConfig } from './scenarios/durable';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -80,6 +83,15 @@ function fanoutConfig(consumers: number, payloadBytes: number): FanoutConfig {
     latencyCapMs: 500,
   };
 }
+
+const durableConfig: DurableConfig = {
+  payloadBytes: 1024,
+  messages: quick ? 500 : 20_000,
+  window: 256,
+  capMs: quick ? 2_000 : 4_000,
+  warmupMessages: quick ? 100 : 2_000,
+  repeats,
+};
 
 const topicConfig: TopicConfig = {
   consumers: quick ? 100 : 1_000,
@@ -203,6 +215,10 @@ async function main(): Promise<void> {
   const machine = machineInfo();
   const fanout = only && only !== 'fanout' ? [] : await fanoutScenario();
   const topic = only && only !== 'topic' ? null : await topicScenario();
+  const durable =
+    only && only !== 'durable'
+      ? null
+      : await runDurable(durableConfig, fork, (line) => log(`durable ${line}`), errors);
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -244,6 +260,7 @@ async function main(): Promise<void> {
     },
     fanout,
     topic_scaling: topic,
+    durable,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

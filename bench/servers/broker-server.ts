@@ -1,7 +1,8 @@
 /**
  * The system under test: the Switchboard broker, built with `createBroker({})` (default
- * settings: in-memory registries and store, no auth) and run as a child process of the
- * benchmark (`server-process.ts` protocol).
+ * settings: in-memory registries and store, no auth; the durable scenario passes other settings
+ * in `BENCH_BROKER_SETTINGS` and a data directory in `BENCH_BROKER_DATA_DIR`) and run as a
+ * child process of the benchmark (`server-process.ts` protocol).
  *
  * Differences from `broker/cli.ts`, all deliberate:
  *   - it listens on an ephemeral port on 127.0.0.1 and reports the port over the bench's IPC
@@ -19,7 +20,9 @@ import { createBroker } from '../../broker/index';
 import { serveOverIpc } from './server-process';
 
 serveOverIpc(async () => {
-  const broker = createBroker({});
+  // The durable scenario passes its settings (storage, synchronous…) and a data directory.
+  const settings: unknown = JSON.parse(process.env.BENCH_BROKER_SETTINGS ?? '{}');
+  const broker = createBroker(settings, { dataDir: process.env.BENCH_BROKER_DATA_DIR });
   const { port } = await broker.listen(0, '127.0.0.1');
   return {
     port,

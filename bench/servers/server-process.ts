@@ -168,6 +168,8 @@ process.on('exit', () => {
 export interface ForkOptions {
   /** When set, `profile('start'|'stop')` brackets are written as `.cpuprofile` files here. */
   cpuProfDir?: string;
+  /** Extra environment for the server (e.g. `BENCH_BROKER_SETTINGS`). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Forks `bench/servers/<kind>-server.ts` and waits until it listens (20 s at most). */
@@ -181,6 +183,7 @@ export async function forkServer(
     SWB_LOG_LEVEL: process.env.SWB_LOG_LEVEL ?? 'warn',
   };
   if (options.cpuProfDir) env[PROFILE_DIR_ENV] = options.cpuProfDir;
+  Object.assign(env, options.env);
   const child = fork(entry, [kind], {
     // Under tsx the orchestrator's own loader flags let the child run TypeScript too.
     execArgv: process.execArgv.some((a) => a.includes('tsx'))

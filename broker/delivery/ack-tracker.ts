@@ -127,7 +127,7 @@ export class AckTracker {
     p.attempt = n;
     p.socketId = socket.id;
     const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
-    emitDelivery(socket, consumeEvent(copy.key), envelope);
+    emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
     this.hooks.delivered(copy.realm, copy.envelope.event);
     p.timer = setTimeout(() => this.timedOut(msgId, p), copy.ackTimeoutMs);
     p.timer.unref();

@@ -10,37 +10,63 @@ import { randomBytes } from 'node:crypto';
 import { Protocol, ServerEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import type { BrokerSocket } from '../transport/socket-types';
 
-/**
- * A string message shorter than this cannot exceed the chunk threshold once JSON-escaped
- * (each code unit escapes to at most 6), so the serialisation can be skipped on the hot path.
- */
-const SHORT_STRING = Math.floor(Protocol.CHUNK_SIZE / 6) - 1024;
-
 /** `<base36 ms>-<random base36>`, the transfer-id format of the reference clients (§14.1). */
 export function newTransferId(): string {
   return `${Date.now().toString(36)}-${randomBytes(8).readBigUInt64BE().toString(36)}`;
 }
 
-function mayBeLarge(envelope: DeliveryEnvelope): boolean {
-  const m = envelope.message;
-  if (m === null || typeof m === 'number' || typeof m === 'boolean' || m === undefined) {
-    return envelope.event.length > SHORT_STRING;
+/**
+ * An upper bound of `JSON.stringify(value).length`, computed without building the string and
+ * abandoned as soon as it passes `budget` (each code unit of a string escapes to at most 6).
+ */
+export function jsonLengthUpperBound(value: unknown, budget: number): number {
+  let total = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0 && total <= budget) {
+    const v = stack.pop();
+    if (typeof v === 'string') total += 2 + 6 * v.length;
+    else if (typeof v === 'number' || typeof v === 'bigint') total += 24;
+    else if (typeof v === 'boolean' || v === null) total += 5;
+    else if (Array.isArray(v)) {
+      total += 2 + v.length;
+      for (const item of v) stack.push(item);
+    } else if (typeof v === 'object') {
+      total += 2;
+      for (const key of Object.keys(v)) {
+        total += 4 + 6 * key.length;
+        stack.push((v as Record<string, unknown>)[key]);
+      }
+    }
   }
-  if (typeof m === 'string') return m.length + envelope.event.length > SHORT_STRING;
-  return true;
+  return total;
 }
+
+/** Room left for the fields a reliable delivery adds to its base envelope (ids, attempt). */
+const BASE_MARGIN = 256;
+
+/** Per envelope object: whether it may exceed the chunk size (fan-out reuses one envelope). */
+const mayExceed = new WeakMap<object, boolean>();
 
 /**
  * Emits `envelope` on `eventName` to `socket`, as `CONSUME_CHUNK` frames when its JSON text
- * exceeds `Protocol.CHUNK_SIZE`. `volatile` skips buffering (used by one broadcast extra).
+ * exceeds `chunkSize` (default `Protocol.CHUNK_SIZE`).
  */
 export function emitDelivery(
   socket: BrokerSocket,
   eventName: `CONSUME-${string}`,
   envelope: DeliveryEnvelope,
   chunkSize: number = Protocol.CHUNK_SIZE,
+  base?: DeliveryEnvelope,
 ): void {
-  if (mayBeLarge(envelope)) {
+  // `base`: the envelope this one extends with small fields (msgId…); its cached size decision
+  // is reused with a margin for them.
+  const key = base ?? envelope;
+  let large = mayExceed.get(key);
+  if (large === undefined) {
+    large = jsonLengthUpperBound(key, chunkSize - BASE_MARGIN) > chunkSize - BASE_MARGIN;
+    mayExceed.set(key, large);
+  }
+  if (large) {
     const text = JSON.stringify(envelope);
     if (text.length > chunkSize) {
       emitChunks(socket, eventName, text, chunkSize);

@@ -142,7 +142,8 @@ export class Delivery {
     msg: ProducedMessage,
   ): Promise<StoreOutcome> {
     try {
-      if (!(await this.cap.admit(realm))) {
+      const admitted = this.cap.admit(realm);
+      if (!(admitted === true || (admitted !== false && (await admitted)))) {
         throw new SwitchboardError(
           'SWB_ERR_QUEUE_FULL',
           `Durable queue cap of realm ${realm} reached`,

@@ -16,10 +16,17 @@ export class QueueCap {
     private readonly cap: (realm: string) => number | undefined,
   ) {}
 
-  /** Whether one more copy may be queued in `realm`; counts it when admitted. */
-  async admit(realm: string): Promise<boolean> {
+  /**
+   * Whether one more copy may be queued in `realm`; counts it when admitted. Synchronous (no
+   * promise) when no cap applies, which is the common case on the hot path.
+   */
+  admit(realm: string): boolean | Promise<boolean> {
     const cap = this.cap(realm);
     if (cap === undefined) return true;
+    return this.admitCapped(realm, cap);
+  }
+
+  private async admitCapped(realm: string, cap: number): Promise<boolean> {
     const now = Date.now();
     let d = this.depth.get(realm);
     if (!d || now - d.at > REFRESH_MS) {

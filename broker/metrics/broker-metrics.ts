@@ -8,44 +8,93 @@
 import { Counter, Gauge, Registry } from 'prom-client';
 import { MetricName, OTHER_EVENT_LABEL } from '../../shared/metric-names';
 
-type LabelledCounter = { inc(n?: number): void };
+/**
+ * Per-label counts kept as plain numbers on the hot path and handed to prom-client when it
+ * collects (at scrape time): incrementing a labelled prom-client counter hashes its labels,
+ * which costs more than the delivery it counts.
+ */
+class EventCounts {
+  /** `realm → event label → count not yet handed over`, bounded per realm. */
+  private readonly pending = new Map<string, Map<string, number>>();
+  /** `realm → labels seen`, to keep the cap after the pending counts are flushed. */
+  private readonly seen = new Map<string, Set<string>>();
+
+  constructor(private readonly maxEventLabels: number) {}
+
+  add(realm: string, event: string): void {
+    let byEvent = this.pending.get(realm);
+    if (!byEvent) {
+      byEvent = new Map();
+      this.pending.set(realm, byEvent);
+    }
+    const count = byEvent.get(event);
+    if (count !== undefined) {
+      byEvent.set(event, count + 1);
+      return;
+    }
+    let labels = this.seen.get(realm);
+    if (!labels) {
+      labels = new Set();
+      this.seen.set(realm, labels);
+    }
+    let label = event;
+    if (!labels.has(event)) {
+      if (labels.size >= this.maxEventLabels) label = OTHER_EVENT_LABEL;
+      else labels.add(event);
+    }
+    // Past the cap, unseen events count under "other" (and are not remembered one by one).
+    byEvent.set(label, (byEvent.get(label) ?? 0) + 1);
+  }
+
+  /** Hands every pending count to `counter` and clears them. */
+  flushInto(counter: Counter<'event' | 'realm'>): void {
+    for (const [realm, byEvent] of this.pending) {
+      for (const [event, n] of byEvent) counter.inc({ event, realm }, n);
+    }
+    this.pending.clear();
+  }
+}
 
 /** Counters of one broker; one `Registry` each, so brokers in one process do not mix. */
 export class BrokerMetrics {
   readonly registry = new Registry();
   private readonly connectionsTotal: Counter;
-  private readonly produced: Counter<'event' | 'realm'>;
-  private readonly delivered: Counter<'event' | 'realm'>;
-  /** Cached label children: `realm → event → child`, bounded per realm. */
-  private readonly producedChildren = new Map<string, Map<string, LabelledCounter>>();
-  private readonly deliveredChildren = new Map<string, Map<string, LabelledCounter>>();
+  private readonly producedCounts: EventCounts;
+  private readonly deliveredCounts: EventCounts;
   private readonly queued: Counter<'realm'>;
+  /** Labelled children by realm (realms are few; label hashing per message is not free). */
+  private readonly queuedByRealm = new Map<string, { inc(n?: number): void }>();
   private readonly dlq: Counter<'realm'>;
   private readonly ackTimeouts: Counter<'realm'>;
   /** Plain totals for `status` without a scrape. */
   readonly totals = { produced: 0, delivered: 0, connections: 0, queued: 0, deadLettered: 0 };
 
-  constructor(
-    private readonly maxEventLabels: number,
-    currentConnections: () => number,
-  ) {
+  constructor(maxEventLabels: number, currentConnections: () => number) {
     const registers = [this.registry];
+    const producedCounts = (this.producedCounts = new EventCounts(maxEventLabels));
+    const deliveredCounts = (this.deliveredCounts = new EventCounts(maxEventLabels));
     this.connectionsTotal = new Counter({
       name: MetricName.CONNECTIONS_TOTAL,
       help: 'Connections accepted on the main namespace',
       registers,
     });
-    this.produced = new Counter({
+    new Counter({
       name: MetricName.MESSAGES_PRODUCED_TOTAL,
       help: 'Messages routed',
       labelNames: ['event', 'realm'],
       registers,
+      collect() {
+        producedCounts.flushInto(this);
+      },
     });
-    this.delivered = new Counter({
+    new Counter({
       name: MetricName.MESSAGES_DELIVERED_TOTAL,
       help: 'Messages emitted to consumer sockets',
       labelNames: ['event', 'realm'],
       registers,
+      collect() {
+        deliveredCounts.flushInto(this);
+      },
     });
     this.queued = new Counter({
       name: MetricName.MESSAGES_QUEUED_TOTAL,
@@ -82,17 +131,22 @@ export class BrokerMetrics {
 
   messageProduced(realm: string, event: string): void {
     this.totals.produced++;
-    this.child(this.produced, this.producedChildren, realm, event).inc();
+    this.producedCounts.add(realm, event);
   }
 
   messageDelivered(realm: string, event: string): void {
     this.totals.delivered++;
-    this.child(this.delivered, this.deliveredChildren, realm, event).inc();
+    this.deliveredCounts.add(realm, event);
   }
 
   messageQueued(realm: string): void {
     this.totals.queued++;
-    this.queued.labels({ realm }).inc();
+    let child = this.queuedByRealm.get(realm);
+    if (!child) {
+      child = this.queued.labels({ realm });
+      this.queuedByRealm.set(realm, child);
+    }
+    child.inc();
   }
 
   messageDeadLettered(realm: string): void {
@@ -107,26 +161,5 @@ export class BrokerMetrics {
   /** Prometheus text exposition of every metric. */
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };
-  }
-
-  private child(
-    counter: Counter<'event' | 'realm'>,
-    cache: Map<string, Map<string, LabelledCounter>>,
-    realm: string,
-    event: string,
-  ): LabelledCounter {
-    let byEvent = cache.get(realm);
-    if (!byEvent) {
-      byEvent = new Map();
-      cache.set(realm, byEvent);
-    }
-    let child = byEvent.get(event);
-    if (!child) {
-      const label = byEvent.size >= this.maxEventLabels ? OTHER_EVENT_LABEL : event;
-      child = byEvent.get(label) ?? counter.labels({ event: label, realm });
-      // Past the cap only the folded child is cached, so the map (and label set) stays bounded.
-      byEvent.set(label, child);
-    }
-    return child;
   }
 }

@@ -64,26 +64,12 @@ export class Router {
     k3: string,
   ): void {
     if (!realm || realm.subscriptions.size === 0) return;
-    let groups: Map<string, SubscriptionRecord[]> | null = null;
-    const deliver = (record: SubscriptionRecord, members?: SubscriptionRecord[]): void => {
-      const outcome = this.delivery.toSubscription(realm, record, envelope, msg, members);
-      if (outcome) stored.push(outcome);
-    };
-    const dispatch = (record: SubscriptionRecord): void => {
-      if (record.group !== null) {
-        groups ??= new Map();
-        const bucket = groups.get(record.group);
-        if (bucket) bucket.push(record);
-        else groups.set(record.group, [record]);
-        return;
-      }
-      deliver(record);
-    };
+    const pass = new RoutingPass(this.delivery, realm, msg, envelope, stored);
 
     // Step 4: exact keys. k1 and k3 coincide when the producer is named TYO-MQ-ALL.
-    this.exact(realm, k1, msg.from, dispatch);
-    if (k2 !== k1) this.exact(realm, k2, msg.from, dispatch);
-    if (k3 !== k1 && k3 !== k2) this.exact(realm, k3, msg.from, dispatch);
+    pass.exact(k1);
+    if (k2 !== k1) pass.exact(k2);
+    if (k3 !== k1 && k3 !== k2) pass.exact(k3);
 
     // Step 5: topic keys (the producer part of a topic key is ignored, §6.3).
     if (realm.topics.count > 0) {
@@ -91,33 +77,73 @@ export class Router {
         if (key === k1 || key === k2 || key === k3) continue;
         const byConsumer = realm.subscriptions.get(key);
         if (!byConsumer) continue;
-        for (const record of byConsumer.values()) if (record.mode === 'topic') dispatch(record);
+        for (const record of byConsumer.values())
+          if (record.mode === 'topic') pass.dispatch(record);
       }
     }
 
     // Step 7: one member per group and message.
-    if (groups !== null) {
-      for (const [group, members] of groups as Map<string, SubscriptionRecord[]>) {
-        const live = members.filter((m) => realm.consumers.get(m.consumer)?.online === true);
-        const pool = live.length > 0 ? live : members;
-        const chosen = pool[(realm.nextGroupCount(group) - 1) % pool.length]!;
-        deliver(chosen, members);
+    pass.deliverGroups();
+  }
+}
+
+/**
+ * One message's pass over one realm. A small object rather than closures: it is created for
+ * every routed message, and closures cost more on this hot path.
+ */
+class RoutingPass {
+  private groups: Map<string, SubscriptionRecord[]> | null = null;
+
+  constructor(
+    private readonly delivery: Delivery,
+    private readonly realm: RealmRegistry,
+    private readonly msg: ProducedMessage,
+    private readonly envelope: DeliveryEnvelope,
+    private readonly stored: Promise<StoreOutcome>[],
+  ) {}
+
+  /** Step 4 for one key: records naming this producer exactly, or any producer. */
+  exact(key: string): void {
+    const byConsumer = this.realm.subscriptions.get(key);
+    if (!byConsumer) return;
+    const producer = this.msg.from;
+    for (const record of byConsumer.values()) {
+      if (record.producer === producer || record.producer === Protocol.ALL_PUBLISHERS) {
+        this.dispatch(record);
       }
     }
   }
 
-  private exact(
-    realm: RealmRegistry,
-    key: string,
-    producer: string,
-    dispatch: (record: SubscriptionRecord) => void,
-  ): void {
-    const byConsumer = realm.subscriptions.get(key);
-    if (!byConsumer) return;
-    for (const record of byConsumer.values()) {
-      if (record.producer === producer || record.producer === Protocol.ALL_PUBLISHERS) {
-        dispatch(record);
-      }
+  /** Step 6: grouped records wait for step 7, the others are delivered now. */
+  dispatch(record: SubscriptionRecord): void {
+    if (record.group === null) {
+      this.deliver(record);
+      return;
     }
+    this.groups ??= new Map();
+    const bucket = this.groups.get(record.group);
+    if (bucket) bucket.push(record);
+    else this.groups.set(record.group, [record]);
+  }
+
+  /** Step 7: per group, the next live member round-robin (any member if none is live). */
+  deliverGroups(): void {
+    if (this.groups === null) return;
+    for (const [group, members] of this.groups) {
+      const live = members.filter((m) => this.realm.consumers.get(m.consumer)?.online === true);
+      const pool = live.length > 0 ? live : members;
+      this.deliver(pool[(this.realm.nextGroupCount(group) - 1) % pool.length]!, members);
+    }
+  }
+
+  private deliver(record: SubscriptionRecord, members?: SubscriptionRecord[]): void {
+    const outcome = this.delivery.toSubscription(
+      this.realm,
+      record,
+      this.envelope,
+      this.msg,
+      members,
+    );
+    if (outcome) this.stored.push(outcome);
   }
 }

@@ -15,8 +15,9 @@ import {
   type StoredEntry,
 } from './message-store';
 
-const queueKey = (realm: string, event: string, consumer: string) =>
-  JSON.stringify([realm, event, consumer]);
+/** One unambiguous string per `(realm, event, consumer)`: length-prefixed parts. */
+const queueKey = (realm: string, event: string, consumer: string): string =>
+  `${realm.length}:${realm}${event.length}:${event}${consumer}`;
 
 export class MemoryStore implements MessageStore {
   readonly backend = 'memory';

@@ -1,0 +1,255 @@
+/**
+ * Durable throughput: persisted-and-ACKed messages per second (issue: durable delivery on
+ * SQLite), next to the non-durable run, with 1 KiB messages.
+ *
+ * One producer with publisher confirms, one live consumer subscribed `{durable, ack}` that
+ * ACKs every delivery as the stock JS client does (no callback; the broker replies `ACK_OK`).
+ * A message counts once BOTH its confirm (every durable copy committed) and its `ACK_OK` (the
+ * copy deleted) have arrived; at most `window` messages are in flight.
+ * Modes: `plain` (no durable/ACK: a message counts when delivered), `memory`, `sqlite-full`
+ * (`synchronous: FULL`: every commit fsynced) and `sqlite-normal`.
+ * Units: messages/s; latency in ms (send → both acknowledgements); CPU in % of one core.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import {
+  ClientEvent,
+  ServerEvent,
+  consumeEvent,
+  subscriptionKey,
+  type DeliveryEnvelope,
+} from '../../shared/protocol-events';
+import {
+  closeAll,
+  connectClient,
+  paddingFor,
+  pingBarrier,
+  registerConsumer,
+  registerProducer,
+  type Socket,
+} from '../lib/clients';
+import { median, round, summariseLatency } from '../lib/stats';
+import { forkServer, serverLoad, type ForkOptions } from '../servers/server-process';
+
+export type DurableMode = 'plain' | 'memory' | 'sqlite-full' | 'sqlite-normal';
+export const DURABLE_MODES: readonly DurableMode[] = [
+  'plain',
+  'memory',
+  'sqlite-full',
+  'sqlite-normal',
+];
+
+export interface DurableConfig {
+  payloadBytes: number;
+  messages: number;
+  window: number;
+  capMs: number;
+  warmupMessages: number;
+  repeats: number;
+}
+
+export interface DurableResult {
+  mode: DurableMode;
+  messages_per_s: number | null;
+  messages_per_s_runs: number[];
+  latency_ms: { p50: number | null; p99: number | null };
+  server_cpu_pct: number | null;
+  server_cpu_us_per_message: number | null;
+}
+
+const settingsFor = (mode: DurableMode): object =>
+  mode.startsWith('sqlite')
+    ? {
+        storage: 'sqlite',
+        storage_options: {
+          synchronous: mode === 'sqlite-full' ? 'FULL' : 'NORMAL',
+          ...(process.env.BENCH_COMMIT_DELAY_MS
+            ? { commit_delay_ms: Number(process.env.BENCH_COMMIT_DELAY_MS) }
+            : {}),
+        },
+      }
+    : {};
+
+const JOB = consumeEvent(subscriptionKey('bench', 'job'));
+
+/** Runs `count` messages through, `window` in flight; resolves with per-message latencies. */
+function pump(
+  producer: Socket,
+  consumer: Socket,
+  mode: DurableMode,
+  count: number,
+  window: number,
+  capMs: number,
+  padding: string,
+) {
+  return new Promise<{ done: number; elapsedMs: number; latencies: Float64Array }>((resolve) => {
+    const latencies = new Float64Array(count);
+    const parts = new Uint8Array(count);
+    const need = mode === 'plain' ? 1 : 2;
+    const sentAt = new Float64Array(count);
+    let sent = 0;
+    let done = 0;
+    const start = performance.now();
+    const finish = () =>
+      resolve({
+        done,
+        elapsedMs: performance.now() - start,
+        latencies: latencies.subarray(0, done),
+      });
+    const part = (seq: number) => {
+      if (++parts[seq]! < need) return;
+      latencies[done++] = performance.now() - sentAt[seq]!;
+      if (done === count || performance.now() - start > capMs) return finish();
+      send();
+    };
+    // Like the stock JS client: ACK without a callback, the broker answers with ACK_OK.
+    const inFlight = new Map<string, number>();
+    const onDelivery = (env: DeliveryEnvelope) => {
+      const seq = (env.message as { s: number }).s;
+      if (mode === 'plain') return part(seq);
+      inFlight.set(env.msgId!, seq);
+      consumer.emit(ClientEvent.ACK, { msgId: env.msgId });
+    };
+    const onAckOk = (reply: { ok: boolean; msgId?: string }) => {
+      const seq = reply.msgId === undefined ? undefined : inFlight.get(reply.msgId);
+      if (seq === undefined) return;
+      inFlight.delete(reply.msgId!);
+      part(seq);
+    };
+    consumer.on(JOB, onDelivery);
+    consumer.on(ServerEvent.ACK_OK, onAckOk);
+    const send = () => {
+      while (sent < count && sent - done < window) {
+        const seq = sent++;
+        sentAt[seq] = performance.now();
+        const payload = {
+          event: 'job',
+          from: 'bench',
+          message: { s: seq, t: sentAt[seq], p: padding },
+        };
+        if (mode === 'plain') producer.emit(ClientEvent.PRODUCE, payload);
+        else
+          producer.emit(ClientEvent.PRODUCE, payload, (reply: { ok: boolean }) => {
+            if (reply.ok) part(seq);
+          });
+      }
+    };
+    send();
+  }).finally(() => {
+    consumer.off(JOB);
+    consumer.off(ServerEvent.ACK_OK);
+  });
+}
+
+async function runMode(
+  mode: DurableMode,
+  config: DurableConfig,
+  fork: ForkOptions,
+  log: (l: string) => void,
+): Promise<DurableResult> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'swb-bench-durable-'));
+  const server = await forkServer('broker', {
+    ...fork,
+    env: {
+      BENCH_BROKER_SETTINGS: JSON.stringify(settingsFor(mode)),
+      BENCH_BROKER_DATA_DIR: dataDir,
+    },
+  });
+  const consumer = await connectClient(server.url);
+  const producer = await connectClient(server.url);
+  try {
+    registerConsumer(consumer, 'bench-c');
+    consumer.emit(ClientEvent.SUBSCRIBE, {
+      event: 'job',
+      producer: 'bench',
+      consumer: 'bench-c',
+      consumer_id: 'bench-c',
+      ...(mode === 'plain' ? {} : { durable: true, ack: true }),
+    });
+    registerProducer(producer, 'bench');
+    await pingBarrier(consumer);
+    await pingBarrier(producer);
+    const padding = paddingFor(config.payloadBytes);
+    await pump(
+      producer,
+      consumer,
+      mode,
+      config.warmupMessages,
+      config.window,
+      config.capMs,
+      padding,
+    );
+    const rates: number[] = [];
+    const cpu: number[] = [];
+    const perMessage: number[] = [];
+    let latencies: Float64Array<ArrayBufferLike> = new Float64Array(0);
+    await server.profile('start');
+    for (let r = 0; r < config.repeats; r++) {
+      const a = await server.sample();
+      const run = await pump(
+        producer,
+        consumer,
+        mode,
+        config.messages,
+        config.window,
+        config.capMs,
+        padding,
+      );
+      const b = await server.sample();
+      rates.push(run.done / (run.elapsedMs / 1000));
+      const load = serverLoad(a, b);
+      cpu.push(load.cpuPct);
+      perMessage.push((b.cpu.user - a.cpu.user + b.cpu.system - a.cpu.system) / run.done);
+      latencies = run.latencies;
+      log(`${mode} run ${r + 1}: ${Math.round(rates[r]!)} msg/s`);
+    }
+    await server.profile('stop');
+    const lat = summariseLatency(latencies);
+    return {
+      mode,
+      messages_per_s: round(median(rates), 0),
+      messages_per_s_runs: rates.map((x) => Math.round(x)),
+      latency_ms: { p50: round(lat.p50_ms), p99: round(lat.p99_ms) },
+      server_cpu_pct: round(median(cpu), 1),
+      server_cpu_us_per_message: round(median(perMessage), 1),
+    };
+  } finally {
+    closeAll([consumer, producer]);
+    await server.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Every mode in turn; a failing mode is reported in `errors` and skipped. */
+export async function runDurable(
+  config: DurableConfig,
+  fork: ForkOptions,
+  log: (l: string) => void,
+  errors: string[],
+) {
+  const results: DurableResult[] = [];
+  for (const mode of DURABLE_MODES) {
+    try {
+      results.push(await runMode(mode, config, fork, log));
+    } catch (err) {
+      errors.push(`durable ${mode}: ${(err as Error).message}`);
+      log(`durable ${mode} FAILED: ${(err as Error).message}`);
+    }
+  }
+  const plain = results.find((r) => r.mode === 'plain')?.messages_per_s ?? null;
+  const full = results.find((r) => r.mode === 'sqlite-full')?.messages_per_s ?? null;
+  return {
+    payload_bytes: config.payloadBytes,
+    window_messages: config.window,
+    counts:
+      'a message counts when its publisher confirm and its ACK_OK have both arrived (plain: when delivered)',
+    results: results.map((r) => ({
+      ...r,
+      ratio_to_plain: plain && r.messages_per_s ? round(r.messages_per_s / plain) : null,
+    })),
+    sqlite_full_target_per_s: 10_000,
+    sqlite_full_meets_target: full !== null && full >= 10_000,
+  };
+}

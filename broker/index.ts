@@ -149,7 +149,10 @@ export function createBroker(
     idleTimeoutMs: limits.transfer_idle_timeout_ms,
   });
   const cap = new QueueCap(store, () => settings.limits?.max_queued_per_realm);
-  const delivery = new Delivery(metrics, acks, store, cap, logger);
+  // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
+  const delivery = new Delivery(metrics, acks, store, cap, logger, (ids, event, envelope) =>
+    io.local.to(ids).emit(event, envelope),
+  );
   const replayer = new Replayer(store, acks, delivery, logger);
   const router = new Router(realms, delivery);
   const persistence = new SubscriptionPersistence(store, logger);

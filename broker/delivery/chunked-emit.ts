@@ -51,6 +51,19 @@ const mayExceed = new WeakMap<object, boolean>();
  * Emits `envelope` on `eventName` to `socket`, as `CONSUME_CHUNK` frames when its JSON text
  * exceeds `chunkSize` (default `Protocol.CHUNK_SIZE`).
  */
+/**
+ * Whether `envelope` must go out as `CONSUME_CHUNK` frames: its JSON text is longer than
+ * `chunkSize`. Cheap for small envelopes (bounded estimate, cached per envelope object).
+ */
+export function needsChunking(envelope: DeliveryEnvelope, chunkSize: number = Protocol.CHUNK_SIZE) {
+  let large = mayExceed.get(envelope);
+  if (large === undefined) {
+    large = jsonLengthUpperBound(envelope, chunkSize - BASE_MARGIN) > chunkSize - BASE_MARGIN;
+    mayExceed.set(envelope, large);
+  }
+  return large && JSON.stringify(envelope).length > chunkSize;
+}
+
 export function emitDelivery(
   socket: BrokerSocket,
   eventName: `CONSUME-${string}`,

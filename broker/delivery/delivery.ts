@@ -19,7 +19,7 @@ import type { SubscriptionRecord } from '../routing/registry-types';
 import type { MessageStore } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker, ReliableCopy, Reassignment } from './ack-tracker';
-import { emitDelivery } from './chunked-emit';
+import { emitDelivery, needsChunking } from './chunked-emit';
 import type { QueueCap } from './queue-cap';
 
 /** Outcome of storing one durable copy; never a rejected promise. */
@@ -71,6 +71,13 @@ function reassign(
   };
 }
 
+/** Emits one packet to several local sockets, encoding it once (socket.io broadcast). */
+export type LocalBroadcast = (
+  socketIds: string[],
+  eventName: `CONSUME-${string}`,
+  envelope: DeliveryEnvelope,
+) => void;
+
 export class Delivery {
   constructor(
     private readonly metrics: BrokerMetrics,
@@ -78,7 +85,29 @@ export class Delivery {
     private readonly store: MessageStore,
     private readonly cap: QueueCap,
     private readonly logger: Logger,
+    private readonly broadcast: LocalBroadcast,
   ) {}
+
+  /**
+   * Plain live deliveries of one message on one key to several sockets (a fan-out): encoded
+   * once for all of them unless the envelope needs chunking. Counted per socket.
+   */
+  emitToSockets(
+    realm: string,
+    sockets: readonly BrokerSocket[],
+    eventName: `CONSUME-${string}`,
+    envelope: DeliveryEnvelope,
+  ): void {
+    const ids = sockets.length === 1 ? null : sockets.map((s) => s.id);
+    // A socket listed twice (two consumer names on one connection) gets two copies, as one
+    // per subscription record is the protocol's rule; a broadcast would send it one.
+    if (ids === null || new Set(ids).size !== ids.length || needsChunking(envelope)) {
+      for (const socket of sockets) emitDelivery(socket, eventName, envelope);
+    } else {
+      this.broadcast(ids, eventName, envelope);
+    }
+    this.metrics.messageDelivered(realm, envelope.event, sockets.length);
+  }
 
   /**
    * Delivers `envelope` to the consumer owning `record`. Returns the outcome of the durable

@@ -21,7 +21,7 @@ class EventCounts {
 
   constructor(private readonly maxEventLabels: number) {}
 
-  add(realm: string, event: string): void {
+  add(realm: string, event: string, n = 1): void {
     let byEvent = this.pending.get(realm);
     if (!byEvent) {
       byEvent = new Map();
@@ -29,7 +29,7 @@ class EventCounts {
     }
     const count = byEvent.get(event);
     if (count !== undefined) {
-      byEvent.set(event, count + 1);
+      byEvent.set(event, count + n);
       return;
     }
     let labels = this.seen.get(realm);
@@ -43,7 +43,7 @@ class EventCounts {
       else labels.add(event);
     }
     // Past the cap, unseen events count under "other" (and are not remembered one by one).
-    byEvent.set(label, (byEvent.get(label) ?? 0) + 1);
+    byEvent.set(label, (byEvent.get(label) ?? 0) + n);
   }
 
   /** Hands every pending count to `counter` and clears them. */
@@ -134,9 +134,10 @@ export class BrokerMetrics {
     this.producedCounts.add(realm, event);
   }
 
-  messageDelivered(realm: string, event: string): void {
-    this.totals.delivered++;
-    this.deliveredCounts.add(realm, event);
+  /** `count` deliveries of one message (a fan-out counts each socket). */
+  messageDelivered(realm: string, event: string, count = 1): void {
+    this.totals.delivered += count;
+    this.deliveredCounts.add(realm, event, count);
   }
 
   messageQueued(realm: string): void {

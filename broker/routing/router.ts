@@ -15,10 +15,12 @@ import {
   Protocol,
   allEventsKey,
   anyProducerKey,
+  consumeEvent,
   subscriptionKey,
   type DeliveryEnvelope,
 } from '../../shared/protocol-events';
-import type { Delivery, StoreOutcome } from '../delivery/delivery';
+import { liveSocket, type Delivery, type StoreOutcome } from '../delivery/delivery';
+import type { BrokerSocket } from '../transport/socket-types';
 import { deliverBroadcast } from './broadcast';
 import { buildEnvelope, type ProducedMessage } from './produced-message';
 import type { RealmDirectory } from './realm-directory';
@@ -84,6 +86,7 @@ export class Router {
 
     // Step 7: one member per group and message.
     pass.deliverGroups();
+    pass.flushPlain();
   }
 }
 
@@ -93,6 +96,8 @@ export class Router {
  */
 class RoutingPass {
   private groups: Map<string, SubscriptionRecord[]> | null = null;
+  /** Plain live deliveries gathered per key, so a fan-out is encoded once per key. */
+  private plain: Map<string, BrokerSocket[]> | null = null;
 
   constructor(
     private readonly delivery: Delivery,
@@ -136,7 +141,25 @@ class RoutingPass {
     }
   }
 
+  /** Emits the gathered plain deliveries, one packet encoding per key. */
+  flushPlain(): void {
+    if (this.plain === null) return;
+    for (const [key, sockets] of this.plain) {
+      this.delivery.emitToSockets(this.realm.name, sockets, consumeEvent(key), this.envelope);
+    }
+  }
+
   private deliver(record: SubscriptionRecord, members?: SubscriptionRecord[]): void {
+    if (!record.ackRequired) {
+      const socket = liveSocket(this.realm, record.consumer);
+      if (socket) {
+        this.plain ??= new Map();
+        const sockets = this.plain.get(record.key);
+        if (sockets) sockets.push(socket);
+        else this.plain.set(record.key, [socket]);
+        return;
+      }
+    }
     const outcome = this.delivery.toSubscription(
       this.realm,
       record,

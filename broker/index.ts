@@ -31,17 +31,17 @@ import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore } from './storage/create-store';
 import type { MessageStore, StoredEntry } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
+import { PING_INTERVAL_MS, socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
 import { BROKER_VERSION } from './version';
 
 export type { Settings, SettingsInput } from './config/settings-schema';
+export { DEFAULT_MAX_HTTP_BUFFER_SIZE } from './config/settings-schema';
 export { loadSettingsFile, parseSettings, readSettingsFile } from './config/load-settings';
 export { BROKER_VERSION } from './version';
 export type { DlqEntry, MessageStore, StoredEntry } from './storage/message-store';
 
-/** socket.io heartbeat of the stock launcher (§1.1): ping every 5 s, 10 s to answer. */
-export const PING_INTERVAL_MS = 5_000;
-export const PING_TIMEOUT_MS = 10_000;
+export { PING_INTERVAL_MS, PING_TIMEOUT_MS, socketIoOptions } from './transport/socket-options';
 
 export interface BrokerOptions {
   logger?: Logger;
@@ -105,23 +105,7 @@ export function createBroker(
   const startedAt = Date.now();
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
   const store = createStore(settings, options.dataDir ?? process.cwd());
-  const io: BrokerServer = new Server({
-    pingInterval: PING_INTERVAL_MS,
-    pingTimeout: PING_TIMEOUT_MS,
-    allowEIO3: true,
-    serveClient: false,
-    maxHttpBufferSize: settings.max_http_buffer_size,
-    cors: { origin: '*', methods: ['GET', 'POST'], credentials: true },
-    perMessageDeflate: {
-      threshold: 2048,
-      zlibDeflateOptions: { chunkSize: 8 * 1024 },
-      zlibInflateOptions: { windowBits: 14, memLevel: 7 },
-      clientNoContextTakeover: true,
-      serverNoContextTakeover: true,
-      serverMaxWindowBits: 10,
-      concurrencyLimit: 20,
-    },
-  });
+  const io: BrokerServer = new Server(socketIoOptions(settings.max_http_buffer_size));
   const connectionsCurrent = (): number => io.engine?.clientsCount ?? 0;
   const metrics = new BrokerMetrics(
     settings.input_limits.max_event_labels_per_realm,

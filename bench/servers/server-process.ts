@@ -23,28 +23,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { ServerOptions } from 'socket.io';
+import { DEFAULT_MAX_HTTP_BUFFER_SIZE, socketIoOptions } from '../../broker/index';
 
-/**
- * The socket.io server options the broker passes (`broker/index.ts`, spec §1.1), repeated here
- * so the relay runs with exactly the same transport settings. Keep in sync with the broker.
- */
-export const BROKER_SOCKET_IO_OPTIONS: Partial<ServerOptions> = {
-  pingInterval: 5_000,
-  pingTimeout: 10_000,
-  allowEIO3: true,
-  serveClient: false,
-  maxHttpBufferSize: 52_428_800,
-  cors: { origin: '*', methods: ['GET', 'POST'], credentials: true },
-  perMessageDeflate: {
-    threshold: 2048,
-    zlibDeflateOptions: { chunkSize: 8 * 1024 },
-    zlibInflateOptions: { windowBits: 14, memLevel: 7 },
-    clientNoContextTakeover: true,
-    serverNoContextTakeover: true,
-    serverMaxWindowBits: 10,
-    concurrencyLimit: 20,
-  },
-};
+/** The broker's socket.io options (spec §1.1), so the relay runs with the same transport. */
+export const BROKER_SOCKET_IO_OPTIONS: Partial<ServerOptions> = socketIoOptions(
+  DEFAULT_MAX_HTTP_BUFFER_SIZE,
+);
 
 export type ServerKind = 'relay' | 'broker';
 

@@ -3,7 +3,7 @@
  * [--settings <file>] [--no-http-api] [--log-level <level>]`.
  *
  * Embedded defaults: port 17352 (`--port`, else `TYO_MQ_PORT`, `spec/protocol-admin.md` §13
- * Note), all interfaces, data directory `./.data` holding the SQLite message store
+ * Note), host 127.0.0.1 (`--host 0.0.0.0` to accept other machines), data directory `./.data` holding the SQLite message store
  * `tyo-mq.sqlite` (`--storage memory` keeps copies in memory), and the HTTP API (`/health`,
  * `/api/metrics`, `/api/stats`) switched on, so the console can read this broker over the
  * wire. A settings file (`--settings`, else `TYO_MQ_SETTINGS_FILE`) overrides the defaults.
@@ -76,7 +76,19 @@ async function main(): Promise<void> {
       BrokerExitCode.CONFIG,
     );
   }
-  const host = flags.host ?? '0.0.0.0';
+  // Loopback by default: this build has no authentication yet, so exposing the broker (and its
+  // HTTP API) to the network must be a deliberate `--host 0.0.0.0`.
+  const host = flags.host ?? '127.0.0.1';
+  if (flags.storage !== undefined && flags.storage !== 'sqlite' && flags.storage !== 'memory') {
+    fail(
+      {
+        type: 'broker-fatal',
+        code: 'SWB_ERR_VALIDATION',
+        message: `Invalid --storage ${flags.storage}: use sqlite or memory`,
+      },
+      BrokerExitCode.CONFIG,
+    );
+  }
   const dataDir = resolve(flags['data-dir'] ?? '.data');
   const logger = createLogger({ level: flags['log-level'] });
 
@@ -89,6 +101,13 @@ async function main(): Promise<void> {
     if (flags['no-http-api']) httpApi.enabled = false;
     // Embedded default: durable copies in SQLite inside the data directory.
     const storage = flags.storage ?? fromFile.storage ?? 'sqlite';
+    // Fail closed: a settings file that turns authentication on must not run open.
+    const auth = fromFile.auth as { enabled?: unknown } | undefined;
+    if (auth?.enabled === true || process.env.TYO_MQ_AUTH_ENABLED === 'true') {
+      throw new Error(
+        'Authentication (auth.enabled / TYO_MQ_AUTH_ENABLED) is not implemented in this build; refusing to start an open broker. Remove it to run without authentication.',
+      );
+    }
     broker = createBroker({ ...fromFile, storage, http_api: httpApi }, { logger, dataDir });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -193,6 +193,7 @@ export function createBroker(
     health,
     stats: getStats,
     metrics: () => metrics.render(),
+    listDlq: (realm) => store.listDlq(realm),
     onError: (err) => logger.error({ err }, 'metrics rendering failed'),
   });
 

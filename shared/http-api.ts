@@ -15,6 +15,11 @@ export const HttpPath = {
   STATS: '/api/stats',
 } as const;
 
+/** `GET /api/realms/{realm}/dlq` (§10.6); the realm is one percent-encoded path segment. */
+export function dlqPath(realm: string): string {
+  return `/api/realms/${encodeURIComponent(realm)}/dlq`;
+}
+
 /** `GET /health`: `uptime_seconds` is whole seconds since start; `node_id` the cluster node or null. */
 export const HealthSchema = z.object({
   status: z.literal('ok'),

@@ -16,6 +16,7 @@ export const handleProduceChunk: EventHandler<ProduceChunkPayload> = (ctx, socke
       message: result.reason,
       code: ProtocolErrorCode.LIMIT_EXCEEDED,
     });
+    ack?.({ ok: false, code: 'SWB_ERR_PAYLOAD_TOO_LARGE', message: result.reason });
     return;
   }
   // The joined text goes through the full PRODUCE pipeline (JSON parse, guard, schema).

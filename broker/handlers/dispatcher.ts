@@ -142,8 +142,18 @@ function refuse(
   detail: string,
 ): void {
   ctx.logger.warn({ socket: socket.id, event, reason: detail }, 'invalid payload refused');
-  if (route.invalid) route.invalid(socket, detail, raw, callback);
-  else badField(socket, `Invalid ${event}: ${detail}`);
+  if (route.invalid) {
+    route.invalid(socket, detail, raw, callback);
+    return;
+  }
+  badField(socket, `Invalid ${event}: ${detail}`);
+  // A publisher waiting on a confirm (our extension) must not wait forever.
+  callback?.(refusal(event, detail));
+}
+
+/** The confirm-callback answer to a refused `PRODUCE` / `PRODUCE_CHUNK`. */
+function refusal(event: ClientEventName, detail: string) {
+  return { ok: false, code: 'SWB_ERR_VALIDATION', message: `Invalid ${event}: ${detail}` };
 }
 
 /**
@@ -168,6 +178,7 @@ export function dispatch(
         // ACK (ACK_FAIL 400) and AUTHENTICATION (AUTH_FAIL 401).
         if (event !== ClientEvent.ACK && event !== ClientEvent.AUTHENTICATION) {
           ctx.logger.warn({ socket: socket.id, event }, 'unparsable JSON string dropped');
+          callback?.(refusal(event, parsed.reason));
           return;
         }
         return refuse(ctx, socket, event, route, raw, callback, parsed.reason);

@@ -1,8 +1,9 @@
 /**
  * The opt-in HTTP API on the broker's port: `GET /health` (alias `/healthz`),
- * `GET /api/metrics` (Prometheus text via prom-client) and `GET /api/stats`.
+ * `GET /api/metrics` (Prometheus text via prom-client), `GET /api/stats` and
+ * `GET /api/realms/{realm}/dlq` (`{realm, entries}`, oldest first; off with `stats: false`).
  *
- * Source: `spec/protocol-admin.md` §10.1–§10.5. With auth disabled (this build) no bearer
+ * Source: `spec/protocol-admin.md` §10.1–§10.6. With auth disabled (this build) no bearer
  * token is required — the Note in §10.8 asks to say so loudly: bind the broker to a trusted
  * interface or leave `http_api.enabled` off. Unhandled requests on the broker's own server
  * get a bare 403; on an external server only our paths are answered.
@@ -11,11 +12,16 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpPath, type Health, type Stats } from '../../shared/http-api';
 import type { Settings } from '../config/settings-schema';
 
+/** `/api/realms/{realm}/dlq`: one decoded path segment for the realm (§10.6). */
+const DLQ_PATH = /^\/api\/realms\/([^/]+)\/dlq$/;
+
 export interface HttpApiDeps {
   settings: () => Settings;
   health: () => Health;
   stats: () => Stats;
   metrics: () => Promise<{ contentType: string; body: string }>;
+  /** DLQ entries of a realm (§10.6), oldest first. */
+  listDlq: (realm: string) => Promise<unknown[]>;
   onError: (err: unknown) => void;
 }
 
@@ -44,10 +50,30 @@ export function createHttpApi(deps: HttpApiDeps) {
     const api = deps.settings().http_api;
     if (!api.enabled || req.method !== 'GET' || !req.url) return false;
     let path: string;
+    let rawPath: string;
     try {
-      path = decodeURIComponent(new URL(req.url, 'http://broker').pathname);
+      rawPath = new URL(req.url, 'http://broker').pathname;
+      path = decodeURIComponent(rawPath);
     } catch {
       return false;
+    }
+    // Matched on the raw path so that an encoded `/` stays inside the realm segment.
+    const dlq = api.stats ? DLQ_PATH.exec(rawPath) : null;
+    if (dlq) {
+      let realm: string;
+      try {
+        realm = decodeURIComponent(dlq[1]!);
+      } catch {
+        return false;
+      }
+      deps.listDlq(realm).then(
+        (entries) => sendJson(res, 200, { realm, entries }),
+        (err: unknown) => {
+          deps.onError(err);
+          sendJson(res, 500, { ok: false, code: 500, message: (err as Error).message });
+        },
+      );
+      return true;
     }
     if ((path === HttpPath.HEALTH || path === HttpPath.HEALTHZ) && api.health) {
       sendJson(res, 200, deps.health());

@@ -3,7 +3,7 @@
  * shared schemas, counters following real traffic, 403 for everything else.
  */
 import { describe, expect, it } from 'vitest';
-import { HealthSchema, HttpPath, StatsSchema } from '../../shared/http-api';
+import { HealthSchema, HttpPath, StatsSchema, dlqPath } from '../../shared/http-api';
 import { MetricName } from '../../shared/metric-names';
 import { exactConsumeEvent, produce, startBroker, subscribe } from '../helpers/broker-harness';
 import { collect } from '../helpers/wait';
@@ -58,6 +58,17 @@ describe('HTTP API', () => {
       expect(sample(text, MetricName.ACK_TIMEOUT_TOTAL, '{realm="default"}')).toBe(1);
       expect(sample(text, MetricName.CONNECTIONS_TOTAL)).toBe(2);
       expect(sample(text, MetricName.CONNECTIONS_CURRENT)).toBe(2);
+
+      // §10.6: the DLQ of a realm over HTTP, as the store holds it.
+      const dlq = (await (await fetch(`${h.url}${dlqPath('default')}`)).json()) as {
+        realm: string;
+        entries: Array<{ reason: string; message: { message: unknown } }>;
+      };
+      expect(dlq.realm).toBe('default');
+      expect(dlq.entries).toHaveLength(1);
+      expect(dlq.entries[0]).toMatchObject({ reason: 'ack timeout after 1 attempt(s)', message: { message: 'never-acked' } });
+      const other = await (await fetch(`${h.url}${dlqPath('a/b c')}`)).json();
+      expect(other).toEqual({ realm: 'a/b c', entries: [] });
     } finally {
       await h.close();
     }
@@ -92,6 +103,7 @@ describe('HTTP API', () => {
       for (const [url, init] of [
         [`${on.url}/nope`, {}],
         [`${on.url}${HttpPath.STATS}`, {}],
+        [`${on.url}/api/realms/default/dlq`, {}],
         [`${on.url}${HttpPath.HEALTH}`, { method: 'POST' }],
         [`${on.url}/%E0%A4%A`, {}],
         [`${off.url}${HttpPath.HEALTH}`, {}],

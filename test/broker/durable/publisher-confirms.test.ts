@@ -63,4 +63,21 @@ describe('publisher confirms', () => {
       await h.close();
     }
   });
+
+  it('answers a confirm for a refused PRODUCE instead of leaving the publisher waiting', async () => {
+    const h = await startBroker({});
+    try {
+      const p = await h.producer('fleet');
+      const missingEvent = (await p
+        .timeout(3000)
+        .emitWithAck(ClientEvent.PRODUCE, { message: 'm' })) as Confirm;
+      expect(missingEvent).toMatchObject({ ok: false, code: 'SWB_ERR_VALIDATION' });
+      const notJson = (await p
+        .timeout(3000)
+        .emitWithAck(ClientEvent.PRODUCE, '{not json')) as Confirm;
+      expect(notJson).toMatchObject({ ok: false, code: 'SWB_ERR_VALIDATION' });
+    } finally {
+      await h.close();
+    }
+  });
 });

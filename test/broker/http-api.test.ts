@@ -66,7 +66,10 @@ describe('HTTP API', () => {
       };
       expect(dlq.realm).toBe('default');
       expect(dlq.entries).toHaveLength(1);
-      expect(dlq.entries[0]).toMatchObject({ reason: 'ack timeout after 1 attempt(s)', message: { message: 'never-acked' } });
+      expect(dlq.entries[0]).toMatchObject({
+        reason: 'ack timeout after 1 attempt(s)',
+        message: { message: 'never-acked' },
+      });
       const other = await (await fetch(`${h.url}${dlqPath('a/b c')}`)).json();
       expect(other).toEqual({ realm: 'a/b c', entries: [] });
     } finally {

@@ -73,18 +73,25 @@ export class SqliteStore implements MessageStore {
     let db: Database.Database | null = null;
     try {
       db = new Database(options.filename);
+      // One broker per store: an exclusive lock, which the OS drops if the process dies (so a
+      // restart after kill -9 opens at once) and a second broker on the same file cannot take.
+      db.pragma('busy_timeout = 1000');
+      db.pragma('locking_mode = EXCLUSIVE');
       db.pragma('journal_mode = WAL');
       db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
-      db.pragma('busy_timeout = 5000');
       const check = db.pragma('quick_check(1)', { simple: true });
       if (check !== 'ok') throw new Error(`integrity check failed: ${String(check)}`);
       migrate(db);
       this.s = new SqliteStatements(db);
     } catch (err) {
       db?.close();
+      const reason =
+        (err as { code?: string }).code === 'SQLITE_BUSY'
+          ? 'it is in use by another broker process'
+          : (err as Error).message;
       throw new SwitchboardError(
         'SWB_ERR_STORAGE',
-        `Cannot open message store ${options.filename}: ${(err as Error).message}`,
+        `Cannot open message store ${options.filename}: ${reason}`,
       );
     }
     this.db = db;

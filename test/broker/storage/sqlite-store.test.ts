@@ -33,6 +33,17 @@ describe('SqliteStore faults', () => {
     expect(() => new SqliteStore({ filename: file })).toThrow(/store\.sqlite/);
   });
 
+  it('refuses a second store on a file another one holds, and opens once it is released', async () => {
+    const file = join(dir, 'locked.sqlite');
+    const first = new SqliteStore({ filename: file });
+    expect(() => new SqliteStore({ filename: file })).toThrow(
+      /locked\.sqlite: it is in use by another broker process/,
+    );
+    await first.close();
+    const second = new SqliteStore({ filename: file });
+    await second.close();
+  });
+
   it('commits a burst of writes in few transactions (group commit)', async () => {
     const store = new SqliteStore({ filename: join(dir, 'burst.sqlite'), maxBatchRows: 256 });
     const writes = Array.from({ length: 1000 }, (_, i) =>

@@ -32,6 +32,7 @@ import {
 } from '../lib/clients';
 import { median, round, summariseLatency } from '../lib/stats';
 import { forkServer, serverLoad, type ForkOptions } from '../servers/server-process';
+import { runStoreThroughput } from './store-throughput';
 
 export type DurableMode = 'plain' | 'memory' | 'sqlite-full' | 'sqlite-normal';
 export const DURABLE_MODES: readonly DurableMode[] = [
@@ -238,6 +239,12 @@ export async function runDurable(
       log(`durable ${mode} FAILED: ${(err as Error).message}`);
     }
   }
+  // Storage alone, in bursts of the window size (what group commit sees at that load).
+  const storeOnly = await runStoreThroughput({
+    messages: config.messages,
+    burst: config.window,
+    payloadBytes: config.payloadBytes,
+  });
   const plain = results.find((r) => r.mode === 'plain')?.messages_per_s ?? null;
   const full = results.find((r) => r.mode === 'sqlite-full')?.messages_per_s ?? null;
   return {
@@ -249,6 +256,7 @@ export async function runDurable(
       ...r,
       ratio_to_plain: plain && r.messages_per_s ? round(r.messages_per_s / plain) : null,
     })),
+    store_only: storeOnly,
     sqlite_full_target_per_s: 10_000,
     sqlite_full_meets_target: full !== null && full >= 10_000,
   };

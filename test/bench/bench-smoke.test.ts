@@ -73,6 +73,22 @@ const BenchDocument = z.object({
     meets_target: z.boolean(),
     unexpected_deliveries: z.number().int(),
   }),
+  durable: z.object({
+    payload_bytes: z.number().int().positive(),
+    results: z
+      .array(
+        z.object({
+          mode: z.enum(['plain', 'memory', 'sqlite-full', 'sqlite-normal']),
+          messages_per_s: num,
+          server_cpu_us_per_message: maybeNum,
+        }),
+      )
+      .length(4),
+    store_only: z.object({
+      results: z.record(z.string(), z.object({ messages_per_s: num, us_per_message: num })),
+    }),
+    sqlite_full_meets_target: z.boolean(),
+  }),
   errors: z.array(z.string()),
 });
 

@@ -90,8 +90,4 @@ export default tseslint.config(
       ),
     },
   },
-  {
-    files: ['renderer/vite.config.ts'],
-    rules: { 'no-restricted-imports': 'off' },
-  },
 );

@@ -77,7 +77,7 @@ export async function buildElectron() {
   ]);
   const { build: viteBuild } = await import('vite');
   await viteBuild({
-    configFile: path.join(root, 'renderer', 'vite.config.ts'),
+    configFile: path.join(root, 'vite.renderer.config.ts'),
     logLevel: 'warn',
     build: { outDir: path.join(out, 'renderer'), emptyOutDir: true },
   });

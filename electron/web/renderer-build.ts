@@ -26,6 +26,8 @@ export interface RendererBuildOptions {
 }
 
 const LOCK_STALE_MS = 120_000;
+/** The renderer's Vite config (top level: it runs in Node, the renderer has no Node). */
+const VITE_CONFIG = path.join(REPO_ROOT, 'vite.renderer.config.ts');
 
 /** Ensures `outDir/index.html` is newer than every source; returns true if it built. */
 export async function ensureRendererBuilt(options: RendererBuildOptions = {}): Promise<boolean> {
@@ -33,7 +35,7 @@ export async function ensureRendererBuilt(options: RendererBuildOptions = {}): P
   const outDir = options.outDir ?? path.join(rendererDir, 'dist');
   const sources = [
     path.join(rendererDir, 'index.html'),
-    path.join(rendererDir, 'vite.config.ts'),
+    VITE_CONFIG,
     path.join(rendererDir, 'src'),
     path.join(rendererDir, 'public'),
     ...(options.extraSources ?? [path.join(REPO_ROOT, 'shared')]),
@@ -53,7 +55,7 @@ export async function ensureRendererBuilt(options: RendererBuildOptions = {}): P
     const tmpDir = path.join(cacheDir, `renderer-${process.pid}-${Date.now()}`);
     const { build } = await import('vite');
     await build({
-      configFile: path.join(rendererDir, 'vite.config.ts'),
+      configFile: VITE_CONFIG,
       logLevel: 'warn',
       build: { outDir: tmpDir, emptyOutDir: true },
     });

@@ -7,7 +7,8 @@ import { fileURLToPath } from 'node:url';
 import react from '@vitejs/plugin-react';
 import { defineConfig } from 'vite';
 
-const root = fileURLToPath(new URL('.', import.meta.url));
+// Kept at the top level, not in renderer/: this file runs in Node, the renderer has no Node.
+const root = fileURLToPath(new URL('./renderer/', import.meta.url));
 
 export default defineConfig({
   root,

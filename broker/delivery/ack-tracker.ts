@@ -111,11 +111,6 @@ export class AckTracker {
     }
   }
 
-  /** Copies awaiting an ACK or a retry. */
-  get size(): number {
-    return this.pending.size;
-  }
-
   /** Cancels every timer (broker shutdown); stored copies are untouched. */
   close(): void {
     for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);

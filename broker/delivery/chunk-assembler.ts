@@ -94,11 +94,6 @@ export class ChunkAssembler {
     this.bySocket.delete(socketId);
   }
 
-  /** Partial transfers currently held by a socket. */
-  partialCount(socketId: string): number {
-    return this.bySocket.get(socketId)?.size ?? 0;
-  }
-
   close(): void {
     for (const id of [...this.bySocket.keys()]) this.dropSocket(id);
   }

@@ -56,12 +56,17 @@ const mayExceed = new WeakMap<object, boolean>();
  * `chunkSize`. Cheap for small envelopes (bounded estimate, cached per envelope object).
  */
 export function needsChunking(envelope: DeliveryEnvelope, chunkSize: number = Protocol.CHUNK_SIZE) {
-  let large = mayExceed.get(envelope);
+  return mayBeLarge(envelope, chunkSize) && JSON.stringify(envelope).length > chunkSize;
+}
+
+/** Whether `key`'s JSON may come near `chunkSize`; computed once per envelope object. */
+function mayBeLarge(key: DeliveryEnvelope, chunkSize: number): boolean {
+  let large = mayExceed.get(key);
   if (large === undefined) {
-    large = jsonLengthUpperBound(envelope, chunkSize - BASE_MARGIN) > chunkSize - BASE_MARGIN;
-    mayExceed.set(envelope, large);
+    large = jsonLengthUpperBound(key, chunkSize - BASE_MARGIN) > chunkSize - BASE_MARGIN;
+    mayExceed.set(key, large);
   }
-  return large && JSON.stringify(envelope).length > chunkSize;
+  return large;
 }
 
 export function emitDelivery(
@@ -73,13 +78,7 @@ export function emitDelivery(
 ): void {
   // `base`: the envelope this one extends with small fields (msgId…); its cached size decision
   // is reused with a margin for them.
-  const key = base ?? envelope;
-  let large = mayExceed.get(key);
-  if (large === undefined) {
-    large = jsonLengthUpperBound(key, chunkSize - BASE_MARGIN) > chunkSize - BASE_MARGIN;
-    mayExceed.set(key, large);
-  }
-  if (large) {
+  if (mayBeLarge(base ?? envelope, chunkSize)) {
     const text = JSON.stringify(envelope);
     if (text.length > chunkSize) {
       emitChunks(socket, eventName, text, chunkSize);

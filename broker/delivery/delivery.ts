@@ -30,6 +30,18 @@ export function liveSocket(realm: RealmRegistry, consumer: string): BrokerSocket
   return c?.online && c.socket?.connected ? c.socket : null;
 }
 
+/** The fields of a copy that depend on the member holding it (see `Reassignment`). */
+function memberOf(realm: RealmRegistry, record: SubscriptionRecord) {
+  return {
+    key: record.key,
+    consumer: record.consumer,
+    consumerId: record.consumerId,
+    ackTimeoutMs: record.ackTimeoutMs,
+    retry: record.retry,
+    currentSocket: () => liveSocket(realm, record.consumer),
+  };
+}
+
 /** The reliable-delivery view of a subscription, for the ACK tracker. */
 export function reliableCopy(
   realm: RealmRegistry,
@@ -38,14 +50,9 @@ export function reliableCopy(
   group?: readonly SubscriptionRecord[],
 ): ReliableCopy {
   return {
+    ...memberOf(realm, record),
     realm: realm.name,
-    key: record.key,
-    consumer: record.consumer,
-    consumerId: record.consumerId,
     envelope,
-    ackTimeoutMs: record.ackTimeoutMs,
-    retry: record.retry,
-    currentSocket: () => liveSocket(realm, record.consumer),
     reassign: group ? () => reassign(realm, group, record.consumer) : undefined,
   };
 }
@@ -60,15 +67,7 @@ function reassign(
   const group = live[0]?.group;
   if (!group) return null;
   const m = live[(realm.nextGroupCount(group) - 1) % live.length]!;
-  return {
-    socket: liveSocket(realm, m.consumer)!,
-    key: m.key,
-    consumer: m.consumer,
-    consumerId: m.consumerId,
-    ackTimeoutMs: m.ackTimeoutMs,
-    retry: m.retry,
-    currentSocket: () => liveSocket(realm, m.consumer),
-  };
+  return { ...memberOf(realm, m), socket: liveSocket(realm, m.consumer)! };
 }
 
 /** Emits one packet to several local sockets, encoding it once (socket.io broadcast). */
@@ -110,9 +109,12 @@ export class Delivery {
   }
 
   /**
-   * Delivers `envelope` to the consumer owning `record`. Returns the outcome of the durable
-   * write when one was made (for publisher confirms), else null. `group` lists the record's
-   * group members, so an unacknowledged copy can move when this member leaves.
+   * Delivers `envelope` to the consumer owning `record` when the copy involves the store: a
+   * live consumer with ACK, or an offline one (stored for a durable subscription or a
+   * guaranteed message, dropped otherwise). Plain live copies do not come here: the router
+   * gathers them per key for `emitToSockets`. Returns the outcome of the durable write when
+   * one was made (for publisher confirms), else null. `group` lists the record's group
+   * members, so an unacknowledged copy can move when this member leaves.
    */
   toSubscription(
     realm: RealmRegistry,
@@ -122,10 +124,6 @@ export class Delivery {
     group?: readonly SubscriptionRecord[],
   ): Promise<StoreOutcome> | null {
     const socket = liveSocket(realm, record.consumer);
-    if (socket && !record.ackRequired) {
-      this.emit(realm.name, socket, consumeEvent(record.key), envelope);
-      return null;
-    }
     if (!socket && !record.durable && !msg.guaranteed) return null;
     const stored = this.enqueue(realm.name, record, envelope, msg);
     if (!socket) return stored;

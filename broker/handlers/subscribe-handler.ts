@@ -27,9 +27,8 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
   }
 
   // Steps 4–6: upsert the record (the topic index follows it) and remember the producer.
-  const built = buildSubscription(payload, payload.event, consumer.id, ctx.settings.ack_timeout);
-  const previous = realm.subscriptions.get(built.key)?.get(built.consumer);
-  const record = realm.upsertSubscription(built);
+  const record = buildSubscription(payload, payload.event, consumer.id, ctx.settings.ack_timeout);
+  const previous = realm.upsertSubscription(record);
   ctx.persistence.upserted(realm.name, record, previous);
   consumer.subscribeTos.add(record.producer);
 

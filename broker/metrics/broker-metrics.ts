@@ -67,7 +67,7 @@ export class BrokerMetrics {
   private readonly dlq: Counter<'realm'>;
   private readonly ackTimeouts: Counter<'realm'>;
   /** Plain totals for `status` without a scrape. */
-  readonly totals = { produced: 0, delivered: 0, connections: 0, queued: 0, deadLettered: 0 };
+  readonly totals = { produced: 0, delivered: 0, connections: 0 };
 
   constructor(maxEventLabels: number, currentConnections: () => number) {
     const registers = [this.registry];
@@ -141,7 +141,6 @@ export class BrokerMetrics {
   }
 
   messageQueued(realm: string): void {
-    this.totals.queued++;
     let child = this.queuedByRealm.get(realm);
     if (!child) {
       child = this.queued.labels({ realm });
@@ -151,7 +150,6 @@ export class BrokerMetrics {
   }
 
   messageDeadLettered(realm: string): void {
-    this.totals.deadLettered++;
     this.dlq.labels({ realm }).inc();
   }
 

@@ -67,8 +67,11 @@ export class RealmRegistry {
     return entry;
   }
 
-  /** Inserts or overwrites the record for `(record.key, record.consumer)` (§6.1). */
-  upsertSubscription(record: SubscriptionRecord): SubscriptionRecord {
+  /**
+   * Inserts or overwrites the record for `(record.key, record.consumer)` (§6.1); returns the
+   * record it replaced, if any.
+   */
+  upsertSubscription(record: SubscriptionRecord): SubscriptionRecord | undefined {
     let byConsumer = this.subscriptions.get(record.key);
     if (!byConsumer) {
       byConsumer = new Map();
@@ -81,7 +84,7 @@ export class RealmRegistry {
     }
     byConsumer.set(record.consumer, record);
     this.trackTopic(record);
-    return record;
+    return previous;
   }
 
   /** Removes one consumer's subscription under `key`; returns the removed record. */

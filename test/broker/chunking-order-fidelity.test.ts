@@ -9,32 +9,15 @@ import {
   ServerEvent,
   type ConsumeChunkFrame,
 } from '../../shared/protocol-events';
-import {
-  exactConsumeEvent,
-  produce,
-  record,
-  subscribe,
-  sync,
-  useBroker,
-  type Socket,
-} from '../helpers/broker-harness';
-import { collectChunked, marked, sendChunked } from '../helpers/chunks';
-import { chunkFrames, producePayload } from '../helpers/stock-clients';
+import { exactConsumeEvent, produce, record, sync, useBroker } from '../helpers/broker-harness';
+import { bigPair, bigProduce, collectChunked, marked, sendChunked } from '../helpers/chunks';
+import { chunkFrames } from '../helpers/stock-clients';
 import { delay, QUIET_MS, waitUntil } from '../helpers/wait';
 
 const ctx = useBroker();
 const KEY_EVENT = exactConsumeEvent('fleet', 'big');
 
-async function pair(): Promise<{ producer: Socket; consumer: Socket }> {
-  const producer = await ctx.h.producer('fleet');
-  const consumer = await ctx.h.consumer('worker');
-  await subscribe(consumer, 'worker', 'fleet', 'big');
-  return { producer, consumer };
-}
-
-function bigProduce(message: unknown): Record<string, unknown> {
-  return producePayload('big', message, { from: 'fleet' });
-}
+const pair = () => bigPair(ctx.h);
 
 describe('ordering with chunked transfers (§14.1, §14.2, Note 7-C)', () => {
   it('keeps a chunked delivery in order with its neighbours; its frames are back to back', async () => {

@@ -18,25 +18,15 @@ import {
   subscribe,
   sync,
   useBroker,
-  type Socket,
 } from '../helpers/broker-harness';
-import { collectChunked, marked, sendChunked } from '../helpers/chunks';
-import { asJsonString, chunkFrames, producePayload } from '../helpers/stock-clients';
+import { bigPair, bigProduce, collectChunked, marked, sendChunked } from '../helpers/chunks';
+import { asJsonString, chunkFrames } from '../helpers/stock-clients';
 import { delay, expectNothing, QUIET_MS, waitFor } from '../helpers/wait';
 
 const ctx = useBroker();
 const KEY_EVENT = exactConsumeEvent('fleet', 'big');
 
-async function pair(): Promise<{ producer: Socket; consumer: Socket }> {
-  const producer = await ctx.h.producer('fleet');
-  const consumer = await ctx.h.consumer('worker');
-  await subscribe(consumer, 'worker', 'fleet', 'big');
-  return { producer, consumer };
-}
-
-function bigProduce(message: unknown): Record<string, unknown> {
-  return producePayload('big', message, { from: 'fleet' });
-}
+const pair = () => bigPair(ctx.h);
 
 function checkFrames(frames: ConsumeChunkFrame[], event: string, textLength: number): void {
   const total = Math.ceil(textLength / Protocol.CHUNK_SIZE);

@@ -18,15 +18,32 @@ export interface BrokerProcess {
   exited: Promise<number | null>;
 }
 
-export async function startBrokerProcess(
-  args: string[],
-  timeoutMs = 20_000,
-): Promise<BrokerProcess> {
-  const child = fork(CLI, ['--host', '127.0.0.1', ...args], {
+function forkCli(args: string[]): ChildProcess {
+  return fork(CLI, ['--host', '127.0.0.1', ...args], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
     env: { ...process.env, SWB_LOG_LEVEL: 'warn' },
   });
+}
+
+/** Runs the CLI until it exits on its own (a start-up failure); resolves with code and stderr. */
+export async function runBrokerToExit(
+  args: string[],
+): Promise<{ code: number | null; stderr: string }> {
+  const child = forkCli(args);
+  let stderr = '';
+  child.stderr?.on('data', (d: Buffer) => {
+    stderr += d.toString();
+  });
+  const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+  return { code, stderr };
+}
+
+export async function startBrokerProcess(
+  args: string[],
+  timeoutMs = 20_000,
+): Promise<BrokerProcess> {
+  const child = forkCli(args);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();

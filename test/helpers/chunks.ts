@@ -4,8 +4,23 @@
  */
 import type { Socket } from 'socket.io-client';
 import { ClientEvent, ServerEvent, type ConsumeChunkFrame } from '../../shared/protocol-events';
-import { chunkFrames, type ChunkFrame } from './stock-clients';
+import type { Harness } from './broker-harness';
+import { subscribe } from './broker-harness';
+import { chunkFrames, producePayload, type ChunkFrame } from './stock-clients';
 import { DEFAULT_WAIT_MS } from './wait';
+
+/** Producer `fleet` and consumer `worker` subscribed to `(fleet, big)`, the chunking fixture. */
+export async function bigPair(h: Harness): Promise<{ producer: Socket; consumer: Socket }> {
+  const producer = await h.producer('fleet');
+  const consumer = await h.consumer('worker');
+  await subscribe(consumer, 'worker', 'fleet', 'big');
+  return { producer, consumer };
+}
+
+/** A `PRODUCE` of `message` on event `big` from `fleet`. */
+export function bigProduce(message: unknown): Record<string, unknown> {
+  return producePayload('big', message, { from: 'fleet' });
+}
 
 /** Emits every frame of `produce` in the given index order (default: in order). */
 export function sendChunked(socket: Socket, produce: unknown, order?: number[]): ChunkFrame[] {

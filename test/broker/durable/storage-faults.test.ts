@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BrokerExitCode } from '../../../shared/broker-process';
-import { startBrokerProcess } from '../../helpers/broker-process';
+import { runBrokerToExit, startBrokerProcess } from '../../helpers/broker-process';
 
 let dir = '';
 afterEach(() => {
@@ -25,18 +25,7 @@ describe('broker start-up with a damaged store', () => {
   it('exits with code 2 for it (a supervisor must not restart-loop)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'swb-corrupt-'));
     writeFileSync(join(dir, 'tyo-mq.sqlite'), Buffer.alloc(16_384, 0x42));
-    const { fork } = await import('node:child_process');
-    const child = fork(
-      new URL('../../../broker/cli.ts', import.meta.url).pathname,
-      ['--port', '0', '--data-dir', dir],
-      {
-        execArgv: ['--import', 'tsx'],
-        stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-      },
-    );
-    let stderr = '';
-    child.stderr?.on('data', (d: Buffer) => (stderr += d.toString()));
-    const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+    const { code, stderr } = await runBrokerToExit(['--port', '0', '--data-dir', dir]);
     expect(code).toBe(BrokerExitCode.CONFIG);
     expect(stderr).toMatch(/Cannot open message store .*tyo-mq\.sqlite/);
   });

@@ -5,6 +5,12 @@
  * and Note 9.3-A (TTL strings, which add the `h` unit).
  */
 
+/**
+ * Longest delay (ms) a Node timer honours: 2^31 - 1. A longer `setTimeout` fires after 1 ms, so
+ * every configured or client-supplied duration that reaches a timer is bounded by this first.
+ */
+export const MAX_TIMER_DELAY_MS = 2_147_483_647;
+
 const DURATION_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m)?\s*$/i;
 const TTL_RE = /^\s*(\d+(?:\.\d+)?|\.\d+)\s*(ms|s|m|h)?\s*$/i;
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

@@ -17,7 +17,7 @@ import { unsupportedKeys, type Settings, type SettingsInput } from './config/set
 import { AckTracker } from './delivery/ack-tracker';
 import { ChunkAssembler } from './delivery/chunk-assembler';
 import { Delivery } from './delivery/delivery';
-import { QueueCap } from './delivery/queue-cap';
+import { QueueLedger } from './delivery/queue-ledger';
 import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
@@ -112,11 +112,21 @@ export function createBroker(
     connectionsCurrent,
   );
   const realms = new RealmDirectory();
+  const ledger = new QueueLedger(
+    store,
+    () => ({
+      perRealm: settings.limits?.max_queued_per_realm,
+      perConsumer: settings.limits?.max_queued_per_consumer,
+    }),
+    logger,
+  );
+  metrics.watchQueues(ledger);
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
     exhausted: (msgId, copy, reason) => {
-      store.deadLetter(msgId, reason).then(
+      const { key, consumer } = copy.stored;
+      ledger.deadLetter(msgId, reason, copy.realm, key, consumer).then(
         (id) => {
           if (id === null) return;
           metrics.messageDeadLettered(copy.realm);
@@ -125,6 +135,11 @@ export function createBroker(
         (err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'),
       );
     },
+    attempted: (msgId, n) => {
+      store.setAttempts(msgId, n).catch((err: unknown) => {
+        logger.error({ err, id: msgId }, 'attempt count not stored');
+      });
+    },
   });
   const limits = settings.input_limits;
   const chunks = new ChunkAssembler({
@@ -132,12 +147,11 @@ export function createBroker(
     maxPartialPerSocket: limits.max_partial_transfers_per_socket,
     idleTimeoutMs: limits.transfer_idle_timeout_ms,
   });
-  const cap = new QueueCap(store, () => settings.limits?.max_queued_per_realm);
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
-  const delivery = new Delivery(metrics, acks, store, cap, logger, (ids, event, envelope) =>
+  const delivery = new Delivery(metrics, acks, store, ledger, logger, (ids, event, envelope) =>
     io.local.to(ids).emit(event, envelope),
   );
-  const replayer = new Replayer(store, acks, delivery, logger);
+  const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
   const persistence = new SubscriptionPersistence(store, logger);
   // Durable subscriptions come back before the first client is served.
@@ -155,6 +169,7 @@ export function createBroker(
     acks,
     chunks,
     store,
+    ledger,
     replayer,
     persistence,
     metrics,
@@ -262,6 +277,7 @@ export function createBroker(
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
       acks.close();
+      ledger.close();
       chunks.close();
       io.disconnectSockets(true);
       if (ownServer) {
@@ -296,6 +312,7 @@ export function createBroker(
     async replayDlq(msgId, realm) {
       const entry = await store.replayDlq(msgId, realm);
       if (!entry) return null;
+      ledger.added(entry.realm, entry.event, entry.consumer);
       const registry = realms.get(entry.realm);
       for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
         if (

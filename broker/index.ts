@@ -17,7 +17,7 @@ import { unsupportedKeys, type Settings, type SettingsInput } from './config/set
 import { AckTracker } from './delivery/ack-tracker';
 import { ChunkAssembler } from './delivery/chunk-assembler';
 import { Delivery } from './delivery/delivery';
-import { QueueLedger } from './delivery/queue-ledger';
+import { QueueLedger, queueStats } from './delivery/queue-ledger';
 import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
@@ -192,6 +192,17 @@ export function createBroker(
         producers: count(realm.producers),
         consumers: count(realm.consumers),
         subscriptions: realm.subscriptions.size,
+        ...queueStats(ledger, realm.name),
+      };
+    }
+    // Realms that hold only stored copies (e.g. every subscriber expired) still show them.
+    for (const [name] of ledger.realmDepths()) {
+      if (out.realms[name] || ledger.depth(name) === 0) continue;
+      out.realms[name] = {
+        producers: { total: 0, online: 0 },
+        consumers: { total: 0, online: 0 },
+        subscriptions: 0,
+        ...queueStats(ledger, name),
       };
     }
     if (settings.node_id) out.cluster_node_id = settings.node_id;

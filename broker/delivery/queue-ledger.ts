@@ -300,3 +300,13 @@ export class QueueLedger {
     return r;
   }
 }
+
+/** The `/api/stats` numbers of one realm: copies held, and per non-empty durable queue. */
+export function queueStats(ledger: QueueLedger, realm: string) {
+  const queues = [...ledger.queues(realm)].map((q) => ({
+    key: q.key,
+    consumer_id: q.consumer,
+    queued: q.stored,
+  }));
+  return { queued: ledger.depth(realm), queues };
+}

@@ -17,6 +17,7 @@ import { unsupportedKeys, type Settings, type SettingsInput } from './config/set
 import { AckTracker } from './delivery/ack-tracker';
 import { ChunkAssembler } from './delivery/chunk-assembler';
 import { Delivery } from './delivery/delivery';
+import { DurableExpiry } from './delivery/durable-expiry';
 import { QueueLedger, queueStats } from './delivery/queue-ledger';
 import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
@@ -76,6 +77,11 @@ export interface Broker {
   /** Disconnects every client, stops timers and closes the server it created. */
   close(): Promise<void>;
   getStats(): Stats;
+  /**
+   * One pass of the durable-subscription expiry (`limits.expire_durable_after_ms`) as of `now`
+   * (epoch ms, default the current time); resolves with the subscriptions removed (0 when off).
+   */
+  expireDurableSubscriptions(now?: number): Promise<number>;
   /** One idle-eviction pass (§15); returns the number of entries evicted. */
   sweepIdleRegistrations(): number;
   status(): BrokerStatus;
@@ -154,6 +160,14 @@ export function createBroker(
   const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
   const persistence = new SubscriptionPersistence(store, logger);
+  const expiry = new DurableExpiry(
+    realms,
+    ledger,
+    persistence,
+    logger,
+    settings.limits?.expire_durable_after_ms,
+  );
+  expiry.start();
   // Durable subscriptions come back before the first client is served.
   const restored = persistence.restore(realms).then(
     (n) => {
@@ -289,6 +303,7 @@ export function createBroker(
       if (sweepTimer) clearInterval(sweepTimer);
       acks.close();
       ledger.close();
+      expiry.stop();
       chunks.close();
       io.disconnectSockets(true);
       if (ownServer) {
@@ -307,6 +322,7 @@ export function createBroker(
       await store.close();
     },
     getStats,
+    expireDurableSubscriptions: (now) => expiry.sweep(now),
     sweepIdleRegistrations: sweep,
     status: () => ({
       listening: bound !== null,

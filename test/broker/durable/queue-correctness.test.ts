@@ -258,3 +258,51 @@ describe('attempt count across a broker restart (issue 7.2)', () => {
     expect(await again).toMatchObject({ message: 'across', delivery_attempt: 2 });
   });
 });
+
+describe('redelivery marking after a takeover or churn (issue 7.2)', () => {
+  it('marks copies re-sent after churn during a replay as redeliveries', async () => {
+    const h = await broker(sqliteSettings());
+    await goOffline(h, 'w1', MANUAL);
+    const p = await h.producer('fleet');
+    for (let i = 0; i < 50; i++) produce(p, 'fleet', 'job', i);
+    await sync(p);
+    const c = await h.consumer('w1');
+    const first: DeliveryEnvelope[] = [];
+    c.on(JOB, (e: DeliveryEnvelope) => {
+      first.push(e);
+      if (first.length === 10) c.disconnect(); // churn mid-replay
+    });
+    await subscribe(c, 'w1', 'fleet', 'job', MANUAL).catch(() => undefined);
+    await waitUntil(() => !c.connected, 'first session closed');
+    await delay(100);
+    const seen = new Set(first.map((e) => e.msgId));
+    const c2 = await h.consumer('w1');
+    const second = collect<DeliveryEnvelope>(c2, JOB, 50);
+    await subscribe(c2, 'w1', 'fleet', 'job', MANUAL);
+    const got = await second;
+    expect(got.map((e) => e.message)).toEqual([...Array(50).keys()]);
+    // Whatever the first session received comes back marked; copies the broker sent but the
+    // client never read are marked too (the broker cannot tell), never the reverse.
+    for (const e of got) {
+      if (seen.has(e.msgId)) expect(e.delivery_attempt, `message ${String(e.message)}`).toBe(2);
+      else expect(e.delivery_attempt).toBeGreaterThanOrEqual(1);
+    }
+    expect(seen.size).toBeGreaterThanOrEqual(10);
+  });
+
+  it('marks a copy re-sent after a half-open takeover as a redelivery', async () => {
+    const h = await broker();
+    const old = await h.consumer('w1');
+    await subscribe(old, 'w1', 'fleet', 'job', MANUAL);
+    const p = await h.producer('fleet');
+    const first = waitFor<DeliveryEnvelope>(old, JOB);
+    produce(p, 'fleet', 'job', 'M');
+    expect((await first).delivery_attempt).toBe(1);
+    h.freeze(old); // alive to the server, answering nothing
+    await delay(8_000); // past pingInterval (5 s) + margin: the newcomer takes over
+    const fresh = await h.consumer('w1');
+    const again = waitFor<DeliveryEnvelope>(fresh, JOB);
+    await subscribe(fresh, 'w1', 'fleet', 'job', MANUAL);
+    expect(await again).toMatchObject({ message: 'M', delivery_attempt: 2 });
+  }, 30_000);
+});

@@ -120,10 +120,10 @@ export function createBroker(
   const realms = new RealmDirectory();
   const ledger = new QueueLedger(
     store,
-    () => ({
+    {
       perRealm: settings.limits?.max_queued_per_realm,
       perConsumer: settings.limits?.max_queued_per_consumer,
-    }),
+    },
     logger,
   );
   metrics.watchQueues(ledger);

@@ -85,7 +85,7 @@ export class QueueLedger {
 
   constructor(
     private readonly store: MessageStore,
-    private readonly limits: () => QueueLimits,
+    private readonly limits: QueueLimits,
     private readonly logger: Logger,
   ) {
     this.ready = store.queueDepths().then(
@@ -149,7 +149,7 @@ export class QueueLedger {
    * it, or null. Pair with `committed` or `failed`.
    */
   reserve(q: QueueState): Refusal | null {
-    const { perRealm, perConsumer } = this.limits();
+    const { perRealm, perConsumer } = this.limits;
     const depth = this.realm(q.realm).depth;
     if (perRealm !== undefined && depth.stored + depth.reserved >= perRealm) return 'realm';
     if (perConsumer !== undefined && q.owner.stored + q.owner.reserved >= perConsumer) {

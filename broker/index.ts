@@ -17,7 +17,8 @@ import { unsupportedKeys, type Settings, type SettingsInput } from './config/set
 import { AckTracker } from './delivery/ack-tracker';
 import { ChunkAssembler } from './delivery/chunk-assembler';
 import { Delivery } from './delivery/delivery';
-import { QueueCap } from './delivery/queue-cap';
+import { DurableExpiry } from './delivery/durable-expiry';
+import { QueueLedger, queueStats } from './delivery/queue-ledger';
 import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
@@ -76,6 +77,11 @@ export interface Broker {
   /** Disconnects every client, stops timers and closes the server it created. */
   close(): Promise<void>;
   getStats(): Stats;
+  /**
+   * One pass of the durable-subscription expiry (`limits.expire_durable_after_ms`) as of `now`
+   * (epoch ms, default the current time); resolves with the subscriptions removed (0 when off).
+   */
+  expireDurableSubscriptions(now?: number): Promise<number>;
   /** One idle-eviction pass (§15); returns the number of entries evicted. */
   sweepIdleRegistrations(): number;
   status(): BrokerStatus;
@@ -112,11 +118,21 @@ export function createBroker(
     connectionsCurrent,
   );
   const realms = new RealmDirectory();
+  const ledger = new QueueLedger(
+    store,
+    {
+      perRealm: settings.limits?.max_queued_per_realm,
+      perConsumer: settings.limits?.max_queued_per_consumer,
+    },
+    logger,
+  );
+  metrics.watchQueues(ledger);
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
     exhausted: (msgId, copy, reason) => {
-      store.deadLetter(msgId, reason).then(
+      const { key, consumer } = copy.stored;
+      ledger.deadLetter(msgId, reason, copy.realm, key, consumer).then(
         (id) => {
           if (id === null) return;
           metrics.messageDeadLettered(copy.realm);
@@ -125,6 +141,11 @@ export function createBroker(
         (err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'),
       );
     },
+    attempted: (msgId, n) => {
+      store.setAttempts(msgId, n).catch((err: unknown) => {
+        logger.error({ err, id: msgId }, 'attempt count not stored');
+      });
+    },
   });
   const limits = settings.input_limits;
   const chunks = new ChunkAssembler({
@@ -132,14 +153,21 @@ export function createBroker(
     maxPartialPerSocket: limits.max_partial_transfers_per_socket,
     idleTimeoutMs: limits.transfer_idle_timeout_ms,
   });
-  const cap = new QueueCap(store, () => settings.limits?.max_queued_per_realm);
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
-  const delivery = new Delivery(metrics, acks, store, cap, logger, (ids, event, envelope) =>
+  const delivery = new Delivery(metrics, acks, store, ledger, logger, (ids, event, envelope) =>
     io.local.to(ids).emit(event, envelope),
   );
-  const replayer = new Replayer(store, acks, delivery, logger);
+  const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
   const persistence = new SubscriptionPersistence(store, logger);
+  const expiry = new DurableExpiry(
+    realms,
+    ledger,
+    persistence,
+    logger,
+    settings.limits?.expire_durable_after_ms,
+  );
+  expiry.start();
   // Durable subscriptions come back before the first client is served.
   const restored = persistence.restore(realms).then(
     (n) => {
@@ -155,6 +183,7 @@ export function createBroker(
     acks,
     chunks,
     store,
+    ledger,
     replayer,
     persistence,
     metrics,
@@ -177,6 +206,17 @@ export function createBroker(
         producers: count(realm.producers),
         consumers: count(realm.consumers),
         subscriptions: realm.subscriptions.size,
+        ...queueStats(ledger, realm.name),
+      };
+    }
+    // Realms that hold only stored copies (e.g. every subscriber expired) still show them.
+    for (const [name] of ledger.realmDepths()) {
+      if (out.realms[name] || ledger.depth(name) === 0) continue;
+      out.realms[name] = {
+        producers: { total: 0, online: 0 },
+        consumers: { total: 0, online: 0 },
+        subscriptions: 0,
+        ...queueStats(ledger, name),
       };
     }
     if (settings.node_id) out.cluster_node_id = settings.node_id;
@@ -262,6 +302,8 @@ export function createBroker(
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
       acks.close();
+      ledger.close();
+      expiry.stop();
       chunks.close();
       io.disconnectSockets(true);
       if (ownServer) {
@@ -280,6 +322,7 @@ export function createBroker(
       await store.close();
     },
     getStats,
+    expireDurableSubscriptions: (now) => expiry.sweep(now),
     sweepIdleRegistrations: sweep,
     status: () => ({
       listening: bound !== null,
@@ -296,6 +339,7 @@ export function createBroker(
     async replayDlq(msgId, realm) {
       const entry = await store.replayDlq(msgId, realm);
       if (!entry) return null;
+      ledger.added(entry.realm, entry.event, entry.consumer);
       const registry = realms.get(entry.realm);
       for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
         if (

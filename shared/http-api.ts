@@ -31,11 +31,23 @@ export type Health = z.infer<typeof HealthSchema>;
 
 const OnlineCount = z.object({ total: z.number().int(), online: z.number().int() });
 
-/** Per-realm registry counts; `subscriptions` counts subscription keys (§15). */
+/** One durable queue's depth: copies held for `consumer_id` under subscription `key`. */
+export const QueueDepthSchema = z.object({
+  key: z.string(),
+  consumer_id: z.string(),
+  queued: z.number().int(),
+});
+
+/**
+ * Per-realm registry counts; `subscriptions` counts subscription keys (§15). Switchboard adds
+ * `queued` (durable copies held in the realm) and `queues` (the non-empty durable queues).
+ */
 export const RealmStatsSchema = z.object({
   producers: OnlineCount,
   consumers: OnlineCount,
   subscriptions: z.number().int(),
+  queued: z.number().int().optional(),
+  queues: z.array(QueueDepthSchema).optional(),
 });
 export type RealmStats = z.infer<typeof RealmStatsSchema>;
 

@@ -14,6 +14,12 @@ export const MetricName = {
   ACK_TIMEOUT_TOTAL: 'tyo_mq_ack_timeout_total',
   RATE_LIMITED_TOTAL: 'tyo_mq_rate_limited_total',
   SSE_CONNECTIONS_TOTAL: 'tyo_mq_sse_connections_total',
+  /** Switchboard: copies held per realm now (a gauge, unlike the queued counter). */
+  QUEUE_DEPTH: 'tyo_mq_queue_depth',
+  /** Switchboard: copies held per durable queue `(realm, key, consumer_id)` now. */
+  SUBSCRIPTION_QUEUE_DEPTH: 'tyo_mq_subscription_queue_depth',
+  /** Switchboard: copies refused by a queue cap, by `cap` (`realm` or `consumer`). */
+  QUEUE_REFUSED_TOTAL: 'tyo_mq_queue_refused_total',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

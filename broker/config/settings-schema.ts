@@ -69,6 +69,16 @@ const LimitsSchema = z
   .object({
     enabled: z.boolean().optional(),
     max_queued_per_realm: z.number().int().positive().optional(),
+    /**
+     * Most copies one consumer (`consumer_id`) may hold queued in a realm, across its
+     * subscriptions; past it a new copy is refused (docs/configuration.md). Unset = no cap.
+     */
+    max_queued_per_consumer: z.number().int().positive().optional(),
+    /**
+     * ms; a durable subscription whose consumer has been offline this long is removed with its
+     * stored copies (docs/configuration.md). Unset (default) = never.
+     */
+    expire_durable_after_ms: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
   })
   .passthrough();
 
@@ -115,11 +125,18 @@ const LATER_KEYS = [
   'remote',
 ] as const;
 
+const IMPLEMENTED_LIMITS = new Set([
+  'enabled',
+  'max_queued_per_realm',
+  'max_queued_per_consumer',
+  'expire_durable_after_ms',
+]);
+
 /** Keys present in `settings` whose features this build does not implement yet. */
 export function unsupportedKeys(settings: Settings): string[] {
   const keys: string[] = LATER_KEYS.filter((k) => settings[k] !== undefined);
   for (const k of Object.keys(settings.limits ?? {})) {
-    if (k !== 'enabled' && k !== 'max_queued_per_realm') keys.push(`limits.${k}`);
+    if (!IMPLEMENTED_LIMITS.has(k)) keys.push(`limits.${k}`);
   }
   return keys;
 }

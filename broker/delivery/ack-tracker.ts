@@ -4,21 +4,29 @@
  *
  * Source: `spec/protocol-core.md` §10.1–§10.3 (attempts, timers, formulas) and Note 9.4-A
  * (a replay cancels the copy's old timers instead of running two schedulers). The copies
- * themselves live in the message store; this tracker holds only timers and ownership.
+ * themselves live in the message store, with their attempt count (ARCHITECTURE §4): the
+ * tracker starts from the stored count, so a re-send after a reconnect, a takeover or a
+ * restart carries `delivery_attempt ≥ 2`, and `max_attempts` counts deliveries across
+ * connections. Every delay is bounded by `MAX_TIMER_DELAY_MS` (a longer Node timer fires at once).
  */
+import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import type { RetryPolicy } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { emitDelivery } from './chunked-emit';
 
-/** Delay (ms) before retrying after attempt `n` timed out (§10.3). */
+/** Delay (ms) before retrying after attempt `n` timed out (§10.3), at most `MAX_TIMER_DELAY_MS`. */
 export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
-  return policy.backoff === 'exponential' ? policy.delayMs * 2 ** (attempt - 1) : policy.delayMs;
+  const ms =
+    policy.backoff === 'exponential' ? policy.delayMs * 2 ** (attempt - 1) : policy.delayMs;
+  return Math.min(ms, MAX_TIMER_DELAY_MS);
 }
 
 /** What the tracker needs to deliver one stored copy and to retry it later. */
 export interface ReliableCopy {
   realm: string;
+  /** The queue the copy is stored in (key, consumer_id); unchanged by a group hand-over. */
+  stored: { key: string; consumer: string };
   /** Subscription key: the copy goes out on `CONSUME-<key>`. */
   key: string;
   consumer: string;
@@ -37,7 +45,7 @@ export interface ReliableCopy {
 }
 
 /** The member a group copy moves to. */
-export type Reassignment = Omit<ReliableCopy, 'realm' | 'envelope' | 'reassign'> & {
+export type Reassignment = Omit<ReliableCopy, 'realm' | 'stored' | 'envelope' | 'reassign'> & {
   socket: BrokerSocket;
 };
 
@@ -46,6 +54,10 @@ interface Pending {
   attempt: number;
   /** Socket the last attempt went to, while its ACK is awaited; null during a retry delay. */
   socketId: string | null;
+  /** Socket the last attempt went to, kept during the retry delay (group hand-over). */
+  lastSocketId: string | null;
+  /** Highest attempt number written to the store. */
+  persisted: number;
   timer: NodeJS.Timeout | null;
 }
 
@@ -54,6 +66,8 @@ export interface AckTrackerHooks {
   ackTimeout(realm: string): void;
   /** Attempts ran out: move the stored copy to the DLQ with `reason`. */
   exhausted(msgId: string, copy: ReliableCopy, reason: string): void;
+  /** Attempt `n` of stored copy `msgId` is being made: write the count to the store. */
+  attempted(msgId: string, n: number): void;
 }
 
 export class AckTracker {
@@ -62,15 +76,42 @@ export class AckTracker {
   constructor(private readonly hooks: AckTrackerHooks) {}
 
   /**
-   * Delivers stored copy `msgId` to `socket` and starts its ACK timer. A copy already tracked
-   * keeps counting attempts from where it was, and its old timer is cancelled.
+   * Delivers stored copy `msgId` to `socket` and starts its ACK timer. `made`: deliveries
+   * already made (the stored count); `persisted`: the count the store holds (a live copy is
+   * stored with 1 before its first delivery). A copy already tracked keeps counting from
+   * where it was, and its old timer is cancelled. A copy whose attempts ran out is
+   * dead-lettered instead of delivered.
    */
-  deliver(socket: BrokerSocket, msgId: string, copy: ReliableCopy): void {
+  deliver(
+    socket: BrokerSocket,
+    msgId: string,
+    copy: ReliableCopy,
+    made = 0,
+    persisted = made,
+  ): void {
     const previous = this.pending.get(msgId);
     if (previous?.timer) clearTimeout(previous.timer);
-    const entry: Pending = { copy, attempt: previous?.attempt ?? 0, socketId: null, timer: null };
+    const attempt = Math.max(previous?.attempt ?? 0, made);
+    if (attempt >= copy.retry.maxAttempts) {
+      this.pending.delete(msgId);
+      this.hooks.exhausted(msgId, copy, `ack timeout after ${attempt} attempt(s)`);
+      return;
+    }
+    const entry: Pending = {
+      copy,
+      attempt,
+      socketId: null,
+      lastSocketId: null,
+      persisted: Math.max(previous?.persisted ?? 0, persisted),
+      timer: null,
+    };
     this.pending.set(msgId, entry);
-    this.attempt(msgId, entry, socket, entry.attempt + 1);
+    this.attempt(msgId, entry, socket, attempt + 1);
+  }
+
+  /** The copy tracked as `msgId`, if any. */
+  copyOf(msgId: string): ReliableCopy | undefined {
+    return this.pending.get(msgId)?.copy;
   }
 
   /** Whether `msgId` awaits an ACK from `socketId` now (replay skips those, Note 9.4-A). */
@@ -94,17 +135,26 @@ export class AckTracker {
 
   /**
    * Forgets the deliveries awaiting a closed socket (§15 step 1): their copies stay stored
-   * for replay. Group copies move to another live member at once instead.
+   * for replay. Group copies move to another live member at once instead (§12) — whether
+   * they await an ACK or wait for a retry — within their attempt budget.
    */
   dropSocket(socketId: string): void {
     for (const [msgId, p] of this.pending) {
-      if (p.socketId !== socketId) continue;
+      const awaiting = p.socketId === socketId;
+      if (!awaiting && !(p.socketId === null && p.lastSocketId === socketId)) continue;
       const target = p.copy.reassign?.();
       if (!target) {
-        this.release(msgId);
+        // In a retry delay, the retry itself finds the consumer's next socket, or none.
+        if (awaiting) this.release(msgId);
         continue;
       }
       if (p.timer) clearTimeout(p.timer);
+      p.timer = null;
+      if (p.attempt >= p.copy.retry.maxAttempts) {
+        this.pending.delete(msgId);
+        this.hooks.exhausted(msgId, p.copy, `ack timeout after ${p.attempt} attempt(s)`);
+        continue;
+      }
       const { socket, ...member } = target;
       p.copy = { ...p.copy, ...member };
       this.attempt(msgId, p, socket, p.attempt + 1);
@@ -121,10 +171,18 @@ export class AckTracker {
     const { copy } = p;
     p.attempt = n;
     p.socketId = socket.id;
+    p.lastSocketId = socket.id;
+    if (n > p.persisted) {
+      p.persisted = n;
+      this.hooks.attempted(msgId, n);
+    }
     const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
     emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
     this.hooks.delivered(copy.realm, copy.envelope.event);
-    p.timer = setTimeout(() => this.timedOut(msgId, p), copy.ackTimeoutMs);
+    p.timer = setTimeout(
+      () => this.timedOut(msgId, p),
+      Math.min(copy.ackTimeoutMs, MAX_TIMER_DELAY_MS),
+    );
     p.timer.unref();
   }
 

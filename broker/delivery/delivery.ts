@@ -7,6 +7,10 @@
  *   message (replayed on its next `SUBSCRIBE`), dropped otherwise.
  * If a reliable copy cannot be stored (store error, queue cap) it is delivered plain, without
  * `msgId`, rather than not at all (§9.1 recommendation) — and the publisher confirm says so.
+ *
+ * Per durable queue, publish order (ARCHITECTURE §4): a copy goes out live only when its queue
+ * is live for the consumer's socket (see `QueueLedger`); otherwise it is stored behind the
+ * backlog and the replay delivers it.
  */
 import type { ErrorInfo } from '../../shared/error-catalogue';
 import { SwitchboardError } from '../../shared/error-catalogue';
@@ -16,11 +20,11 @@ import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { RealmRegistry } from '../routing/realm-registry';
 import type { SubscriptionRecord } from '../routing/registry-types';
-import type { MessageStore } from '../storage/message-store';
+import { newMessageId, type MessageStore } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker, ReliableCopy, Reassignment } from './ack-tracker';
 import { emitDelivery, needsChunking } from './chunked-emit';
-import type { QueueCap } from './queue-cap';
+import type { QueueLedger, QueueState, Refusal } from './queue-ledger';
 
 /** Outcome of storing one durable copy; never a rejected promise. */
 export type StoreOutcome = { ok: true; msgId: string } | { ok: false; error: ErrorInfo };
@@ -52,6 +56,7 @@ export function reliableCopy(
   return {
     ...memberOf(realm, record),
     realm: realm.name,
+    stored: { key: record.key, consumer: record.consumerId },
     envelope,
     reassign: group ? () => reassign(realm, group, record.consumer) : undefined,
   };
@@ -77,15 +82,29 @@ export type LocalBroadcast = (
   envelope: DeliveryEnvelope,
 ) => void;
 
+/** Refusals are logged at most once per this many ms per realm (they come in floods). */
+const REFUSAL_LOG_MS = 1_000;
+
 export class Delivery {
+  /** `realm → {at, suppressed}` of the last refusal log line. */
+  private readonly refusalLog = new Map<string, { at: number; suppressed: number }>();
+
   constructor(
     private readonly metrics: BrokerMetrics,
     private readonly acks: AckTracker,
     private readonly store: MessageStore,
-    private readonly cap: QueueCap,
+    readonly ledger: QueueLedger,
     private readonly logger: Logger,
     private readonly broadcast: LocalBroadcast,
   ) {}
+
+  /**
+   * Whether a plain (no-ACK) copy for `record` may go to `socket` now: always for a
+   * non-durable subscription; for a durable one only once its backlog has drained.
+   */
+  mayDeliverPlain(realm: RealmRegistry, record: SubscriptionRecord, socket: BrokerSocket) {
+    return !record.durable || this.ledger.queueOf(realm.name, record).liveSocket === socket.id;
+  }
 
   /**
    * Plain live deliveries of one message on one key to several sockets (a fan-out): encoded
@@ -125,16 +144,33 @@ export class Delivery {
   ): Promise<StoreOutcome> | null {
     const socket = liveSocket(realm, record.consumer);
     if (!socket && !record.durable && !msg.guaranteed) return null;
-    const stored = this.enqueue(realm.name, record, envelope, msg);
-    if (!socket) return stored;
-    return stored.then((outcome) => {
+    const q = this.ledger.queueOf(realm.name, record);
+    if (!socket || q.liveSocket !== socket.id || !record.ackRequired) {
+      // Stored behind the backlog: the replay delivers it (or the consumer's next SUBSCRIBE).
+      const parked = this.enqueue(q, record, envelope, msg, undefined, 0);
+      if (!socket) return parked;
+      return parked.then((outcome) => {
+        const now = liveSocket(realm, record.consumer);
+        if (!outcome.ok && now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
+        return outcome;
+      });
+    }
+    // Delivered live once committed, as attempt 1 (stored with that count: no second write).
+    const id = newMessageId();
+    this.ledger.claims.add(id);
+    return this.enqueue(q, record, envelope, msg, id, 1).then((outcome) => {
+      // A replay that read the copy first has delivered it (one owner per copy).
+      if (!this.ledger.claims.delete(id)) return outcome;
       const now = liveSocket(realm, record.consumer);
-      if (outcome.ok) {
-        // If the consumer left meanwhile, the copy waits in the store for its replay.
-        if (now)
-          this.acks.deliver(now, outcome.msgId, reliableCopy(realm, record, envelope, group));
-      } else if (now) {
-        this.emit(realm.name, now, consumeEvent(record.key), envelope);
+      if (!outcome.ok) {
+        if (now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
+      } else if (now && q.liveSocket === now.id) {
+        this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group), 0, 1);
+      } else {
+        // Not delivered after all: it waits in the store for the replay, never sent yet.
+        this.store.setAttempts(id, 0).catch((err: unknown) => {
+          this.logger.error({ err, id }, 'attempt count not reset');
+        });
       }
       return outcome;
     });
@@ -163,28 +199,32 @@ export class Delivery {
   }
 
   private async enqueue(
-    realm: string,
+    q: QueueState,
     record: SubscriptionRecord,
     envelope: DeliveryEnvelope,
     msg: ProducedMessage,
+    id: string | undefined,
+    attempts: number,
   ): Promise<StoreOutcome> {
+    const realm = q.realm;
+    // Before the depths are seeded, every enqueue waits, in order, then reserves.
+    if (!this.ledger.seeded) await this.ledger.ready;
+    const refusal = this.ledger.reserve(q);
+    if (refusal !== null) return this.refused(q, refusal);
     try {
-      const admitted = this.cap.admit(realm);
-      if (!(admitted === true || (admitted !== false && (await admitted)))) {
-        throw new SwitchboardError(
-          'SWB_ERR_QUEUE_FULL',
-          `Durable queue cap of realm ${realm} reached`,
-        );
-      }
       const msgId = await this.store.enqueue(realm, record.key, {
+        id,
         consumer: record.consumerId,
         payload: envelope,
         producer: msg.from,
         ttl: msg.ttl,
+        attempts,
       });
+      this.ledger.committed(q);
       this.metrics.messageQueued(realm);
       return { ok: true, msgId };
     } catch (err) {
+      this.ledger.failed(q);
       const error =
         err instanceof SwitchboardError
           ? err.toInfo()
@@ -195,5 +235,32 @@ export class Delivery {
       );
       return { ok: false, error };
     }
+  }
+
+  /** A copy refused by a queue cap: counted, logged at most once a second per realm. */
+  private refused(q: QueueState, refusal: Refusal): StoreOutcome {
+    this.metrics.queueRefused(q.realm, refusal);
+    const message =
+      refusal === 'realm'
+        ? `Durable queue cap of realm ${q.realm} reached`
+        : `Durable queue cap of consumer ${q.consumer} reached`;
+    const now = Date.now();
+    const last = this.refusalLog.get(q.realm);
+    if (!last || now - last.at >= REFUSAL_LOG_MS) {
+      this.refusalLog.set(q.realm, { at: now, suppressed: 0 });
+      this.logger.warn(
+        {
+          realm: q.realm,
+          key: q.key,
+          consumer: q.consumer,
+          cap: refusal,
+          suppressed: last?.suppressed ?? 0,
+        },
+        'durable copy refused: queue cap reached',
+      );
+    } else {
+      last.suppressed++;
+    }
+    return { ok: false, error: new SwitchboardError('SWB_ERR_QUEUE_FULL', message).toInfo() };
   }
 }

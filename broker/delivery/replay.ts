@@ -2,54 +2,93 @@
  * Replay of stored copies when a consumer subscribes (`spec/protocol-core.md` §9.4).
  *
  * Every `SUBSCRIBE` reads the unexpired copies of `(realm, key, consumer_id)`, oldest first,
- * and for each, while the consumer is live:
- * - ACK subscription: reliable delivery (§10); the copy stays stored until ACKed or
- *   dead-lettered. Copies already awaiting an ACK from this socket are skipped, and a copy's
- *   old retry timer is cancelled when it is re-delivered (Note 9.4-A);
+ * and for each, while the consumer keeps the same live socket:
+ * - ACK subscription: reliable delivery (§10), continuing from the stored attempt count; the
+ *   copy stays stored until ACKed or dead-lettered. Copies already awaiting an ACK from this
+ *   socket are skipped, and a copy's old retry timer is cancelled when it is re-delivered
+ *   (Note 9.4-A);
  * - otherwise (legacy mode): `CONSUME-<key>` with the stored envelope, no `msgId`, and the
  *   copy is deleted at once (at most once).
- * Live messages arriving meanwhile may interleave with the replay (§9.4, kept).
+ *
+ * Switchboard replaces §9.4's "live may interleave" with publish order (ARCHITECTURE §4):
+ * while the replay runs, new copies for the subscription are stored behind the backlog; the
+ * replay reads again until nothing newer was stored, then the queue turns live for this
+ * socket. A copy still in the group-commit batch that the replay reads is taken from the
+ * live path's claim, so it is delivered once (one owner per copy).
  */
 import { consumeEvent } from '../../shared/protocol-events';
 import type { Logger } from '../logging/logger';
 import type { RealmRegistry } from '../routing/realm-registry';
 import type { SubscriptionRecord } from '../routing/registry-types';
-import type { MessageStore } from '../storage/message-store';
+import type { MessageStore, StoredEntry } from '../storage/message-store';
+import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker } from './ack-tracker';
 import { liveSocket, reliableCopy, type Delivery } from './delivery';
+import type { QueueLedger, QueueState } from './queue-ledger';
 
 export class Replayer {
   constructor(
     private readonly store: MessageStore,
     private readonly acks: AckTracker,
     private readonly delivery: Delivery,
+    private readonly ledger: QueueLedger,
     private readonly logger: Logger,
   ) {}
 
   /** Replays the stored copies of `record`'s queue; resolves with the number sent. */
   async replay(realm: RealmRegistry, record: SubscriptionRecord): Promise<number> {
-    let entries;
-    try {
-      entries = await this.store.dequeue(realm.name, record.key, record.consumerId);
-    } catch (err) {
-      this.logger.error({ err, realm: realm.name, key: record.key }, 'replay read failed');
-      return 0;
-    }
+    const socket = liveSocket(realm, record.consumer);
+    if (!socket) return 0;
+    const q = this.ledger.queueOf(realm.name, record);
+    const gen = ++q.replayGen;
+    q.liveSocket = null;
+    const seen = new Set<string>();
     let sent = 0;
-    for (const entry of entries) {
-      const socket = liveSocket(realm, record.consumer);
-      if (!socket) break;
-      if (record.ackRequired) {
-        if (this.acks.isAwaiting(entry.id, socket.id)) continue;
-        this.acks.deliver(socket, entry.id, reliableCopy(realm, record, entry.message));
-      } else {
-        this.delivery.emit(realm.name, socket, consumeEvent(record.key), entry.message);
-        this.store.ack(entry.id).catch((err: unknown) => {
-          this.logger.error({ err, id: entry.id }, 'replayed copy not deleted');
-        });
+    for (;;) {
+      q.parked = 0;
+      let entries: StoredEntry[];
+      try {
+        entries = await this.store.dequeue(realm.name, record.key, record.consumerId);
+      } catch (err) {
+        this.logger.error({ err, realm: realm.name, key: record.key }, 'replay read failed');
+        break;
       }
-      sent++;
+      if (q.replayGen !== gen) return sent; // a newer replay of this queue took over
+      for (const entry of entries) {
+        if (seen.has(entry.id)) continue;
+        seen.add(entry.id);
+        // The consumer left or was replaced: its next SUBSCRIBE replays the rest.
+        if (liveSocket(realm, record.consumer) !== socket) return sent;
+        if (this.send(realm, record, q, socket, entry)) sent++;
+      }
+      if (q.parked === 0) break;
+    }
+    if (q.replayGen === gen && liveSocket(realm, record.consumer) === socket) {
+      q.liveSocket = socket.id;
     }
     return sent;
+  }
+
+  private send(
+    realm: RealmRegistry,
+    record: SubscriptionRecord,
+    q: QueueState,
+    socket: BrokerSocket,
+    entry: StoredEntry,
+  ): boolean {
+    // Taken from a live enqueue still in flight: it was stored as attempt 1, never sent.
+    const claimed = this.ledger.claims.delete(entry.id);
+    if (record.ackRequired) {
+      if (this.acks.isAwaiting(entry.id, socket.id)) return false;
+      const made = claimed ? entry.attempts - 1 : entry.attempts;
+      const copy = reliableCopy(realm, record, entry.message);
+      this.acks.deliver(socket, entry.id, copy, made, entry.attempts);
+      return true;
+    }
+    this.delivery.emit(realm.name, socket, consumeEvent(record.key), entry.message);
+    this.ledger.ack(entry.id, q.realm, q.key, q.consumer).catch((err: unknown) => {
+      this.logger.error({ err, id: entry.id }, 'replayed copy not deleted');
+    });
+    return true;
   }
 }

@@ -36,7 +36,11 @@ function consumerIds(ctx: HandlerContext, socket: BrokerSocket): Set<string> {
 
 async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string): Promise<AckReply> {
   const owner = ctx.acks.owner(msgId);
-  if (owner !== socket.id) {
+  let queue: { realm: string; key: string; consumer: string };
+  const tracked = ctx.acks.copyOf(msgId);
+  if (owner === socket.id && tracked) {
+    queue = { realm: tracked.realm, ...tracked.stored };
+  } else {
     const entry = await ctx.store.get(msgId);
     if (!entry) {
       return owner
@@ -46,10 +50,11 @@ async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string):
     if (!consumerIds(ctx, socket).has(entry.consumer)) {
       return { ok: false, code: 403, message: 'ACK does not belong to this socket' };
     }
+    queue = { realm: entry.realm, key: entry.event, consumer: entry.consumer };
   }
   ctx.acks.release(msgId);
   try {
-    await ctx.store.ack(msgId);
+    await ctx.ledger.ack(msgId, queue.realm, queue.key, queue.consumer);
   } catch (err) {
     return { ok: false, code: 500, message: (err as Error).message };
   }

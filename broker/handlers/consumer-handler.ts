@@ -34,10 +34,20 @@ export function claimConsumerName(ctx: HandlerContext, socket: BrokerSocket, nam
   return false;
 }
 
-/** Binds `name` to `socket` and sends the reconnect notifications (§5.2 steps 3–4). */
-export function bindConsumer(ctx: HandlerContext, socket: BrokerSocket, name: string, id: string) {
+/**
+ * Binds `name` to `socket` and sends the reconnect notifications (§5.2 steps 3–4). `id`: the
+ * notification id; `registeredId`: the id the client gave, if any (durable identity).
+ */
+export function bindConsumer(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  name: string,
+  id: string,
+  registeredId: string | undefined,
+) {
   const realm = ctx.realms.get(socket.data.realm, true);
   const consumer = realm.bindConsumer(name, socket, id);
+  consumer.registeredId = registeredId;
   socket.data.consumers.add(name);
   for (const producerName of consumer.subscribeTos) {
     if (producerName === Protocol.ALL_PUBLISHERS) continue;
@@ -49,5 +59,5 @@ export function bindConsumer(ctx: HandlerContext, socket: BrokerSocket, name: st
 
 export const handleConsumer: EventHandler<ConsumerPayload> = (ctx, socket, payload) => {
   if (!claimConsumerName(ctx, socket, payload.name)) return;
-  bindConsumer(ctx, socket, payload.name, payload.id ?? socket.id);
+  bindConsumer(ctx, socket, payload.name, payload.id ?? socket.id, payload.id || undefined);
 };

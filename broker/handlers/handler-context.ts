@@ -7,6 +7,7 @@ import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
 import type { Delivery } from '../delivery/delivery';
+import type { QueueLedger } from '../delivery/queue-ledger';
 import type { Replayer } from '../delivery/replay';
 import type { MessageStore } from '../storage/message-store';
 import type { Logger } from '../logging/logger';
@@ -24,6 +25,8 @@ export interface HandlerContext {
   readonly acks: AckTracker;
   readonly chunks: ChunkAssembler;
   readonly store: MessageStore;
+  /** Queue depths, caps and ownership of stored copies; removals go through it. */
+  readonly ledger: QueueLedger;
   readonly replayer: Replayer;
   readonly persistence: SubscriptionPersistence;
   readonly metrics: BrokerMetrics;

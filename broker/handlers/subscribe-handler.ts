@@ -5,9 +5,15 @@
  * Note 3.4 (UNSUBSCRIBE really removes: a key string or `{event, producer?, consumer?}`, for
  * the consumer names registered on this socket; no reply).
  */
-import { Protocol, allEventsKey, subscriptionKey } from '../../shared/protocol-events';
+import {
+  Protocol,
+  ProtocolErrorCode,
+  ServerEvent,
+  allEventsKey,
+  subscriptionKey,
+} from '../../shared/protocol-events';
 import type { SubscribePayload, UnsubscribePayload } from '../../shared/protocol-payloads';
-import { buildSubscription } from '../routing/subscription-options';
+import { buildSubscription, subscriptionProblem } from '../routing/subscription-options';
 import { bindConsumer } from './consumer-handler';
 import type { EventHandler } from './handler-context';
 import { notifySubscribeTo } from './notify';
@@ -22,12 +28,24 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
 
   // §6.4 step 3: register the consumer if no live socket holds the name.
   let consumer = realm.consumers.get(consumerName);
-  if (!consumer?.socket?.connected) {
-    consumer = bindConsumer(ctx, socket, consumerName, payload.id ?? consumer?.id ?? socket.id);
+  const bind = !consumer?.socket?.connected;
+  const registeredId = bind ? payload.id || consumer?.registeredId : consumer!.registeredId;
+
+  // The record is checked before any effect: what is accepted here is restored after a restart.
+  const record = buildSubscription(payload, payload.event, registeredId, ctx.settings.ack_timeout);
+  const problem = subscriptionProblem(record);
+  if (problem) {
+    ctx.logger.info({ consumer: consumerName, key: record.key, problem }, 'SUBSCRIBE refused');
+    socket.emit(ServerEvent.ERROR, { message: problem, code: ProtocolErrorCode.BAD_FIELD });
+    return;
   }
+  if (bind) {
+    const id = payload.id ?? consumer?.id ?? socket.id;
+    consumer = bindConsumer(ctx, socket, consumerName, id, registeredId);
+  }
+  consumer = consumer!;
 
   // Steps 4–6: upsert the record (the topic index follows it) and remember the producer.
-  const record = buildSubscription(payload, payload.event, consumer.id, ctx.settings.ack_timeout);
   const previous = realm.upsertSubscription(record);
   ctx.persistence.upserted(realm.name, record, previous);
   consumer.subscribeTos.add(record.producer);

@@ -55,6 +55,12 @@ class EventCounts {
   }
 }
 
+/** What the queue-depth gauges read at scrape time (the broker's `QueueLedger`). */
+export interface QueueDepthSource {
+  realmDepths(): Iterable<[string, number]>;
+  queues(): Iterable<{ realm: string; key: string; consumer: string; stored: number }>;
+}
+
 /** Counters of one broker; one `Registry` each, so brokers in one process do not mix. */
 export class BrokerMetrics {
   readonly registry = new Registry();
@@ -66,6 +72,8 @@ export class BrokerMetrics {
   private readonly queuedByRealm = new Map<string, { inc(n?: number): void }>();
   private readonly dlq: Counter<'realm'>;
   private readonly ackTimeouts: Counter<'realm'>;
+  private readonly refused: Counter<'realm' | 'cap'>;
+  private depthSource: QueueDepthSource | null = null;
   /** Plain totals for `status` without a scrape. */
   readonly totals = { produced: 0, delivered: 0, connections: 0 };
 
@@ -114,6 +122,35 @@ export class BrokerMetrics {
       labelNames: ['realm'],
       registers,
     });
+    this.refused = new Counter({
+      name: MetricName.QUEUE_REFUSED_TOTAL,
+      help: 'Durable copies refused by a queue cap (limits.max_queued_per_realm/_per_consumer)',
+      labelNames: ['realm', 'cap'],
+      registers,
+    });
+    const depths = () => this.depthSource;
+    new Gauge({
+      name: MetricName.QUEUE_DEPTH,
+      help: 'Durable copies held now, per realm',
+      labelNames: ['realm'],
+      registers,
+      collect() {
+        this.reset();
+        for (const [realm, n] of depths()?.realmDepths() ?? []) this.set({ realm }, n);
+      },
+    });
+    new Gauge({
+      name: MetricName.SUBSCRIPTION_QUEUE_DEPTH,
+      help: 'Durable copies held now, per queue (realm, subscription key, consumer_id)',
+      labelNames: ['realm', 'key', 'consumer_id'],
+      registers,
+      collect() {
+        this.reset();
+        for (const q of depths()?.queues() ?? []) {
+          this.set({ realm: q.realm, key: q.key, consumer_id: q.consumer }, q.stored);
+        }
+      },
+    });
     new Gauge({
       name: MetricName.CONNECTIONS_CURRENT,
       help: 'Engine.IO clients connected now',
@@ -151,6 +188,16 @@ export class BrokerMetrics {
 
   messageDeadLettered(realm: string): void {
     this.dlq.labels({ realm }).inc();
+  }
+
+  /** Reads queue depths from `source` at each scrape. */
+  watchQueues(source: QueueDepthSource): void {
+    this.depthSource = source;
+  }
+
+  /** One copy refused by the `cap` queue cap of `realm`. */
+  queueRefused(realm: string, cap: 'realm' | 'consumer'): void {
+    this.refused.labels({ realm, cap }).inc();
   }
 
   ackTimeout(realm: string): void {

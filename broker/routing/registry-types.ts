@@ -28,6 +28,11 @@ export interface ConsumerEntry {
   name: string;
   /** Notification id: the `CONSUMER` id, else the socket id. */
   id: string;
+  /**
+   * The id the client registered (`CONSUMER`/`SUBSCRIBE` `id`) on its current binding;
+   * undefined when it gave none. Unlike `id`, never a socket id: durable identities use it.
+   */
+  registeredId?: string;
   socket: BrokerSocket | null;
   online: boolean;
   offlineAt: number | null;

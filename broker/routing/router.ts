@@ -152,7 +152,11 @@ class RoutingPass {
   private deliver(record: SubscriptionRecord, members?: SubscriptionRecord[]): void {
     if (!record.ackRequired) {
       const socket = liveSocket(this.realm, record.consumer);
-      if (socket) {
+      // A durable subscription's backlog drains before live copies (publish order).
+      if (
+        socket &&
+        (!record.durable || this.delivery.mayDeliverPlain(this.realm, record, socket))
+      ) {
         this.plain ??= new Map();
         const sockets = this.plain.get(record.key);
         if (sockets) sockets.push(socket);

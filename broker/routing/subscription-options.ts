@@ -6,7 +6,8 @@
  * back to the registered consumer id, then the name), §2.2 / Note 2.3-A (`scope:"all"` or
  * `event:"TM-ALL"` keys the subscription as `lc(P)-TM-ALL`) and §10.3 (retry policy).
  */
-import { parseDurationMs } from '../../shared/duration';
+import { z } from 'zod';
+import { MAX_TIMER_DELAY_MS, parseDurationMs } from '../../shared/duration';
 import { Protocol, allEventsKey, subscriptionKey } from '../../shared/protocol-events';
 import type { SubscribePayload } from '../../shared/protocol-payloads';
 import type { RetryPolicy, SubscriptionRecord } from './registry-types';
@@ -17,6 +18,57 @@ export const DEFAULT_ACK_TIMEOUT_MS = 30_000;
 export const DEFAULT_RETRY_DELAY_MS = 5_000;
 /** Default number of delivery attempts (§10.3). */
 export const DEFAULT_MAX_ATTEMPTS = 3;
+
+/** Most delivery attempts a subscription may ask for (larger values are refused). */
+export const MAX_ATTEMPTS_LIMIT = 1_000_000;
+
+/**
+ * The one schema of a subscription record: checked on every `SUBSCRIBE` (a failure is refused
+ * with `ERROR` code -1) and on every persisted record loaded at start-up, so whatever a
+ * `SUBSCRIBE` accepted is restored after a restart. Durations reach timers, so they are
+ * bounded by `MAX_TIMER_DELAY_MS` (issue 8 item 5).
+ */
+export const SubscriptionRecordSchema = z.object({
+  key: z.string(),
+  consumer: z.string(),
+  producer: z.string(),
+  pattern: z.string().nullable(),
+  consumerId: z.string(),
+  durable: z.boolean(),
+  ackRequired: z.boolean(),
+  ackTimeoutMs: z.number().positive().max(MAX_TIMER_DELAY_MS),
+  retry: z.object({
+    maxAttempts: z.number().int().min(1).max(MAX_ATTEMPTS_LIMIT),
+    delayMs: z.number().positive().max(MAX_TIMER_DELAY_MS),
+    backoff: z.enum(['fixed', 'exponential']),
+  }),
+  group: z.string().nullable(),
+  mode: z.literal('topic').nullable(),
+});
+
+/** Client-facing names of the record's bounded fields, for refusal messages. */
+const FIELD_NAMES: Record<string, string> = {
+  ackTimeoutMs: 'ack_timeout',
+  'retry.maxAttempts': 'retry.max_attempts',
+  'retry.delayMs': 'retry.delay',
+};
+
+/**
+ * Checks a record built from a `SUBSCRIBE`; returns null, or why it is refused (naming the
+ * client's field and the accepted range).
+ */
+export function subscriptionProblem(record: SubscriptionRecord): string | null {
+  const parsed = SubscriptionRecordSchema.safeParse(record);
+  if (parsed.success) return null;
+  const issue = parsed.error.issues[0]!;
+  const path = issue.path.join('.');
+  const field = FIELD_NAMES[path] ?? path;
+  const range =
+    path === 'retry.maxAttempts'
+      ? `an integer from 1 to ${MAX_ATTEMPTS_LIMIT}`
+      : `a duration above 0 and at most ${MAX_TIMER_DELAY_MS} ms`;
+  return `Invalid SUBSCRIBE: ${field} must be ${range}`;
+}
 
 type Options = Record<string, unknown>;
 
@@ -41,8 +93,10 @@ function merged(payload: SubscribePayload): Options {
 }
 
 /**
- * Builds the record of one `SUBSCRIBE`. `registeredId` is the consumer's id from `CONSUMER`
- * (if any); `defaultAckTimeout` is the broker option `ack_timeout`.
+ * Builds the record of one `SUBSCRIBE`. `registeredId` is the id the consumer registered
+ * with (`CONSUMER`/`SUBSCRIBE` `id`), never a socket id: without one the durable identity
+ * falls back to the consumer name (Note 6.2-A). `defaultAckTimeout` is the broker option
+ * `ack_timeout`. Check the result with `subscriptionProblem`.
  */
 export function buildSubscription(
   payload: SubscribePayload,
@@ -56,7 +110,11 @@ export function buildSubscription(
   const allEvents = o.scope === Protocol.SCOPE_ALL || event.toUpperCase() === Protocol.EVENT_ALL;
   const mode = o.mode === 'topic' && !allEvents ? 'topic' : null;
   const key = allEvents ? allEventsKey(producer) : subscriptionKey(producer, event);
-  const fallbackTimeout = parseDurationMs(defaultAckTimeout, DEFAULT_ACK_TIMEOUT_MS);
+  // The broker's own default is clamped rather than refused: it is not the client's input.
+  const fallbackTimeout = Math.min(
+    parseDurationMs(defaultAckTimeout, DEFAULT_ACK_TIMEOUT_MS),
+    MAX_TIMER_DELAY_MS,
+  );
   const ackTimeout = o.ack_timeout ?? o.ackTimeout;
   return {
     key,

@@ -10,25 +10,10 @@ import type { MessageStore } from '../storage/message-store';
 import { Protocol } from '../../shared/protocol-events';
 import type { RealmDirectory } from './realm-directory';
 import type { SubscriptionRecord } from './registry-types';
+import { SubscriptionRecordSchema } from './subscription-options';
 
-/** The persisted form of a record; checked again on load (the file may be old or edited). */
-const PersistedRecord = z.object({
-  key: z.string(),
-  consumer: z.string(),
-  producer: z.string(),
-  pattern: z.string().nullable(),
-  consumerId: z.string(),
-  durable: z.literal(true),
-  ackRequired: z.boolean(),
-  ackTimeoutMs: z.number().positive(),
-  retry: z.object({
-    maxAttempts: z.number().int().positive(),
-    delayMs: z.number().positive(),
-    backoff: z.enum(['fixed', 'exponential']),
-  }),
-  group: z.string().nullable(),
-  mode: z.literal('topic').nullable(),
-});
+/** The persisted form of a record: the `SUBSCRIBE` schema, durable (the file may be old or edited). */
+const PersistedRecord = SubscriptionRecordSchema.extend({ durable: z.literal(true) });
 
 export class SubscriptionPersistence {
   constructor(

@@ -1,7 +1,8 @@
 /**
  * In-memory message store (`spec/protocol-core.md` §16.3 "Memory"): survives client
  * disconnects, not a restart. Copies are indexed by `(realm, event, consumer)` in insertion
- * order; expired copies are purged lazily on every operation that reads them.
+ * order. Reads skip expired copies; `purgeExpired` deletes them in bounded steps (a resumable
+ * scan), so no read ever pays for a large purge.
  */
 import {
   DEFAULT_STORE_TTL_SECONDS,
@@ -12,8 +13,12 @@ import {
   type EnqueueInput,
   type MessageStore,
   type PersistedSubscription,
+  type QueueCount,
   type StoredEntry,
 } from './message-store';
+
+/** Entries looked at per expired copy removed, at most, in one `purgeExpired` call. */
+const SCAN_FACTOR = 8;
 
 /** One unambiguous string per `(realm, event, consumer)`: length-prefixed parts. */
 const queueKey = (realm: string, event: string, consumer: string): string =>
@@ -26,6 +31,8 @@ export class MemoryStore implements MessageStore {
   private readonly queues = new Map<string, Set<string>>();
   private readonly dlq = new Map<string, DlqEntry>();
   private readonly subscriptions = new Map<string, PersistedSubscription>();
+  /** Where the last bounded purge stopped (insertion order); null = start over. */
+  private sweep: Iterator<StoredEntry> | null = null;
 
   constructor(private readonly defaultTtl = DEFAULT_STORE_TTL_SECONDS) {}
 
@@ -40,6 +47,7 @@ export class MemoryStore implements MessageStore {
       producer: input.producer,
       created_at: new Date(now).toISOString(),
       expires_at: expiresAt(input.ttl, this.defaultTtl, now),
+      attempts: input.attempts ?? 0,
     };
     this.remove(entry.id);
     this.byId.set(entry.id, entry);
@@ -58,22 +66,24 @@ export class MemoryStore implements MessageStore {
     if (!ids) return [];
     const now = Date.now();
     const out: StoredEntry[] = [];
-    for (const id of [...ids]) {
+    for (const id of ids) {
       const entry = this.byId.get(id)!;
-      if (isExpired(entry.expires_at, now)) this.remove(id);
-      else out.push(entry);
+      if (!isExpired(entry.expires_at, now)) out.push({ ...entry });
     }
     return out;
   }
 
   async get(msgId: string): Promise<StoredEntry | null> {
     const entry = this.byId.get(msgId);
-    if (!entry) return null;
-    if (isExpired(entry.expires_at, Date.now())) {
-      this.remove(msgId);
-      return null;
-    }
-    return entry;
+    if (!entry || isExpired(entry.expires_at, Date.now())) return null;
+    return { ...entry };
+  }
+
+  async setAttempts(msgId: string, attempts: number): Promise<boolean> {
+    const entry = this.byId.get(msgId);
+    if (!entry) return false;
+    entry.attempts = attempts;
+    return true;
   }
 
   async ack(msgId: string): Promise<boolean> {
@@ -109,17 +119,51 @@ export class MemoryStore implements MessageStore {
       payload: entry.message,
       producer: entry.producer,
     });
-    return this.byId.get(entry.id) ?? null;
+    const requeued = this.byId.get(entry.id);
+    return requeued ? { ...requeued } : null;
   }
 
   async countQueued(realm: string): Promise<number> {
     const now = Date.now();
     let n = 0;
-    for (const entry of [...this.byId.values()]) {
-      if (entry.realm !== realm) continue;
-      if (isExpired(entry.expires_at, now)) this.remove(entry.id);
-      else n++;
+    for (const entry of this.byId.values()) {
+      if (entry.realm === realm && !isExpired(entry.expires_at, now)) n++;
     }
+    return n;
+  }
+
+  async queueDepths(): Promise<QueueCount[]> {
+    const out = new Map<string, QueueCount>();
+    for (const entry of this.byId.values()) count(out, entry);
+    return [...out.values()];
+  }
+
+  async purgeExpired(limit: number): Promise<QueueCount[]> {
+    const now = Date.now();
+    const out = new Map<string, QueueCount>();
+    let removed = 0;
+    let scanned = 0;
+    this.sweep ??= this.byId.values();
+    while (removed < limit && scanned < limit * SCAN_FACTOR) {
+      const next = this.sweep.next();
+      if (next.done) {
+        this.sweep = null;
+        break;
+      }
+      scanned++;
+      const entry = next.value;
+      if (isExpired(entry.expires_at, now) && this.remove(entry.id)) {
+        count(out, entry);
+        removed++;
+      }
+    }
+    return [...out.values()];
+  }
+
+  async purgeQueue(realm: string, event: string, consumer: string): Promise<number> {
+    const ids = this.queues.get(queueKey(realm, event, consumer));
+    let n = 0;
+    for (const id of [...(ids ?? [])]) if (this.remove(id)) n++;
     return n;
   }
 
@@ -160,4 +204,12 @@ export class MemoryStore implements MessageStore {
     if (ids?.size === 0) this.queues.delete(key);
     return true;
   }
+}
+
+/** Adds one copy of `entry`'s queue to `out`. */
+function count(out: Map<string, QueueCount>, entry: StoredEntry): void {
+  const key = queueKey(entry.realm, entry.event, entry.consumer);
+  const c = out.get(key);
+  if (c) c.n++;
+  else out.set(key, { realm: entry.realm, event: entry.event, consumer: entry.consumer, n: 1 });
 }

@@ -24,6 +24,11 @@ export interface EnqueueInput {
   producer: string;
   /** Seconds; `undefined` = the store's default TTL, `null` or negative = never, 0 = at once. */
   ttl?: number | null;
+  /**
+   * Deliveries of this copy already counted (default 0). A copy stored to be delivered live at
+   * once is stored with 1, so that attempt needs no second write.
+   */
+  attempts?: number;
 }
 
 /** A stored copy as `dequeue` returns it. `created_at` is ISO, `expires_at` epoch ms or null. */
@@ -37,6 +42,19 @@ export interface StoredEntry {
   producer: string;
   created_at: string;
   expires_at: number | null;
+  /**
+   * Deliveries of this copy so far, across connections and restarts (Switchboard extension,
+   * ARCHITECTURE §4): the next one is `attempts + 1`, marked as a redelivery when ≥ 2.
+   */
+  attempts: number;
+}
+
+/** How many copies one queue `(realm, event, consumer)` holds or lost. */
+export interface QueueCount {
+  realm: string;
+  event: string;
+  consumer: string;
+  n: number;
 }
 
 /** A dead-lettered copy (§10.5): a stored entry plus why and when. */
@@ -69,7 +87,15 @@ export interface MessageStore {
   get(msgId: string): Promise<StoredEntry | null>;
   /** Deletes a copy; resolves true when one existed. Unknown ids are ignored. */
   ack(msgId: string): Promise<boolean>;
-  /** Moves a copy to the DLQ; resolves with its id, or null when it no longer exists. */
+  /**
+   * Records that copy `msgId` has been delivered `attempts` times (a batched write, like
+   * `ack`); resolves false when the copy no longer exists.
+   */
+  setAttempts(msgId: string, attempts: number): Promise<boolean>;
+  /**
+   * Moves a copy to the DLQ; resolves with its id, or null when it no longer exists or has
+   * expired (§16.2: an expired copy is never dead-lettered).
+   */
   deadLetter(msgId: string, reason: string): Promise<string | null>;
   /** DLQ entries of a realm (all realms for null), oldest first. */
   listDlq(realm: string | null): Promise<DlqEntry[]>;
@@ -82,6 +108,18 @@ export interface MessageStore {
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
   /** Unexpired queued copies in a realm (queue cap). */
   countQueued(realm: string): Promise<number>;
+  /**
+   * Copies held per queue, expired ones not yet purged included (they leave through
+   * `purgeExpired`); read once at start-up to seed the broker's queue depths.
+   */
+  queueDepths(): Promise<QueueCount[]>;
+  /**
+   * Deletes at most `limit` expired copies (bounded work, called on a timer); resolves with
+   * how many each queue lost. Reads never delete: they skip expired copies.
+   */
+  purgeExpired(limit: number): Promise<QueueCount[]>;
+  /** Deletes every copy of one queue (an expired durable subscription); resolves the count. */
+  purgeQueue(realm: string, event: string, consumer: string): Promise<number>;
   /**
    * Deletes every queued and DLQ entry of a realm, and its durable subscriptions; resolves
    * with the number of queued and DLQ entries removed.

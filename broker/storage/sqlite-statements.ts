@@ -4,7 +4,7 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
-import type { DlqEntry, PersistedSubscription, StoredEntry } from './message-store';
+import type { DlqEntry, PersistedSubscription, QueueCount, StoredEntry } from './message-store';
 
 /** A `messages` row as stored: the envelope is JSON text. */
 export interface Row {
@@ -16,10 +16,12 @@ export interface Row {
   producer: string | null;
   created_at: string;
   expires_at: number | null;
+  attempts: number;
 }
 type DlqRow = Row & { reason: string | null; dead_lettered_at: string | null };
 
-const COLUMNS = 'id, realm, event, consumer, payload, producer, created_at, expires_at';
+const COLUMNS = 'id, realm, event, consumer, payload, producer, created_at, expires_at, attempts';
+type QueueRow = Omit<QueueCount, 'n'>;
 
 function toEntry(row: Row): StoredEntry {
   return {
@@ -31,7 +33,20 @@ function toEntry(row: Row): StoredEntry {
     producer: row.producer ?? '',
     created_at: row.created_at,
     expires_at: row.expires_at,
+    attempts: row.attempts,
   };
+}
+
+/** Tallies removed rows per queue. */
+function perQueue(rows: QueueRow[]): QueueCount[] {
+  const out = new Map<string, QueueCount>();
+  for (const r of rows) {
+    const key = JSON.stringify([r.realm, r.event, r.consumer]);
+    const c = out.get(key);
+    if (c) c.n++;
+    else out.set(key, { ...r, n: 1 });
+  }
+  return [...out.values()];
 }
 
 function toDlq(row: DlqRow): DlqEntry {
@@ -45,10 +60,13 @@ function toDlq(row: DlqRow): DlqEntry {
 export class SqliteStatements {
   readonly insert: Statement<[Row]>;
   readonly delete: Statement<[string]>;
-  readonly purgeExpired: Statement<[number]>;
+  readonly setAttempts: Statement<[number, string]>;
+  private readonly purgeExpiredBatch: Statement<[number, number], QueueRow>;
+  private readonly depths: Statement<[], QueueCount>;
+  private readonly purgeOneQueue: Statement<[string, string, string]>;
   private readonly selectQueue: Statement<[string, string, string, number], Row>;
   private readonly selectOne: Statement<[string, number], Row>;
-  private readonly copyToDlq: Statement<[string, string, string]>;
+  private readonly copyToDlq: Statement<[string, string, string, number]>;
   private readonly selectDlqRealm: Statement<[string], DlqRow>;
   private readonly selectDlqAll: Statement<[], DlqRow>;
   private readonly selectDlqOne: Statement<[string], DlqRow>;
@@ -67,11 +85,21 @@ export class SqliteStatements {
   constructor(db: Database) {
     this.insert = db.prepare(
       `INSERT OR REPLACE INTO messages (${COLUMNS})
-       VALUES (@id, @realm, @event, @consumer, @payload, @producer, @created_at, @expires_at)`,
+       VALUES (@id, @realm, @event, @consumer, @payload, @producer, @created_at, @expires_at, @attempts)`,
     );
     this.delete = db.prepare('DELETE FROM messages WHERE id = ?');
-    this.purgeExpired = db.prepare(
-      'DELETE FROM messages WHERE expires_at IS NOT NULL AND expires_at <= ?',
+    this.setAttempts = db.prepare('UPDATE messages SET attempts = ? WHERE id = ?');
+    // Bounded: one batch of the expiry index per call, never the whole table on a read path.
+    this.purgeExpiredBatch = db.prepare(
+      `DELETE FROM messages WHERE rowid IN (
+         SELECT rowid FROM messages WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)
+       RETURNING realm, event, consumer`,
+    );
+    this.depths = db.prepare(
+      'SELECT realm, event, consumer, COUNT(*) AS n FROM messages GROUP BY realm, event, consumer',
+    );
+    this.purgeOneQueue = db.prepare(
+      'DELETE FROM messages WHERE realm = ? AND event = ? AND consumer = ?',
     );
     this.selectQueue = db.prepare(
       `SELECT ${COLUMNS} FROM messages
@@ -83,7 +111,8 @@ export class SqliteStatements {
     );
     this.copyToDlq = db.prepare(
       `INSERT OR REPLACE INTO dlq (${COLUMNS}, reason, dead_lettered_at)
-       SELECT ${COLUMNS}, ?, ? FROM messages WHERE id = ?`,
+       SELECT ${COLUMNS}, ?, ? FROM messages
+       WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`,
     );
     this.selectDlqRealm = db.prepare(
       `SELECT ${COLUMNS}, reason, dead_lettered_at FROM dlq WHERE realm = ? ORDER BY rowid`,
@@ -143,8 +172,9 @@ export class SqliteStatements {
   }
 
   /** Upserts the copy into `dlq`, then deletes it from `messages` (§16.3). Call in a transaction. */
-  deadLetter(id: string, reason: string, at: string): boolean {
-    if (this.copyToDlq.run(reason, at, id).changes === 0) return false;
+  deadLetter(id: string, reason: string, at: string, now: number): boolean {
+    // An expired copy is not dead-lettered (§16.2); the purge removes it.
+    if (this.copyToDlq.run(reason, at, id, now).changes === 0) return false;
     this.delete.run(id);
     return true;
   }
@@ -173,9 +203,23 @@ export class SqliteStatements {
       producer: row.producer,
       created_at: new Date(now).toISOString(),
       expires_at: expires,
+      attempts: 0,
     };
     this.insert.run(requeued);
     return toEntry(requeued);
+  }
+
+  /** Deletes at most `limit` expired copies; returns how many each queue lost. */
+  purgeExpired(now: number, limit: number): QueueCount[] {
+    return perQueue(this.purgeExpiredBatch.all(now, limit));
+  }
+
+  queueDepths(): QueueCount[] {
+    return this.depths.all();
+  }
+
+  purgeQueue(realm: string, event: string, consumer: string): number {
+    return this.purgeOneQueue.run(realm, event, consumer).changes;
   }
 
   countQueued(realm: string, now: number): number {

@@ -23,6 +23,7 @@ import {
   type EnqueueInput,
   type MessageStore,
   type PersistedSubscription,
+  type QueueCount,
   type StoredEntry,
 } from './message-store';
 import { migrate } from './migrate';
@@ -46,9 +47,6 @@ type Op = {
   reject: (e: unknown) => void;
 };
 
-/** How often (ms) expired copies are purged at most, besides being skipped by every read. */
-const PURGE_INTERVAL_MS = 1_000;
-
 export class SqliteStore implements MessageStore {
   readonly backend = 'sqlite';
   private readonly db: Database.Database;
@@ -58,7 +56,6 @@ export class SqliteStore implements MessageStore {
   private readonly commitDelayMs: number;
   private batch: Op[] = [];
   private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
-  private lastPurge = 0;
   private closed = false;
 
   /**
@@ -109,6 +106,7 @@ export class SqliteStore implements MessageStore {
       producer: input.producer ?? null,
       created_at: new Date(now).toISOString(),
       expires_at: expiresAt(input.ttl, this.defaultTtl, now),
+      attempts: input.attempts ?? 0,
     };
     return this.write((s) => {
       s.insert.run(row);
@@ -118,7 +116,6 @@ export class SqliteStore implements MessageStore {
 
   async dequeue(realm: string, event: string, consumer: string): Promise<StoredEntry[]> {
     this.flushNow();
-    this.purgeExpired();
     return this.s.dequeue(realm, event, consumer, Date.now());
   }
 
@@ -131,9 +128,14 @@ export class SqliteStore implements MessageStore {
     return this.write((s) => s.delete.run(msgId).changes > 0);
   }
 
+  setAttempts(msgId: string, attempts: number): Promise<boolean> {
+    return this.write((s) => s.setAttempts.run(attempts, msgId).changes > 0);
+  }
+
   deadLetter(msgId: string, reason: string): Promise<string | null> {
-    const at = new Date().toISOString();
-    return this.write((s) => (s.deadLetter(msgId, reason, at) ? msgId : null));
+    const now = Date.now();
+    const at = new Date(now).toISOString();
+    return this.write((s) => (s.deadLetter(msgId, reason, at, now) ? msgId : null));
   }
 
   async listDlq(realm: string | null): Promise<DlqEntry[]> {
@@ -155,8 +157,21 @@ export class SqliteStore implements MessageStore {
 
   async countQueued(realm: string): Promise<number> {
     this.flushNow();
-    this.purgeExpired();
     return this.s.countQueued(realm, Date.now());
+  }
+
+  async queueDepths(): Promise<QueueCount[]> {
+    this.flushNow();
+    return this.s.queueDepths();
+  }
+
+  purgeExpired(limit: number): Promise<QueueCount[]> {
+    const now = Date.now();
+    return this.write((s) => s.purgeExpired(now, limit));
+  }
+
+  purgeQueue(realm: string, event: string, consumer: string): Promise<number> {
+    return this.write((s) => s.purgeQueue(realm, event, consumer));
   }
 
   async purgeRealm(realm: string): Promise<number> {
@@ -229,12 +244,5 @@ export class SqliteStore implements MessageStore {
       return;
     }
     ops.forEach((op, i) => op.resolve(results[i]));
-  }
-
-  private purgeExpired(): void {
-    const now = Date.now();
-    if (now - this.lastPurge < PURGE_INTERVAL_MS) return;
-    this.lastPurge = now;
-    this.s.purgeExpired.run(now);
   }
 }

@@ -41,6 +41,9 @@ describe('HTTP API', () => {
         producers: { total: 1, online: 1 },
         consumers: { total: 1, online: 1 },
         subscriptions: 2,
+        // Added by Switchboard: the one ACK copy was dead-lettered, nothing is queued.
+        queued: 0,
+        queues: [],
       });
       expect(stats.connections_current).toBe(2);
 

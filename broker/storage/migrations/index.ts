@@ -67,6 +67,15 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    description:
+      'delivery attempts kept with each copy, so redeliveries are marked across reconnects and restarts',
+    sql: `
+      ALTER TABLE messages ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+      ALTER TABLE dlq ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
+    `,
+  },
 ];
 
 /** Highest schema version this build knows. */

@@ -66,6 +66,24 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  it('4: adds the attempt count to messages and dlq, 0 for existing rows', () => {
+    const db = fresh();
+    migrate(db, 3);
+    db.prepare(
+      `INSERT INTO messages (id, realm, event, consumer, payload, producer, created_at, expires_at)
+       VALUES ('msg-1', 'default', 'k', 'c', '{"event":"e","message":1,"from":"p"}', 'p', '2026-01-01T00:00:00.000Z', NULL)`,
+    ).run();
+    expect(migrate(db, 4)).toBe(4);
+    expect(db.prepare('SELECT id, attempts FROM messages').all()).toEqual([
+      { id: 'msg-1', attempts: 0 },
+    ]);
+    const dlqCols = (db.prepare('PRAGMA table_info(dlq)').all() as Array<{ name: string }>).map(
+      (c) => c.name,
+    );
+    expect(dlqCols).toContain('attempts');
+    db.close();
+  });
+
   it('is idempotent and a store opens a file migrated by an older build', async () => {
     const file = join(dir, 'old.sqlite');
     const db = new Database(file);

@@ -171,6 +171,80 @@ export function runStoreConformance(factory: StoreFactory): void {
       expect(await store.replayDlq(a)).toBeNull();
     });
 
+    it('keeps the delivery attempt count with the copy (ARCHITECTURE §4)', async () => {
+      const fresh = await store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: env('fresh'),
+        producer: 'p',
+      });
+      const live = await store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: env('live'),
+        producer: 'p',
+        attempts: 1,
+      });
+      expect((await store.dequeue('default', 'k', 'c')).map((e) => e.attempts)).toEqual([0, 1]);
+      expect(await store.setAttempts(live, 3)).toBe(true);
+      expect(await store.setAttempts('msg-none', 2)).toBe(false);
+      expect((await store.get(live))?.attempts).toBe(3);
+      expect(await store.deadLetter(live, 'x')).toBe(live);
+      expect((await store.listDlq('default'))[0]?.attempts).toBe(3);
+      // A DLQ replay starts a fresh budget.
+      expect((await store.replayDlq(live))?.attempts).toBe(0);
+      expect((await store.get(fresh))?.attempts).toBe(0);
+    });
+
+    it('never dead-letters an expired copy (§16.2)', async () => {
+      const id = await store.enqueue('default', 'k', {
+        consumer: 'c',
+        payload: env('gone'),
+        producer: 'p',
+        ttl: 0.03,
+      });
+      await sleep(60);
+      expect(await store.deadLetter(id, 'late')).toBeNull();
+      expect(await store.listDlq(null)).toEqual([]);
+    });
+
+    it('purges expired copies in bounded batches, reporting each queue, reads never deleting', async () => {
+      for (let i = 0; i < 5; i++) {
+        await store.enqueue('default', 'a', {
+          consumer: 'c',
+          payload: env(i),
+          producer: 'p',
+          ttl: 0,
+        });
+        await store.enqueue('r2', 'b', { consumer: 'd', payload: env(i), producer: 'p', ttl: 0 });
+      }
+      await store.enqueue('default', 'a', { consumer: 'c', payload: env('kept'), producer: 'p' });
+      expect(await store.dequeue('default', 'a', 'c')).toHaveLength(1);
+      const depth = (counts: Array<{ realm: string; n: number }>) =>
+        Object.fromEntries(counts.map((c) => [c.realm, c.n]));
+      // Reads skip expired copies but leave them for the purge.
+      expect(depth(await store.queueDepths())).toEqual({ default: 6, r2: 5 });
+      const first = await store.purgeExpired(4);
+      expect(first.reduce((n, c) => n + c.n, 0)).toBe(4);
+      let removed = 4;
+      for (let i = 0; i < 10 && removed < 10; i++) {
+        const batch = await store.purgeExpired(4);
+        expect(batch.reduce((n, c) => n + c.n, 0)).toBeLessThanOrEqual(4);
+        removed += batch.reduce((n, c) => n + c.n, 0);
+      }
+      expect(removed).toBe(10);
+      expect(depth(await store.queueDepths())).toEqual({ default: 1 });
+      expect((await store.purgeExpired(100)).find((c) => c.realm === 'default')).toBeUndefined();
+    });
+
+    it('purges one queue', async () => {
+      await store.enqueue('default', 'a', { consumer: 'c', payload: env(1), producer: 'p' });
+      await store.enqueue('default', 'a', { consumer: 'c', payload: env(2), producer: 'p' });
+      await store.enqueue('default', 'a', { consumer: 'd', payload: env(3), producer: 'p' });
+      expect(await store.purgeQueue('default', 'a', 'c')).toBe(2);
+      expect(await store.queueDepths()).toEqual([
+        { realm: 'default', event: 'a', consumer: 'd', n: 1 },
+      ]);
+    });
+
     it('counts and purges per realm', async () => {
       for (let i = 0; i < 3; i++)
         await store.enqueue('a', 'k', { consumer: 'c', payload: env(i), producer: 'p' });

@@ -1,14 +1,17 @@
 /**
  * Durable throughput: persisted-and-ACKed messages per second (issue: durable delivery on
- * SQLite), next to the non-durable run, with 1 KiB messages.
+ * SQLite; issue 7: with stock clients), next to the non-durable run.
  *
- * One producer with publisher confirms, one live consumer subscribed `{durable, ack}` that
- * ACKs every delivery as the stock JS client does (no callback; the broker replies `ACK_OK`).
- * A message counts once BOTH its confirm (every durable copy committed) and its `ACK_OK` (the
- * copy deleted) have arrived; at most `window` messages are in flight.
+ * One live consumer subscribed `{durable, ack}` ACKs every delivery as the stock JS client does
+ * (no callback; the broker replies `ACK_OK`). Two producer patterns:
+ *   - `confirms`: PRODUCE with a publisher-confirm callback; a message counts once BOTH its
+ *     confirm (every durable copy committed) and its `ACK_OK` (the copy deleted) have arrived;
+ *   - `stock`: PRODUCE without a callback, as the stock clients send; a message counts when its
+ *     `ACK_OK` reaches the consumer.
+ * Either way at most `window` messages are in flight.
  * Modes: `plain` (no durable/ACK: a message counts when delivered), `memory`, `sqlite-full`
  * (`synchronous: FULL`: every commit fsynced) and `sqlite-normal`.
- * Units: messages/s; latency in ms (send → both acknowledgements); CPU in % of one core.
+ * Units: messages/s; latency in ms (send → counted); CPU in % of one core.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,8 +45,14 @@ export const DURABLE_MODES: readonly DurableMode[] = [
   'sqlite-normal',
 ];
 
+/** How the producer publishes (see the module comment). */
+export type DurablePattern = 'confirms' | 'stock';
+
 export interface DurableConfig {
+  /** Payload of the `confirms` pattern, bytes. */
   payloadBytes: number;
+  /** Payloads of the `stock` pattern, bytes. */
+  stockPayloadBytes: number[];
   messages: number;
   window: number;
   capMs: number;
@@ -53,6 +62,8 @@ export interface DurableConfig {
 
 export interface DurableResult {
   mode: DurableMode;
+  pattern: DurablePattern;
+  payload_bytes: number;
   messages_per_s: number | null;
   messages_per_s_runs: number[];
   latency_ms: { p50: number | null; p99: number | null };
@@ -80,6 +91,7 @@ function pump(
   producer: Socket,
   consumer: Socket,
   mode: DurableMode,
+  pattern: DurablePattern,
   count: number,
   window: number,
   capMs: number,
@@ -88,7 +100,7 @@ function pump(
   return new Promise<{ done: number; elapsedMs: number; latencies: Float64Array }>((resolve) => {
     const latencies = new Float64Array(count);
     const parts = new Uint8Array(count);
-    const need = mode === 'plain' ? 1 : 2;
+    const need = mode === 'plain' || pattern === 'stock' ? 1 : 2;
     const sentAt = new Float64Array(count);
     let sent = 0;
     let done = 0;
@@ -130,7 +142,7 @@ function pump(
           from: 'bench',
           message: { s: seq, t: sentAt[seq], p: padding },
         };
-        if (mode === 'plain') producer.emit(ClientEvent.PRODUCE, payload);
+        if (mode === 'plain' || pattern === 'stock') producer.emit(ClientEvent.PRODUCE, payload);
         else
           producer.emit(ClientEvent.PRODUCE, payload, (reply: { ok: boolean }) => {
             if (reply.ok) part(seq);
@@ -146,6 +158,8 @@ function pump(
 
 async function runMode(
   mode: DurableMode,
+  pattern: DurablePattern,
+  payloadBytes: number,
   config: DurableConfig,
   fork: ForkOptions,
   log: (l: string) => void,
@@ -172,11 +186,12 @@ async function runMode(
     registerProducer(producer, 'bench');
     await pingBarrier(consumer);
     await pingBarrier(producer);
-    const padding = paddingFor(config.payloadBytes);
+    const padding = paddingFor(payloadBytes);
     await pump(
       producer,
       consumer,
       mode,
+      pattern,
       config.warmupMessages,
       config.window,
       config.capMs,
@@ -193,6 +208,7 @@ async function runMode(
         producer,
         consumer,
         mode,
+        pattern,
         config.messages,
         config.window,
         config.capMs,
@@ -204,12 +220,14 @@ async function runMode(
       cpu.push(load.cpuPct);
       perMessage.push((b.cpu.user - a.cpu.user + b.cpu.system - a.cpu.system) / run.done);
       latencies = run.latencies;
-      log(`${mode} run ${r + 1}: ${Math.round(rates[r]!)} msg/s`);
+      log(`${pattern} ${payloadBytes} B ${mode} run ${r + 1}: ${Math.round(rates[r]!)} msg/s`);
     }
     await server.profile('stop');
     const lat = summariseLatency(latencies);
     return {
       mode,
+      pattern,
+      payload_bytes: payloadBytes,
       messages_per_s: round(median(rates), 0),
       messages_per_s_runs: rates.map((x) => Math.round(x)),
       latency_ms: { p50: round(lat.p50_ms), p99: round(lat.p99_ms) },
@@ -223,7 +241,28 @@ async function runMode(
   }
 }
 
-/** Every mode in turn; a failing mode is reported in `errors` and skipped. */
+/** Runs one configuration; a failure is reported in `errors` and yields null. */
+async function tryMode(
+  args: [DurableMode, DurablePattern, number],
+  config: DurableConfig,
+  fork: ForkOptions,
+  log: (l: string) => void,
+  errors: string[],
+): Promise<DurableResult | null> {
+  try {
+    return await runMode(...args, config, fork, log);
+  } catch (err) {
+    errors.push(`durable ${args.join(' ')}: ${(err as Error).message}`);
+    log(`durable ${args.join(' ')} FAILED: ${(err as Error).message}`);
+    return null;
+  }
+}
+
+/** Stock-client modes: the default store (memory) and SQLite FULL. */
+const STOCK_MODES: readonly DurableMode[] = ['memory', 'sqlite-full'];
+const TARGET_PER_S = 10_000;
+
+/** Every mode of both patterns in turn; a failing one is reported in `errors` and skipped. */
 export async function runDurable(
   config: DurableConfig,
   fork: ForkOptions,
@@ -232,11 +271,14 @@ export async function runDurable(
 ) {
   const results: DurableResult[] = [];
   for (const mode of DURABLE_MODES) {
-    try {
-      results.push(await runMode(mode, config, fork, log));
-    } catch (err) {
-      errors.push(`durable ${mode}: ${(err as Error).message}`);
-      log(`durable ${mode} FAILED: ${(err as Error).message}`);
+    const r = await tryMode([mode, 'confirms', config.payloadBytes], config, fork, log, errors);
+    if (r) results.push(r);
+  }
+  const stock: DurableResult[] = [];
+  for (const bytes of config.stockPayloadBytes) {
+    for (const mode of STOCK_MODES) {
+      const r = await tryMode([mode, 'stock', bytes], config, fork, log, errors);
+      if (r) stock.push(r);
     }
   }
   // Storage alone, in bursts of the window size (what group commit sees at that load).
@@ -247,6 +289,7 @@ export async function runDurable(
   });
   const plain = results.find((r) => r.mode === 'plain')?.messages_per_s ?? null;
   const full = results.find((r) => r.mode === 'sqlite-full')?.messages_per_s ?? null;
+  const stockFull = stock.filter((r) => r.mode === 'sqlite-full');
   return {
     payload_bytes: config.payloadBytes,
     window_messages: config.window,
@@ -256,8 +299,16 @@ export async function runDurable(
       ...r,
       ratio_to_plain: plain && r.messages_per_s ? round(r.messages_per_s / plain) : null,
     })),
+    stock_client: {
+      counts:
+        'PRODUCE without a confirm callback; a message counts when the consumer receives its ACK_OK',
+      results: stock,
+    },
     store_only: storeOnly,
-    sqlite_full_target_per_s: 10_000,
-    sqlite_full_meets_target: full !== null && full >= 10_000,
+    sqlite_full_target_per_s: TARGET_PER_S,
+    sqlite_full_meets_target: full !== null && full >= TARGET_PER_S,
+    stock_sqlite_full_meets_target:
+      stockFull.length === config.stockPayloadBytes.length &&
+      stockFull.every((r) => (r.messages_per_s ?? 0) >= TARGET_PER_S),
   };
 }

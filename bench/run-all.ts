@@ -166,12 +166,17 @@ async function fanoutScenario(): Promise<FanoutEntry[]> {
  * 1→10 1 KiB under other client/server options, each next to its own relay (issue 7):
  * `previous_bench` is how this benchmark ran before (WebSocket-only clients that deflate
  * nothing, relay with the broker's deflate options), which read 0.86 where stock clients
- * against a stock relay read 0.33.
+ * against a stock relay read 0.33; `broker_deflate_*` measure the broker with
+ * `per_message_deflate` on (throughput and `wire_*_bytes` both ways) against the stock relay.
  */
 async function variantsScenario() {
   const config = fanoutConfig(10, 1024);
   const variants: Record<string, FanoutVariant> = {
     previous_bench: { clients: 'websocket-no-deflate', relayOptions: 'broker' },
+    // `per_message_deflate` on (the main rows run the default, off): the reference's settings
+    // (clients deflate their ≥ 1 KiB packets, the broker its ≥ 2 KiB ones), then everything.
+    broker_deflate_reference: { brokerSettings: { per_message_deflate: true } },
+    broker_deflate_all: { brokerSettings: { per_message_deflate: { threshold: 0 } } },
   };
   const out: Record<string, FanoutEntry & { variant: FanoutVariant }> = {};
   for (const [name, variant] of Object.entries(variants)) {

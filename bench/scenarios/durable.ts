@@ -86,10 +86,64 @@ const settingsFor = (mode: DurableMode): object =>
 
 const JOB = consumeEvent(subscriptionKey('bench', 'job'));
 
-/** Runs `count` messages through, `window` in flight; resolves with per-message latencies. */
+/** One run of `pump`: which sequence numbers it owns and what it has seen of them. */
+interface PumpRun {
+  base: number;
+  count: number;
+  parts: Uint8Array;
+  sentAt: Float64Array;
+  onPart: (index: number) => void;
+}
+
+/**
+ * The consumer side, attached once per connection: ACKs every durable delivery as the stock JS
+ * client does (no callback; the broker answers `ACK_OK`) and reports each delivery (plain) or
+ * `ACK_OK` (durable) to the current run. Messages of an earlier run are ACKed but not counted.
+ */
+class ConsumerSide {
+  current: PumpRun | null = null;
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(
+    private readonly consumer: Socket,
+    mode: DurableMode,
+  ) {
+    consumer.on(JOB, (env: DeliveryEnvelope) => {
+      const seq = (env.message as { s: number }).s;
+      if (mode === 'plain') return this.part(seq);
+      this.inFlight.set(env.msgId!, seq);
+      consumer.emit(ClientEvent.ACK, { msgId: env.msgId });
+    });
+    consumer.on(ServerEvent.ACK_OK, (reply: { ok: boolean; msgId?: string }) => {
+      const seq = reply.msgId === undefined ? undefined : this.inFlight.get(reply.msgId);
+      if (seq === undefined) return;
+      this.inFlight.delete(reply.msgId!);
+      this.part(seq);
+    });
+  }
+
+  part(seq: number): void {
+    const run = this.current;
+    if (run && seq >= run.base && seq < run.base + run.count) run.onPart(seq - run.base);
+  }
+
+  detach(): void {
+    this.consumer.off(JOB);
+    this.consumer.off(ServerEvent.ACK_OK);
+  }
+}
+
+/** Drain wait (ms) after a capped run: in-flight messages finish before the next run. */
+const DRAIN_MS = 10_000;
+let nextSeq = 0;
+
+/**
+ * Runs `count` messages through, `window` in flight; resolves with per-message latencies
+ * once every sent message has completed (or `DRAIN_MS` after the cap).
+ */
 function pump(
   producer: Socket,
-  consumer: Socket,
+  side: ConsumerSide,
   mode: DurableMode,
   pattern: DurablePattern,
   count: number,
@@ -99,60 +153,62 @@ function pump(
 ) {
   return new Promise<{ done: number; elapsedMs: number; latencies: Float64Array }>((resolve) => {
     const latencies = new Float64Array(count);
-    const parts = new Uint8Array(count);
     const need = mode === 'plain' || pattern === 'stock' ? 1 : 2;
-    const sentAt = new Float64Array(count);
+    const run: PumpRun = {
+      base: nextSeq,
+      count,
+      parts: new Uint8Array(count),
+      sentAt: new Float64Array(count),
+      onPart: (index) => part(index),
+    };
+    nextSeq += count;
     let sent = 0;
     let done = 0;
+    let last = 0;
+    let stopped = false;
+    let drain: NodeJS.Timeout | undefined;
     const start = performance.now();
-    const finish = () =>
+    const finish = () => {
+      clearTimeout(drain);
+      side.current = null;
       resolve({
         done,
-        elapsedMs: performance.now() - start,
+        elapsedMs: (last || performance.now()) - start,
         latencies: latencies.subarray(0, done),
       });
-    const part = (seq: number) => {
-      if (++parts[seq]! < need) return;
-      latencies[done++] = performance.now() - sentAt[seq]!;
-      if (done === count || performance.now() - start > capMs) return finish();
+    };
+    const part = (index: number) => {
+      if (++run.parts[index]! < need) return;
+      last = performance.now();
+      latencies[done++] = last - run.sentAt[index]!;
+      if (!stopped && (done === count || last - start > capMs)) {
+        stopped = true;
+        drain = setTimeout(finish, DRAIN_MS);
+      }
+      if (stopped) {
+        if (done === sent) finish();
+        return;
+      }
       send();
     };
-    // Like the stock JS client: ACK without a callback, the broker answers with ACK_OK.
-    const inFlight = new Map<string, number>();
-    const onDelivery = (env: DeliveryEnvelope) => {
-      const seq = (env.message as { s: number }).s;
-      if (mode === 'plain') return part(seq);
-      inFlight.set(env.msgId!, seq);
-      consumer.emit(ClientEvent.ACK, { msgId: env.msgId });
-    };
-    const onAckOk = (reply: { ok: boolean; msgId?: string }) => {
-      const seq = reply.msgId === undefined ? undefined : inFlight.get(reply.msgId);
-      if (seq === undefined) return;
-      inFlight.delete(reply.msgId!);
-      part(seq);
-    };
-    consumer.on(JOB, onDelivery);
-    consumer.on(ServerEvent.ACK_OK, onAckOk);
     const send = () => {
       while (sent < count && sent - done < window) {
-        const seq = sent++;
-        sentAt[seq] = performance.now();
+        const index = sent++;
+        run.sentAt[index] = performance.now();
         const payload = {
           event: 'job',
           from: 'bench',
-          message: { s: seq, t: sentAt[seq], p: padding },
+          message: { s: run.base + index, t: run.sentAt[index], p: padding },
         };
         if (mode === 'plain' || pattern === 'stock') producer.emit(ClientEvent.PRODUCE, payload);
         else
           producer.emit(ClientEvent.PRODUCE, payload, (reply: { ok: boolean }) => {
-            if (reply.ok) part(seq);
+            if (reply.ok) side.part(run.base + index);
           });
       }
     };
+    side.current = run;
     send();
-  }).finally(() => {
-    consumer.off(JOB);
-    consumer.off(ServerEvent.ACK_OK);
   });
 }
 
@@ -174,6 +230,7 @@ async function runMode(
   });
   const consumer = await connectClient(server.url);
   const producer = await connectClient(server.url);
+  let side: ConsumerSide | undefined;
   try {
     registerConsumer(consumer, 'bench-c');
     consumer.emit(ClientEvent.SUBSCRIBE, {
@@ -184,12 +241,13 @@ async function runMode(
       ...(mode === 'plain' ? {} : { durable: true, ack: true }),
     });
     registerProducer(producer, 'bench');
+    side = new ConsumerSide(consumer, mode);
     await pingBarrier(consumer);
     await pingBarrier(producer);
     const padding = paddingFor(payloadBytes);
     await pump(
       producer,
-      consumer,
+      side,
       mode,
       pattern,
       config.warmupMessages,
@@ -206,7 +264,7 @@ async function runMode(
       const a = await server.sample();
       const run = await pump(
         producer,
-        consumer,
+        side,
         mode,
         pattern,
         config.messages,
@@ -235,6 +293,7 @@ async function runMode(
       server_cpu_us_per_message: round(median(perMessage), 1),
     };
   } finally {
+    side?.detach();
     closeAll([consumer, producer]);
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });

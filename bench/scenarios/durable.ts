@@ -329,13 +329,17 @@ export async function runDurable(
   errors: string[],
 ) {
   const results: DurableResult[] = [];
-  for (const mode of DURABLE_MODES) {
+  // BENCH_DURABLE_MODES=sqlite-full,… limits the modes (profiling one configuration).
+  const wanted = process.env.BENCH_DURABLE_MODES?.split(',');
+  const pick = (modes: readonly DurableMode[]) =>
+    wanted ? modes.filter((m) => wanted.includes(m)) : modes;
+  for (const mode of pick(DURABLE_MODES)) {
     const r = await tryMode([mode, 'confirms', config.payloadBytes], config, fork, log, errors);
     if (r) results.push(r);
   }
   const stock: DurableResult[] = [];
   for (const bytes of config.stockPayloadBytes) {
-    for (const mode of STOCK_MODES) {
+    for (const mode of pick(STOCK_MODES)) {
       const r = await tryMode([mode, 'stock', bytes], config, fork, log, errors);
       if (r) stock.push(r);
     }

@@ -90,20 +90,24 @@ export class SqliteWorkerClient {
     const signal = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
     const init: WorkerInit = { filename, synchronous, signal, port: port2 };
-    this.worker = new Worker(workerEntry(), { workerData: init, transferList: [port2] });
+    const openError = (reason: string) =>
+      new SwitchboardError('SWB_ERR_STORAGE', `Cannot open message store ${filename}: ${reason}`);
+    try {
+      this.worker = new Worker(workerEntry(), { workerData: init, transferList: [port2] });
+    } catch (err) {
+      throw openError(`cannot start the storage worker: ${(err as Error).message}`);
+    }
     Atomics.wait(new Int32Array(signal), 0, 0, OPEN_TIMEOUT_MS);
     const reply = receiveMessageOnPort(port1)?.message as OpenReply | undefined;
     port1.close();
     if (!reply?.ok) {
       void this.worker.terminate();
-      const reason = !reply
-        ? `the storage worker did not start within ${OPEN_TIMEOUT_MS} ms`
-        : reply.busy
-          ? 'it is in use by another broker process'
-          : reply.message;
-      throw new SwitchboardError(
-        'SWB_ERR_STORAGE',
-        `Cannot open message store ${filename}: ${reason}`,
+      throw openError(
+        !reply
+          ? `the storage worker did not start within ${OPEN_TIMEOUT_MS} ms`
+          : reply.busy
+            ? 'it is in use by another broker process'
+            : reply.message,
       );
     }
     this.worker.on('message', (reply: WorkerReply) => this.settle(reply));

@@ -9,7 +9,10 @@
  *   - topic scaling (`scenarios/topic-scaling.ts`): 100,000 non-matching topic subscriptions
  *     vs none, `ratio = loaded / baseline` deliveries/s (target ≥ 0.5);
  *   - durable (`scenarios/durable.ts`): persisted-and-ACKed 1 KiB messages/s with memory,
- *     SQLite FULL and SQLite NORMAL storage, next to the non-durable run (target: FULL ≥ 10,000).
+ *     SQLite FULL and SQLite NORMAL storage, next to the non-durable run, with publisher
+ *     confirms; and the stock-client pattern (no confirms, 100 B and 1 KiB, memory and SQLite
+ *     FULL). Target: SQLite FULL ≥ 10,000 msg/s in both patterns.
+ *   - fan-out variants: 1→10 1 KiB under other client/server options (see `variantsScenario`).
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -18,25 +21,31 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout|topic|durable  run one scenario
+ *   BENCH_ONLY=fanout,variants,topic,durable  run only these scenarios (comma-separated)
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
+ *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
  *   BENCH_CPU_PROF_DIR=<dir>    V8 CPU profile of every server during each throughput phase,
  *                               one `.cpuprofile` per phase into <dir> (summarise with
  *                               `npx tsx bench/profile-summary.ts <file>`); perturbs the numbers
  *   BENCH_RELAY_EMIT=per-socket relay emits per socket instead of one room broadcast
- *   BENCH_CLIENT_DEFLATE=1      clients deflate packets >= 1 KiB, as socket.io-client does by default
+ *   BENCH_CLIENT_PROFILE=websocket-no-deflate  clients as before issue 7 (default: stock)
  *   BENCH_OUT=<file>            also write the JSON to <file>
  *   SWB_LOG_LEVEL               broker log level (default warn), logs go to stderr
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
-import { clientDeflate } from './lib/clients';
+import { defaultClientProfile } from './lib/clients';
 import { machineInfo } from './lib/machine';
 import { summariseRuns, type RunSummary } from './lib/measure';
 import { ratio } from './lib/stats';
-import { runFanoutPair, type FanoutConfig, type FanoutRun } from './scenarios/fanout';
+import {
+  runFanoutPair,
+  type FanoutConfig,
+  type FanoutRun,
+  type FanoutVariant,
+} from './scenarios/fanout';
 import {
   MATCHING_PATTERNS,
   TOPIC,
@@ -49,7 +58,9 @@ import { runDurable, type DurableConfig } from './scenarios/durable';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
-const only = env.BENCH_ONLY;
+/** Scenarios to run (`BENCH_ONLY`, comma-separated); all when unset. */
+const only = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : null;
+const runs = (name: string) => only === null || only.has(name);
 const list = (text: string | undefined, fallback: number[]) =>
   text
     ? text
@@ -86,6 +97,7 @@ function fanoutConfig(consumers: number, payloadBytes: number): FanoutConfig {
 
 const durableConfig: DurableConfig = {
   payloadBytes: 1024,
+  stockPayloadBytes: [100, 1024],
   messages: quick ? 500 : 20_000,
   window: 256,
   capMs: quick ? 2_000 : 4_000,
@@ -129,43 +141,72 @@ const log = (line: string) => {
   process.stderr.write(`bench ${s} s: ${line}\n`);
 };
 
+/** Runs one fan-out configuration (relay and broker); failures land in `errors`. */
+async function fanoutRow(config: FanoutConfig, variant: FanoutVariant = {}, name = '') {
+  const label = `fanout 1→${config.consumers} ${config.payloadBytes} B${name ? ` ${name}` : ''}`;
+  try {
+    const runs = await runFanoutPair(config, repeats, fork, (l) => log(`${label} ${l}`), variant);
+    return fanoutEntry(config, runs);
+  } catch (err) {
+    errors.push(`${label}: ${(err as Error).message}`);
+    log(`${label}: FAILED ${(err as Error).message}`);
+    return fanoutEntry(config, { relay: [], broker: [] });
+  }
+}
+
 async function fanoutScenario(): Promise<FanoutEntry[]> {
   const configs = list(env.BENCH_FANOUT_CONSUMERS, quick ? [1, 10] : [1, 10, 100]).flatMap((n) =>
     list(env.BENCH_FANOUT_PAYLOADS, quick ? [100] : [100, 1024]).map((b) => fanoutConfig(n, b)),
   );
-  const runs: Array<Record<ServerKind, FanoutRun[]>> = [];
-  for (const config of configs) {
-    const label = `fanout 1→${config.consumers} ${config.payloadBytes} B`;
-    try {
-      runs.push(await runFanoutPair(config, repeats, fork, (line) => log(`${label} ${line}`)));
-    } catch (err) {
-      runs.push({ relay: [], broker: [] });
-      errors.push(`${label}: ${(err as Error).message}`);
-      log(`${label}: FAILED ${(err as Error).message}`);
-    }
+  const rows: FanoutEntry[] = [];
+  for (const config of configs) rows.push(await fanoutRow(config));
+  return rows;
+}
+
+/**
+ * 1→10 1 KiB under other client/server options, each next to its own relay (issue 7):
+ * `previous_bench` is how this benchmark ran before (WebSocket-only clients that deflate
+ * nothing, relay with the broker's deflate options), which read 0.86 where stock clients
+ * against a stock relay read 0.33; `broker_deflate_*` measure the broker with
+ * `per_message_deflate` on (throughput and `wire_*_bytes` both ways) against the stock relay.
+ */
+async function variantsScenario() {
+  const config = fanoutConfig(10, 1024);
+  const variants: Record<string, FanoutVariant> = {
+    previous_bench: { clients: 'websocket-no-deflate', relayOptions: 'broker' },
+    // `per_message_deflate` on (the main rows run the default, off): the reference's settings
+    // (clients deflate their ≥ 1 KiB packets, the broker its ≥ 2 KiB ones), then everything.
+    broker_deflate_reference: { brokerSettings: { per_message_deflate: true } },
+    broker_deflate_all: { brokerSettings: { per_message_deflate: { threshold: 0 } } },
+  };
+  const out: Record<string, FanoutEntry & { variant: FanoutVariant }> = {};
+  for (const [name, variant] of Object.entries(variants)) {
+    out[name] = { variant, ...(await fanoutRow(config, variant, name)) };
   }
-  return configs.map((config, i) => {
-    const { relay, broker } = runs[i]!;
-    const relaySummary = summariseRuns(relay);
-    const brokerSummary = summariseRuns(broker);
-    return {
-      consumers: config.consumers,
-      payload_bytes: config.payloadBytes,
-      message_json_bytes: broker[0]?.message_json_bytes ?? relay[0]?.message_json_bytes ?? null,
-      window_messages: config.window,
-      relay: relaySummary,
-      broker: brokerSummary,
-      ratio: ratio(brokerSummary.deliveries_per_s ?? NaN, relaySummary.deliveries_per_s ?? NaN),
-      cpu_per_delivery_ratio: ratio(
-        brokerSummary.server_cpu_us_per_delivery ?? NaN,
-        relaySummary.server_cpu_us_per_delivery ?? NaN,
-      ),
-      idle_latency_p50_ratio: ratio(
-        brokerSummary.latency_idle_ms.p50 ?? NaN,
-        relaySummary.latency_idle_ms.p50 ?? NaN,
-      ),
-    };
-  });
+  return out;
+}
+
+function fanoutEntry(config: FanoutConfig, runs: Record<ServerKind, FanoutRun[]>): FanoutEntry {
+  const { relay, broker } = runs;
+  const relaySummary = summariseRuns(relay);
+  const brokerSummary = summariseRuns(broker);
+  return {
+    consumers: config.consumers,
+    payload_bytes: config.payloadBytes,
+    message_json_bytes: broker[0]?.message_json_bytes ?? relay[0]?.message_json_bytes ?? null,
+    window_messages: config.window,
+    relay: relaySummary,
+    broker: brokerSummary,
+    ratio: ratio(brokerSummary.deliveries_per_s ?? NaN, relaySummary.deliveries_per_s ?? NaN),
+    cpu_per_delivery_ratio: ratio(
+      brokerSummary.server_cpu_us_per_delivery ?? NaN,
+      relaySummary.server_cpu_us_per_delivery ?? NaN,
+    ),
+    idle_latency_p50_ratio: ratio(
+      brokerSummary.latency_idle_ms.p50 ?? NaN,
+      relaySummary.latency_idle_ms.p50 ?? NaN,
+    ),
+  };
 }
 
 async function topicScenario() {
@@ -213,12 +254,12 @@ async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const fanout = only && only !== 'fanout' ? [] : await fanoutScenario();
-  const topic = only && only !== 'topic' ? null : await topicScenario();
-  const durable =
-    only && only !== 'durable'
-      ? null
-      : await runDurable(durableConfig, fork, (line) => log(`durable ${line}`), errors);
+  const fanout = runs('fanout') ? await fanoutScenario() : [];
+  const fanoutVariants = runs('fanout') || runs('variants') ? await variantsScenario() : null;
+  const topic = runs('topic') ? await topicScenario() : null;
+  const durable = !runs('durable')
+    ? null
+    : await runDurable(durableConfig, fork, (line) => log(`durable ${line}`), errors);
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -229,13 +270,14 @@ async function main(): Promise<void> {
       repeats,
       order:
         'per configuration: both servers up, measurements interleaved ABBA, warm-up before each',
-      transport: 'websocket, one socket per client',
-      client_permessage_deflate: clientDeflate
-        ? 'socket.io-client default: client packets >= 1024 B deflated'
-        : 'negotiated, but clients deflate nothing (BENCH_CLIENT_DEFLATE=1: client default)',
-      server_options: 'broker/index.ts socket.io options for both servers',
-      relay_emit: env.BENCH_RELAY_EMIT === 'per-socket' ? 'per-socket' : 'room broadcast',
       clients:
+        defaultClientProfile === 'stock'
+          ? 'stock socket.io-client defaults: polling then WebSocket upgrade (measured over WebSocket), per-message deflate offered, client threshold 1024 B'
+          : 'websocket-only, client deflate off (BENCH_CLIENT_PROFILE=websocket-no-deflate)',
+      relay_options: 'stock socket.io server defaults (no per-message deflate)',
+      broker_options: 'createBroker settings: defaults unless a row says otherwise',
+      relay_emit: env.BENCH_RELAY_EMIT === 'per-socket' ? 'per-socket' : 'room broadcast',
+      processes:
         'producer and all consumers in the orchestrator process; each server in its own child process',
       flow_control: `closed loop, about ${IN_FLIGHT_DELIVERIES} deliveries (min 4 messages) in flight`,
       message: '{s: seq, t: send time (performance.now, ms), p: padding} as a JSON object',
@@ -259,6 +301,7 @@ async function main(): Promise<void> {
       cpu_profile_dir: fork.cpuProfDir ?? null,
     },
     fanout,
+    fanout_variants: fanoutVariants,
     topic_scaling: topic,
     durable,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),

@@ -111,7 +111,9 @@ export function createBroker(
   const startedAt = Date.now();
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
   const store = createStore(settings, options.dataDir ?? process.cwd());
-  const io: BrokerServer = new Server(socketIoOptions(settings.max_http_buffer_size));
+  const io: BrokerServer = new Server(
+    socketIoOptions(settings.max_http_buffer_size, settings.per_message_deflate),
+  );
   const connectionsCurrent = (): number => io.engine?.clientsCount ?? 0;
   const metrics = new BrokerMetrics(
     settings.input_limits.max_event_labels_per_realm,

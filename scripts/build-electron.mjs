@@ -5,6 +5,8 @@
  *   dist/electron/preload.cjs    sandboxed preload (CommonJS, one self-contained file)
  *   dist/electron/broker-host.mjs  utility-process entry bridging parentPort → process.send
  *   dist/electron/broker-cli.mjs   the broker CLI (broker/cli.ts)
+ *   dist/electron/sqlite-worker.mjs  the SQLite storage worker, found next to the bundle that
+ *                                  opens a store (broker/storage/sqlite-worker-client.ts)
  *   dist/renderer/               the renderer (Vite)
  * Usage: node scripts/build-electron.mjs   (npm run build:electron)
  */
@@ -65,6 +67,7 @@ export async function buildElectron() {
       entryPoints: {
         'broker-host': 'electron/main/broker-utility-entry.ts',
         'broker-cli': 'broker/cli.ts',
+        'sqlite-worker': 'broker/storage/sqlite-worker.ts',
       },
       outdir: electronOut,
       format: 'esm',

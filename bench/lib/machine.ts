@@ -81,6 +81,10 @@ export interface PhaseLoad {
   other_cpu_pct: number;
   /** Server resident memory at the end of the phase, MiB. */
   server_rss_mib: number;
+  /** TCP bytes received by the server during the phase (client→server). */
+  wire_in_bytes: number;
+  /** TCP bytes sent by the server during the phase (server→client). */
+  wire_out_bytes: number;
 }
 
 /**
@@ -126,6 +130,8 @@ export class LoadProbe {
       client_cpu_pct: clientPct,
       other_cpu_pct: Math.max(0, machinePct - server.cpuPct - clientPct),
       server_rss_mib: serverEnd.rssBytes / 2 ** 20,
+      wire_in_bytes: serverEnd.wire.in - this.serverStart.wire.in,
+      wire_out_bytes: serverEnd.wire.out - this.serverStart.wire.out,
     };
   }
 }

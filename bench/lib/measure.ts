@@ -52,6 +52,10 @@ export interface MeasuredRun extends PhaseLoad {
    * contention than deliveries/s, so the better figure on a busy machine.
    */
   server_cpu_us_per_delivery: number;
+  /** TCP bytes client→server per published message (the producer's PRODUCE, framing and all). */
+  wire_in_bytes_per_message: number;
+  /** TCP bytes server→client per delivery. */
+  wire_out_bytes_per_delivery: number;
 }
 
 /** Runs the two phases described above on `session`, sampling `server` around the first. */
@@ -83,6 +87,8 @@ export async function measureRun(
     latency_loaded: loaded.latency,
     latency_idle: idle.latency,
     server_cpu_us_per_delivery: (load.server_cpu_ms * 1000) / loaded.delivered,
+    wire_in_bytes_per_message: load.wire_in_bytes / loaded.published,
+    wire_out_bytes_per_delivery: load.wire_out_bytes / loaded.delivered,
     ...load,
   };
 }
@@ -108,6 +114,10 @@ export interface RunSummary {
   capped_runs: number;
   /** Deliveries missing at the end of a throughput phase, summed over runs (should be 0). */
   lost_deliveries: number;
+  /** Median TCP bytes client→server per published message (see `MeasuredRun`). */
+  wire_in_bytes_per_message: number | null;
+  /** Median TCP bytes server→client per delivery. */
+  wire_out_bytes_per_delivery: number | null;
 }
 
 /** Summarises `runs` (see the module comment). */
@@ -135,5 +145,7 @@ export function summariseRuns(runs: readonly MeasuredRun[]): RunSummary {
     server_rss_mib: med((r) => r.server_rss_mib, 1),
     capped_runs: runs.filter((r) => r.capped).length,
     lost_deliveries: runs.reduce((sum, r) => sum + (r.expected_deliveries - r.delivered), 0),
+    wire_in_bytes_per_message: med((r) => r.wire_in_bytes_per_message, 0),
+    wire_out_bytes_per_delivery: med((r) => r.wire_out_bytes_per_delivery, 0),
   };
 }

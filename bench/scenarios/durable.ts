@@ -1,14 +1,17 @@
 /**
  * Durable throughput: persisted-and-ACKed messages per second (issue: durable delivery on
- * SQLite), next to the non-durable run, with 1 KiB messages.
+ * SQLite; issue 7: with stock clients), next to the non-durable run.
  *
- * One producer with publisher confirms, one live consumer subscribed `{durable, ack}` that
- * ACKs every delivery as the stock JS client does (no callback; the broker replies `ACK_OK`).
- * A message counts once BOTH its confirm (every durable copy committed) and its `ACK_OK` (the
- * copy deleted) have arrived; at most `window` messages are in flight.
+ * One live consumer subscribed `{durable, ack}` ACKs every delivery as the stock JS client does
+ * (no callback; the broker replies `ACK_OK`). Two producer patterns:
+ *   - `confirms`: PRODUCE with a publisher-confirm callback; a message counts once BOTH its
+ *     confirm (every durable copy committed) and its `ACK_OK` (the copy deleted) have arrived;
+ *   - `stock`: PRODUCE without a callback, as the stock clients send; a message counts when its
+ *     `ACK_OK` reaches the consumer.
+ * Either way at most `window` messages are in flight.
  * Modes: `plain` (no durable/ACK: a message counts when delivered), `memory`, `sqlite-full`
  * (`synchronous: FULL`: every commit fsynced) and `sqlite-normal`.
- * Units: messages/s; latency in ms (send → both acknowledgements); CPU in % of one core.
+ * Units: messages/s; latency in ms (send → counted); CPU in % of one core.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -42,8 +45,14 @@ export const DURABLE_MODES: readonly DurableMode[] = [
   'sqlite-normal',
 ];
 
+/** How the producer publishes (see the module comment). */
+export type DurablePattern = 'confirms' | 'stock';
+
 export interface DurableConfig {
+  /** Payload of the `confirms` pattern, bytes. */
   payloadBytes: number;
+  /** Payloads of the `stock` pattern, bytes. */
+  stockPayloadBytes: number[];
   messages: number;
   window: number;
   capMs: number;
@@ -53,6 +62,8 @@ export interface DurableConfig {
 
 export interface DurableResult {
   mode: DurableMode;
+  pattern: DurablePattern;
+  payload_bytes: number;
   messages_per_s: number | null;
   messages_per_s_runs: number[];
   latency_ms: { p50: number | null; p99: number | null };
@@ -75,11 +86,66 @@ const settingsFor = (mode: DurableMode): object =>
 
 const JOB = consumeEvent(subscriptionKey('bench', 'job'));
 
-/** Runs `count` messages through, `window` in flight; resolves with per-message latencies. */
+/** One run of `pump`: which sequence numbers it owns and what it has seen of them. */
+interface PumpRun {
+  base: number;
+  count: number;
+  parts: Uint8Array;
+  sentAt: Float64Array;
+  onPart: (index: number) => void;
+}
+
+/**
+ * The consumer side, attached once per connection: ACKs every durable delivery as the stock JS
+ * client does (no callback; the broker answers `ACK_OK`) and reports each delivery (plain) or
+ * `ACK_OK` (durable) to the current run. Messages of an earlier run are ACKed but not counted.
+ */
+class ConsumerSide {
+  current: PumpRun | null = null;
+  private readonly inFlight = new Map<string, number>();
+
+  constructor(
+    private readonly consumer: Socket,
+    mode: DurableMode,
+  ) {
+    consumer.on(JOB, (env: DeliveryEnvelope) => {
+      const seq = (env.message as { s: number }).s;
+      if (mode === 'plain') return this.part(seq);
+      this.inFlight.set(env.msgId!, seq);
+      consumer.emit(ClientEvent.ACK, { msgId: env.msgId });
+    });
+    consumer.on(ServerEvent.ACK_OK, (reply: { ok: boolean; msgId?: string }) => {
+      const seq = reply.msgId === undefined ? undefined : this.inFlight.get(reply.msgId);
+      if (seq === undefined) return;
+      this.inFlight.delete(reply.msgId!);
+      this.part(seq);
+    });
+  }
+
+  part(seq: number): void {
+    const run = this.current;
+    if (run && seq >= run.base && seq < run.base + run.count) run.onPart(seq - run.base);
+  }
+
+  detach(): void {
+    this.consumer.off(JOB);
+    this.consumer.off(ServerEvent.ACK_OK);
+  }
+}
+
+/** Drain wait (ms) after a capped run: in-flight messages finish before the next run. */
+const DRAIN_MS = 10_000;
+let nextSeq = 0;
+
+/**
+ * Runs `count` messages through, `window` in flight; resolves with per-message latencies
+ * once every sent message has completed (or `DRAIN_MS` after the cap).
+ */
 function pump(
   producer: Socket,
-  consumer: Socket,
+  side: ConsumerSide,
   mode: DurableMode,
+  pattern: DurablePattern,
   count: number,
   window: number,
   capMs: number,
@@ -87,65 +153,69 @@ function pump(
 ) {
   return new Promise<{ done: number; elapsedMs: number; latencies: Float64Array }>((resolve) => {
     const latencies = new Float64Array(count);
-    const parts = new Uint8Array(count);
-    const need = mode === 'plain' ? 1 : 2;
-    const sentAt = new Float64Array(count);
+    const need = mode === 'plain' || pattern === 'stock' ? 1 : 2;
+    const run: PumpRun = {
+      base: nextSeq,
+      count,
+      parts: new Uint8Array(count),
+      sentAt: new Float64Array(count),
+      onPart: (index) => part(index),
+    };
+    nextSeq += count;
     let sent = 0;
     let done = 0;
+    let last = 0;
+    let stopped = false;
+    let drain: NodeJS.Timeout | undefined;
     const start = performance.now();
-    const finish = () =>
+    const finish = () => {
+      clearTimeout(drain);
+      side.current = null;
       resolve({
         done,
-        elapsedMs: performance.now() - start,
+        elapsedMs: (last || performance.now()) - start,
         latencies: latencies.subarray(0, done),
       });
-    const part = (seq: number) => {
-      if (++parts[seq]! < need) return;
-      latencies[done++] = performance.now() - sentAt[seq]!;
-      if (done === count || performance.now() - start > capMs) return finish();
+    };
+    const part = (index: number) => {
+      if (++run.parts[index]! < need) return;
+      last = performance.now();
+      latencies[done++] = last - run.sentAt[index]!;
+      if (!stopped && (done === count || last - start > capMs)) {
+        stopped = true;
+        drain = setTimeout(finish, DRAIN_MS);
+      }
+      if (stopped) {
+        if (done === sent) finish();
+        return;
+      }
       send();
     };
-    // Like the stock JS client: ACK without a callback, the broker answers with ACK_OK.
-    const inFlight = new Map<string, number>();
-    const onDelivery = (env: DeliveryEnvelope) => {
-      const seq = (env.message as { s: number }).s;
-      if (mode === 'plain') return part(seq);
-      inFlight.set(env.msgId!, seq);
-      consumer.emit(ClientEvent.ACK, { msgId: env.msgId });
-    };
-    const onAckOk = (reply: { ok: boolean; msgId?: string }) => {
-      const seq = reply.msgId === undefined ? undefined : inFlight.get(reply.msgId);
-      if (seq === undefined) return;
-      inFlight.delete(reply.msgId!);
-      part(seq);
-    };
-    consumer.on(JOB, onDelivery);
-    consumer.on(ServerEvent.ACK_OK, onAckOk);
     const send = () => {
       while (sent < count && sent - done < window) {
-        const seq = sent++;
-        sentAt[seq] = performance.now();
+        const index = sent++;
+        run.sentAt[index] = performance.now();
         const payload = {
           event: 'job',
           from: 'bench',
-          message: { s: seq, t: sentAt[seq], p: padding },
+          message: { s: run.base + index, t: run.sentAt[index], p: padding },
         };
-        if (mode === 'plain') producer.emit(ClientEvent.PRODUCE, payload);
+        if (mode === 'plain' || pattern === 'stock') producer.emit(ClientEvent.PRODUCE, payload);
         else
           producer.emit(ClientEvent.PRODUCE, payload, (reply: { ok: boolean }) => {
-            if (reply.ok) part(seq);
+            if (reply.ok) side.part(run.base + index);
           });
       }
     };
+    side.current = run;
     send();
-  }).finally(() => {
-    consumer.off(JOB);
-    consumer.off(ServerEvent.ACK_OK);
   });
 }
 
 async function runMode(
   mode: DurableMode,
+  pattern: DurablePattern,
+  payloadBytes: number,
   config: DurableConfig,
   fork: ForkOptions,
   log: (l: string) => void,
@@ -160,6 +230,7 @@ async function runMode(
   });
   const consumer = await connectClient(server.url);
   const producer = await connectClient(server.url);
+  let side: ConsumerSide | undefined;
   try {
     registerConsumer(consumer, 'bench-c');
     consumer.emit(ClientEvent.SUBSCRIBE, {
@@ -170,13 +241,15 @@ async function runMode(
       ...(mode === 'plain' ? {} : { durable: true, ack: true }),
     });
     registerProducer(producer, 'bench');
+    side = new ConsumerSide(consumer, mode);
     await pingBarrier(consumer);
     await pingBarrier(producer);
-    const padding = paddingFor(config.payloadBytes);
+    const padding = paddingFor(payloadBytes);
     await pump(
       producer,
-      consumer,
+      side,
       mode,
+      pattern,
       config.warmupMessages,
       config.window,
       config.capMs,
@@ -191,8 +264,9 @@ async function runMode(
       const a = await server.sample();
       const run = await pump(
         producer,
-        consumer,
+        side,
         mode,
+        pattern,
         config.messages,
         config.window,
         config.capMs,
@@ -204,12 +278,14 @@ async function runMode(
       cpu.push(load.cpuPct);
       perMessage.push((b.cpu.user - a.cpu.user + b.cpu.system - a.cpu.system) / run.done);
       latencies = run.latencies;
-      log(`${mode} run ${r + 1}: ${Math.round(rates[r]!)} msg/s`);
+      log(`${pattern} ${payloadBytes} B ${mode} run ${r + 1}: ${Math.round(rates[r]!)} msg/s`);
     }
     await server.profile('stop');
     const lat = summariseLatency(latencies);
     return {
       mode,
+      pattern,
+      payload_bytes: payloadBytes,
       messages_per_s: round(median(rates), 0),
       messages_per_s_runs: rates.map((x) => Math.round(x)),
       latency_ms: { p50: round(lat.p50_ms), p99: round(lat.p99_ms) },
@@ -217,13 +293,35 @@ async function runMode(
       server_cpu_us_per_message: round(median(perMessage), 1),
     };
   } finally {
+    side?.detach();
     closeAll([consumer, producer]);
     await server.stop();
     rmSync(dataDir, { recursive: true, force: true });
   }
 }
 
-/** Every mode in turn; a failing mode is reported in `errors` and skipped. */
+/** Runs one configuration; a failure is reported in `errors` and yields null. */
+async function tryMode(
+  args: [DurableMode, DurablePattern, number],
+  config: DurableConfig,
+  fork: ForkOptions,
+  log: (l: string) => void,
+  errors: string[],
+): Promise<DurableResult | null> {
+  try {
+    return await runMode(...args, config, fork, log);
+  } catch (err) {
+    errors.push(`durable ${args.join(' ')}: ${(err as Error).message}`);
+    log(`durable ${args.join(' ')} FAILED: ${(err as Error).message}`);
+    return null;
+  }
+}
+
+/** Stock-client modes: the default store (memory) and SQLite FULL. */
+const STOCK_MODES: readonly DurableMode[] = ['memory', 'sqlite-full'];
+const TARGET_PER_S = 10_000;
+
+/** Every mode of both patterns in turn; a failing one is reported in `errors` and skipped. */
 export async function runDurable(
   config: DurableConfig,
   fork: ForkOptions,
@@ -231,12 +329,19 @@ export async function runDurable(
   errors: string[],
 ) {
   const results: DurableResult[] = [];
-  for (const mode of DURABLE_MODES) {
-    try {
-      results.push(await runMode(mode, config, fork, log));
-    } catch (err) {
-      errors.push(`durable ${mode}: ${(err as Error).message}`);
-      log(`durable ${mode} FAILED: ${(err as Error).message}`);
+  // BENCH_DURABLE_MODES=sqlite-full,… limits the modes (profiling one configuration).
+  const wanted = process.env.BENCH_DURABLE_MODES?.split(',');
+  const pick = (modes: readonly DurableMode[]) =>
+    wanted ? modes.filter((m) => wanted.includes(m)) : modes;
+  for (const mode of pick(DURABLE_MODES)) {
+    const r = await tryMode([mode, 'confirms', config.payloadBytes], config, fork, log, errors);
+    if (r) results.push(r);
+  }
+  const stock: DurableResult[] = [];
+  for (const bytes of config.stockPayloadBytes) {
+    for (const mode of pick(STOCK_MODES)) {
+      const r = await tryMode([mode, 'stock', bytes], config, fork, log, errors);
+      if (r) stock.push(r);
     }
   }
   // Storage alone, in bursts of the window size (what group commit sees at that load).
@@ -247,6 +352,7 @@ export async function runDurable(
   });
   const plain = results.find((r) => r.mode === 'plain')?.messages_per_s ?? null;
   const full = results.find((r) => r.mode === 'sqlite-full')?.messages_per_s ?? null;
+  const stockFull = stock.filter((r) => r.mode === 'sqlite-full');
   return {
     payload_bytes: config.payloadBytes,
     window_messages: config.window,
@@ -256,8 +362,16 @@ export async function runDurable(
       ...r,
       ratio_to_plain: plain && r.messages_per_s ? round(r.messages_per_s / plain) : null,
     })),
+    stock_client: {
+      counts:
+        'PRODUCE without a confirm callback; a message counts when the consumer receives its ACK_OK',
+      results: stock,
+    },
     store_only: storeOnly,
-    sqlite_full_target_per_s: 10_000,
-    sqlite_full_meets_target: full !== null && full >= 10_000,
+    sqlite_full_target_per_s: TARGET_PER_S,
+    sqlite_full_meets_target: full !== null && full >= TARGET_PER_S,
+    stock_sqlite_full_meets_target:
+      stockFull.length === config.stockPayloadBytes.length &&
+      stockFull.every((r) => (r.messages_per_s ?? 0) >= TARGET_PER_S),
   };
 }

@@ -21,6 +21,8 @@ import { consumeEvent, subscriptionKey } from '../../shared/protocol-events';
 import {
   closeAll,
   connectMany,
+  defaultClientProfile,
+  type ClientProfile,
   registerConsumer,
   registerProducer,
   subscribeExact,
@@ -55,6 +57,18 @@ export interface FanoutRun extends MeasuredRun {
   message_json_bytes: number;
 }
 
+/**
+ * What the clients and servers run with. Defaults: stock socket.io-client options, a relay with
+ * stock socket.io server options, the broker with its default settings.
+ */
+export interface FanoutVariant {
+  clients?: ClientProfile;
+  /** `stock` (socket.io defaults) or `broker` (the broker's socket.io options). */
+  relayOptions?: 'stock' | 'broker';
+  /** Broker settings (as a settings file); default `{}`. */
+  brokerSettings?: object;
+}
+
 interface Target {
   kind: ServerKind;
   server: ServerHandle;
@@ -71,18 +85,23 @@ export async function runFanoutPair(
   repeats: number,
   fork: ForkOptions = {},
   progress: (line: string) => void = () => {},
+  variant: FanoutVariant = {},
 ): Promise<Record<ServerKind, FanoutRun[]>> {
   const targets: Target[] = [];
+  const env: Record<ServerKind, NodeJS.ProcessEnv> = {
+    relay: { BENCH_RELAY_OPTIONS: variant.relayOptions ?? 'stock' },
+    broker: { BENCH_BROKER_SETTINGS: JSON.stringify(variant.brokerSettings ?? {}) },
+  };
   try {
     for (const kind of ['relay', 'broker'] as const) {
       const target: Target = {
         kind,
-        server: await forkServer(kind, fork),
+        server: await forkServer(kind, { ...fork, env: { ...fork.env, ...env[kind] } }),
         sockets: [],
         session: null,
       };
       targets.push(target);
-      await connect(target, config);
+      await connect(target, config, variant.clients ?? defaultClientProfile);
     }
     const runs: Record<ServerKind, FanoutRun[]> = { relay: [], broker: [] };
     for (let r = 0; r < repeats; r++) {
@@ -109,8 +128,12 @@ export async function runFanoutPair(
 }
 
 /** Connects and registers `target`'s clients, then waits until every consumer is reached. */
-async function connect(target: Target, config: FanoutConfig): Promise<void> {
-  target.sockets = await connectMany(target.server.url, config.consumers + 1);
+async function connect(
+  target: Target,
+  config: FanoutConfig,
+  clients: ClientProfile,
+): Promise<void> {
+  target.sockets = await connectMany(target.server.url, config.consumers + 1, clients);
   const producer = target.sockets[config.consumers]!;
   const consumers = target.sockets.slice(0, config.consumers);
   consumers.forEach((socket, i) => {

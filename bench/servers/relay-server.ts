@@ -1,5 +1,12 @@
 /**
- * The baseline: a bare socket.io v4 relay with the broker's server options and nothing else.
+ * The baseline: a bare socket.io v4 relay and nothing else.
+ *
+ * Server options (`BENCH_RELAY_OPTIONS`):
+ *   - `stock` (default): `new Server(http)` with socket.io's own defaults — no per-message
+ *     deflate, which is what a bare relay someone writes runs with;
+ *   - `broker`: the broker's default socket.io options (`socketIoOptions`), as this benchmark
+ *     used before issue 7 — it then paid the same deflate cost as the broker, which made the
+ *     broker look closer to a bare relay than it was.
  *
  * It speaks just enough of the client side of the tyo-mq protocol that the benchmark clients
  * are byte-for-byte the same against relay and broker:
@@ -25,6 +32,8 @@ import { Server, type Socket } from 'socket.io';
 import { ClientEvent, consumeEvent, subscriptionKey } from '../../shared/protocol-events';
 import { BROKER_SOCKET_IO_OPTIONS, serveOverIpc } from './server-process';
 
+const relayOptions = process.env.BENCH_RELAY_OPTIONS === 'broker' ? BROKER_SOCKET_IO_OPTIONS : {};
+
 const ROOM = 'relay';
 const perSocket = process.env.BENCH_RELAY_EMIT === 'per-socket';
 
@@ -37,7 +46,7 @@ serveOverIpc(async () => {
   const http = createServer((_req, res) => {
     res.writeHead(403).end();
   });
-  const io = new Server(http, BROKER_SOCKET_IO_OPTIONS);
+  const io = new Server(http, relayOptions);
   const members = new Set<Socket>();
 
   io.on('connection', (socket) => {

@@ -17,7 +17,9 @@
  * (as `performance.eventLoopUtilization`), memory in bytes.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { subscribe } from 'node:diagnostics_channel';
 import { writeFileSync } from 'node:fs';
+import type { Socket as NetSocket } from 'node:net';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -25,9 +27,13 @@ import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { ServerOptions } from 'socket.io';
 import { DEFAULT_MAX_HTTP_BUFFER_SIZE, socketIoOptions } from '../../broker/index';
 
-/** The broker's socket.io options (spec §1.1), so the relay runs with the same transport. */
+/**
+ * The broker's socket.io options with the reference's per-message deflate (spec §1.1), which
+ * the broker ran by default before issue 7: the relay of the `previous_bench` variant.
+ */
 export const BROKER_SOCKET_IO_OPTIONS: Partial<ServerOptions> = socketIoOptions(
   DEFAULT_MAX_HTTP_BUFFER_SIZE,
+  true,
 );
 
 export type ServerKind = 'relay' | 'broker';
@@ -42,6 +48,40 @@ export interface ServerSample {
   rssBytes: number;
   /** `performance.now()` of the sample, ms. */
   at: number;
+  /** Bytes on the wire since the process started, over every accepted TCP connection. */
+  wire: WireBytes;
+}
+
+/** TCP payload bytes (HTTP, WebSocket framing and all): `in` = client→server. */
+export interface WireBytes {
+  in: number;
+  out: number;
+}
+
+/**
+ * Counts the bytes of every TCP connection the process accepts (`net.server.socket`
+ * diagnostics channel), closed ones included, so relay and broker are measured alike.
+ */
+function wireCounter(): () => WireBytes {
+  const open = new Set<NetSocket>();
+  const closed: WireBytes = { in: 0, out: 0 };
+  subscribe('net.server.socket', (message) => {
+    const socket = (message as { socket: NetSocket }).socket;
+    open.add(socket);
+    socket.once('close', () => {
+      open.delete(socket);
+      closed.in += socket.bytesRead;
+      closed.out += socket.bytesWritten;
+    });
+  });
+  return () => {
+    const total = { ...closed };
+    for (const socket of open) {
+      total.in += socket.bytesRead;
+      total.out += socket.bytesWritten;
+    }
+    return total;
+  };
 }
 
 type ParentMessage =
@@ -66,6 +106,7 @@ export interface StartedServer {
 export function serveOverIpc(start: () => Promise<StartedServer>): void {
   const send = (message: ChildMessage) => process.send?.(message);
   const profiler = createProfiler(process.env[PROFILE_DIR_ENV]);
+  const wire = wireCounter();
   start().then(
     (server) => {
       process.on('message', (raw: ParentMessage) => {
@@ -77,6 +118,7 @@ export function serveOverIpc(start: () => Promise<StartedServer>): void {
             elu: performance.eventLoopUtilization(),
             rssBytes: process.memoryUsage.rss(),
             at: performance.now(),
+            wire: wire(),
           };
           send({ type: 'sample', id: raw.id, sample });
         } else if (raw.type === 'stop') {

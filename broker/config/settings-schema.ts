@@ -64,6 +64,41 @@ const StorageOptionsSchema = z
   })
   .strict();
 
+/** zlib options of `per_message_deflate` (node:zlib's, snake_case). */
+const ZlibOptionsSchema = z
+  .object({
+    /** Compression level, -1 (zlib default) to 9. Deflate side only. */
+    level: z.number().int().min(-1).max(9).optional(),
+    mem_level: z.number().int().min(1).max(9).optional(),
+    window_bits: z.number().int().min(8).max(15).optional(),
+    /** Bytes, at least 64. */
+    chunk_size: z.number().int().min(64).optional(),
+  })
+  .strict();
+
+/**
+ * `per_message_deflate`: the WebSocket compression extension the broker accepts (issue 7).
+ * `false` (default) declines it — every client keeps working, they just send and receive plain
+ * frames. `true` means the stock launcher's settings (`spec/protocol-core.md` §1.1); an object
+ * accepts the extension with those settings overridden. Sizes in bytes. See
+ * docs/configuration.md for the measured cost.
+ */
+const PerMessageDeflateObjectSchema = z
+  .object({
+    /** Server→client messages smaller than this are sent uncompressed (bytes). */
+    threshold: z.number().int().nonnegative().optional(),
+    zlib_deflate_options: ZlibOptionsSchema.optional(),
+    zlib_inflate_options: ZlibOptionsSchema.omit({ level: true }).optional(),
+    client_no_context_takeover: z.boolean().optional(),
+    server_no_context_takeover: z.boolean().optional(),
+    server_max_window_bits: z.number().int().min(8).max(15).optional(),
+    /** Concurrent zlib calls per process. */
+    concurrency_limit: z.number().int().positive().optional(),
+  })
+  .strict();
+export const PerMessageDeflateSchema = z.union([z.boolean(), PerMessageDeflateObjectSchema]);
+export type PerMessageDeflateSetting = z.infer<typeof PerMessageDeflateSchema>;
+
 /** The part of the `limits` block implemented so far (`spec/protocol-admin.md` §11). */
 const LimitsSchema = z
   .object({
@@ -92,6 +127,8 @@ export const SettingsSchema = z
     ack_timeout: z.union([z.number(), z.string()]).optional(),
     /** socket.io `maxHttpBufferSize` in bytes; `TYO_MQ_MAX_HTTP_BUFFER_SIZE` overrides. */
     max_http_buffer_size: z.number().int().positive().default(DEFAULT_MAX_HTTP_BUFFER_SIZE),
+    /** WebSocket per-message deflate (see `PerMessageDeflateSchema`); default off. */
+    per_message_deflate: PerMessageDeflateSchema.default(false),
     /** Cluster node id reported by `/health` (cluster issue); null when not clustered. */
     node_id: z.string().min(1).max(128).optional(),
     // Accepted for compatibility with tyo-mq settings files; implemented by later issues.

@@ -160,15 +160,21 @@ export class Delivery {
     this.ledger.claims.add(id);
     return this.enqueue(q, record, envelope, msg, id, 1).then((outcome) => {
       // A replay that read the copy first has delivered it (one owner per copy).
-      if (!this.ledger.claims.delete(id)) return outcome;
+      if (!this.ledger.claims.has(id)) return outcome;
       const now = liveSocket(realm, record.consumer);
       if (!outcome.ok) {
+        this.ledger.claims.delete(id);
         if (now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
       } else if (now && q.liveSocket === now.id) {
+        this.ledger.claims.delete(id);
         this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group), 0, 1);
       } else {
-        // Not delivered after all: it waits in the store for the replay, never sent yet.
-        this.store.setAttempts(id, 0).catch((err: unknown) => {
+        // Not delivered after all: it waits in the store for the replay, never sent. The claim
+        // stays until the reset count is committed, so a replay that reads the copy meanwhile
+        // (still stored as attempt 1) knows that attempt was never made.
+        const release = () => this.ledger.claims.delete(id);
+        this.store.setAttempts(id, 0).then(release, (err: unknown) => {
+          release();
           this.logger.error({ err, id }, 'attempt count not reset');
         });
       }

@@ -1,19 +1,22 @@
 /**
- * SQLite message store (better-sqlite3, WAL), with group commit.
+ * SQLite message store (better-sqlite3, WAL) on a worker thread, with group commit.
  *
  * Source: `spec/protocol-core.md` §16.3 ("SQLite": tables, ordering by rowid, `deadLetter`
- * upserts into `dlq` then deletes) and ARCHITECTURE §4 (an acknowledged write is on disk).
+ * upserts into `dlq` then deletes), ARCHITECTURE §1 (commits batched and off the event loop)
+ * and §4 (an acknowledged write is on disk).
  *
- * Group commit: writes (`enqueue`, `ack`, `deadLetter`) made in one burst are queued and
- * committed together in one transaction — at the end of the current event-loop turn
- * (`commitDelayMs` 0, the default) or after `commitDelayMs`, or as soon as `maxBatchRows`
- * are waiting — and their promises resolve only after that commit. Reads flush first, so they
- * always see every earlier write. With `synchronous: 'FULL'` (default) each commit is fsynced:
- * a resolved write survives power loss. `'NORMAL'` in WAL mode survives a process crash
- * (`kill -9`) but may lose the last commits on power loss; it is faster.
- * A failed commit rolls back the whole batch and rejects every promise in it.
+ * The connection lives in a worker (`sqlite-worker.ts`), so a commit's fsync never blocks the
+ * sockets. Group commit: writes (`enqueue`, `ack`, `deadLetter`, subscriptions) are queued
+ * here and sent to the worker as one transaction — at the end of the current event-loop turn
+ * (`commitDelayMs` 0, the default) or after `commitDelayMs`, or as soon as `maxBatchRows` are
+ * waiting — and while that commit is in flight the next batch keeps growing, so under load
+ * every fsync covers many writes. A write's promise resolves only after its commit. Reads send
+ * the queued writes first; the worker runs requests in order, so a read sees every earlier
+ * write. With `synchronous: 'FULL'` (default) each commit is fsynced: a resolved write
+ * survives power loss. `'NORMAL'` in WAL mode survives a process crash (`kill -9`) but may lose
+ * the last commits on power loss; it is faster. A failed commit rolls back the whole batch and
+ * rejects every promise in it; a dead worker rejects everything with `SWB_ERR_STORAGE`.
  */
-import Database from 'better-sqlite3';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import {
   DEFAULT_STORE_TTL_SECONDS,
@@ -26,8 +29,9 @@ import {
   type QueueCount,
   type StoredEntry,
 } from './message-store';
-import { migrate } from './migrate';
-import { SqliteStatements, type Row } from './sqlite-statements';
+import { opCall, type OpArgs, type OpCall, type OpName, type OpResult } from './sqlite-ops';
+import type { Row } from './sqlite-statements';
+import { SqliteWorkerClient } from './sqlite-worker-client';
 
 export interface SqliteStoreOptions {
   filename: string;
@@ -35,70 +39,46 @@ export interface SqliteStoreOptions {
   synchronous?: 'FULL' | 'NORMAL';
   /** Seconds; TTL of copies stored without one (default 86,400). */
   defaultTtl?: number;
-  /** Most rows committed in one transaction (default 512). */
+  /** Most writes committed in one transaction (default 512). */
   maxBatchRows?: number;
   /** Extra wait (ms) before a commit to gather more writes; 0 = end of the turn (default). */
   commitDelayMs?: number;
 }
 
-type Op = {
-  run: (s: SqliteStatements) => unknown;
+interface QueuedWrite {
+  call: OpCall;
   resolve: (v: unknown) => void;
   reject: (e: unknown) => void;
-};
+}
 
 export class SqliteStore implements MessageStore {
   readonly backend = 'sqlite';
-  private readonly db: Database.Database;
-  private readonly s: SqliteStatements;
+  private readonly worker: SqliteWorkerClient;
   private readonly defaultTtl: number;
   private readonly maxBatchRows: number;
   private readonly commitDelayMs: number;
-  private batch: Op[] = [];
+  private batch: QueuedWrite[] = [];
   private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
+  /** Write batches sent to the worker and not yet committed. */
+  private committing = 0;
   private closed = false;
 
   /**
-   * Opens (creating if needed) and migrates the database.
+   * Opens (creating if needed) and migrates the database, in the worker; blocks until done.
    * @throws SwitchboardError `SWB_ERR_STORAGE` naming the file when it is unreadable, corrupt,
-   *   or from a newer schema — the broker must not silently start empty.
+   *   locked by another broker, or from a newer schema — the broker must not silently start empty.
    */
   constructor(options: SqliteStoreOptions) {
     this.defaultTtl = options.defaultTtl ?? DEFAULT_STORE_TTL_SECONDS;
     this.maxBatchRows = options.maxBatchRows ?? 512;
     this.commitDelayMs = options.commitDelayMs ?? 0;
-    let db: Database.Database | null = null;
-    try {
-      db = new Database(options.filename);
-      // One broker per store: an exclusive lock, which the OS drops if the process dies (so a
-      // restart after kill -9 opens at once) and a second broker on the same file cannot take.
-      db.pragma('busy_timeout = 1000');
-      db.pragma('locking_mode = EXCLUSIVE');
-      db.pragma('journal_mode = WAL');
-      db.pragma(`synchronous = ${options.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
-      const check = db.pragma('quick_check(1)', { simple: true });
-      if (check !== 'ok') throw new Error(`integrity check failed: ${String(check)}`);
-      migrate(db);
-      this.s = new SqliteStatements(db);
-    } catch (err) {
-      db?.close();
-      const reason =
-        (err as { code?: string }).code === 'SQLITE_BUSY'
-          ? 'it is in use by another broker process'
-          : (err as Error).message;
-      throw new SwitchboardError(
-        'SWB_ERR_STORAGE',
-        `Cannot open message store ${options.filename}: ${reason}`,
-      );
-    }
-    this.db = db;
+    this.worker = new SqliteWorkerClient(options.filename, options.synchronous ?? 'FULL');
   }
 
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string> {
     const now = Date.now();
-    const id = input.id ?? newMessageId();
     const row: Row = {
-      id,
+      id: input.id ?? newMessageId(),
       realm,
       event,
       consumer: input.consumer ?? '',
@@ -108,141 +88,145 @@ export class SqliteStore implements MessageStore {
       expires_at: expiresAt(input.ttl, this.defaultTtl, now),
       attempts: input.attempts ?? 0,
     };
-    return this.write((s) => {
-      s.insert.run(row);
-      return id;
-    });
+    return this.write('insert', row);
   }
 
-  async dequeue(realm: string, event: string, consumer: string): Promise<StoredEntry[]> {
-    this.flushNow();
-    return this.s.dequeue(realm, event, consumer, Date.now());
+  dequeue(realm: string, event: string, consumer: string): Promise<StoredEntry[]> {
+    return this.read('dequeue', realm, event, consumer, Date.now());
   }
 
-  async get(msgId: string): Promise<StoredEntry | null> {
-    this.flushNow();
-    return this.s.get(msgId, Date.now());
+  get(msgId: string): Promise<StoredEntry | null> {
+    return this.read('get', msgId, Date.now());
   }
 
   ack(msgId: string): Promise<boolean> {
-    return this.write((s) => s.delete.run(msgId).changes > 0);
+    return this.write('ack', msgId);
   }
 
   setAttempts(msgId: string, attempts: number): Promise<boolean> {
-    return this.write((s) => s.setAttempts.run(attempts, msgId).changes > 0);
+    return this.write('setAttempts', msgId, attempts);
   }
 
   deadLetter(msgId: string, reason: string): Promise<string | null> {
     const now = Date.now();
-    const at = new Date(now).toISOString();
-    return this.write((s) => (s.deadLetter(msgId, reason, at, now) ? msgId : null));
+    return this.write('deadLetter', msgId, reason, new Date(now).toISOString(), now);
   }
 
-  async listDlq(realm: string | null): Promise<DlqEntry[]> {
-    this.flushNow();
-    return this.s.listDlq(realm);
+  listDlq(realm: string | null): Promise<DlqEntry[]> {
+    return this.read('listDlq', realm);
   }
 
-  async discardDlq(msgId: string, realm?: string): Promise<boolean> {
-    this.flushNow();
-    return this.s.discardDlq(msgId, realm);
+  discardDlq(msgId: string, realm?: string): Promise<boolean> {
+    return this.read('discardDlq', msgId, realm);
   }
 
-  async replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null> {
-    this.flushNow();
+  replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null> {
     const now = Date.now();
     const expires = expiresAt(undefined, this.defaultTtl, now);
-    return this.db.transaction(() => this.s.replayDlq(msgId, realm, expires, now))();
+    return this.read('replayDlq', msgId, realm, expires, now);
   }
 
-  async countQueued(realm: string): Promise<number> {
-    this.flushNow();
-    return this.s.countQueued(realm, Date.now());
+  countQueued(realm: string): Promise<number> {
+    return this.read('countQueued', realm, Date.now());
   }
 
-  async queueDepths(): Promise<QueueCount[]> {
-    this.flushNow();
-    return this.s.queueDepths();
+  queueDepths(): Promise<QueueCount[]> {
+    return this.read('queueDepths');
   }
 
   purgeExpired(limit: number): Promise<QueueCount[]> {
-    const now = Date.now();
-    return this.write((s) => s.purgeExpired(now, limit));
+    return this.write('purgeExpired', Date.now(), limit);
   }
 
   purgeQueue(realm: string, event: string, consumer: string): Promise<number> {
-    return this.write((s) => s.purgeQueue(realm, event, consumer));
+    return this.write('purgeQueue', realm, event, consumer);
   }
 
-  async purgeRealm(realm: string): Promise<number> {
-    this.flushNow();
-    return this.db.transaction(() => this.s.purgeRealm(realm))();
+  purgeRealm(realm: string): Promise<number> {
+    return this.read('purgeRealm', realm);
   }
 
   saveSubscription(sub: PersistedSubscription): Promise<void> {
     const record = JSON.stringify(sub.record);
     const at = new Date().toISOString();
-    return this.write((s) => {
-      s.saveSubscription.run(sub.realm, sub.key, sub.consumer, record, at);
-    });
+    return this.write('saveSubscription', sub.realm, sub.key, sub.consumer, record, at);
   }
 
   deleteSubscription(realm: string, key: string, consumer: string): Promise<void> {
-    return this.write((s) => {
-      s.deleteSubscription.run(realm, key, consumer);
-    });
+    return this.write('deleteSubscription', realm, key, consumer);
   }
 
-  async loadSubscriptions(): Promise<PersistedSubscription[]> {
-    this.flushNow();
-    return this.s.loadSubscriptions();
+  loadSubscriptions(): Promise<PersistedSubscription[]> {
+    return this.read('loadSubscriptions');
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flushNow();
+    this.flush();
     this.closed = true;
-    this.db.close();
+    await this.worker.close();
   }
 
-  /** Queues one write for the next group commit. */
-  private write<T>(run: (s: SqliteStatements) => T): Promise<T> {
-    if (this.closed) {
-      return Promise.reject(new SwitchboardError('SWB_ERR_STORAGE', 'Message store is closed'));
-    }
-    return new Promise<T>((resolve, reject) => {
-      this.batch.push({ run, resolve: resolve as (v: unknown) => void, reject });
-      if (this.batch.length >= this.maxBatchRows) this.flushNow();
-      else if (this.scheduled === null) {
-        this.scheduled =
-          this.commitDelayMs > 0
-            ? setTimeout(() => this.flushNow(), this.commitDelayMs)
-            : setImmediate(() => this.flushNow());
-      }
+  /** Queues one write for the next group commit; resolves with its result once committed. */
+  private write<K extends OpName>(name: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
+    if (this.closed) return Promise.reject(closedError());
+    return new Promise<OpResult<K>>((resolve, reject) => {
+      const call = opCall(name, args);
+      this.batch.push({ call, resolve: resolve as (v: unknown) => void, reject });
+      if (this.batch.length >= this.maxBatchRows) this.flush();
+      else if (this.committing === 0) this.schedule();
+      // else: the commit in flight schedules this batch when it ends.
     });
   }
 
-  /** Commits every queued write in one transaction, then settles their promises. */
-  private flushNow(): void {
+  /**
+   * Runs one operation after every queued write (one transaction, so multi-statement reads
+   * such as `replayDlq` and `purgeRealm` are atomic).
+   */
+  private async read<K extends OpName>(name: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
+    if (this.closed) throw closedError();
+    this.flush();
+    const [result] = await this.worker.request([opCall(name, args)], true);
+    return result as OpResult<K>;
+  }
+
+  private schedule(): void {
+    if (this.scheduled !== null) return;
+    this.scheduled =
+      this.commitDelayMs > 0
+        ? setTimeout(() => this.flush(), this.commitDelayMs)
+        : setImmediate(() => this.flush());
+  }
+
+  /** Sends every queued write to the worker as one transaction; settles them on its reply. */
+  private flush(): void {
     if (this.scheduled !== null) {
       clearTimeout(this.scheduled as NodeJS.Timeout);
       clearImmediate(this.scheduled as NodeJS.Immediate);
       this.scheduled = null;
     }
-    if (this.batch.length === 0 || this.closed) return;
-    const ops = this.batch;
+    if (this.batch.length === 0) return;
+    const writes = this.batch;
     this.batch = [];
-    let results: unknown[];
-    try {
-      results = this.db.transaction(() => ops.map((op) => op.run(this.s)))();
-    } catch (err) {
-      const failure = new SwitchboardError(
-        'SWB_ERR_STORAGE',
-        `Message store write failed: ${(err as Error).message}`,
-      );
-      for (const op of ops) op.reject(failure);
-      return;
-    }
-    ops.forEach((op, i) => op.resolve(results[i]));
+    this.committing++;
+    this.worker
+      .request(
+        writes.map((w) => w.call),
+        true,
+      )
+      .then(
+        (results) => writes.forEach((w, i) => w.resolve(results[i])),
+        (err: unknown) => {
+          for (const w of writes) w.reject(err);
+        },
+      )
+      .finally(() => {
+        this.committing--;
+        if (this.committing === 0 && this.batch.length > 0) this.schedule();
+      });
   }
+}
+
+function closedError(): SwitchboardError {
+  return new SwitchboardError('SWB_ERR_STORAGE', 'Message store is closed');
 }

@@ -12,6 +12,7 @@ import { attachHandlers } from '../handlers/dispatcher';
 import { notifyConsumerOfLeave, notifyProducerOfLeave } from '../handlers/notify';
 import type { RealmRegistry } from '../routing/realm-registry';
 import type { BrokerSocket } from './socket-types';
+import { coalesceWrites } from './write-coalescing';
 
 /** Sets up a newly connected socket. */
 export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
@@ -23,6 +24,7 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.conn.on('packet', () => {
     socket.data.lastSeenAt = Date.now();
   });
+  coalesceWrites(socket);
   attachHandlers(ctx, socket);
   socket.on('disconnect', (reason) => {
     try {

@@ -28,6 +28,27 @@ const summary = z.object({
   server_rss_mib: maybeNum,
   capped_runs: z.number().int().nonnegative(),
   lost_deliveries: z.number().int(),
+  wire_in_bytes_per_message: maybeNum,
+  wire_out_bytes_per_delivery: maybeNum,
+});
+const fanoutEntry = z.object({
+  consumers: z.number().int().positive(),
+  payload_bytes: z.number().int().positive(),
+  message_json_bytes: num,
+  window_messages: z.number().int().positive(),
+  relay: summary,
+  broker: summary,
+  ratio: num,
+  cpu_per_delivery_ratio: maybeNum,
+  idle_latency_p50_ratio: maybeNum,
+});
+const durableResult = z.object({
+  mode: z.enum(['plain', 'memory', 'sqlite-full', 'sqlite-normal']),
+  pattern: z.enum(['confirms', 'stock']),
+  payload_bytes: z.number().int().positive(),
+  messages_per_s: num,
+  latency_ms: latency,
+  server_cpu_us_per_message: maybeNum,
 });
 const BenchDocument = z.object({
   schema: z.literal('switchboard-bench/1'),
@@ -42,21 +63,8 @@ const BenchDocument = z.object({
     load_avg_start: z.array(num),
   }),
   parameters: z.object({ repeats: z.number().int().positive() }).passthrough(),
-  fanout: z
-    .array(
-      z.object({
-        consumers: z.number().int().positive(),
-        payload_bytes: z.number().int().positive(),
-        message_json_bytes: num,
-        window_messages: z.number().int().positive(),
-        relay: summary,
-        broker: summary,
-        ratio: num,
-        cpu_per_delivery_ratio: maybeNum,
-        idle_latency_p50_ratio: maybeNum,
-      }),
-    )
-    .nonempty(),
+  fanout: z.array(fanoutEntry).nonempty(),
+  fanout_variants: z.record(z.string(), fanoutEntry),
   topic_scaling: z.object({
     topic: z.string(),
     consumers: z.number().int().positive(),
@@ -75,19 +83,13 @@ const BenchDocument = z.object({
   }),
   durable: z.object({
     payload_bytes: z.number().int().positive(),
-    results: z
-      .array(
-        z.object({
-          mode: z.enum(['plain', 'memory', 'sqlite-full', 'sqlite-normal']),
-          messages_per_s: num,
-          server_cpu_us_per_message: maybeNum,
-        }),
-      )
-      .length(4),
+    results: z.array(durableResult).length(4),
+    stock_client: z.object({ results: z.array(durableResult).length(4) }),
     store_only: z.object({
       results: z.record(z.string(), z.object({ messages_per_s: num, us_per_message: num })),
     }),
     sqlite_full_meets_target: z.boolean(),
+    stock_sqlite_full_meets_target: z.boolean(),
   }),
   errors: z.array(z.string()),
 });

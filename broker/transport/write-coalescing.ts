@@ -1,0 +1,46 @@
+/**
+ * Coalesced socket writes (issue 7): every WebSocket frame a connection sends during one
+ * event-loop turn leaves in one `writev` instead of one system call per frame.
+ *
+ * engine.io hands each flush of a connection's packet buffer to `ws`, which writes every frame
+ * to the TCP socket at once. On the connection's first flush in a turn its TCP socket is
+ * corked, and every socket corked this turn is uncorked in the check phase (`setImmediate`),
+ * so frames are delayed by less than one turn. A durable consumer that gets 50 deliveries and
+ * 50 `ACK_OK`s in a turn then costs one write, not 100. Polling connections are left alone.
+ *
+ * Reaches one private field of `ws` (`WebSocket._socket`, the `net.Socket`); if a future
+ * version renames it, this does nothing rather than fail.
+ */
+import type { Socket as NetSocket } from 'node:net';
+import type { BrokerSocket } from './socket-types';
+
+const corked = new Set<NetSocket>();
+let uncorkScheduled = false;
+
+function uncorkAll(): void {
+  uncorkScheduled = false;
+  for (const raw of corked) raw.uncork();
+  corked.clear();
+}
+
+/** The TCP socket under a WebSocket connection, or null (polling, or unknown internals). */
+function tcpSocket(socket: BrokerSocket): NetSocket | null {
+  const transport = socket.conn.transport as { name?: string; socket?: { _socket?: unknown } };
+  if (transport.name !== 'websocket') return null;
+  const raw = transport.socket?._socket as NetSocket | undefined;
+  return raw && typeof raw.cork === 'function' && !raw.destroyed ? raw : null;
+}
+
+/** Corks `socket`'s TCP socket for the rest of the turn whenever engine.io flushes to it. */
+export function coalesceWrites(socket: BrokerSocket): void {
+  socket.conn.on('flush', () => {
+    const raw = tcpSocket(socket);
+    if (raw === null || corked.has(raw)) return;
+    raw.cork();
+    corked.add(raw);
+    if (!uncorkScheduled) {
+      uncorkScheduled = true;
+      setImmediate(uncorkAll);
+    }
+  });
+}

@@ -116,14 +116,14 @@ export function createBroker(
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
     exhausted: (msgId, copy, reason) => {
-      store.deadLetter(msgId, reason).then(
-        (id) => {
+      store
+        .deadLetter(msgId, reason)
+        .then((id) => {
           if (id === null) return;
           metrics.messageDeadLettered(copy.realm);
           logger.warn({ id, realm: copy.realm, key: copy.key, reason }, 'dead-lettered');
-        },
-        (err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'),
-      );
+        })
+        .catch((err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'));
     },
   });
   const limits = settings.input_limits;
@@ -194,7 +194,7 @@ export function createBroker(
     stats: getStats,
     metrics: () => metrics.render(),
     listDlq: (realm) => store.listDlq(realm),
-    onError: (err) => logger.error({ err }, 'metrics rendering failed'),
+    onError: (err) => logger.error({ err }, 'HTTP API request failed'),
   });
 
   const sweep = () => sweepIdleRegistrations(realms, settings.idle_eviction.ttl_ms);
@@ -302,7 +302,9 @@ export function createBroker(
           record.consumerId === entry.consumer &&
           registry!.consumers.get(record.consumer)?.online
         ) {
-          void replayer.replay(registry!, record);
+          replayer
+            .replay(registry!, record)
+            .catch((err: unknown) => logger.error({ err, id: msgId }, 'DLQ replay failed'));
         }
       }
       return entry;

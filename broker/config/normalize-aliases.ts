@@ -20,7 +20,7 @@ const TOP_LEVEL: Record<string, string> = {
 };
 const NESTED: Record<string, Record<string, string>> = {
   idle_eviction: { ttlMs: 'ttl_ms', intervalMs: 'interval_ms' },
-  http_api: { metricsAuth: 'metrics_auth' },
+  http_api: { metricsAuth: 'metrics_auth', maxResponseBytes: 'max_response_bytes' },
   storage_options: {
     file: 'filename',
     path: 'filename',

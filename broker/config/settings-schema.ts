@@ -19,6 +19,13 @@ const HttpApiSchema = z
     metrics: z.boolean().default(true),
     stats: z.boolean().default(true),
     metrics_auth: z.boolean().default(true),
+    /** Most bytes of entry JSON in one DLQ page (`GET /api/realms/{realm}/dlq`); 16 MiB. */
+    max_response_bytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(256 * 1024 * 1024)
+      .default(16 * 1024 * 1024),
   })
   .strict();
 

@@ -27,6 +27,7 @@ import {
 } from '../../shared/protocol-payloads';
 import type { BrokerSocket } from '../transport/socket-types';
 import { handleAck, replyAck } from './ack-handler';
+import { answerInternalError } from './async-guard';
 import { handleProduceChunk } from './chunk-handler';
 import { handleConsumer } from './consumer-handler';
 import type { EventHandler, HandlerContext } from './handler-context';
@@ -196,12 +197,7 @@ export function dispatch(
     }
     (route.handler as EventHandler<unknown>)(ctx, socket, payload, callback);
   } catch (err) {
-    ctx.logger.error({ err, socket: socket.id, event }, 'handler failed');
-    try {
-      badField(socket, `Internal error while handling ${event}`);
-    } catch {
-      // The socket may already be gone; nothing more to do.
-    }
+    answerInternalError(ctx, socket, event, err);
   }
 }
 

@@ -5,9 +5,10 @@
  * Note 3.4 (UNSUBSCRIBE really removes: a key string or `{event, producer?, consumer?}`, for
  * the consumer names registered on this socket; no reply).
  */
-import { Protocol, allEventsKey, subscriptionKey } from '../../shared/protocol-events';
+import { ClientEvent, Protocol, allEventsKey, subscriptionKey } from '../../shared/protocol-events';
 import type { SubscribePayload, UnsubscribePayload } from '../../shared/protocol-payloads';
 import { buildSubscription } from '../routing/subscription-options';
+import { guardAsync } from './async-guard';
 import { bindConsumer } from './consumer-handler';
 import type { EventHandler } from './handler-context';
 import { notifySubscribeTo } from './notify';
@@ -49,7 +50,7 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
   }
   // Step 8: replay stored copies — even for a non-durable subscription, so that queued
   // guaranteed messages get through (§6.4).
-  void ctx.replayer.replay(realm, record);
+  guardAsync(ctx, socket, ClientEvent.SUBSCRIBE, ctx.replayer.replay(realm, record));
 };
 
 export const handleUnsubscribe: EventHandler<UnsubscribePayload> = (ctx, socket, payload) => {

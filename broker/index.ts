@@ -11,7 +11,7 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Server } from 'socket.io';
 import { SwitchboardError } from '../shared/error-catalogue';
 import type { Health, Stats } from '../shared/http-api';
-import { Protocol } from '../shared/protocol-events';
+import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
 import { parseSettings } from './config/load-settings';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
@@ -127,11 +127,24 @@ export function createBroker(
     },
   });
   const limits = settings.input_limits;
-  const chunks = new ChunkAssembler({
-    maxLength: limits.max_chunked_message_length,
-    maxPartialPerSocket: limits.max_partial_transfers_per_socket,
-    idleTimeoutMs: limits.transfer_idle_timeout_ms,
-  });
+  const chunks = new ChunkAssembler(
+    {
+      maxLength: limits.max_chunked_message_length,
+      maxPartialPerSocket: limits.max_partial_transfers_per_socket,
+      idleTimeoutMs: limits.transfer_idle_timeout_ms,
+      deadlineMs: limits.transfer_deadline_ms,
+      maxHeldBytes: limits.max_reassembly_bytes,
+    },
+    (socketId, transferId, reason) => {
+      logger.warn({ socket: socketId, transferId, reason }, 'partial chunked message dropped');
+      if (reason === 'deadline') {
+        io.sockets.sockets.get(socketId)?.emit(ServerEvent.ERROR, {
+          message: chunks.deadlineReason(transferId),
+          code: ProtocolErrorCode.LIMIT_EXCEEDED,
+        });
+      }
+    },
+  );
   const cap = new QueueCap(store, () => settings.limits?.max_queued_per_realm);
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
   const delivery = new Delivery(metrics, acks, store, cap, logger, (ids, event, envelope) =>

@@ -8,6 +8,7 @@
  * so existing settings files load, and reported by `unsupportedKeys()`.
  */
 import { z } from 'zod';
+import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
@@ -37,6 +38,12 @@ const IdleEvictionSchema = z
   })
   .strict();
 
+/**
+ * A delay that reaches a Node timer, in ms: a positive integer up to `MAX_TIMER_DELAY_MS`
+ * (2^31 - 1; a longer `setTimeout` fires after 1 ms).
+ */
+const timerDelay = z.number().int().positive().max(MAX_TIMER_DELAY_MS);
+
 /** Limits on client input. Sizes are UTF-16 code units (what §14 measures), times in ms. */
 const InputLimitsSchema = z
   .object({
@@ -49,13 +56,28 @@ const InputLimitsSchema = z
     /** Partial chunked transfers one socket may hold at once. */
     max_partial_transfers_per_socket: z.number().int().positive().default(16),
     /** A partial transfer with no new chunk for this long is dropped. */
-    transfer_idle_timeout_ms: z.number().int().positive().default(60_000),
+    transfer_idle_timeout_ms: timerDelay.default(60_000),
+    /** A partial transfer not complete this long after its first chunk is dropped: 5 min. */
+    transfer_deadline_ms: timerDelay.default(300_000),
+    /**
+     * Bytes all partial transfers of the broker may hold together (2 per code unit): 256 MiB.
+     * At least twice `max_chunked_message_length`, so the largest message can complete.
+     */
+    max_reassembly_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024 * 1024),
     /** Deepest nesting accepted in an inbound payload. */
     max_payload_depth: z.number().int().positive().default(64),
     /** Distinct `event` label values per realm before metrics fold them into "other". */
     max_event_labels_per_realm: z.number().int().positive().default(200),
   })
-  .strict();
+  .strict()
+  .refine((l) => l.max_reassembly_bytes >= 2 * l.max_chunked_message_length, {
+    message: 'must be at least 2 × max_chunked_message_length (bytes per code unit)',
+    path: ['max_reassembly_bytes'],
+  });
 
 /**
  * `storage_options` (`spec/protocol-core.md` §16.1, §16.3). `filename` is resolved against the

@@ -31,7 +31,8 @@ import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore } from './storage/create-store';
 import type { MessageStore, StoredEntry } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
-import { PING_INTERVAL_MS, socketIoOptions } from './transport/socket-options';
+import { RequestGuard } from './transport/request-guard';
+import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
 import { BROKER_VERSION } from './version';
 
@@ -105,7 +106,11 @@ export function createBroker(
   const startedAt = Date.now();
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
   const store = createStore(settings, options.dataDir ?? process.cwd());
-  const io: BrokerServer = new Server(socketIoOptions(settings.max_http_buffer_size));
+  const guard = new RequestGuard(settings);
+  const io: BrokerServer = new Server({
+    ...socketIoOptions(settings.max_http_buffer_size, settings),
+    allowRequest: guard.allowRequest,
+  });
   const connectionsCurrent = (): number => io.engine?.clientsCount ?? 0;
   const metrics = new BrokerMetrics(
     settings.input_limits.max_event_labels_per_realm,
@@ -172,7 +177,7 @@ export function createBroker(
     persistence,
     metrics,
     logger,
-    pingIntervalMs: PING_INTERVAL_MS,
+    pingIntervalMs: settings.ping_interval,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
@@ -207,6 +212,7 @@ export function createBroker(
     stats: getStats,
     metrics: () => metrics.render(),
     listDlq: (realm) => store.listDlq(realm),
+    hostAllowed: (req) => guard.hostAllowed(req.headers.host),
     onError: (err) => logger.error({ err }, 'HTTP API request failed'),
   });
 
@@ -256,6 +262,7 @@ export function createBroker(
         server.listen(port, host);
       });
       ownServer = server;
+      guard.bound(host);
       const address = server.address() as AddressInfo;
       bound = { port: address.port, host };
       logger.info({ port: address.port, host, version: BROKER_VERSION }, 'broker listening');

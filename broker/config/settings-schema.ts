@@ -101,6 +101,53 @@ const LimitsSchema = z
   })
   .passthrough();
 
+/** An exact browser origin, `scheme://host[:port]` (http or https), normalised to lower case. */
+const OriginString = z
+  .string()
+  .max(2_048)
+  .transform((o, ctx) => {
+    let origin: string | null = null;
+    try {
+      const url = new URL(o);
+      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+    } catch {
+      // reported below
+    }
+    if (origin === null || origin !== o.toLowerCase().replace(/\/$/, '')) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${o.slice(0, 100)}" is not an origin (scheme://host[:port], http or https)`,
+      });
+      return z.NEVER;
+    }
+    return origin;
+  });
+
+/**
+ * Browser origins allowed to use socket.io (see `transport/request-guard.ts`). `origin`: `false`
+ * (default: no browser page), `"*"` (every page: the reference's behaviour), or exact origins.
+ * `methods` and `credentials` are passed to socket.io's CORS headers as the reference does.
+ */
+const CorsSchema = z
+  .object({
+    origin: z
+      .union([z.literal(false), z.literal('*'), OriginString, z.array(OriginString).max(256)])
+      .default(false)
+      .transform((o) => (typeof o === 'string' && o !== '*' ? [o] : o)),
+    methods: z.array(z.enum(['GET', 'POST'])).default(['GET', 'POST']),
+    credentials: z.boolean().default(true),
+  })
+  .strict();
+
+/** A host name for `allowed_hosts`: letters, digits, `-`, `.` (no port, no scheme). */
+const HostName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, {
+    message: 'must be a host name without scheme or port',
+  });
+
 /** Settings after alias folding; see `normalizeSettingsAliases`. */
 export const SettingsSchema = z
   .object({
@@ -109,6 +156,16 @@ export const SettingsSchema = z
     input_limits: InputLimitsSchema.default(InputLimitsSchema.parse({})),
     /** Broker-wide default ACK timeout (§6.2): duration; default 30 s. */
     ack_timeout: z.union([z.number(), z.string()]).optional(),
+    /** Browser origins allowed on socket.io (§1.1 hardened); default none. */
+    cors: CorsSchema.default(CorsSchema.parse({})),
+    /** Extra `Host` names the broker answers besides loopback names and IP literals. */
+    allowed_hosts: z.array(HostName).max(256).default([]),
+    /** socket.io heartbeat: ping every `ping_interval` ms (§1.1: 5,000). */
+    ping_interval: timerDelay.default(5_000),
+    /** socket.io heartbeat: ms to answer a ping before the connection is dropped (10,000). */
+    ping_timeout: timerDelay.default(10_000),
+    /** Whether Engine.IO v3 (socket.io v2) clients may connect (§1.1: true). */
+    allow_eio3: z.boolean().default(true),
     /** socket.io `maxHttpBufferSize` in bytes; `TYO_MQ_MAX_HTTP_BUFFER_SIZE` overrides. */
     max_http_buffer_size: z.number().int().positive().default(DEFAULT_MAX_HTTP_BUFFER_SIZE),
     /** Cluster node id reported by `/health` (cluster issue); null when not clustered. */

@@ -30,6 +30,8 @@ export interface HttpApiDeps {
   /** DLQ entries of a realm (§10.6), oldest first. */
   listDlq: (realm: string) => Promise<readonly PageableEntry[]>;
   onError: (err: unknown) => void;
+  /** The DNS-rebinding check (`transport/request-guard.ts`): false answers 403. */
+  hostAllowed: (req: IncomingMessage) => boolean;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -117,6 +119,16 @@ function routeRequest(deps: HttpApiDeps) {
     }
     // Matched on the raw path so that an encoded `/` stays inside the realm segment.
     const dlq = api.stats ? DLQ_PATH.exec(url.pathname) : null;
+    const ours =
+      dlq !== null ||
+      ((path === HttpPath.HEALTH || path === HttpPath.HEALTHZ) && api.health) ||
+      (path === HttpPath.STATS && api.stats) ||
+      (path === HttpPath.METRICS && api.metrics);
+    if (!ours) return false;
+    if (!deps.hostAllowed(req)) {
+      forbidden(res);
+      return true;
+    }
     if (dlq) {
       let realm: string;
       try {

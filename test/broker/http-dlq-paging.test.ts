@@ -161,6 +161,7 @@ describe('HTTP routes answer their own failures (issue 8 item 1)', () => {
       metrics: failing.metrics ?? (async () => ({ contentType: 'text/plain', body: '' })),
       listDlq: failing.listDlq ?? (async () => []),
       onError: (err) => errors.push(err),
+      hostAllowed: () => true,
     });
     server = createServer((req, res) => {
       if (!api(req, res)) forbidden(res);

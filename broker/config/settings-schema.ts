@@ -8,10 +8,16 @@
  * so existing settings files load, and reported by `unsupportedKeys()`.
  */
 import { z } from 'zod';
-import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
+import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
+
+/**
+ * A delay that reaches a Node timer, in ms: a positive integer up to `MAX_TIMER_DELAY_MS`
+ * (2^31 - 1; a longer `setTimeout` fires after 1 ms).
+ */
+const timerDelay = z.number().int().positive().max(MAX_TIMER_DELAY_MS);
 
 const HttpApiSchema = z
   .object({
@@ -33,16 +39,30 @@ const HttpApiSchema = z
 const IdleEvictionSchema = z
   .object({
     enabled: z.boolean().default(true),
-    ttl_ms: z.number().int().nonnegative().default(300_000),
-    interval_ms: z.number().int().positive().default(60_000),
+    ttl_ms: z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS).default(300_000),
+    interval_ms: timerDelay.default(60_000),
   })
   .strict();
 
 /**
- * A delay that reaches a Node timer, in ms: a positive integer up to `MAX_TIMER_DELAY_MS`
- * (2^31 - 1; a longer `setTimeout` fires after 1 ms).
+ * A duration for a timer, as the settings file writes it (`parseStrictDurationMs`: a number of
+ * seconds, or `<number>[ms|s|m|h]`), normalised to **seconds** (the protocol's unit for a bare
+ * number). Positive, and at most `MAX_TIMER_DELAY_MS`; anything else is refused with its path.
  */
-const timerDelay = z.number().int().positive().max(MAX_TIMER_DELAY_MS);
+const TimerDurationSeconds = z.union([z.number(), z.string().max(64)]).transform((v, ctx) => {
+  const ms = parseStrictDurationMs(v);
+  if (ms === null || ms <= 0 || ms > MAX_TIMER_DELAY_MS) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        ms === null
+          ? `"${String(v).slice(0, 64)}" is not a duration (a number of seconds, or <number>ms|s|m|h)`
+          : `must be above 0 and at most ${MAX_TIMER_DELAY_MS} ms`,
+    });
+    return z.NEVER;
+  }
+  return ms / 1000;
+});
 
 /** Limits on client input. Sizes are UTF-16 code units (what §14 measures), times in ms. */
 const InputLimitsSchema = z
@@ -154,8 +174,11 @@ export const SettingsSchema = z
     http_api: HttpApiSchema.default(HttpApiSchema.parse({})),
     idle_eviction: IdleEvictionSchema.default(IdleEvictionSchema.parse({})),
     input_limits: InputLimitsSchema.default(InputLimitsSchema.parse({})),
-    /** Broker-wide default ACK timeout (§6.2): duration; default 30 s. */
-    ack_timeout: z.union([z.number(), z.string()]).optional(),
+    /**
+     * Broker-wide default ACK timeout (§6.2), normalised to seconds: `"1h"` → 3600. Default
+     * (absent) 30 s.
+     */
+    ack_timeout: TimerDurationSeconds.optional(),
     /** Browser origins allowed on socket.io (§1.1 hardened); default none. */
     cors: CorsSchema.default(CorsSchema.parse({})),
     /** Extra `Host` names the broker answers besides loopback names and IP literals. */

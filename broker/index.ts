@@ -24,7 +24,7 @@ import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
 import { createLogger, type Logger } from './logging/logger';
 import { BrokerMetrics } from './metrics/broker-metrics';
-import { sweepIdleRegistrations } from './routing/idle-eviction';
+import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
 import { SubscriptionPersistence } from './routing/subscription-persistence';
@@ -216,15 +216,12 @@ export function createBroker(
     onError: (err) => logger.error({ err }, 'HTTP API request failed'),
   });
 
-  const sweep = () => sweepIdleRegistrations(realms, settings.idle_eviction.ttl_ms);
-  let sweepTimer: NodeJS.Timeout | null = null;
-  if (settings.idle_eviction.enabled) {
-    sweepTimer = setInterval(() => {
-      const evicted = sweep();
-      if (evicted > 0) logger.info({ evicted }, 'idle registrations evicted');
-    }, settings.idle_eviction.interval_ms);
-    sweepTimer.unref();
-  }
+  const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
+  const stopSweep = settings.idle_eviction.enabled
+    ? startIdleSweep(sweeper, settings.idle_eviction.interval_ms, (evicted) => {
+        if (evicted > 0) logger.info({ evicted }, 'idle registrations evicted');
+      })
+    : () => {};
 
   let ownServer: HttpServer | null = null;
   const rawSockets = new Set<Socket>();
@@ -280,7 +277,7 @@ export function createBroker(
       });
     },
     async close() {
-      if (sweepTimer) clearInterval(sweepTimer);
+      stopSweep();
       acks.close();
       chunks.close();
       io.disconnectSockets(true);
@@ -300,7 +297,7 @@ export function createBroker(
       await store.close();
     },
     getStats,
-    sweepIdleRegistrations: sweep,
+    sweepIdleRegistrations: () => sweeper.sweepAll(),
     status: () => ({
       listening: bound !== null,
       port: bound?.port ?? null,

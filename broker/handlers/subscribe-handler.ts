@@ -37,13 +37,13 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
   if (record.producer === Protocol.ALL_PUBLISHERS) {
     for (const producer of realm.producers.values()) {
       if (!producer.online || producer.name === consumerName) continue;
-      producer.subscribers.add(consumerName);
+      realm.linkSubscriber(producer, consumerName);
       notifySubscribeTo(producer, consumer, [record.key]);
     }
   } else {
     const producer = realm.producer(record.producer, true)!;
     if (producer.online) {
-      producer.subscribers.add(consumerName);
+      realm.linkSubscriber(producer, consumerName);
       notifySubscribeTo(producer, consumer, [record.key]);
       record.announced = true;
     }

@@ -6,10 +6,8 @@
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import { SwitchboardError } from '../shared/error-catalogue';
 import type { Health, Stats } from '../shared/http-api';
 import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
 import { parseSettings } from './config/load-settings';
@@ -31,6 +29,7 @@ import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore } from './storage/create-store';
 import type { MessageStore, StoredEntry } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
+import { HttpHost, type OwnServer } from './transport/http-host';
 import { RequestGuard } from './transport/request-guard';
 import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
@@ -223,58 +222,27 @@ export function createBroker(
       })
     : () => {};
 
-  let ownServer: HttpServer | null = null;
-  const rawSockets = new Set<Socket>();
+  const host = new HttpHost(io, httpApi, forbidden);
+  let ownServer: OwnServer | null = null;
   let bound: { port: number; host: string } | null = null;
 
   return {
     settings,
     logger,
-    async listen(port = Protocol.DEFAULT_PORT, host = '0.0.0.0') {
-      if (ownServer) throw new SwitchboardError('SWB_ERR_INTERNAL', 'Broker is already listening');
+    async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
       await restored;
-      const server = createServer((req, res) => {
-        if (!httpApi(req, res)) forbidden(res);
-      });
-      server.on('connection', (sock) => {
-        rawSockets.add(sock);
-        sock.once('close', () => rawSockets.delete(sock));
-      });
-      io.attach(server);
-      await new Promise<void>((resolve, reject) => {
-        const onError = (err: NodeJS.ErrnoException) => {
-          server.off('listening', onListening);
-          reject(
-            err.code === 'EADDRINUSE'
-              ? new SwitchboardError('SWB_ERR_PORT_IN_USE', `Port ${port} is already in use`)
-              : err,
-          );
-        };
-        const onListening = () => {
-          server.off('error', onError);
-          resolve();
-        };
-        server.once('error', onError);
-        server.once('listening', onListening);
-        server.listen(port, host);
-      });
+      const server = await host.listen(port, bindHost);
       ownServer = server;
-      guard.bound(host);
-      const address = server.address() as AddressInfo;
-      bound = { port: address.port, host };
-      logger.info({ port: address.port, host, version: BROKER_VERSION }, 'broker listening');
+      guard.bound(bindHost);
+      bound = { port: server.port, host: bindHost };
+      logger.info(
+        { port: server.port, host: bindHost, version: BROKER_VERSION },
+        'broker listening',
+      );
       return bound;
     },
     attach(server) {
-      io.attach(server);
-      // Like socket.io itself: take over 'request' and pass on what is not ours.
-      const previous = server.listeners('request') as Array<(...args: unknown[]) => void>;
-      server.removeAllListeners('request');
-      server.on('request', (req, res) => {
-        if (req.url?.startsWith('/socket.io/') || !httpApi(req, res)) {
-          for (const listener of previous) listener.call(server, req, res);
-        }
-      });
+      host.attach(server);
     },
     async close() {
       stopSweep();
@@ -282,17 +250,13 @@ export function createBroker(
       chunks.close();
       io.disconnectSockets(true);
       if (ownServer) {
-        // Clients got their disconnect packet; a silent (half-open) peer would hold a
-        // WebSocket close handshake for 30 s, so the connections are dropped instead.
-        setImmediate(() => {
-          for (const sock of rawSockets) sock.destroy();
-        });
-        await new Promise<void>((resolve) => io.close(() => resolve()));
+        await ownServer.close();
         ownServer = null;
       } else {
-        // Attached to someone else's server: stop our engine, leave their server running.
+        // Attached to someone else's server: stop our engine, hand their server back.
         io.engine?.close();
       }
+      host.detach();
       bound = null;
       await store.close();
     },

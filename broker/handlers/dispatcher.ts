@@ -19,6 +19,7 @@ import {
 import {
   AckPayload,
   ConsumerPayload,
+  HelloPayload,
   ProduceChunkPayload,
   ProducePayload,
   ProducerPayload,
@@ -120,7 +121,7 @@ export const ROUTES = {
       ),
   },
   [ClientEvent.PING]: { parseString: false, schema: null, handler: handlePing },
-  [ClientEvent.HELLO]: { parseString: false, schema: null, handler: handleHello },
+  [ClientEvent.HELLO]: { parseString: false, schema: HelloPayload, handler: handleHello },
   [ClientEvent.DEBUG]: { parseString: false, schema: null, handler: handleDebug },
   [ClientEvent.QUIT]: { parseString: false, schema: null, handler: handleQuit },
 } satisfies Record<ClientEventName, Route>;

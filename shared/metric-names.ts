@@ -14,6 +14,8 @@ export const MetricName = {
   ACK_TIMEOUT_TOTAL: 'tyo_mq_ack_timeout_total',
   RATE_LIMITED_TOTAL: 'tyo_mq_rate_limited_total',
   SSE_CONNECTIONS_TOTAL: 'tyo_mq_sse_connections_total',
+  /** Switchboard extension: inbound events refused for carrying binary attachments (§1.2). */
+  BINARY_REFUSED_TOTAL: 'tyo_mq_binary_refused_total',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

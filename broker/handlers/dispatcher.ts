@@ -32,7 +32,7 @@ import { answerInternalError } from './async-guard';
 import { handleProduceChunk } from './chunk-handler';
 import { handleConsumer } from './consumer-handler';
 import type { EventHandler, HandlerContext } from './handler-context';
-import { inspectPayload, parseJsonPayload } from './payload-guard';
+import { BINARY_PAYLOAD, inspectPayload, parseJsonPayload } from './payload-guard';
 import { handleProduce } from './produce-handler';
 import { handleProducer } from './producer-handler';
 import {
@@ -188,7 +188,10 @@ export function dispatch(
       payload = parsed.value;
     }
     const structural = inspectPayload(payload, ctx.settings.input_limits.max_payload_depth);
-    if (structural) return refuse(ctx, socket, event, route, raw, callback, structural);
+    if (structural) {
+      if (structural === BINARY_PAYLOAD) ctx.metrics.binaryRefused(event);
+      return refuse(ctx, socket, event, route, raw, callback, structural);
+    }
     if (route.schema) {
       const result = route.schema.safeParse(payload);
       if (!result.success) {

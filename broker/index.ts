@@ -6,12 +6,10 @@
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
-import { SwitchboardError } from '../shared/error-catalogue';
 import type { Health, Stats } from '../shared/http-api';
-import { Protocol } from '../shared/protocol-events';
+import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
 import { parseSettings } from './config/load-settings';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
@@ -25,14 +23,16 @@ import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
 import { createLogger, type Logger } from './logging/logger';
 import { BrokerMetrics } from './metrics/broker-metrics';
-import { sweepIdleRegistrations } from './routing/idle-eviction';
+import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
 import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore } from './storage/create-store';
 import type { MessageStore, StoredEntry } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
-import { PING_INTERVAL_MS, socketIoOptions } from './transport/socket-options';
+import { HttpHost, type OwnServer } from './transport/http-host';
+import { RequestGuard } from './transport/request-guard';
+import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
 import { BROKER_VERSION } from './version';
 
@@ -42,7 +42,12 @@ export { loadSettingsFile, parseSettings, readSettingsFile } from './config/load
 export { BROKER_VERSION } from './version';
 export type { DlqEntry, MessageStore, StoredEntry } from './storage/message-store';
 
-export { PING_INTERVAL_MS, PING_TIMEOUT_MS, socketIoOptions } from './transport/socket-options';
+export {
+  PING_INTERVAL_MS,
+  PING_TIMEOUT_MS,
+  STOCK_SOCKET_SETTINGS,
+  socketIoOptions,
+} from './transport/socket-options';
 
 export interface BrokerOptions {
   logger?: Logger;
@@ -111,9 +116,11 @@ export function createBroker(
   const startedAt = Date.now();
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
   const store = createStore(settings, options.dataDir ?? process.cwd());
-  const io: BrokerServer = new Server(
-    socketIoOptions(settings.max_http_buffer_size, settings.per_message_deflate),
-  );
+  const guard = new RequestGuard(settings);
+  const io: BrokerServer = new Server({
+    ...socketIoOptions(settings.max_http_buffer_size, settings),
+    allowRequest: guard.allowRequest,
+  });
   const connectionsCurrent = (): number => io.engine?.clientsCount ?? 0;
   const metrics = new BrokerMetrics(
     settings.input_limits.max_event_labels_per_realm,
@@ -134,14 +141,14 @@ export function createBroker(
     ackTimeout: (realm) => metrics.ackTimeout(realm),
     exhausted: (msgId, copy, reason) => {
       const { key, consumer } = copy.stored;
-      ledger.deadLetter(msgId, reason, copy.realm, key, consumer).then(
-        (id) => {
+      ledger
+        .deadLetter(msgId, reason, copy.realm, key, consumer)
+        .then((id) => {
           if (id === null) return;
           metrics.messageDeadLettered(copy.realm);
           logger.warn({ id, realm: copy.realm, key: copy.key, reason }, 'dead-lettered');
-        },
-        (err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'),
-      );
+        })
+        .catch((err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'));
     },
     attempted: (msgId, n) => {
       store.setAttempts(msgId, n).catch((err: unknown) => {
@@ -150,11 +157,24 @@ export function createBroker(
     },
   });
   const limits = settings.input_limits;
-  const chunks = new ChunkAssembler({
-    maxLength: limits.max_chunked_message_length,
-    maxPartialPerSocket: limits.max_partial_transfers_per_socket,
-    idleTimeoutMs: limits.transfer_idle_timeout_ms,
-  });
+  const chunks = new ChunkAssembler(
+    {
+      maxLength: limits.max_chunked_message_length,
+      maxPartialPerSocket: limits.max_partial_transfers_per_socket,
+      idleTimeoutMs: limits.transfer_idle_timeout_ms,
+      deadlineMs: limits.transfer_deadline_ms,
+      maxHeldBytes: limits.max_reassembly_bytes,
+    },
+    (socketId, transferId, reason) => {
+      logger.warn({ socket: socketId, transferId, reason }, 'partial chunked message dropped');
+      if (reason === 'deadline') {
+        io.sockets.sockets.get(socketId)?.emit(ServerEvent.ERROR, {
+          message: chunks.deadlineReason(transferId),
+          code: ProtocolErrorCode.LIMIT_EXCEEDED,
+        });
+      }
+    },
+  );
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
   const delivery = new Delivery(metrics, acks, store, ledger, logger, (ids, event, envelope) =>
     io.local.to(ids).emit(event, envelope),
@@ -190,7 +210,7 @@ export function createBroker(
     persistence,
     metrics,
     logger,
-    pingIntervalMs: PING_INTERVAL_MS,
+    pingIntervalMs: settings.ping_interval,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
@@ -236,96 +256,60 @@ export function createBroker(
     stats: getStats,
     metrics: () => metrics.render(),
     listDlq: (realm) => store.listDlq(realm),
-    onError: (err) => logger.error({ err }, 'metrics rendering failed'),
+    hostAllowed: (req) => guard.hostAllowed(req.headers.host),
+    onError: (err) => logger.error({ err }, 'HTTP API request failed'),
   });
 
-  const sweep = () => sweepIdleRegistrations(realms, settings.idle_eviction.ttl_ms);
-  let sweepTimer: NodeJS.Timeout | null = null;
-  if (settings.idle_eviction.enabled) {
-    sweepTimer = setInterval(() => {
-      const evicted = sweep();
-      if (evicted > 0) logger.info({ evicted }, 'idle registrations evicted');
-    }, settings.idle_eviction.interval_ms);
-    sweepTimer.unref();
-  }
+  const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
+  const stopSweep = settings.idle_eviction.enabled
+    ? startIdleSweep(sweeper, settings.idle_eviction.interval_ms, (evicted) => {
+        if (evicted > 0) logger.info({ evicted }, 'idle registrations evicted');
+      })
+    : () => {};
 
-  let ownServer: HttpServer | null = null;
-  const rawSockets = new Set<Socket>();
+  const host = new HttpHost(io, httpApi, forbidden);
+  let ownServer: OwnServer | null = null;
   let bound: { port: number; host: string } | null = null;
 
   return {
     settings,
     logger,
-    async listen(port = Protocol.DEFAULT_PORT, host = '0.0.0.0') {
-      if (ownServer) throw new SwitchboardError('SWB_ERR_INTERNAL', 'Broker is already listening');
+    async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
       await restored;
-      const server = createServer((req, res) => {
-        if (!httpApi(req, res)) forbidden(res);
-      });
-      server.on('connection', (sock) => {
-        rawSockets.add(sock);
-        sock.once('close', () => rawSockets.delete(sock));
-      });
-      io.attach(server);
-      await new Promise<void>((resolve, reject) => {
-        const onError = (err: NodeJS.ErrnoException) => {
-          server.off('listening', onListening);
-          reject(
-            err.code === 'EADDRINUSE'
-              ? new SwitchboardError('SWB_ERR_PORT_IN_USE', `Port ${port} is already in use`)
-              : err,
-          );
-        };
-        const onListening = () => {
-          server.off('error', onError);
-          resolve();
-        };
-        server.once('error', onError);
-        server.once('listening', onListening);
-        server.listen(port, host);
-      });
+      const server = await host.listen(port, bindHost);
       ownServer = server;
-      const address = server.address() as AddressInfo;
-      bound = { port: address.port, host };
-      logger.info({ port: address.port, host, version: BROKER_VERSION }, 'broker listening');
+      guard.bound(bindHost);
+      bound = { port: server.port, host: bindHost };
+      logger.info(
+        { port: server.port, host: bindHost, version: BROKER_VERSION },
+        'broker listening',
+      );
       return bound;
     },
     attach(server) {
-      io.attach(server);
-      // Like socket.io itself: take over 'request' and pass on what is not ours.
-      const previous = server.listeners('request') as Array<(...args: unknown[]) => void>;
-      server.removeAllListeners('request');
-      server.on('request', (req, res) => {
-        if (req.url?.startsWith('/socket.io/') || !httpApi(req, res)) {
-          for (const listener of previous) listener.call(server, req, res);
-        }
-      });
+      host.attach(server);
     },
     async close() {
-      if (sweepTimer) clearInterval(sweepTimer);
+      stopSweep();
       acks.close();
       ledger.close();
       expiry.stop();
       chunks.close();
       io.disconnectSockets(true);
       if (ownServer) {
-        // Clients got their disconnect packet; a silent (half-open) peer would hold a
-        // WebSocket close handshake for 30 s, so the connections are dropped instead.
-        setImmediate(() => {
-          for (const sock of rawSockets) sock.destroy();
-        });
-        await new Promise<void>((resolve) => io.close(() => resolve()));
+        await ownServer.close();
         ownServer = null;
       } else {
-        // Attached to someone else's server: stop our engine, leave their server running.
+        // Attached to someone else's server: stop our engine, hand their server back.
         io.engine?.close();
       }
+      host.detach();
       bound = null;
       await store.close();
     },
     getStats,
     expireDurableSubscriptions: (now) => expiry.sweep(now),
-    sweepIdleRegistrations: sweep,
+    sweepIdleRegistrations: () => sweeper.sweepAll(),
     status: () => ({
       listening: bound !== null,
       port: bound?.port ?? null,
@@ -348,7 +332,9 @@ export function createBroker(
           record.consumerId === entry.consumer &&
           registry!.consumers.get(record.consumer)?.online
         ) {
-          void replayer.replay(registry!, record);
+          replayer
+            .replay(registry!, record)
+            .catch((err: unknown) => logger.error({ err, id: msgId }, 'DLQ replay failed'));
         }
       }
       return entry;

@@ -34,6 +34,18 @@ export function parseDurationMs(value: unknown, fallbackMs: number): number {
 }
 
 /**
+ * Parses a duration from a settings file to milliseconds, strictly: a number counts as
+ * seconds (`0.3` → 300), a string is `<number>[ms|s|m|h]` (§10.3's grammar plus `h`, as the TTL
+ * grammar of Note 9.3-A; case-insensitive, no unit = seconds). Returns null for anything else
+ * (`"30 seconds"`, `"-5s"`, `NaN`), so the caller refuses it with the key's path — unlike
+ * `parseDurationMs`, whose silent fallback the protocol keeps for client payloads.
+ */
+export function parseStrictDurationMs(value: unknown): number | null {
+  const ms = parseWith(TTL_RE, value);
+  return ms !== null && Number.isFinite(ms) ? ms : null;
+}
+
+/**
  * Parses a message TTL to seconds (Note 9.3-A): numbers are seconds as before, negative or
  * non-finite numbers mean "never expires" (`null`), strings follow the duration grammar
  * extended with `h` (`"1h"` → 3600). Returns `undefined` ("use the store default") for

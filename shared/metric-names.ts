@@ -20,6 +20,8 @@ export const MetricName = {
   SUBSCRIPTION_QUEUE_DEPTH: 'tyo_mq_subscription_queue_depth',
   /** Switchboard: copies refused by a queue cap, by `cap` (`realm` or `consumer`). */
   QUEUE_REFUSED_TOTAL: 'tyo_mq_queue_refused_total',
+  /** Switchboard extension: inbound events refused for carrying binary attachments (§1.2). */
+  BINARY_REFUSED_TOTAL: 'tyo_mq_binary_refused_total',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

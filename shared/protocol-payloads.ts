@@ -154,8 +154,25 @@ export const AckPayload = z
   .passthrough();
 export type AckPayload = z.infer<typeof AckPayload>;
 
-/** `HELLO` (§3): logged only. */
-export const HelloPayload = z.object({ name: optName, type: optName }).passthrough();
+/** Longest `HELLO` `type` accepted (client kinds are short words). */
+export const MAX_HELLO_TYPE_LENGTH = 64;
+
+/**
+ * `HELLO {name, type}` (§3): logged only, so its logged fields are capped (a 10 MiB `name` used
+ * to be written to the log as is). No payload at all is accepted as an empty greeting; extra
+ * fields are accepted and never logged.
+ */
+export const HelloPayload = z.union([
+  z.null(),
+  z.undefined(),
+  z
+    .object({
+      name: optName,
+      type: z.string().max(MAX_HELLO_TYPE_LENGTH).optional().nullable(),
+    })
+    .passthrough(),
+]);
+export type HelloPayload = z.infer<typeof HelloPayload>;
 
 /** `PING` takes any object (§3.7); a non-object is echoed as `{}` plus pong fields. */
 export const PingPayload = z.record(z.string(), z.unknown());

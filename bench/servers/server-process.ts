@@ -25,7 +25,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance, type EventLoopUtilization } from 'node:perf_hooks';
 import type { ServerOptions } from 'socket.io';
-import { DEFAULT_MAX_HTTP_BUFFER_SIZE, socketIoOptions } from '../../broker/index';
+import {
+  DEFAULT_MAX_HTTP_BUFFER_SIZE,
+  STOCK_SOCKET_SETTINGS,
+  socketIoOptions,
+} from '../../broker/index';
 
 /**
  * The broker's socket.io options with the reference's per-message deflate (spec §1.1), which
@@ -33,7 +37,7 @@ import { DEFAULT_MAX_HTTP_BUFFER_SIZE, socketIoOptions } from '../../broker/inde
  */
 export const BROKER_SOCKET_IO_OPTIONS: Partial<ServerOptions> = socketIoOptions(
   DEFAULT_MAX_HTTP_BUFFER_SIZE,
-  true,
+  { ...STOCK_SOCKET_SETTINGS, per_message_deflate: true },
 );
 
 export type ServerKind = 'relay' | 'broker';

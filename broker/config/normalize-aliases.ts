@@ -17,10 +17,16 @@ const TOP_LEVEL: Record<string, string> = {
   defaultTtl: 'default_ttl',
   authStore: 'auth_store',
   nodeId: 'node_id',
+  allowedHosts: 'allowed_hosts',
+  pingInterval: 'ping_interval',
+  pingTimeout: 'ping_timeout',
+  allowEIO3: 'allow_eio3',
+  allowEio3: 'allow_eio3',
+  maxHttpBufferSize: 'max_http_buffer_size',
 };
 const NESTED: Record<string, Record<string, string>> = {
   idle_eviction: { ttlMs: 'ttl_ms', intervalMs: 'interval_ms' },
-  http_api: { metricsAuth: 'metrics_auth' },
+  http_api: { metricsAuth: 'metrics_auth', maxResponseBytes: 'max_response_bytes' },
   storage_options: {
     file: 'filename',
     path: 'filename',

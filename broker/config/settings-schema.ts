@@ -8,9 +8,16 @@
  * so existing settings files load, and reported by `unsupportedKeys()`.
  */
 import { z } from 'zod';
+import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
+
+/**
+ * A delay that reaches a Node timer, in ms: a positive integer up to `MAX_TIMER_DELAY_MS`
+ * (2^31 - 1; a longer `setTimeout` fires after 1 ms).
+ */
+const timerDelay = z.number().int().positive().max(MAX_TIMER_DELAY_MS);
 
 const HttpApiSchema = z
   .object({
@@ -19,16 +26,43 @@ const HttpApiSchema = z
     metrics: z.boolean().default(true),
     stats: z.boolean().default(true),
     metrics_auth: z.boolean().default(true),
+    /** Most bytes of entry JSON in one DLQ page (`GET /api/realms/{realm}/dlq`); 16 MiB. */
+    max_response_bytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(256 * 1024 * 1024)
+      .default(16 * 1024 * 1024),
   })
   .strict();
 
 const IdleEvictionSchema = z
   .object({
     enabled: z.boolean().default(true),
-    ttl_ms: z.number().int().nonnegative().default(300_000),
-    interval_ms: z.number().int().positive().default(60_000),
+    ttl_ms: z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS).default(300_000),
+    interval_ms: timerDelay.default(60_000),
   })
   .strict();
+
+/**
+ * A duration for a timer, as the settings file writes it (`parseStrictDurationMs`: a number of
+ * seconds, or `<number>[ms|s|m|h]`), normalised to **seconds** (the protocol's unit for a bare
+ * number). Positive, and at most `MAX_TIMER_DELAY_MS`; anything else is refused with its path.
+ */
+const TimerDurationSeconds = z.union([z.number(), z.string().max(64)]).transform((v, ctx) => {
+  const ms = parseStrictDurationMs(v);
+  if (ms === null || ms <= 0 || ms > MAX_TIMER_DELAY_MS) {
+    ctx.addIssue({
+      code: 'custom',
+      message:
+        ms === null
+          ? `"${String(v).slice(0, 64)}" is not a duration (a number of seconds, or <number>ms|s|m|h)`
+          : `must be above 0 and at most ${MAX_TIMER_DELAY_MS} ms`,
+    });
+    return z.NEVER;
+  }
+  return ms / 1000;
+});
 
 /** Limits on client input. Sizes are UTF-16 code units (what §14 measures), times in ms. */
 const InputLimitsSchema = z
@@ -42,13 +76,28 @@ const InputLimitsSchema = z
     /** Partial chunked transfers one socket may hold at once. */
     max_partial_transfers_per_socket: z.number().int().positive().default(16),
     /** A partial transfer with no new chunk for this long is dropped. */
-    transfer_idle_timeout_ms: z.number().int().positive().default(60_000),
+    transfer_idle_timeout_ms: timerDelay.default(60_000),
+    /** A partial transfer not complete this long after its first chunk is dropped: 5 min. */
+    transfer_deadline_ms: timerDelay.default(300_000),
+    /**
+     * Bytes all partial transfers of the broker may hold together (2 per code unit): 256 MiB.
+     * At least twice `max_chunked_message_length`, so the largest message can complete.
+     */
+    max_reassembly_bytes: z
+      .number()
+      .int()
+      .positive()
+      .default(256 * 1024 * 1024),
     /** Deepest nesting accepted in an inbound payload. */
     max_payload_depth: z.number().int().positive().default(64),
     /** Distinct `event` label values per realm before metrics fold them into "other". */
     max_event_labels_per_realm: z.number().int().positive().default(200),
   })
-  .strict();
+  .strict()
+  .refine((l) => l.max_reassembly_bytes >= 2 * l.max_chunked_message_length, {
+    message: 'must be at least 2 × max_chunked_message_length (bytes per code unit)',
+    path: ['max_reassembly_bytes'],
+  });
 
 /**
  * `storage_options` (`spec/protocol-core.md` §16.1, §16.3). `filename` is resolved against the
@@ -117,14 +166,74 @@ const LimitsSchema = z
   })
   .passthrough();
 
+/** An exact browser origin, `scheme://host[:port]` (http or https), normalised to lower case. */
+const OriginString = z
+  .string()
+  .max(2_048)
+  .transform((o, ctx) => {
+    let origin: string | null = null;
+    try {
+      const url = new URL(o);
+      if (url.protocol === 'http:' || url.protocol === 'https:') origin = url.origin;
+    } catch {
+      // reported below
+    }
+    if (origin === null || origin !== o.toLowerCase().replace(/\/$/, '')) {
+      ctx.addIssue({
+        code: 'custom',
+        message: `"${o.slice(0, 100)}" is not an origin (scheme://host[:port], http or https)`,
+      });
+      return z.NEVER;
+    }
+    return origin;
+  });
+
+/**
+ * Browser origins allowed to use socket.io (see `transport/request-guard.ts`). `origin`: `false`
+ * (default: no browser page), `"*"` (every page: the reference's behaviour), or exact origins.
+ * `methods` and `credentials` are passed to socket.io's CORS headers as the reference does.
+ */
+const CorsSchema = z
+  .object({
+    origin: z
+      .union([z.literal(false), z.literal('*'), OriginString, z.array(OriginString).max(256)])
+      .default(false)
+      .transform((o) => (typeof o === 'string' && o !== '*' ? [o] : o)),
+    methods: z.array(z.enum(['GET', 'POST'])).default(['GET', 'POST']),
+    credentials: z.boolean().default(true),
+  })
+  .strict();
+
+/** A host name for `allowed_hosts`: letters, digits, `-`, `.` (no port, no scheme). */
+const HostName = z
+  .string()
+  .min(1)
+  .max(253)
+  .regex(/^[a-z0-9]([a-z0-9-]*[a-z0-9])?(\.[a-z0-9]([a-z0-9-]*[a-z0-9])?)*$/i, {
+    message: 'must be a host name without scheme or port',
+  });
+
 /** Settings after alias folding; see `normalizeSettingsAliases`. */
 export const SettingsSchema = z
   .object({
     http_api: HttpApiSchema.default(HttpApiSchema.parse({})),
     idle_eviction: IdleEvictionSchema.default(IdleEvictionSchema.parse({})),
     input_limits: InputLimitsSchema.default(InputLimitsSchema.parse({})),
-    /** Broker-wide default ACK timeout (§6.2): duration; default 30 s. */
-    ack_timeout: z.union([z.number(), z.string()]).optional(),
+    /**
+     * Broker-wide default ACK timeout (§6.2), normalised to seconds: `"1h"` → 3600. Default
+     * (absent) 30 s.
+     */
+    ack_timeout: TimerDurationSeconds.optional(),
+    /** Browser origins allowed on socket.io (§1.1 hardened); default none. */
+    cors: CorsSchema.default(CorsSchema.parse({})),
+    /** Extra `Host` names the broker answers besides loopback names and IP literals. */
+    allowed_hosts: z.array(HostName).max(256).default([]),
+    /** socket.io heartbeat: ping every `ping_interval` ms (§1.1: 5,000). */
+    ping_interval: timerDelay.default(5_000),
+    /** socket.io heartbeat: ms to answer a ping before the connection is dropped (10,000). */
+    ping_timeout: timerDelay.default(10_000),
+    /** Whether Engine.IO v3 (socket.io v2) clients may connect (§1.1: true). */
+    allow_eio3: z.boolean().default(true),
     /** socket.io `maxHttpBufferSize` in bytes; `TYO_MQ_MAX_HTTP_BUFFER_SIZE` overrides. */
     max_http_buffer_size: z.number().int().positive().default(DEFAULT_MAX_HTTP_BUFFER_SIZE),
     /** WebSocket per-message deflate (see `PerMessageDeflateSchema`); default off. */

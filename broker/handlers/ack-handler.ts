@@ -6,9 +6,10 @@
  * stored for one of this socket's consumers (e.g. ACK after a reconnect) → delete it;
  * else another socket/consumer owns it → 403; else 404. A store failure → 500.
  */
-import { ServerEvent, type AckReply } from '../../shared/protocol-events';
+import { ClientEvent, ServerEvent, type AckReply } from '../../shared/protocol-events';
 import type { AckPayload } from '../../shared/protocol-payloads';
 import type { BrokerSocket } from '../transport/socket-types';
+import { guardAsync } from './async-guard';
 import type { EventHandler, HandlerContext } from './handler-context';
 
 /** Emits an ACK reply and passes it to the callback (both, as the reference does). */
@@ -67,9 +68,14 @@ export const handleAck: EventHandler<AckPayload> = (ctx, socket, payload, ack) =
     replyAck(socket, { ok: false, code: 400, message: 'ACK requires msgId' }, ack);
     return;
   }
-  settle(ctx, socket, msgId).then(
-    (reply) => replyAck(socket, reply, ack),
-    (err: unknown) =>
-      replyAck(socket, { ok: false, code: 500, message: (err as Error).message }, ack),
+  guardAsync(
+    ctx,
+    socket,
+    ClientEvent.ACK,
+    settle(ctx, socket, msgId).then(
+      (reply) => replyAck(socket, reply, ack),
+      (err: unknown) =>
+        replyAck(socket, { ok: false, code: 500, message: (err as Error).message }, ack),
+    ),
   );
 };

@@ -19,6 +19,7 @@ import {
 import {
   AckPayload,
   ConsumerPayload,
+  HelloPayload,
   ProduceChunkPayload,
   ProducePayload,
   ProducerPayload,
@@ -27,10 +28,11 @@ import {
 } from '../../shared/protocol-payloads';
 import type { BrokerSocket } from '../transport/socket-types';
 import { handleAck, replyAck } from './ack-handler';
+import { answerInternalError } from './async-guard';
 import { handleProduceChunk } from './chunk-handler';
 import { handleConsumer } from './consumer-handler';
 import type { EventHandler, HandlerContext } from './handler-context';
-import { inspectPayload, parseJsonPayload } from './payload-guard';
+import { BINARY_PAYLOAD, inspectPayload, parseJsonPayload } from './payload-guard';
 import { handleProduce } from './produce-handler';
 import { handleProducer } from './producer-handler';
 import {
@@ -119,7 +121,7 @@ export const ROUTES = {
       ),
   },
   [ClientEvent.PING]: { parseString: false, schema: null, handler: handlePing },
-  [ClientEvent.HELLO]: { parseString: false, schema: null, handler: handleHello },
+  [ClientEvent.HELLO]: { parseString: false, schema: HelloPayload, handler: handleHello },
   [ClientEvent.DEBUG]: { parseString: false, schema: null, handler: handleDebug },
   [ClientEvent.QUIT]: { parseString: false, schema: null, handler: handleQuit },
 } satisfies Record<ClientEventName, Route>;
@@ -186,7 +188,10 @@ export function dispatch(
       payload = parsed.value;
     }
     const structural = inspectPayload(payload, ctx.settings.input_limits.max_payload_depth);
-    if (structural) return refuse(ctx, socket, event, route, raw, callback, structural);
+    if (structural) {
+      if (structural === BINARY_PAYLOAD) ctx.metrics.binaryRefused(event);
+      return refuse(ctx, socket, event, route, raw, callback, structural);
+    }
     if (route.schema) {
       const result = route.schema.safeParse(payload);
       if (!result.success) {
@@ -196,12 +201,7 @@ export function dispatch(
     }
     (route.handler as EventHandler<unknown>)(ctx, socket, payload, callback);
   } catch (err) {
-    ctx.logger.error({ err, socket: socket.id, event }, 'handler failed');
-    try {
-      badField(socket, `Internal error while handling ${event}`);
-    } catch {
-      // The socket may already be gone; nothing more to do.
-    }
+    answerInternalError(ctx, socket, event, err);
   }
 }
 

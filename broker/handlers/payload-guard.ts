@@ -1,8 +1,19 @@
 /**
  * Structural checks run on every inbound payload before its schema (`spec/protocol-core.md`
- * §19): nesting depth, `__proto__` keys (prototype-pollution attempts), and JSON strings for
+ * §19): nesting depth, `__proto__` keys (prototype-pollution attempts), binary attachments
+ * (§1.2: JSON only), and JSON strings for
  * the events that accept them (§1.2). Iterative, so a hostile depth cannot overflow the stack.
  */
+
+/**
+ * The refusal of a payload that carries binary data (a socket.io attachment: Buffer,
+ * ArrayBuffer or typed array). The protocol is JSON only (`spec/protocol-core.md` §1.2); a
+ * Buffer delivered live but replayed as `{"type":"Buffer","data":[…]}` is worse than a refusal.
+ */
+export const BINARY_PAYLOAD = 'payload carries binary data; the protocol is JSON only';
+
+const isBinary = (node: object): boolean =>
+  ArrayBuffer.isView(node) || node instanceof ArrayBuffer || node instanceof SharedArrayBuffer;
 
 /** Why a payload was refused, or null when it passes. */
 export function inspectPayload(value: unknown, maxDepth: number): string | null {
@@ -10,6 +21,8 @@ export function inspectPayload(value: unknown, maxDepth: number): string | null 
   const stack: Array<[unknown, number]> = [[value, 1]];
   while (stack.length > 0) {
     const [node, depth] = stack.pop()!;
+    // Checked before walking: a Buffer's keys are its bytes.
+    if (isBinary(node as object)) return BINARY_PAYLOAD;
     if (depth > maxDepth) return `payload nested deeper than ${maxDepth} levels`;
     if (Array.isArray(node)) {
       for (const item of node)

@@ -9,9 +9,15 @@
  * could not be stored is reported as `ERROR {code: -8}` (Switchboard extension).
  */
 import { parseTtlSeconds } from '../../shared/duration';
-import { Protocol, ProtocolErrorCode, ServerEvent } from '../../shared/protocol-events';
+import {
+  ClientEvent,
+  Protocol,
+  ProtocolErrorCode,
+  ServerEvent,
+} from '../../shared/protocol-events';
 import type { ProducePayload } from '../../shared/protocol-payloads';
 import type { ProducedMessage } from '../routing/produced-message';
+import { guardAsync } from './async-guard';
 import type { EventHandler } from './handler-context';
 
 const GUARANTEED_VALUE = 'guaranteed';
@@ -75,8 +81,8 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   ctx.metrics.messageProduced(realmName, msg.event);
   const stored = ctx.router.route(msg);
   if (stored.length === 0 && !ack) return;
-  // Outcomes never reject (StoreOutcome), so this chain cannot leave a rejection unhandled.
-  void Promise.all(stored).then((outcomes) => {
+  // Outcomes never reject (StoreOutcome), but a continuation may throw: the guard answers it.
+  const confirmed = Promise.all(stored).then((outcomes) => {
     const msgIds: string[] = [];
     for (const o of outcomes) {
       if (!o.ok) {
@@ -94,4 +100,5 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
     }
     ack?.({ ok: true, msgIds });
   });
+  guardAsync(ctx, socket, ClientEvent.PRODUCE, confirmed, ack);
 };

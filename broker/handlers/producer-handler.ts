@@ -44,7 +44,7 @@ export const handleProducer: EventHandler<ProducerPayload> = (ctx, socket, paylo
   for (const [consumerName, keys] of byConsumer) {
     const consumer = realm.consumers.get(consumerName);
     if (!consumer) continue;
-    producer.subscribers.add(consumerName);
+    realm.linkSubscriber(producer, consumerName);
     if (keys.length > 0) notifySubscribeTo(producer, consumer, keys);
     notifyConsumerOfProducer(consumer, producer);
   }

@@ -6,6 +6,7 @@
  * when the id is the caller's own) and §3.7 (PING answers its callback with a JSON *string*).
  */
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
+import type { HelloPayload } from '../../shared/protocol-payloads';
 import type { EventHandler } from './handler-context';
 
 export const handleAuthentication: EventHandler<unknown> = (_ctx, socket) => {
@@ -19,9 +20,9 @@ export const handlePing: EventHandler<unknown> = (_ctx, _socket, payload, ack) =
   ack(JSON.stringify({ ...fields, pong: Protocol.PONG, timestamp: new Date().toISOString() }));
 };
 
-export const handleHello: EventHandler<unknown> = (ctx, socket, payload) => {
-  const p = (payload ?? {}) as { name?: unknown; type?: unknown };
-  ctx.logger.info({ socket: socket.id, name: p.name, type: p.type }, 'HELLO');
+/** Logs the greeting's `name` and `type` only, both capped by `HelloPayload`. */
+export const handleHello: EventHandler<HelloPayload> = (ctx, socket, payload) => {
+  ctx.logger.info({ socket: socket.id, name: payload?.name, type: payload?.type }, 'HELLO');
 };
 
 export const handleDebug: EventHandler<unknown> = (ctx, socket, payload) => {

@@ -6,6 +6,7 @@
  * the consumer names registered on this socket; no reply).
  */
 import {
+  ClientEvent,
   Protocol,
   ProtocolErrorCode,
   ServerEvent,
@@ -14,6 +15,7 @@ import {
 } from '../../shared/protocol-events';
 import type { SubscribePayload, UnsubscribePayload } from '../../shared/protocol-payloads';
 import { buildSubscription, subscriptionProblem } from '../routing/subscription-options';
+import { guardAsync } from './async-guard';
 import { bindConsumer } from './consumer-handler';
 import type { EventHandler } from './handler-context';
 import { notifySubscribeTo } from './notify';
@@ -54,20 +56,20 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
   if (record.producer === Protocol.ALL_PUBLISHERS) {
     for (const producer of realm.producers.values()) {
       if (!producer.online || producer.name === consumerName) continue;
-      producer.subscribers.add(consumerName);
+      realm.linkSubscriber(producer, consumerName);
       notifySubscribeTo(producer, consumer, [record.key]);
     }
   } else {
     const producer = realm.producer(record.producer, true)!;
     if (producer.online) {
-      producer.subscribers.add(consumerName);
+      realm.linkSubscriber(producer, consumerName);
       notifySubscribeTo(producer, consumer, [record.key]);
       record.announced = true;
     }
   }
   // Step 8: replay stored copies — even for a non-durable subscription, so that queued
   // guaranteed messages get through (§6.4).
-  void ctx.replayer.replay(realm, record);
+  guardAsync(ctx, socket, ClientEvent.SUBSCRIBE, ctx.replayer.replay(realm, record));
 };
 
 export const handleUnsubscribe: EventHandler<UnsubscribePayload> = (ctx, socket, payload) => {

@@ -204,6 +204,21 @@ export class BrokerMetrics {
     this.ackTimeouts.labels({ realm }).inc();
   }
 
+  /**
+   * An inbound `event` refused for carrying binary data (§1.2; issue 7 item 5). Labelled by
+   * the client event name, a closed set. Created on first use, like every counter here.
+   */
+  binaryRefused(event: string): void {
+    this.binaryRefusedTotal ??= new Counter({
+      name: MetricName.BINARY_REFUSED_TOTAL,
+      help: 'Inbound events refused for carrying binary attachments',
+      labelNames: ['event'],
+      registers: [this.registry],
+    });
+    this.binaryRefusedTotal.labels({ event }).inc();
+  }
+  private binaryRefusedTotal: Counter<'event'> | undefined;
+
   /** Prometheus text exposition of every metric. */
   async render(): Promise<{ contentType: string; body: string }> {
     return { contentType: this.registry.contentType, body: await this.registry.metrics() };

@@ -6,6 +6,11 @@
  * §6.1–§6.3 (subscriptions and topic index, with Note 6.2-B: the index entry is rebuilt from
  * the latest subscription state), §12 (group counters) and Note 15-C (lookups never create
  * entries, except the placeholder producer created by `SUBSCRIBE`).
+ *
+ * Indexes kept beside the maps (issue 8 items 8 and 10), so that the idle sweep and removals
+ * cost what they remove, not the size of the realm: keys per consumer, keys per producer name,
+ * the producers whose `subscribers` hold a consumer, and a count of records per group. A group
+ * counter and a placeholder producer go away with the last subscription that refers to them.
  */
 import type { BrokerSocket } from '../transport/socket-types';
 import type { ConsumerEntry, ProducerEntry, SubscriptionRecord } from './registry-types';
@@ -20,6 +25,14 @@ export class RealmRegistry {
   /** Per key: the topic pattern and how many topic-mode records share it. */
   private readonly topicKeys = new Map<string, { pattern: string; count: number }>();
   private readonly groupCounters = new Map<string, number>();
+  /** `group → records naming it`; the counter is dropped with the last one. */
+  private readonly groupRefs = new Map<string, number>();
+  /** `consumer name → keys it holds a record under`. */
+  private readonly keysOfConsumer = new Map<string, Set<string>>();
+  /** `producer name (as subscribed) → key → records naming it under that key`. */
+  private readonly keysOfProducer = new Map<string, Map<string, number>>();
+  /** `consumer name → producers whose subscribers hold it` (reverse of `subscribers`). */
+  private readonly linkedProducers = new Map<string, Set<string>>();
 
   constructor(readonly name: string) {}
 
@@ -81,9 +94,12 @@ export class RealmRegistry {
     if (previous) {
       record.announced = previous.announced;
       this.untrackTopic(previous);
+      this.untrackRefs(previous);
     }
     byConsumer.set(record.consumer, record);
     this.trackTopic(record);
+    this.trackRefs(record);
+    if (previous) this.dropPlaceholderIfUnused(previous.producer);
     return previous;
   }
 
@@ -94,8 +110,70 @@ export class RealmRegistry {
     if (!byConsumer || !record) return undefined;
     byConsumer.delete(consumer);
     this.untrackTopic(record);
+    this.untrackRefs(record);
     if (byConsumer.size === 0) this.subscriptions.delete(key);
+    this.dropPlaceholderIfUnused(record.producer);
     return record;
+  }
+
+  /** Records `consumer` in `producer.subscribers` (§5.3, §5.4), keeping the reverse index. */
+  linkSubscriber(producer: ProducerEntry, consumer: string): void {
+    producer.subscribers.add(consumer);
+    let linked = this.linkedProducers.get(consumer);
+    if (!linked) {
+      linked = new Set();
+      this.linkedProducers.set(consumer, linked);
+    }
+    linked.add(producer.name);
+  }
+
+  /** How many producers' `subscribers` hold `consumer`. */
+  linkCount(consumer: string): number {
+    return this.linkedProducers.get(consumer)?.size ?? 0;
+  }
+
+  /** Removes a consumer entry and its links from producers' `subscribers` (not its records). */
+  deleteConsumer(name: string): void {
+    for (const producerName of this.linkedProducers.get(name) ?? []) {
+      this.producers.get(producerName)?.subscribers.delete(name);
+    }
+    this.linkedProducers.delete(name);
+    this.consumers.delete(name);
+  }
+
+  /** Removes a producer entry, and itself from its subscribers' reverse links. */
+  deleteProducer(name: string): void {
+    const producer = this.producers.get(name);
+    if (!producer) return;
+    for (const consumer of producer.subscribers) {
+      const linked = this.linkedProducers.get(consumer);
+      linked?.delete(name);
+      if (linked?.size === 0) this.linkedProducers.delete(consumer);
+    }
+    this.producers.delete(name);
+  }
+
+  /** Records that name `producer` (exactly as subscribed), across keys. */
+  subscriptionsNaming(producer: string): SubscriptionRecord[] {
+    const out: SubscriptionRecord[] = [];
+    for (const key of this.keysOfProducer.get(producer)?.keys() ?? []) {
+      for (const record of this.subscriptions.get(key)?.values() ?? []) {
+        if (record.producer === producer) out.push(record);
+      }
+    }
+    return out;
+  }
+
+  /** Sizes of the internal indexes, for leak tests. */
+  indexSizes(): Record<string, number> {
+    return {
+      groupCounters: this.groupCounters.size,
+      groupRefs: this.groupRefs.size,
+      keysOfConsumer: this.keysOfConsumer.size,
+      keysOfProducer: this.keysOfProducer.size,
+      linkedProducers: this.linkedProducers.size,
+      topicKeys: this.topicKeys.size,
+    };
   }
 
   /** An offline consumer entry rebuilt from persisted durable subscriptions. */
@@ -115,11 +193,11 @@ export class RealmRegistry {
     return entry;
   }
 
-  /** Every record of a consumer, across keys. */
+  /** Every record of a consumer, across keys (indexed: costs the consumer's records only). */
   subscriptionsOf(consumer: string): SubscriptionRecord[] {
     const out: SubscriptionRecord[] = [];
-    for (const byConsumer of this.subscriptions.values()) {
-      const record = byConsumer.get(consumer);
+    for (const key of this.keysOfConsumer.get(consumer) ?? []) {
+      const record = this.subscriptions.get(key)?.get(consumer);
       if (record) out.push(record);
     }
     return out;
@@ -130,6 +208,53 @@ export class RealmRegistry {
     const next = (this.groupCounters.get(group) ?? 0) + 1;
     this.groupCounters.set(group, next);
     return next;
+  }
+
+  private trackRefs(record: SubscriptionRecord): void {
+    let keys = this.keysOfConsumer.get(record.consumer);
+    if (!keys) {
+      keys = new Set();
+      this.keysOfConsumer.set(record.consumer, keys);
+    }
+    keys.add(record.key);
+    let byKey = this.keysOfProducer.get(record.producer);
+    if (!byKey) {
+      byKey = new Map();
+      this.keysOfProducer.set(record.producer, byKey);
+    }
+    byKey.set(record.key, (byKey.get(record.key) ?? 0) + 1);
+    if (record.group !== null) {
+      this.groupRefs.set(record.group, (this.groupRefs.get(record.group) ?? 0) + 1);
+    }
+  }
+
+  private untrackRefs(record: SubscriptionRecord): void {
+    const keys = this.keysOfConsumer.get(record.consumer);
+    keys?.delete(record.key);
+    if (keys?.size === 0) this.keysOfConsumer.delete(record.consumer);
+    const byKey = this.keysOfProducer.get(record.producer);
+    const n = byKey?.get(record.key);
+    if (byKey && n !== undefined) {
+      if (n > 1) byKey.set(record.key, n - 1);
+      else byKey.delete(record.key);
+      if (byKey.size === 0) this.keysOfProducer.delete(record.producer);
+    }
+    if (record.group !== null) {
+      const refs = (this.groupRefs.get(record.group) ?? 1) - 1;
+      if (refs > 0) this.groupRefs.set(record.group, refs);
+      else {
+        this.groupRefs.delete(record.group);
+        this.groupCounters.delete(record.group);
+      }
+    }
+  }
+
+  /** A placeholder producer (never connected) lives only as long as a record names it. */
+  private dropPlaceholderIfUnused(name: string): void {
+    const producer = this.producers.get(name);
+    if (producer?.placeholder && producer.socket === null && !this.keysOfProducer.has(name)) {
+      this.deleteProducer(name);
+    }
   }
 
   /** Whether the realm holds nothing worth keeping (used to drop empty realms). */

@@ -3,14 +3,16 @@
  *
  * Source: `spec/protocol-core.md` §1.1 — the options the stock tyo-mq launcher passes, so
  * every client that works with the reference works here: heartbeat 5 s / 10 s, Engine.IO v3
- * clients allowed, CORS open. `maxHttpBufferSize` (bytes) comes from the settings (default
- * 50 MiB, §18). Per-message deflate follows the `per_message_deflate` setting: off by default
+ * clients allowed. `maxHttpBufferSize` (bytes) comes from the settings (default 50 MiB, §18);
+ * so do the heartbeat, `allowEIO3` and `cors`. Unlike the reference, CORS is closed by
+ * default: browser origins are opt-in (`cors.origin`), enforced by `RequestGuard` (issue 8
+ * item 13). Per-message deflate follows the `per_message_deflate` setting: off by default
  * (issue 7: a negotiated deflate makes every stock client compress its ≥ 1 KiB packets and
  * the broker inflate each one, a third of the throughput of a bare relay on 1→10 1 KiB);
  * `true` gives the reference's settings below.
  */
 import type { ServerOptions } from 'socket.io';
-import type { PerMessageDeflateSetting } from '../config/settings-schema';
+import type { PerMessageDeflateSetting, Settings } from '../config/settings-schema';
 
 /** socket.io heartbeat of the stock launcher (§1.1): ping every 5 s, 10 s to answer (ms). */
 export const PING_INTERVAL_MS = 5_000;
@@ -64,17 +66,34 @@ export function perMessageDeflateOptions(
   };
 }
 
+/** The settings that shape the socket.io server, besides `max_http_buffer_size`. */
+export type SocketServerSettings = Pick<
+  Settings,
+  'ping_interval' | 'ping_timeout' | 'allow_eio3' | 'cors' | 'per_message_deflate'
+>;
+
+/** The stock launcher's values (§1.1), with CORS open as the reference (for the bench relay). */
+export const STOCK_SOCKET_SETTINGS: SocketServerSettings = {
+  ping_interval: PING_INTERVAL_MS,
+  ping_timeout: PING_TIMEOUT_MS,
+  allow_eio3: true,
+  cors: { origin: '*', methods: ['GET', 'POST'], credentials: true },
+  per_message_deflate: false,
+};
+
 export function socketIoOptions(
   maxHttpBufferSize: number,
-  perMessageDeflate: PerMessageDeflateSetting = false,
+  server: SocketServerSettings = STOCK_SOCKET_SETTINGS,
 ): Partial<ServerOptions> {
+  const { origin, methods, credentials } = server.cors;
   return {
-    pingInterval: PING_INTERVAL_MS,
-    pingTimeout: PING_TIMEOUT_MS,
-    allowEIO3: true,
+    pingInterval: server.ping_interval,
+    pingTimeout: server.ping_timeout,
+    allowEIO3: server.allow_eio3,
     serveClient: false,
     maxHttpBufferSize,
-    cors: { origin: '*', methods: ['GET', 'POST'], credentials: true },
-    perMessageDeflate: perMessageDeflateOptions(perMessageDeflate),
+    // `false` sends no CORS headers at all; `RequestGuard` refuses what is not allowed.
+    cors: { origin, methods, credentials },
+    perMessageDeflate: perMessageDeflateOptions(server.per_message_deflate),
   };
 }

@@ -74,7 +74,7 @@ describe('HTTP API', () => {
         message: { message: 'never-acked' },
       });
       const other = await (await fetch(`${h.url}${dlqPath('a/b c')}`)).json();
-      expect(other).toEqual({ realm: 'a/b c', entries: [] });
+      expect(other).toEqual({ realm: 'a/b c', entries: [], next_cursor: null });
     } finally {
       await h.close();
     }

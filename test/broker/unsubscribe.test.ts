@@ -22,6 +22,7 @@ import {
   waitForConsumersOnline,
   type Socket,
 } from '../helpers/broker-harness';
+import { jsSubscribePayload } from '../helpers/stock-clients';
 import { delay, expectNothing, QUIET_MS, waitFor } from '../helpers/wait';
 
 const ctx = useBroker();
@@ -63,6 +64,20 @@ describe('UNSUBSCRIBE (Note 3.4 fix)', () => {
     const nothing = expectNothing(consumer, exactConsumeEvent('fleet', 'job'));
     produce(producer, 'fleet', 'job', 'after');
     await nothing;
+  });
+
+  it('leaves no placeholder producer behind after subscribe/unsubscribe cycles with fresh names (issue 8 item 10)', async () => {
+    const consumer = await ctx.h.consumer('worker');
+    for (let i = 0; i < 300; i++) {
+      const producer = `fresh-${i}`;
+      consumer.emit(
+        ClientEvent.SUBSCRIBE,
+        jsSubscribePayload('worker', producer, 'job', { group: `g-${i}` }),
+      );
+      consumer.emit(ClientEvent.UNSUBSCRIBE, { event: 'job', producer });
+    }
+    await sync(consumer);
+    expect(ctx.h.stats()).toMatchObject({ producers: { total: 0 }, subscriptions: 0 });
   });
 
   it('sends no reply and never calls an ack callback', async () => {

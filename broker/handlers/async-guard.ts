@@ -1,0 +1,58 @@
+/**
+ * The last link of every asynchronous handler chain: a failure after the handler returned
+ * (a rejected store call, or an exception thrown in a continuation) is logged and answered
+ * with `ERROR {message, code:-1}` to the sender — never left as an unhandled rejection, which
+ * would end the process.
+ *
+ * Source: `spec/protocol-core.md` §19 ("Catch every handler exception, log it, and keep
+ * serving"), applied to the work a handler starts as well as the handler itself.
+ */
+import { ProtocolErrorCode, ServerEvent, type ClientEventName } from '../../shared/protocol-events';
+import type { BrokerSocket } from '../transport/socket-types';
+import type { HandlerContext } from './handler-context';
+
+/** Logs a handler failure and tells the sender, if it is still connected. Never throws. */
+export function answerInternalError(
+  ctx: Pick<HandlerContext, 'logger'>,
+  socket: BrokerSocket,
+  event: ClientEventName,
+  err: unknown,
+): void {
+  try {
+    ctx.logger.error({ err, socket: socket.id, event }, 'handler failed');
+    if (socket.connected) {
+      socket.emit(ServerEvent.ERROR, {
+        message: `Internal error while handling ${event}`,
+        code: ProtocolErrorCode.BAD_FIELD,
+      });
+    }
+  } catch {
+    // The socket or the logger is gone; nothing more can be done for this event.
+  }
+}
+
+/**
+ * Ends `work` (started by a handler of `event`): a rejection is answered, not left unhandled.
+ * A confirm callback (`ack`) still waiting gets `{ok:false, code:"SWB_ERR_INTERNAL"}` too
+ * (socket.io ignores a second call of an ack, so one already answered stays answered).
+ */
+export function guardAsync(
+  ctx: Pick<HandlerContext, 'logger'>,
+  socket: BrokerSocket,
+  event: ClientEventName,
+  work: Promise<unknown>,
+  ack?: (reply: unknown) => void,
+): void {
+  work.catch((err: unknown) => {
+    answerInternalError(ctx, socket, event, err);
+    try {
+      ack?.({
+        ok: false,
+        code: 'SWB_ERR_INTERNAL',
+        message: `Internal error while handling ${event}`,
+      });
+    } catch {
+      // The client is gone.
+    }
+  });
+}

@@ -1,0 +1,71 @@
+/**
+ * Durations in the settings file (issue 7 item 8, issue 8 item 5): one strict grammar — the
+ * spec's §10.3 (a number is seconds; `<number>[ms|s|m]`) plus `h` — refused with the key's path
+ * when it does not parse, and every delay that reaches a timer bounded by MAX_TIMER_DELAY_MS
+ * (a longer Node timer fires after 1 ms).
+ */
+import { describe, expect, it } from 'vitest';
+import { parseSettings } from '../../../broker/config/load-settings';
+import { buildSubscription } from '../../../broker/routing/subscription-options';
+import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../../shared/duration';
+
+describe('settings durations', () => {
+  it.each([
+    ['1h', 3_600],
+    ['30s', 30],
+    ['250ms', 0.25],
+    ['2m', 120],
+    ['1.5H', 5_400],
+    [45, 45],
+    ['10', 10],
+  ])('ack_timeout %j is %s s', (input, seconds) => {
+    expect(parseSettings({ ack_timeout: input }).ack_timeout).toBe(seconds);
+  });
+
+  it('gives ACK subscriptions the configured default: "1h" is an hour, not the 30 s fallback', () => {
+    const settings = parseSettings({ ack_timeout: '1h' });
+    const record = buildSubscription(
+      { event: 'job', producer: 'fleet', consumer: 'w', ack: true },
+      'job',
+      'w',
+      settings.ack_timeout,
+    );
+    expect(record.ackTimeoutMs).toBe(3_600_000);
+  });
+
+  it.each(['30 seconds', '-5s', '1d', 'soon', '', '5 s s'])(
+    'refuses ack_timeout %j naming the key',
+    (input) => {
+      expect(() => parseSettings({ ack_timeout: input })).toThrow(/ack_timeout: .*not a duration/);
+    },
+  );
+
+  it('refuses an ack_timeout of zero or past the longest timer delay', () => {
+    expect(() => parseSettings({ ack_timeout: 0 })).toThrow(/ack_timeout/);
+    expect(() => parseSettings({ ack_timeout: 3_000_000 })).toThrow(/ack_timeout: .*at most/);
+    expect(() => parseSettings({ ackTimeout: '600h' })).toThrow(/ack_timeout/);
+    expect(parseSettings({ ack_timeout: '596h' }).ack_timeout).toBe(596 * 3_600);
+  });
+
+  it.each([
+    ['idle_eviction', 'interval_ms'],
+    ['idle_eviction', 'ttl_ms'],
+    ['input_limits', 'transfer_idle_timeout_ms'],
+    ['input_limits', 'transfer_deadline_ms'],
+  ])('bounds %s.%s by MAX_TIMER_DELAY_MS', (block, key) => {
+    expect(() => parseSettings({ [block]: { [key]: MAX_TIMER_DELAY_MS + 1 } })).toThrow(
+      new RegExp(`${block}\\.${key}`),
+    );
+    const ok = parseSettings({ [block]: { [key]: MAX_TIMER_DELAY_MS } }) as unknown as Record<
+      string,
+      Record<string, number>
+    >;
+    expect(ok[block]![key]).toBe(MAX_TIMER_DELAY_MS);
+  });
+
+  it('parseStrictDurationMs has no fallback', () => {
+    expect(parseStrictDurationMs('1h')).toBe(3_600_000);
+    expect(parseStrictDurationMs('30 seconds')).toBeNull();
+    expect(parseStrictDurationMs(Number.POSITIVE_INFINITY)).toBeNull();
+  });
+});

@@ -7,7 +7,6 @@
  * `BrokerLauncher` (Node `fork` by default, Electron `utilityProcess` in the desktop app).
  */
 import { mkdirSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { BrokerExitCode, type BrokerFatalMessage } from '../../shared/broker-process';
 import type { LocalBrokerState, LocalBrokerStatus } from '../../shared/console-api';
@@ -18,6 +17,7 @@ import {
   type BrokerExit,
   type BrokerLauncher,
 } from './broker-launcher';
+import { readCappedLines } from './capped-lines';
 import { RingBuffer } from './ring-buffer';
 
 /** Restart backoff: `initialMs · 2^attempt`, capped at `maxMs`; the attempt count resets once a
@@ -61,14 +61,16 @@ export interface BrokerSupervisorOptions {
   logCapacity?: number;
 }
 
-/** One line the broker wrote (usually a pino JSON record). `at` is epoch ms. */
+/** One line the broker wrote (usually a pino JSON record), cut to 8 KiB (`…` marks a cut line).
+ * `at` is epoch ms. */
 export interface BrokerLogLine {
   at: number;
   stream: 'stdout' | 'stderr';
   line: string;
 }
 
-const MAX_LOG_LINE_CHARS = 8_192;
+/** Bytes kept of each broker output line; the rest is discarded while reading. */
+const MAX_LOG_LINE_BYTES = 8_192;
 
 const BrokerMessageSchema = z.discriminatedUnion('type', [
   z.object({
@@ -329,15 +331,13 @@ export class BrokerSupervisor {
 
   private pipeLines(stream: NodeJS.ReadableStream | null, name: BrokerLogLine['stream']): void {
     if (!stream) return;
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
-    lines.on('line', (text) => {
-      const entry: BrokerLogLine = {
-        at: Date.now(),
-        stream: name,
-        line: text.slice(0, MAX_LOG_LINE_CHARS),
-      };
-      this.logBuffer.push(entry);
-      for (const listener of this.logListeners) listener(entry);
+    readCappedLines(stream, {
+      maxBytes: MAX_LOG_LINE_BYTES,
+      onLine: (line) => {
+        const entry: BrokerLogLine = { at: Date.now(), stream: name, line };
+        this.logBuffer.push(entry);
+        for (const listener of this.logListeners) listener(entry);
+      },
     });
   }
 

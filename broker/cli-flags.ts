@@ -5,28 +5,42 @@
  * `BrokerExitCode` (0 ok, 1 runtime failure, 2 bad usage or settings, 3 port in use).
  */
 import { parseArgs } from 'node:util';
-import { BrokerExitCode } from '../shared/broker-process';
+import {
+  envLogLevel,
+  EXIT_CODES_HELP,
+  isLogLevel,
+  LOG_LEVEL_ENV,
+  LOG_LEVELS,
+} from '../shared/cli-conventions';
 import { Protocol } from '../shared/protocol-events';
-import { LOG_LEVELS, envLogLevel } from './logging/logger';
 
 export const BROKER_USAGE = `Usage: npm run broker -- [options]
 
-Runs the Switchboard broker (tyo-mq protocol over socket.io, plus its HTTP API) on its own.
+Runs the Switchboard broker alone: the tyo-mq protocol (socket.io) and its HTTP API on one port.
 
 Options:
-  --port <n>           port to listen on (0 = any free port)   default $TYO_MQ_PORT, else ${Protocol.DEFAULT_PORT}
-  --host <h>           address to bind                         default 127.0.0.1 (0.0.0.0 = every interface)
-  --data-dir <dir>     data directory (SQLite store)           default ./.data
-  --settings <file>    settings file (JSON)                    default $TYO_MQ_SETTINGS_FILE, else none
-  --storage <kind>     sqlite | memory                         default sqlite (or the settings file's)
-  --no-http-api        do not serve /health and /api/*         default served
+  --port <n>           port to listen on; 0 = any free port
+                         (default: $TYO_MQ_PORT, else ${Protocol.DEFAULT_PORT})
+  --host <h>           address to bind; 0.0.0.0 = every interface (no authentication yet!)
+                         (default: 127.0.0.1)
+  --data-dir <dir>     data directory, holds the SQLite store tyo-mq.sqlite
+                         (default: ./.data)
+  --settings <file>    settings file (JSON)
+                         (default: $TYO_MQ_SETTINGS_FILE, else none)
+  --storage <kind>     sqlite | memory
+                         (default: the settings file's storage, else sqlite)
+  --no-http-api        do not serve /health and /api/*
+                         (default: served)
   --log-level <level>  ${LOG_LEVELS.join(' | ')}
-                                                               default $SWITCHBOARD_LOG_LEVEL, else info
+                         (default: $${LOG_LEVEL_ENV}, else info)
   -h, --help           show this help and exit
 
-Logs: JSON lines (pino) on stdout. Stops cleanly on Ctrl-C / SIGTERM.
-Exit codes: ${BrokerExitCode.OK} stopped normally, ${BrokerExitCode.CRASH} runtime failure, ${BrokerExitCode.CONFIG} bad usage or settings, ${BrokerExitCode.PORT_IN_USE} port in use.
+Logs: JSON lines (pino) on stdout. Ctrl-C / SIGTERM stop it cleanly.
+${EXIT_CODES_HELP}
 `;
+
+/** Printed after a usage error. */
+export const BROKER_HELP_HINT = "Run 'npm run broker -- --help' for the options.";
 
 export interface BrokerFlags {
   port: number;
@@ -78,8 +92,8 @@ export function parseBrokerFlags(
     throw new UsageError(`Invalid --storage ${storage}: use sqlite or memory`);
   }
   const logLevel = values['log-level'] ?? envLogLevel(env) ?? 'info';
-  if (!help && !(LOG_LEVELS as readonly string[]).includes(logLevel)) {
-    const source = values['log-level'] !== undefined ? '--log-level' : 'SWITCHBOARD_LOG_LEVEL';
+  if (!help && !isLogLevel(logLevel)) {
+    const source = values['log-level'] !== undefined ? '--log-level' : LOG_LEVEL_ENV;
     throw new UsageError(`Invalid ${source} ${logLevel}: use one of ${LOG_LEVELS.join(', ')}`);
   }
   if (!help && values.host !== undefined && values.host.trim() === '') {

@@ -20,15 +20,20 @@ import {
   type BrokerFatalMessage,
   type BrokerProcessMessage,
 } from '../shared/broker-process';
+import type { CliExitCode } from '../shared/cli-conventions';
 import { SwitchboardError } from '../shared/error-catalogue';
-import { BROKER_USAGE, parseBrokerFlags, UsageError, type BrokerFlags } from './cli-flags';
+import {
+  BROKER_HELP_HINT,
+  BROKER_USAGE,
+  parseBrokerFlags,
+  UsageError,
+  type BrokerFlags,
+} from './cli-flags';
 import { readSettingsFile } from './config/load-settings';
 import { createBroker, type Broker } from './index';
 import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
 import { isSupervised, watchParent } from './parent-watch';
 import { BROKER_VERSION } from './version';
-
-type ExitCode = (typeof BrokerExitCode)[keyof typeof BrokerExitCode];
 
 /** Grace period for a clean stop before exiting anyway, in ms. */
 const STOP_TIMEOUT_MS = 5_000;
@@ -46,7 +51,7 @@ function send(message: BrokerProcessMessage): void {
   }
 }
 
-function fail(fatal: Omit<BrokerFatalMessage, 'type'>, exitCode: ExitCode): never {
+function fail(fatal: Omit<BrokerFatalMessage, 'type'>, exitCode: CliExitCode): never {
   process.stderr.write(`switchboard broker: ${fatal.message}\n`);
   send({ type: 'broker-fatal', ...fatal });
   process.exit(exitCode);
@@ -103,7 +108,7 @@ async function main(): Promise<void> {
   } catch (err) {
     if (!(err instanceof UsageError)) throw err;
     fail(
-      { code: 'SWB_ERR_VALIDATION', message: `${err.message}\n\n${BROKER_USAGE}` },
+      { code: 'SWB_ERR_VALIDATION', message: `${err.message}\n${BROKER_HELP_HINT}` },
       BrokerExitCode.CONFIG,
     );
   }

@@ -7,16 +7,14 @@
  * has gone (`EPIPE`) instead of retrying, and is flushed (once, without retries) at exit.
  */
 import pino from 'pino';
+import { envLogLevel as levelFromEnv } from '../../shared/cli-conventions';
 import { FdDestination } from './fd-destination';
 
 export type Logger = pino.Logger;
 
-/** Log levels pino knows, for validating `--log-level`. */
-export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
-
 /** The level from the environment: `SWITCHBOARD_LOG_LEVEL`, else `SWB_LOG_LEVEL`, else undefined. */
 export function envLogLevel(env: NodeJS.ProcessEnv = process.env): string | undefined {
-  return env.SWITCHBOARD_LOG_LEVEL || env.SWB_LOG_LEVEL || undefined;
+  return levelFromEnv(env);
 }
 
 let stdoutDestination: FdDestination | null = null;

@@ -231,7 +231,7 @@ describe('console end to end', () => {
       const code = await new Promise<number | null>((resolve) =>
         child.once('exit', (c) => resolve(c)),
       );
-      expect(code).toBe(1);
+      expect(code).toBe(3);
       expect(stdout).toBe('');
       expect(stderr.trim()).toBe(
         `Cannot start the local broker: Port ${port} is already in use. Pick another with --broker-port <n> (0 = any free port).`,

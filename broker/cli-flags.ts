@@ -7,6 +7,7 @@
 import { parseArgs } from 'node:util';
 import {
   envLogLevel,
+  envLogLevelName,
   EXIT_CODES_HELP,
   isLogLevel,
   LOG_LEVEL_ENV,
@@ -93,7 +94,7 @@ export function parseBrokerFlags(
   }
   const logLevel = values['log-level'] ?? envLogLevel(env) ?? 'info';
   if (!help && !isLogLevel(logLevel)) {
-    const source = values['log-level'] !== undefined ? '--log-level' : LOG_LEVEL_ENV;
+    const source = values['log-level'] !== undefined ? '--log-level' : envLogLevelName(env);
     throw new UsageError(`Invalid ${source} ${logLevel}: use one of ${LOG_LEVELS.join(', ')}`);
   }
   if (!help && values.host !== undefined && values.host.trim() === '') {

@@ -31,6 +31,11 @@ export function envLogLevel(env: Record<string, string | undefined>): string | u
   return env[LOG_LEVEL_ENV] || env[LOG_LEVEL_ENV_ALIAS] || undefined;
 }
 
+/** Which variable `envLogLevel` read (for error messages). */
+export function envLogLevelName(env: Record<string, string | undefined>): string {
+  return env[LOG_LEVEL_ENV] ? LOG_LEVEL_ENV : LOG_LEVEL_ENV_ALIAS;
+}
+
 /** True for one of `LOG_LEVELS`. */
 export function isLogLevel(value: string): value is LogLevel {
   return (LOG_LEVELS as readonly string[]).includes(value);

@@ -13,6 +13,7 @@ import { parseArgs } from 'node:util';
 import { z } from 'zod';
 import {
   envLogLevel,
+  envLogLevelName,
   EXIT_CODES_HELP,
   isLogLevel,
   LOG_LEVEL_ENV,
@@ -134,7 +135,7 @@ export function parseConsoleFlags(
     const key = String(issue?.path[0] ?? '');
     const name =
       key === 'logLevel' && fromEnv !== undefined
-        ? LOG_LEVEL_ENV
+        ? envLogLevelName(env)
         : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     throw new Error(`Invalid ${name}: ${issue?.message ?? 'invalid value'}`);
   }

@@ -67,7 +67,7 @@ function startParent(mode: string, brokerArgs: string[]) {
     new Promise((resolve, reject) => {
       const seen = lines.find((l) => l.startsWith(prefix));
       if (seen) return resolve(seen);
-      const timer = setTimeout(() => reject(new Error(`no "${prefix}" line`)), 20_000);
+      const timer = setTimeout(() => reject(new Error(`no "${prefix}" line`)), 90_000);
       waiters.push({
         prefix,
         resolve: (l) => {
@@ -88,7 +88,7 @@ async function brokerPid(line: (prefix: string) => Promise<string>): Promise<num
 
 /** Proves the port and the SQLite store lock are free: a new broker takes both. */
 async function expectReusable(port: number, dataDir: string): Promise<void> {
-  const next = await startBrokerProcess(['--port', String(port), '--data-dir', dataDir]);
+  const next = await startBrokerProcess(['--port', String(port), '--data-dir', dataDir], 90_000);
   brokers.push(next);
   expect(next.port).toBe(port);
 }
@@ -106,9 +106,9 @@ describe('a broker whose parent dies', () => {
     ]);
     const pid = await brokerPid(line);
     await exited;
-    await expect.poll(() => processAlive(pid), { timeout: 15_000, interval: 100 }).toBe(false);
+    await expect.poll(() => processAlive(pid), { timeout: 60_000, interval: 100 }).toBe(false);
     await expectReusable(port, dataDir);
-  }, 60_000);
+  }, 180_000);
 
   it('exits when the parent is killed after the ready message', async () => {
     dir = await makeTempDir();
@@ -123,9 +123,9 @@ describe('a broker whose parent dies', () => {
     const pid = await brokerPid(line);
     await line('ready ');
     await exited;
-    await expect.poll(() => processAlive(pid), { timeout: 10_000, interval: 100 }).toBe(false);
+    await expect.poll(() => processAlive(pid), { timeout: 60_000, interval: 100 }).toBe(false);
     await expectReusable(port, dataDir);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('a broker whose log pipe is closed', () => {
@@ -142,9 +142,9 @@ describe('a broker whose log pipe is closed', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     client.close();
     if (processAlive(pid)) process.kill(pid, 'SIGTERM');
-    await expect.poll(() => processAlive(pid), { timeout: 10_000, interval: 100 }).toBe(false);
+    await expect.poll(() => processAlive(pid), { timeout: 60_000, interval: 100 }).toBe(false);
     await expectReusable(port, dataDir);
-  }, 60_000);
+  }, 180_000);
 
   it('does not spin on EPIPE and honours SIGTERM (run from a shell)', async () => {
     dir = await makeTempDir();
@@ -169,11 +169,11 @@ describe('a broker whose log pipe is closed', () => {
     await new Promise((resolve) => setTimeout(resolve, 300));
     client.close();
     child.kill('SIGTERM');
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     const code = await exited;
     clearTimeout(timer);
     expect(code).toBe(0);
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('the broker logger on a closed pipe', () => {
@@ -196,9 +196,9 @@ describe('the broker logger on a closed pipe', () => {
     pids.push(child.pid as number);
     child.stdout?.destroy();
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
     const code = await exited;
     clearTimeout(timer);
     expect(code).toBe(7);
-  }, 30_000);
+  }, 120_000);
 });

@@ -33,7 +33,7 @@ function runExample(dir: string, url: string) {
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (t: string) => (stdout += t));
   child.stderr.setEncoding('utf8').on('data', (t: string) => (stderr += t));
-  const timer = setTimeout(() => child.kill('SIGKILL'), 30_000);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 60_000);
   return new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -63,14 +63,14 @@ describe('README client example', () => {
   });
 
   it('delivers, confirms and acknowledges a durable message, then exits 0', async () => {
-    broker = await startBrokerProcess(['--port', '0', '--data-dir', data.path]);
+    broker = await startBrokerProcess(['--port', '0', '--data-dir', data.path], 90_000);
     const result = await runExample(outside.path, broker.url);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/delivered: \{[\s\S]*message: \{ cmd: 'restart' \}/);
     expect(result.stdout).toMatch(/confirmed: \{ ok: true, msgIds: \[/);
     expect(result.stdout).toContain('acknowledged');
-  }, 60_000);
+  }, 180_000);
 
   it('reports a missing broker and exits 1', async () => {
     const server = net.createServer();
@@ -82,5 +82,5 @@ describe('README client example', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(`example: cannot connect to ${url}`);
-  }, 60_000);
+  }, 180_000);
 });

@@ -128,7 +128,7 @@ describe('BrokerSupervisor with the real broker', () => {
       "Cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine (EADDRNOTAVAIL). Use --host 127.0.0.1, 0.0.0.0 or one of this machine's addresses.",
     );
     expect(supervisor.status()).toMatchObject({ state: 'failed', restarts: 0, pid: null });
-  });
+  }, 120_000);
 
   it('restarts a broker that is restarted on request, without counting it as a crash', async () => {
     supervisor = new BrokerSupervisor({ port: 0, dataDir: path.join(dir.path, 'data') });
@@ -194,7 +194,7 @@ describe('BrokerSupervisor with misbehaving processes', () => {
     // A restart (the UI's button) settles the same way instead of hanging.
     const again = await supervisor.restart().catch((e: unknown) => e);
     expect((again as SwitchboardError).code).toBe('SWB_ERR_BROKER_NOT_RUNNING');
-  });
+  }, 60_000);
 
   it('kills a process that never reports ready', async () => {
     const entry = await script('silent.mjs', 'setInterval(() => {}, 1000);\n');

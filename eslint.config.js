@@ -11,11 +11,32 @@ const restrict = (paths, patterns) => ({
   'no-restricted-imports': ['error', { paths, patterns }],
 });
 
+// Lint checks the project's own sources only: these folders and the top-level config files.
+// Anything else (an `example.mjs` saved at the top level, a scratch folder) is not ours to lint.
+const SOURCE_DIRS = ['bench', 'broker', 'electron', 'renderer', 'scripts', 'shared', 'test'];
+const TOP_LEVEL_FILES = ['eslint.config.js', 'vite.renderer.config.ts', 'vitest.config.ts'];
+const EXTENSIONS = '{ts,tsx,js,mjs,cjs}';
+const PROJECT_FILES = [
+  ...SOURCE_DIRS.map((dir) => `${dir}/**/*.${EXTENSIONS}`),
+  ...TOP_LEVEL_FILES,
+];
+const onlyProject = (config) => ({ ...config, files: config.files ?? PROJECT_FILES });
+
 export default tseslint.config(
-  { ignores: ['node_modules/', 'dist/', '.tsbuild/', 'coverage/', 'renderer/dist/'] },
-  js.configs.recommended,
-  ...tseslint.configs.recommended,
   {
+    // Global ignores: everything except the project's sources (negations re-include them).
+    ignores: [
+      '**/*',
+      ...SOURCE_DIRS.flatMap((dir) => [`!${dir}/`, `!${dir}/**/`, `!${dir}/**/*.${EXTENSIONS}`]),
+      ...TOP_LEVEL_FILES.map((file) => `!${file}`),
+      '**/node_modules/',
+      'renderer/dist/',
+    ],
+  },
+  onlyProject(js.configs.recommended),
+  ...tseslint.configs.recommended.map(onlyProject),
+  {
+    files: PROJECT_FILES,
     rules: {
       '@typescript-eslint/no-unused-vars': [
         'error',

@@ -1,104 +1,90 @@
 /**
- * The headless broker: `npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>]
- * [--settings <file>] [--no-http-api] [--log-level <level>]`.
+ * The headless broker: `npm run broker -- [options]` (see `--help`, broker/cli-flags.ts).
  *
  * Embedded defaults: port 17352 (`--port`, else `TYO_MQ_PORT`, `spec/protocol-admin.md` §13
- * Note), host 127.0.0.1 (`--host 0.0.0.0` to accept other machines), data directory `./.data` holding the SQLite message store
- * `tyo-mq.sqlite` (`--storage memory` keeps copies in memory), and the HTTP API (`/health`,
- * `/api/metrics`, `/api/stats`) switched on, so the console can read this broker over the
- * wire. A settings file (`--settings`, else `TYO_MQ_SETTINGS_FILE`) overrides the defaults.
+ * Note), host 127.0.0.1 (`--host 0.0.0.0` to accept other machines), data directory `./.data`
+ * holding the SQLite message store `tyo-mq.sqlite` (`--storage memory` keeps copies in memory),
+ * and the HTTP API (`/health`, `/api/metrics`, `/api/stats`) switched on, so the console can read
+ * this broker over the wire. A settings file (`--settings`, else `TYO_MQ_SETTINGS_FILE`)
+ * overrides the defaults.
  *
- * Exit codes (`BrokerExitCode`): 0 after SIGINT/SIGTERM, 2 bad flags or settings, 3 port
- * taken, 1 crash. When forked with an IPC channel it reports `broker-ready` / `broker-fatal`.
+ * Exit codes (`BrokerExitCode`): 0 after SIGINT/SIGTERM (or when its supervisor went away),
+ * 1 runtime failure, 2 bad flags, settings or an address that cannot be used (EADDRNOTAVAIL,
+ * EACCES…), 3 port taken. When forked with an IPC channel it reports `broker-ready` /
+ * `broker-fatal`, and exits as soon as its parent is gone (broker/parent-watch.ts).
  */
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import { BrokerExitCode, type BrokerProcessMessage } from '../shared/broker-process';
+import {
+  BrokerExitCode,
+  type BrokerFatalMessage,
+  type BrokerProcessMessage,
+} from '../shared/broker-process';
+import type { CliExitCode } from '../shared/cli-conventions';
 import { SwitchboardError } from '../shared/error-catalogue';
-import { Protocol } from '../shared/protocol-events';
+import {
+  BROKER_HELP_HINT,
+  BROKER_USAGE,
+  parseBrokerFlags,
+  UsageError,
+  type BrokerFlags,
+} from './cli-flags';
 import { readSettingsFile } from './config/load-settings';
 import { createBroker, type Broker } from './index';
-import { createLogger } from './logging/logger';
+import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
+import { isSupervised, watchParent } from './parent-watch';
 import { BROKER_VERSION } from './version';
 
-const USAGE =
-  'Usage: npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>] [--settings <file>] [--storage sqlite|memory] [--no-http-api] [--log-level <level>]';
+/** Grace period for a clean stop before exiting anyway, in ms. */
+const STOP_TIMEOUT_MS = 5_000;
+
+// A closed stderr (the reader is gone) must not turn a message into an uncaught exception.
+process.stderr.on('error', () => undefined);
 
 function send(message: BrokerProcessMessage): void {
-  process.send?.(message);
+  // A closed channel must not raise an 'error' event; the parent watch handles a gone parent.
+  if (process.connected === false) return;
+  try {
+    process.send?.(message, undefined, {}, () => undefined);
+  } catch {
+    // Channel closed between the check and the send.
+  }
 }
 
-function fail(code: BrokerProcessMessage & { type: 'broker-fatal' }, exitCode: number): never {
-  process.stderr.write(`switchboard broker: ${code.message}\n`);
-  send(code);
+function fail(fatal: Omit<BrokerFatalMessage, 'type'>, exitCode: CliExitCode): never {
+  process.stderr.write(`switchboard broker: ${fatal.message}\n`);
+  send({ type: 'broker-fatal', ...fatal });
   process.exit(exitCode);
 }
 
-function parseFlags() {
-  try {
-    return parseArgs({
-      options: {
-        port: { type: 'string' },
-        host: { type: 'string' },
-        'data-dir': { type: 'string' },
-        settings: { type: 'string' },
-        'no-http-api': { type: 'boolean' },
-        storage: { type: 'string' },
-        'log-level': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-      strict: true,
-    }).values;
-  } catch (err) {
-    return fail(
-      {
-        type: 'broker-fatal',
-        code: 'SWB_ERR_VALIDATION',
-        message: `${(err as Error).message}\n${USAGE}`,
-      },
-      BrokerExitCode.CONFIG,
-    );
+/** Errors of `listen()` that a restart cannot fix, with what to tell the user. */
+function unusableAddress(err: unknown, host: string, port: number): string | null {
+  const code = (err as NodeJS.ErrnoException).code;
+  const where = `${host}:${port}`;
+  switch (code) {
+    case 'EADDRNOTAVAIL':
+      return `Cannot listen on ${where}: ${host} is not an address of this machine (EADDRNOTAVAIL). Use --host 127.0.0.1, 0.0.0.0 or one of this machine's addresses.`;
+    case 'EACCES':
+    case 'EPERM':
+      return `Cannot listen on ${where}: permission denied (${code}). Ports below 1024 need privileges; pick another port.`;
+    case 'ENOTFOUND':
+      return `Cannot listen on ${where}: the host name ${host} does not resolve (ENOTFOUND).`;
+    case 'EAFNOSUPPORT':
+    case 'EINVAL':
+      return `Cannot listen on ${where}: not a usable address (${code}).`;
+    default:
+      return null;
   }
 }
 
-async function main(): Promise<void> {
-  const flags = parseFlags();
-  if (flags.help) {
-    process.stdout.write(`${USAGE}\n`);
-    return;
-  }
-  const portText = flags.port ?? process.env.TYO_MQ_PORT ?? String(Protocol.DEFAULT_PORT);
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    fail(
-      { type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message: `Invalid port: ${portText}` },
-      BrokerExitCode.CONFIG,
-    );
-  }
-  // Loopback by default: this build has no authentication yet, so exposing the broker (and its
-  // HTTP API) to the network must be a deliberate `--host 0.0.0.0`.
-  const host = flags.host ?? '127.0.0.1';
-  if (flags.storage !== undefined && flags.storage !== 'sqlite' && flags.storage !== 'memory') {
-    fail(
-      {
-        type: 'broker-fatal',
-        code: 'SWB_ERR_VALIDATION',
-        message: `Invalid --storage ${flags.storage}: use sqlite or memory`,
-      },
-      BrokerExitCode.CONFIG,
-    );
-  }
-  const dataDir = resolve(flags['data-dir'] ?? '.data');
-  const logger = createLogger({ level: flags['log-level'] });
-
-  let broker: Broker;
+/** Builds the broker from flags and the settings file; exits `CONFIG` on bad settings. */
+async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
+  const dataDir = resolve(flags.dataDir);
   try {
     mkdirSync(dataDir, { recursive: true });
-    const settingsPath = flags.settings ?? process.env.TYO_MQ_SETTINGS_FILE;
-    const fromFile = settingsPath ? await readSettingsFile(settingsPath) : {};
+    const fromFile = flags.settings ? await readSettingsFile(flags.settings) : {};
     const httpApi = { enabled: true, ...(fromFile.http_api as object | undefined) };
-    if (flags['no-http-api']) httpApi.enabled = false;
+    if (!flags.httpApi) httpApi.enabled = false;
     // Embedded default: durable copies in SQLite inside the data directory.
     const storage = flags.storage ?? fromFile.storage ?? 'sqlite';
     // Fail closed: a settings file that turns authentication on must not run open.
@@ -108,15 +94,74 @@ async function main(): Promise<void> {
         'Authentication (auth.enabled / TYO_MQ_AUTH_ENABLED) is not implemented in this build; refusing to start an open broker. Remove it to run without authentication.',
       );
     }
-    broker = createBroker({ ...fromFile, storage, http_api: httpApi }, { logger, dataDir });
+    return createBroker({ ...fromFile, storage, http_api: httpApi }, { logger, dataDir });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
-    fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
+    return fail({ code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
   }
+}
 
+async function main(): Promise<void> {
+  let flags: BrokerFlags;
   try {
-    const bound = await broker.listen(port, host);
-    logger.info({ dataDir }, 'data directory');
+    flags = parseBrokerFlags(process.argv.slice(2));
+  } catch (err) {
+    if (!(err instanceof UsageError)) throw err;
+    fail(
+      { code: 'SWB_ERR_VALIDATION', message: `${err.message}\n${BROKER_HELP_HINT}` },
+      BrokerExitCode.CONFIG,
+    );
+  }
+  if (flags.help) {
+    process.stdout.write(BROKER_USAGE);
+    return;
+  }
+  const logger = createLogger({ level: flags.logLevel });
+
+  // Installed before anything slow, so a signal or a vanished parent is honoured at any moment.
+  let broker: Broker | null = null;
+  let starting: Promise<unknown> | null = null;
+  let stopping = false;
+  const stop = (reason: string): void => {
+    if (stopping) {
+      logger.warn({ reason }, 'asked to stop again: exiting now');
+      process.exit(BrokerExitCode.OK);
+    }
+    stopping = true;
+    logger.info({ reason }, 'stopping broker');
+    setTimeout(() => process.exit(BrokerExitCode.OK), STOP_TIMEOUT_MS).unref();
+    const current = broker;
+    if (!current) process.exit(BrokerExitCode.OK);
+    // Let a listen() in flight settle first, so close() sees the server it must close.
+    void Promise.resolve(starting)
+      .catch(() => undefined)
+      .then(() => current.close())
+      .then(
+        () => process.exit(BrokerExitCode.OK),
+        (err: unknown) => {
+          logger.error({ err }, 'error while stopping');
+          process.exit(BrokerExitCode.CRASH);
+        },
+      );
+  };
+  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('uncaughtException', (err) => {
+    logger.fatal({ err }, 'uncaught exception');
+    process.exit(BrokerExitCode.CRASH);
+  });
+  watchParent((reason) => stop(reason));
+  // Supervised, our logs are the supervisor's to read: a closed pipe means it is gone.
+  if (isSupervised()) stdoutLogDestination().onClosed(() => stop('log pipe closed'));
+  if (stopping) return;
+
+  broker = await build(flags, logger);
+  if (stopping) return;
+  starting = broker.listen(flags.port, flags.host);
+  try {
+    const bound = (await starting) as { port: number; host: string };
+    if (stopping) return;
+    logger.info({ dataDir: resolve(flags.dataDir) }, 'data directory');
     send({
       type: 'broker-ready',
       port: bound.port,
@@ -125,44 +170,14 @@ async function main(): Promise<void> {
       version: BROKER_VERSION,
     });
   } catch (err) {
+    if (stopping) return;
     if (err instanceof SwitchboardError && err.code === 'SWB_ERR_PORT_IN_USE') {
-      fail(
-        { type: 'broker-fatal', code: 'SWB_ERR_PORT_IN_USE', message: err.message },
-        BrokerExitCode.PORT_IN_USE,
-      );
+      fail({ code: 'SWB_ERR_PORT_IN_USE', message: err.message }, BrokerExitCode.PORT_IN_USE);
     }
-    fail(
-      { type: 'broker-fatal', code: 'SWB_ERR_INTERNAL', message: (err as Error).message },
-      BrokerExitCode.CRASH,
-    );
+    const unusable = unusableAddress(err, flags.host, flags.port);
+    if (unusable) fail({ code: 'SWB_ERR_VALIDATION', message: unusable }, BrokerExitCode.CONFIG);
+    fail({ code: 'SWB_ERR_INTERNAL', message: (err as Error).message }, BrokerExitCode.CRASH);
   }
-
-  let stopping = false;
-  const stop = (signal: string) => {
-    if (stopping) {
-      logger.warn({ signal }, 'second signal: exiting now');
-      process.exit(BrokerExitCode.OK);
-    }
-    stopping = true;
-    logger.info({ signal }, 'stopping broker');
-    const force = setTimeout(() => process.exit(BrokerExitCode.OK), 5_000);
-    force.unref();
-    broker.close().then(
-      () => process.exit(BrokerExitCode.OK),
-      (err: unknown) => {
-        logger.error({ err }, 'error while stopping');
-        process.exit(BrokerExitCode.CRASH);
-      },
-    );
-  };
-  process.on('SIGINT', () => stop('SIGINT'));
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  // A supervisor that goes away without a signal must not leave an orphan broker behind.
-  process.on('disconnect', () => stop('parent disconnected'));
-  process.on('uncaughtException', (err) => {
-    logger.fatal({ err }, 'uncaught exception');
-    process.exit(BrokerExitCode.CRASH);
-  });
 }
 
 void main();

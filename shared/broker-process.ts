@@ -3,6 +3,7 @@
  * (`process.send`), and its exit codes. Used by `broker/cli.ts` and the console's
  * BrokerSupervisor (ARCHITECTURE §1: the broker runs in its own supervised process).
  */
+import { CliExitCode } from './cli-conventions';
 
 /** Sent once the socket.io and HTTP server listens. */
 export interface BrokerReadyMessage {
@@ -23,12 +24,7 @@ export interface BrokerFatalMessage {
 
 export type BrokerProcessMessage = BrokerReadyMessage | BrokerFatalMessage;
 
-/** Exit codes of `broker/cli.ts`. A supervisor restarts only after `CRASH` (or a signal). */
-export const BrokerExitCode = {
-  OK: 0,
-  CRASH: 1,
-  /** Bad flags or settings: restarting would fail the same way. */
-  CONFIG: 2,
-  /** The port is taken: restarting would fail the same way. */
-  PORT_IN_USE: 3,
-} as const;
+/** Exit codes of `broker/cli.ts` (the convention of both CLIs, `shared/cli-conventions.ts`).
+ * A supervisor restarts only after `CRASH` (or a signal); `CONFIG` and `PORT_IN_USE` would fail
+ * the same way again. */
+export const BrokerExitCode = CliExitCode;

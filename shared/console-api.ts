@@ -56,7 +56,11 @@ export const OverviewSchema = z.object({
   /** Messages per second over the last two samples; null until two samples exist. */
   rates: z.object({ produced: z.number(), delivered: z.number() }).nullable(),
   local: LocalBrokerStatusSchema.nullable(),
+  /** Wall-clock time of the sample, epoch ms: for display only (the clock may step back). */
   sampledAt: z.number(),
+  /** Increases by one with every sample of this connection in this console process: order
+   * samples by `seq`, never by `sampledAt`. */
+  seq: z.number().int().nonnegative(),
 });
 export type Overview = z.infer<typeof OverviewSchema>;
 

@@ -7,7 +7,6 @@
  * `BrokerLauncher` (Node `fork` by default, Electron `utilityProcess` in the desktop app).
  */
 import { mkdirSync } from 'node:fs';
-import { createInterface } from 'node:readline';
 import { z } from 'zod';
 import { BrokerExitCode, type BrokerFatalMessage } from '../../shared/broker-process';
 import type { LocalBrokerState, LocalBrokerStatus } from '../../shared/console-api';
@@ -18,6 +17,7 @@ import {
   type BrokerExit,
   type BrokerLauncher,
 } from './broker-launcher';
+import { readCappedLines } from './capped-lines';
 import { RingBuffer } from './ring-buffer';
 
 /** Restart backoff: `initialMs · 2^attempt`, capped at `maxMs`; the attempt count resets once a
@@ -59,16 +59,24 @@ export interface BrokerSupervisorOptions {
   backoff?: Partial<BackoffOptions>;
   /** Log lines kept. Default 500. */
   logCapacity?: number;
+  /**
+   * Consecutive exits without a ready message in between after which the supervisor stops
+   * retrying and reports `failed` (`SWB_ERR_BROKER_NOT_RUNNING`, with the last reason), so a
+   * broker that cannot start never keeps a start or restart pending forever. Default: no limit.
+   */
+  maxStartFailures?: number;
 }
 
-/** One line the broker wrote (usually a pino JSON record). `at` is epoch ms. */
+/** One line the broker wrote (usually a pino JSON record), cut to 8 KiB (`…` marks a cut line).
+ * `at` is epoch ms. */
 export interface BrokerLogLine {
   at: number;
   stream: 'stdout' | 'stderr';
   line: string;
 }
 
-const MAX_LOG_LINE_CHARS = 8_192;
+/** Bytes kept of each broker output line; the rest is discarded while reading. */
+const MAX_LOG_LINE_BYTES = 8_192;
 
 const BrokerMessageSchema = z.discriminatedUnion('type', [
   z.object({
@@ -103,6 +111,8 @@ export class BrokerSupervisor {
   private generation = 0;
   private wantRunning = false;
   private attempt = 0;
+  /** Exits since the last ready message (or since `start()`). */
+  private startFailures = 0;
   private fatal: BrokerFatalMessage | null = null;
   private timeoutError: string | null = null;
   private restartTimer: NodeJS.Timeout | null = null;
@@ -159,8 +169,10 @@ export class BrokerSupervisor {
 
   /**
    * Starts the broker (if not already started) and resolves once it is `running`. Crashes while
-   * starting are retried with backoff. Rejects with a `SwitchboardError` when it ends `failed`
-   * (`SWB_ERR_PORT_IN_USE`, `SWB_ERR_VALIDATION`) or `stop()` is called first
+   * starting are retried with backoff (up to `maxStartFailures`). Rejects with a
+   * `SwitchboardError` when it ends `failed` — `SWB_ERR_PORT_IN_USE`, `SWB_ERR_VALIDATION` (bad
+   * settings, or an address that cannot be used: EADDRNOTAVAIL, EACCES…; never retried),
+   * `SWB_ERR_BROKER_NOT_RUNNING` (`maxStartFailures` reached) — or `stop()` is called first
    * (`SWB_ERR_BROKER_NOT_RUNNING`).
    */
   async start(): Promise<LocalBrokerStatus> {
@@ -172,6 +184,7 @@ export class BrokerSupervisor {
     if (!this.wantRunning || (!this.child && !this.restartTimer)) {
       this.wantRunning = true;
       this.attempt = 0;
+      this.startFailures = 0;
       this.launch();
     }
     return running;
@@ -255,6 +268,7 @@ export class BrokerSupervisor {
       return;
     }
     this.clearTimer('readyTimer');
+    this.startFailures = 0;
     this.boundHost = message.host;
     this.update('running', {
       port: message.port,
@@ -286,6 +300,11 @@ export class BrokerSupervisor {
         'SWB_ERR_VALIDATION',
         this.fatal?.message ?? 'Broker configuration is invalid (exit code 2)',
       );
+    } else if (++this.startFailures >= (this.options.maxStartFailures ?? Infinity)) {
+      this.fail(
+        'SWB_ERR_BROKER_NOT_RUNNING',
+        `${this.describeCrash(exit)} (gave up after ${this.startFailures} attempts to start it)`,
+      );
     } else {
       const delay = backoffDelay(this.attempt, this.backoff);
       this.attempt += 1;
@@ -307,7 +326,10 @@ export class BrokerSupervisor {
   }
 
   /** Terminal failure: restarting would fail the same way. */
-  private fail(code: 'SWB_ERR_PORT_IN_USE' | 'SWB_ERR_VALIDATION', message: string): void {
+  private fail(
+    code: 'SWB_ERR_PORT_IN_USE' | 'SWB_ERR_VALIDATION' | 'SWB_ERR_BROKER_NOT_RUNNING',
+    message: string,
+  ): void {
     this.wantRunning = false;
     this.update('failed', { pid: null, startedAt: null, lastError: message });
     for (const waiter of this.waiters.splice(0)) waiter.reject(new SwitchboardError(code, message));
@@ -329,15 +351,13 @@ export class BrokerSupervisor {
 
   private pipeLines(stream: NodeJS.ReadableStream | null, name: BrokerLogLine['stream']): void {
     if (!stream) return;
-    const lines = createInterface({ input: stream, crlfDelay: Infinity });
-    lines.on('line', (text) => {
-      const entry: BrokerLogLine = {
-        at: Date.now(),
-        stream: name,
-        line: text.slice(0, MAX_LOG_LINE_CHARS),
-      };
-      this.logBuffer.push(entry);
-      for (const listener of this.logListeners) listener(entry);
+    readCappedLines(stream, {
+      maxBytes: MAX_LOG_LINE_BYTES,
+      onLine: (line) => {
+        const entry: BrokerLogLine = { at: Date.now(), stream: name, line };
+        this.logBuffer.push(entry);
+        for (const listener of this.logListeners) listener(entry);
+      },
     });
   }
 

@@ -132,6 +132,7 @@ export class ConnectionManager {
       rates: sample.rates,
       local,
       sampledAt: sample.sampledAt,
+      seq: sample.seq,
     };
   }
 

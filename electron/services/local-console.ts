@@ -37,6 +37,8 @@ export interface LocalConsole {
 
 export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
   const supervisor = new BrokerSupervisor({
+    // A broker that cannot come up three times in a row will not: say so instead of retrying.
+    maxStartFailures: 3,
     ...options.supervisor,
     port: options.brokerPort,
     host: options.brokerHost,

@@ -28,7 +28,12 @@ export interface ScrapeTarget {
 
 /** One scrape. Times are epoch ms; rates are messages per second. */
 export interface BrokerSample {
+  /** Wall-clock time, epoch ms (display only: the clock may step back). */
   sampledAt: number;
+  /** 1, 2, 3… per poller: the order of samples. */
+  seq: number;
+  /** `performance.now()` at the sample, ms: rates are computed on this monotonic clock. */
+  monotonicAt: number;
   reachable: boolean;
   error: ErrorInfo | null;
   health: Health | null;
@@ -59,6 +64,7 @@ export class MetricsPoller {
   private running = false;
   private inFlight: Promise<BrokerSample> | null = null;
   private lastReachable: BrokerSample | null = null;
+  private seq = 0;
 
   constructor(private readonly options: MetricsPollerOptions) {
     this.intervalMs = options.intervalMs ?? 1_000;
@@ -156,22 +162,28 @@ export class MetricsPoller {
       connectionsTotal: sumSamples(exposition, MetricName.CONNECTIONS_TOTAL),
       connectionsCurrent: sumSamples(exposition, MetricName.CONNECTIONS_CURRENT),
     };
-    const sampledAt = Date.now();
+    const stamp = this.stamp();
     return {
-      sampledAt,
+      ...stamp,
       reachable: true,
       error: null,
       health,
       stats,
       counters,
-      rates: this.rates(counters, sampledAt),
+      rates: this.rates(counters, stamp.monotonicAt),
     };
   }
 
-  private rates(counters: Counters, sampledAt: number): BrokerSample['rates'] {
+  private stamp(): Pick<BrokerSample, 'sampledAt' | 'seq' | 'monotonicAt'> {
+    this.seq += 1;
+    return { sampledAt: Date.now(), seq: this.seq, monotonicAt: performance.now() };
+  }
+
+  private rates(counters: Counters, monotonicAt: number): BrokerSample['rates'] {
     const previous = this.lastReachable;
     if (!previous?.counters) return null;
-    const seconds = (sampledAt - previous.sampledAt) / 1000;
+    // Monotonic: a wall clock stepping back must not stop (or negate) the rates.
+    const seconds = (monotonicAt - previous.monotonicAt) / 1000;
     if (seconds <= 0) return null;
     // A counter that went down means the broker restarted: count from zero (Prometheus rate()).
     const increase = (now: number, before: number): number => (now >= before ? now - before : now);
@@ -195,7 +207,7 @@ export class MetricsPoller {
 
   private unreachable(error: ErrorInfo): BrokerSample {
     return {
-      sampledAt: Date.now(),
+      ...this.stamp(),
       reachable: false,
       error,
       health: null,

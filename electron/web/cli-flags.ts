@@ -1,18 +1,24 @@
 /**
- * Flags of `npm run console` (electron/web/cli.ts), parsed with `node:util` and validated with zod.
+ * Flags of `npm run console` (electron/web/cli.ts), parsed with `node:util` and validated with
+ * zod. Conventions shared with `npm run broker` (`shared/cli-conventions.ts`): `--help` on stdout
+ * with the defaults, exit 0; `--log-level` / `SWITCHBOARD_LOG_LEVEL`; the same exit codes.
  *
- *   --port <n>          console (web host) port, 0 = any free port      default 17353
- *   --host <h>          console bind address                             default 127.0.0.1
- *   --broker-port <n>   local broker port, 0 = any free port             default 17352
- *   --broker-host <h>   local broker bind address                        default 127.0.0.1
- *   --data-dir <dir>    local broker data directory        default $SWITCHBOARD_DATA_DIR or ~/.switchboard/data
- *   --settings <file>   broker settings file (optional)
- *   --help
+ * `--host` accepts loopback addresses only: the console's secret would otherwise cross the
+ * network in plain HTTP (there is no TLS), and whoever holds it controls the local broker.
+ * Reach a console on another machine through an SSH tunnel instead.
  */
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import {
+  envLogLevel,
+  envLogLevelName,
+  EXIT_CODES_HELP,
+  isLogLevel,
+  LOG_LEVEL_ENV,
+  LOG_LEVELS,
+} from '../../shared/cli-conventions';
 import { Protocol } from '../../shared/protocol-events';
 
 export const DEFAULT_CONSOLE_PORT = 17353;
@@ -22,31 +28,68 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.SWITCHBOARD_DATA_DIR || path.join(os.homedir(), '.switchboard', 'data');
 }
 
+/** True for a loopback address or name (`127.0.0.0/8`, `::1`, `localhost`). */
+export function isLoopbackHost(host: string): boolean {
+  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
+  return (
+    name === 'localhost' ||
+    name === '::1' ||
+    name === '0:0:0:0:0:0:0:1' ||
+    /^127(\.\d{1,3}){3}$/.test(name) ||
+    /^::ffff:127(\.\d{1,3}){3}$/.test(name)
+  );
+}
+
 const Port = z.coerce.number().int().min(0).max(65_535);
 
 const FlagsSchema = z
   .object({
     port: Port.default(DEFAULT_CONSOLE_PORT),
-    host: z.string().min(1).default('127.0.0.1'),
+    host: z.string().min(1).default('127.0.0.1').refine(isLoopbackHost, {
+      message:
+        'the console listens on loopback only (127.0.0.1, ::1 or localhost): its access token would cross the network in plain HTTP. From another machine, use an SSH tunnel: ssh -L 17353:127.0.0.1:17353 <this machine>',
+    }),
     brokerPort: Port.default(Protocol.DEFAULT_PORT),
     brokerHost: z.string().min(1).default('127.0.0.1'),
     dataDir: z.string().min(1).optional(),
     settings: z.string().min(1).optional(),
+    logLevel: z
+      .string()
+      .refine(isLogLevel, { message: `use one of ${LOG_LEVELS.join(', ')}` })
+      .optional(),
     help: z.boolean().default(false),
   })
   .strict();
-export type ConsoleFlags = z.infer<typeof FlagsSchema> & { dataDir: string };
+export type ConsoleFlags = z.infer<typeof FlagsSchema> & { dataDir: string; logLevel: string };
 
 export const USAGE = `Usage: npm run console -- [options]
 
-  --port <n>          console port (0 = any free port)        default ${DEFAULT_CONSOLE_PORT}
-  --host <h>          console bind address                     default 127.0.0.1
-  --broker-port <n>   local broker port (0 = any free port)    default ${Protocol.DEFAULT_PORT}
-  --broker-host <h>   local broker bind address                default 127.0.0.1
-  --data-dir <dir>    local broker data directory              default $SWITCHBOARD_DATA_DIR or ~/.switchboard/data
-  --settings <file>   broker settings file
-  --help              show this help
+Starts a local broker, serves the Switchboard console for your browser on this machine, and
+prints its link (Console: http://127.0.0.1:<port>/#token=<secret>) as the only line on stdout.
+
+Options:
+  --port <n>           console port; 0 = any free port
+                         (default: ${DEFAULT_CONSOLE_PORT})
+  --host <h>           console address, loopback only (127.0.0.1, ::1, localhost)
+                         (default: 127.0.0.1)
+  --broker-port <n>    local broker port; 0 = any free port
+                         (default: ${Protocol.DEFAULT_PORT})
+  --broker-host <h>    local broker address; 0.0.0.0 = every interface (no authentication yet!)
+                         (default: 127.0.0.1)
+  --data-dir <dir>     local broker data directory
+                         (default: $SWITCHBOARD_DATA_DIR, else ~/.switchboard/data)
+  --settings <file>    broker settings file (JSON), passed to the broker
+                         (default: none)
+  --log-level <level>  ${LOG_LEVELS.join(' | ')}; also the broker's
+                         (default: $${LOG_LEVEL_ENV}, else info)
+  -h, --help           show this help and exit
+
+Logs: JSON lines (pino) on stderr. Ctrl-C / SIGTERM stop the broker, then the console.
+${EXIT_CODES_HELP}
 `;
+
+/** Printed after a usage error. */
+export const CONSOLE_HELP_HINT = "Run 'npm run console -- --help' for the options.";
 
 /** Parses argv (without node and script). Throws an Error with a user-facing message. */
 export function parseConsoleFlags(
@@ -66,12 +109,17 @@ export function parseConsoleFlags(
         'broker-host': { type: 'string' },
         'data-dir': { type: 'string' },
         settings: { type: 'string' },
+        'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     }));
   } catch (error) {
     throw new Error((error as Error).message);
   }
+  if (values.help) {
+    return { ...FlagsSchema.parse({}), help: true, dataDir: defaultDataDir(env), logLevel: 'info' };
+  }
+  const fromEnv = values['log-level'] === undefined ? envLogLevel(env) : undefined;
   const parsed = FlagsSchema.safeParse({
     port: values.port,
     host: values.host,
@@ -79,12 +127,21 @@ export function parseConsoleFlags(
     brokerHost: values['broker-host'],
     dataDir: values['data-dir'],
     settings: values.settings,
+    logLevel: values['log-level'] ?? fromEnv,
     help: values.help,
   });
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const flag = String(issue?.path[0] ?? '').replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
-    throw new Error(`Invalid --${flag}: ${issue?.message ?? 'invalid value'}`);
+    const key = String(issue?.path[0] ?? '');
+    const name =
+      key === 'logLevel' && fromEnv !== undefined
+        ? envLogLevelName(env)
+        : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    throw new Error(`Invalid ${name}: ${issue?.message ?? 'invalid value'}`);
   }
-  return { ...parsed.data, dataDir: path.resolve(parsed.data.dataDir ?? defaultDataDir(env)) };
+  return {
+    ...parsed.data,
+    dataDir: path.resolve(parsed.data.dataDir ?? defaultDataDir(env)),
+    logLevel: parsed.data.logLevel ?? 'info',
+  };
 }

@@ -5,25 +5,68 @@
  *   Console: http://127.0.0.1:<port>/#token=<secret>
  *
  * Everything else (pino JSON logs, build progress, errors) goes to stderr. Ctrl-C / SIGTERM stop
- * the broker and the host, then exit 0. Exit 1 when the console or broker cannot start (e.g. a
- * taken port), 2 for bad flags. Flags: see cli-flags.ts.
+ * the broker and the host, then exit 0. Exit codes (`CliExitCode`, as `npm run broker`): 1 the
+ * console or broker cannot run, 2 bad flags or configuration (settings, an unusable address),
+ * 3 a port in use. Flags: see cli-flags.ts (`--help`).
  */
 import path from 'node:path';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
+import { CliExitCode, LOG_LEVEL_ENV } from '../../shared/cli-conventions';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { createLocalConsole, type LocalConsole } from '../services/local-console';
-import { parseConsoleFlags, USAGE, type ConsoleFlags } from './cli-flags';
+import { CONSOLE_HELP_HINT, parseConsoleFlags, USAGE, type ConsoleFlags } from './cli-flags';
 import { ensureRendererBuilt, REPO_ROOT } from './renderer-build';
 import { createWebHost, type WebHost } from './web-host';
 
-const logger = pino(
-  { level: process.env.SWITCHBOARD_LOG_LEVEL ?? 'info', base: { component: 'console' } },
-  pino.destination(2),
-);
-
-function exitWith(code: number, message: string): never {
+function exitWith(code: CliExitCode, message: string): never {
   process.stderr.write(`${message}\n`);
   process.exit(code);
+}
+
+/** Errors of `listen()` that retrying cannot fix, mapped to an exit code and a hint. */
+function listenFailure(
+  error: unknown,
+  flags: ConsoleFlags,
+): { code: CliExitCode; message: string } {
+  const errno = (error as NodeJS.ErrnoException).code;
+  const where = `${flags.host}:${flags.port}`;
+  if (errno === 'EADDRINUSE') {
+    return {
+      code: CliExitCode.PORT_IN_USE,
+      message: `Console port ${flags.port} is already in use. Pick another with --port <n> (0 = any free port).`,
+    };
+  }
+  if (
+    errno === 'EADDRNOTAVAIL' ||
+    errno === 'EACCES' ||
+    errno === 'EPERM' ||
+    errno === 'ENOTFOUND'
+  ) {
+    return {
+      code: CliExitCode.CONFIG,
+      message: `Cannot start the console on ${where} (${errno}). Use --host 127.0.0.1 and a port above 1023.`,
+    };
+  }
+  return {
+    code: CliExitCode.CRASH,
+    message: `Could not start the console on ${where}: ${(error as Error).message}`,
+  };
+}
+
+/** What `startBroker()` rejected with, mapped to an exit code and a hint. */
+function brokerFailure(error: unknown): { code: CliExitCode; message: string } {
+  const text = error instanceof Error ? error.message : String(error);
+  const code = error instanceof SwitchboardError ? error.code : 'SWB_ERR_INTERNAL';
+  if (code === 'SWB_ERR_PORT_IN_USE') {
+    return {
+      code: CliExitCode.PORT_IN_USE,
+      message: `Cannot start the local broker: ${text}. Pick another with --broker-port <n> (0 = any free port).`,
+    };
+  }
+  return {
+    code: code === 'SWB_ERR_VALIDATION' ? CliExitCode.CONFIG : CliExitCode.CRASH,
+    message: `Cannot start the local broker: ${text.replace(/\.$/, '')}.`,
+  };
 }
 
 async function main(): Promise<void> {
@@ -31,22 +74,22 @@ async function main(): Promise<void> {
   try {
     flags = parseConsoleFlags(process.argv.slice(2));
   } catch (error) {
-    exitWith(2, `${(error as Error).message}\n\n${USAGE}`);
+    exitWith(CliExitCode.CONFIG, `${(error as Error).message}\n${CONSOLE_HELP_HINT}`);
   }
   if (flags.help) {
-    process.stderr.write(USAGE);
+    process.stdout.write(USAGE);
     return;
   }
+  const logger = pino(
+    { level: flags.logLevel, base: { component: 'console' } },
+    pino.destination(2),
+  );
 
-  if (!['127.0.0.1', 'localhost', '::1'].includes(flags.host)) {
-    // The secret still guards every call, but it would cross the network in clear HTTP.
-    logger.warn({ host: flags.host }, 'console reachable beyond this machine over plain HTTP');
-  }
   const staticDir = path.join(REPO_ROOT, 'renderer', 'dist');
   try {
     await ensureRendererBuilt({ outDir: staticDir, log: (message) => logger.info(message) });
   } catch (error) {
-    exitWith(1, `Could not build the console UI: ${(error as Error).message}`);
+    exitWith(CliExitCode.CRASH, `Could not build the console UI: ${(error as Error).message}`);
   }
 
   const local = createLocalConsole({
@@ -54,8 +97,10 @@ async function main(): Promise<void> {
     brokerHost: flags.brokerHost,
     dataDir: flags.dataDir,
     settingsFile: flags.settings,
+    // One log level for the console and the broker it starts.
+    supervisor: { env: { ...process.env, [LOG_LEVEL_ENV]: flags.logLevel } },
   });
-  forwardBrokerLogs(local);
+  forwardBrokerLogs(local, logger);
   const host = createWebHost({
     service: local.service,
     staticDir,
@@ -63,24 +108,15 @@ async function main(): Promise<void> {
     port: flags.port,
     logger,
   });
-  installSignalHandlers(host, local);
+  installSignalHandlers(host, local, logger);
 
   let address;
   try {
     address = await host.listen();
   } catch (error) {
     await local.close();
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRINUSE') {
-      exitWith(
-        1,
-        `Console port ${flags.port} is already in use. Pick another with --port <n> (0 = any free port).`,
-      );
-    }
-    exitWith(
-      1,
-      `Could not start the console on ${flags.host}:${flags.port}: ${(error as Error).message}`,
-    );
+    const failure = listenFailure(error, flags);
+    exitWith(failure.code, failure.message);
   }
 
   try {
@@ -88,12 +124,8 @@ async function main(): Promise<void> {
   } catch (error) {
     await host.close();
     await local.close();
-    const message = error instanceof SwitchboardError ? error.message : String(error);
-    const hint =
-      error instanceof SwitchboardError && error.code === 'SWB_ERR_PORT_IN_USE'
-        ? ' Pick another with --broker-port <n> (0 = any free port).'
-        : '';
-    exitWith(1, `Cannot start the local broker: ${message}.${hint}`);
+    const failure = brokerFailure(error);
+    exitWith(failure.code, failure.message);
   }
 
   logger.info({ dataDir: flags.dataDir, broker: local.supervisor.endpoint() }, 'console ready');
@@ -101,14 +133,12 @@ async function main(): Promise<void> {
 }
 
 /** Broker output is kept in the supervisor's ring buffer; warnings and errors are also logged. */
-function forwardBrokerLogs(local: LocalConsole): void {
+function forwardBrokerLogs(local: LocalConsole, logger: Logger): void {
   local.supervisor.onLog(({ line }) => {
-    let level = 0;
-    try {
-      level = Number((JSON.parse(line) as { level?: unknown }).level) || 0;
-    } catch {
-      level = 50; // Not pino output: most likely a crash trace.
-    }
+    // pino lines start with their level; lines cut to 8 KiB are no longer valid JSON.
+    const match = /^\{"level":(\d+)/.exec(line);
+    // Not pino output: most likely a crash trace.
+    const level = match ? Number(match[1]) : 50;
     if (level >= 40) logger.warn({ broker: line }, 'broker log');
   });
   local.supervisor.onStatus((status) => {
@@ -119,20 +149,23 @@ function forwardBrokerLogs(local: LocalConsole): void {
   });
 }
 
-function installSignalHandlers(host: WebHost, local: LocalConsole): void {
+function installSignalHandlers(host: WebHost, local: LocalConsole, logger: Logger): void {
   let stopping = false;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (stopping) {
-      exitWith(130, `Received ${signal} again: exiting without waiting for the broker.`);
+      exitWith(CliExitCode.OK, `Received ${signal} again: exiting without waiting for the broker.`);
     }
     stopping = true;
     logger.info({ signal }, 'stopping console');
-    void Promise.allSettled([host.close(), local.close()]).then(() => process.exit(0));
+    void Promise.allSettled([host.close(), local.close()]).then(() => process.exit(CliExitCode.OK));
   };
   process.on('SIGINT', shutdown);
   process.on('SIGTERM', shutdown);
 }
 
 main().catch((error: unknown) => {
-  exitWith(1, `Console failed: ${error instanceof Error ? error.message : String(error)}`);
+  exitWith(
+    CliExitCode.CRASH,
+    `Console failed: ${error instanceof Error ? error.message : String(error)}`,
+  );
 });

@@ -2,7 +2,7 @@
 import { useEffect } from 'react';
 import type { ConsoleClient } from './api/console-client';
 import { StatusBadge, type BadgeTone } from './components/status-badge';
-import { useAppStore } from './store/app-store';
+import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
 import { OverviewView } from './views/overview-view';
 
@@ -15,7 +15,12 @@ const LINK_TONES: Record<string, BadgeTone> = {
 
 export function App({ client }: { client: ConsoleClient | null }) {
   const connection = useAppStore((s) => s.connection);
-  useEffect(() => (client ? bindConsole(client) : undefined), [client]);
+  useEffect(() => {
+    if (!client) return undefined;
+    // A new client is a new console (a new link): nothing of the previous one applies.
+    resetAppStore();
+    return bindConsole(client);
+  }, [client]);
 
   return (
     <div className="app">

@@ -1,15 +1,22 @@
-/** Renderer entry: picks the ConsoleApi transport and mounts the app. */
-import { StrictMode } from 'react';
+/** Renderer entry: picks the ConsoleApi transport (console-session.ts) and mounts the app. */
+import { StrictMode, useSyncExternalStore } from 'react';
 import { createRoot } from 'react-dom/client';
-import { createConsoleClient } from './api/console-client';
+import { createConsoleSession } from './api/console-session';
 import { App } from './app';
 import './styles.css';
 
-const client = createConsoleClient();
+const session = createConsoleSession();
+
+/** Re-renders the app with a new client when a new console link is opened in this tab. */
+function Root() {
+  const client = useSyncExternalStore(session.subscribe, session.current);
+  return <App client={client} />;
+}
+
 const root = document.getElementById('root');
 if (!root) throw new Error('Missing #root element');
 createRoot(root).render(
   <StrictMode>
-    <App client={client} />
+    <Root />
   </StrictMode>,
 );

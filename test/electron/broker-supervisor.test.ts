@@ -114,6 +114,22 @@ describe('BrokerSupervisor with the real broker', () => {
     expect(supervisor.status().lastError).toBeTruthy();
   });
 
+  it('fails at once, without restarting, when the address cannot be used', async () => {
+    // 192.0.2.1 (TEST-NET-1) is never an address of this machine: EADDRNOTAVAIL.
+    supervisor = new BrokerSupervisor({
+      port: 0,
+      host: '192.0.2.1',
+      dataDir: path.join(dir.path, 'data'),
+      backoff: { initialMs: 50 },
+    });
+    const error = await supervisor.start().catch((e: unknown) => e);
+    expect((error as SwitchboardError).code).toBe('SWB_ERR_VALIDATION');
+    expect((error as SwitchboardError).message).toBe(
+      "Cannot listen on 192.0.2.1:0: 192.0.2.1 is not an address of this machine (EADDRNOTAVAIL). Use --host 127.0.0.1, 0.0.0.0 or one of this machine's addresses.",
+    );
+    expect(supervisor.status()).toMatchObject({ state: 'failed', restarts: 0, pid: null });
+  }, 120_000);
+
   it('restarts a broker that is restarted on request, without counting it as a crash', async () => {
     supervisor = new BrokerSupervisor({ port: 0, dataDir: path.join(dir.path, 'data') });
     const first = await supervisor.start();
@@ -160,6 +176,25 @@ describe('BrokerSupervisor with misbehaving processes', () => {
     expect(((await started) as SwitchboardError).code).toBe('SWB_ERR_BROKER_NOT_RUNNING');
     expect(supervisor.status().state).toBe('stopped');
   });
+
+  it('gives up after maxStartFailures exits without a ready message', async () => {
+    const entry = await script('crash.mjs', 'process.exit(1);\n');
+    supervisor = new BrokerSupervisor({
+      port: 0,
+      dataDir: path.join(dir.path, 'data'),
+      launcher: createForkLauncher({ entry, execArgv: [] }),
+      backoff: { initialMs: 20, maxMs: 50 },
+      maxStartFailures: 3,
+    });
+    const error = await supervisor.start().catch((e: unknown) => e);
+    expect((error as SwitchboardError).code).toBe('SWB_ERR_BROKER_NOT_RUNNING');
+    const reason = 'Broker exited with code 1 (gave up after 3 attempts to start it)';
+    expect((error as SwitchboardError).message).toBe(reason);
+    expect(supervisor.status()).toMatchObject({ state: 'failed', restarts: 2, lastError: reason });
+    // A restart (the UI's button) settles the same way instead of hanging.
+    const again = await supervisor.restart().catch((e: unknown) => e);
+    expect((again as SwitchboardError).code).toBe('SWB_ERR_BROKER_NOT_RUNNING');
+  }, 60_000);
 
   it('kills a process that never reports ready', async () => {
     const entry = await script('silent.mjs', 'setInterval(() => {}, 1000);\n');

@@ -2,7 +2,7 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { BrokerSupervisor } from '../../electron/services/broker-supervisor';
 import { MetricsPoller, type BrokerSample } from '../../electron/services/metrics-poller';
 import { HttpPath } from '../../shared/http-api';
@@ -56,6 +56,23 @@ describe('MetricsPoller against the real broker', () => {
     expect(second.rates?.produced).toBeGreaterThan(0);
     expect(second.rates?.delivered).toBeGreaterThan(0);
     expect(poller.samples()).toEqual([first, second]);
+  });
+
+  it('numbers samples and computes rates on a monotonic clock, whatever the wall clock does', async () => {
+    const poller = new MetricsPoller({ target: { baseUrl } });
+    const first = await poller.pollOnce();
+    const realNow = Date.now;
+    const stepBack = vi.spyOn(Date, 'now').mockImplementation(() => realNow() - 3_600_000);
+    try {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const second = await poller.pollOnce();
+      expect(second.sampledAt).toBeLessThan(first.sampledAt);
+      expect(second.seq).toBe(first.seq + 1);
+      expect(second.rates).not.toBeNull();
+      expect(second.rates?.produced).toBeGreaterThanOrEqual(0);
+    } finally {
+      stepBack.mockRestore();
+    }
   });
 
   it('polls periodically, notifies listeners and keeps a bounded buffer', async () => {

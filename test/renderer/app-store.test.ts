@@ -1,4 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ConsoleClient } from '../../renderer/src/api/console-client';
+import { createConsoleSession } from '../../renderer/src/api/console-session';
 import { takeConsoleToken } from '../../renderer/src/api/console-token';
 import { resetAppStore, useAppStore } from '../../renderer/src/store/app-store';
 import {
@@ -17,7 +19,8 @@ const status: LocalBrokerStatus = {
   dataDir: '/d',
 };
 
-function sample(sampledAt: number, produced: number): Overview {
+/** A sample number `seq`; its wall-clock time defaults to `seq` ms. */
+function sample(seq: number, produced: number, sampledAt = seq): Overview {
   return {
     connectionId: LOCAL_CONNECTION_ID,
     name: 'Local broker',
@@ -30,6 +33,7 @@ function sample(sampledAt: number, produced: number): Overview {
     rates: null,
     local: status,
     sampledAt,
+    seq,
   };
 }
 
@@ -44,6 +48,19 @@ describe('app store', () => {
     applyOverview(sample(3, 30));
     expect(useAppStore.getState().overviews[LOCAL_CONNECTION_ID]?.counters?.produced).toBe(30);
     expect(useAppStore.getState().localBroker).toEqual(status);
+  });
+
+  it('orders samples by their sequence, so a wall clock stepping back changes nothing', () => {
+    const { applyOverview } = useAppStore.getState();
+    applyOverview(sample(1, 10, 1_000_000));
+    // The clock stepped back an hour between two samples: the newer one still applies.
+    applyOverview(sample(2, 20, 1_000_000 - 3_600_000));
+    expect(useAppStore.getState().overviews[LOCAL_CONNECTION_ID]?.counters?.produced).toBe(20);
+    applyOverview(sample(3, 30, 1_000_000 - 3_599_000));
+    expect(useAppStore.getState().overviews[LOCAL_CONNECTION_ID]?.counters?.produced).toBe(30);
+    // A late answer carrying an older sample does not replace the newer one.
+    applyOverview(sample(2, 20, 1_000_000 + 10));
+    expect(useAppStore.getState().overviews[LOCAL_CONNECTION_ID]?.counters?.produced).toBe(30);
   });
 
   it('resets to the initial state', () => {
@@ -78,5 +95,93 @@ describe('takeConsoleToken', () => {
       replaceState: () => undefined,
     });
     expect(again).toBe('abc-123');
+  });
+});
+
+describe('console session', () => {
+  /** A window stand-in: location, history, sessionStorage and hashchange listeners. */
+  function fakeWindow(hash: string) {
+    const storage = new Map<string, string>();
+    const listeners = new Set<() => void>();
+    const win = {
+      location: { hash, pathname: '/', search: '' },
+      addressBar: `/${hash}`,
+      history: {
+        replaceState: (_d: unknown, _u: string, url?: string | URL | null) => {
+          win.location.hash = '';
+          win.addressBar = String(url);
+        },
+      },
+      sessionStorage: {
+        getItem: (k: string) => storage.get(k) ?? null,
+        setItem: (k: string, v: string) => void storage.set(k, v),
+      },
+      addEventListener: (_t: 'hashchange', l: () => void) => void listeners.add(l),
+      removeEventListener: (_t: 'hashchange', l: () => void) => void listeners.delete(l),
+      /** What the browser does when a link differing only in its fragment is opened. */
+      open(fragment: string) {
+        win.location.hash = fragment;
+        win.addressBar = `/${fragment}`;
+        listeners.forEach((l) => l());
+      },
+      listeners,
+    };
+    return win;
+  }
+
+  function fakeConnect() {
+    const made: { token: string; closed: boolean }[] = [];
+    const connect = (token: string): ConsoleClient => {
+      const entry = { token, closed: false };
+      made.push(entry);
+      return {
+        api: {} as ConsoleClient['api'],
+        connectionState: () => 'online',
+        onConnectionState: () => () => undefined,
+        close: () => void (entry.closed = true),
+      };
+    };
+    return { made, connect };
+  }
+
+  it('follows a new console link opened in the same tab and strips each token', () => {
+    const win = fakeWindow('#token=first');
+    const { made, connect } = fakeConnect();
+    const session = createConsoleSession(win, connect);
+    let changes = 0;
+    session.subscribe(() => (changes += 1));
+    expect(made).toEqual([{ token: 'first', closed: false }]);
+    expect(win.addressBar).toBe('/');
+
+    win.open('#token=second');
+    expect(made).toEqual([
+      { token: 'first', closed: true },
+      { token: 'second', closed: false },
+    ]);
+    expect(session.current()).not.toBeNull();
+    expect(changes).toBe(1);
+    expect(win.addressBar).toBe('/');
+    expect(win.sessionStorage.getItem('switchboard.console-token')).toBe('second');
+
+    // A fragment without a token (or the same token again) changes nothing.
+    win.open('#section');
+    expect(win.addressBar).toBe('/#section');
+    win.open('#token=second');
+    expect(made).toHaveLength(2);
+    expect(changes).toBe(1);
+
+    session.close();
+    expect(made[1]?.closed).toBe(true);
+    expect(win.listeners.size).toBe(0);
+  });
+
+  it('starts without a client when the page has no token, then takes the first link', () => {
+    const win = fakeWindow('');
+    const { made, connect } = fakeConnect();
+    const session = createConsoleSession(win, connect);
+    expect(session.current()).toBeNull();
+    win.open('#token=late');
+    expect(made).toEqual([{ token: 'late', closed: false }]);
+    session.close();
   });
 });

@@ -43,6 +43,7 @@ const overview: Overview = {
   rates: { produced: 12.5, delivered: 37.5 },
   local: running,
   sampledAt: 2_000,
+  seq: 2,
 };
 
 describe('overview model', () => {

@@ -1,10 +1,9 @@
 /**
- * Picks the ConsoleApi transport: Electron's preload bridge (`window.switchboard`) when present,
- * else the web host (HTTP + WebSocket) using the token from the URL fragment.
+ * The ConsoleClient: a ConsoleApi plus the state of its transport. Electron's preload bridge
+ * (`window.switchboard`) or the web host (HTTP + WebSocket, web-console-api.ts); which one, and
+ * with which token, is decided by console-session.ts.
  */
 import type { ConsoleApi } from '../../../shared/console-api';
-import { takeConsoleToken } from './console-token';
-import { createWebConsoleClient } from './web-console-api';
 
 declare global {
   interface Window {
@@ -24,17 +23,12 @@ export interface ConsoleClient {
   close(): void;
 }
 
-/** The client for this page, or null when neither the bridge nor a web token is available. */
-export function createConsoleClient(): ConsoleClient | null {
-  const bridge = window.switchboard;
-  if (bridge) {
-    return {
-      api: bridge,
-      connectionState: () => 'online',
-      onConnectionState: () => () => undefined,
-      close: () => undefined,
-    };
-  }
-  const token = takeConsoleToken();
-  return token ? createWebConsoleClient({ token }) : null;
+/** A client over Electron's preload bridge: IPC is always `online`. */
+export function bridgeClient(bridge: ConsoleApi): ConsoleClient {
+  return {
+    api: bridge,
+    connectionState: () => 'online',
+    onConnectionState: () => () => undefined,
+    close: () => undefined,
+  };
 }

@@ -19,8 +19,9 @@ export const createOverviewSlice: StateCreator<OverviewSlice, [], [], OverviewSl
   applyOverview: (overview) =>
     set((state) => {
       const previous = state.overviews[overview.connectionId];
-      // Events and call results can cross on the wire: never go back in time.
-      if (previous && previous.sampledAt > overview.sampledAt) return state;
+      // Events and call results can cross on the wire: never go back to an older sample. Ordered
+      // by the poller's sequence, not the wall clock, which may step back.
+      if (previous && previous.seq > overview.seq) return state;
       return {
         overviews: { ...state.overviews, [overview.connectionId]: overview },
         localBroker: overview.local ?? state.localBroker,

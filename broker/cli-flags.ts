@@ -1,0 +1,115 @@
+/**
+ * Flags and help of the headless broker (`npm run broker`, broker/cli.ts). Same conventions as
+ * the console's CLI (electron/web/cli-flags.ts): `--help` on stdout with the defaults, exit 0;
+ * `--log-level` / `SWITCHBOARD_LOG_LEVEL` (older `SWB_LOG_LEVEL` still read); exit codes from
+ * `BrokerExitCode` (0 ok, 1 runtime failure, 2 bad usage or settings, 3 port in use).
+ */
+import { parseArgs } from 'node:util';
+import {
+  envLogLevel,
+  envLogLevelName,
+  EXIT_CODES_HELP,
+  isLogLevel,
+  LOG_LEVEL_ENV,
+  LOG_LEVELS,
+} from '../shared/cli-conventions';
+import { Protocol } from '../shared/protocol-events';
+
+export const BROKER_USAGE = `Usage: npm run broker -- [options]
+
+Runs the Switchboard broker alone: the tyo-mq protocol (socket.io) and its HTTP API on one port.
+
+Options:
+  --port <n>           port to listen on; 0 = any free port
+                         (default: $TYO_MQ_PORT, else ${Protocol.DEFAULT_PORT})
+  --host <h>           address to bind; 0.0.0.0 = every interface (no authentication yet!)
+                         (default: 127.0.0.1)
+  --data-dir <dir>     data directory, holds the SQLite store tyo-mq.sqlite
+                         (default: ./.data)
+  --settings <file>    settings file (JSON)
+                         (default: $TYO_MQ_SETTINGS_FILE, else none)
+  --storage <kind>     sqlite | memory
+                         (default: the settings file's storage, else sqlite)
+  --no-http-api        do not serve /health and /api/*
+                         (default: served)
+  --log-level <level>  ${LOG_LEVELS.join(' | ')}
+                         (default: $${LOG_LEVEL_ENV}, else info)
+  -h, --help           show this help and exit
+
+Logs: JSON lines (pino) on stdout. Ctrl-C / SIGTERM stop it cleanly.
+${EXIT_CODES_HELP}
+`;
+
+/** Printed after a usage error. */
+export const BROKER_HELP_HINT = "Run 'npm run broker -- --help' for the options.";
+
+export interface BrokerFlags {
+  port: number;
+  host: string;
+  dataDir: string;
+  settings: string | undefined;
+  storage: 'sqlite' | 'memory' | undefined;
+  httpApi: boolean;
+  logLevel: string;
+  help: boolean;
+}
+
+/** A flag or value the CLI cannot use; the message is for the user (exit `CONFIG`). */
+export class UsageError extends Error {}
+
+/** Parses argv (without node and script); throws `UsageError` with a user-facing message. */
+export function parseBrokerFlags(
+  argv: string[],
+  env: NodeJS.ProcessEnv = process.env,
+): BrokerFlags {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        'data-dir': { type: 'string' },
+        settings: { type: 'string' },
+        'no-http-api': { type: 'boolean' },
+        storage: { type: 'string' },
+        'log-level': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+      strict: true,
+      allowPositionals: false,
+    }));
+  } catch (err) {
+    throw new UsageError((err as Error).message);
+  }
+  const help = values.help ?? false;
+  const portText = values.port ?? env.TYO_MQ_PORT ?? String(Protocol.DEFAULT_PORT);
+  const port = Number(portText);
+  if (!help && (portText.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new UsageError(`Invalid port: ${portText} (use 0-65535)`);
+  }
+  const storage = values.storage;
+  if (!help && storage !== undefined && storage !== 'sqlite' && storage !== 'memory') {
+    throw new UsageError(`Invalid --storage ${storage}: use sqlite or memory`);
+  }
+  const logLevel = values['log-level'] ?? envLogLevel(env) ?? 'info';
+  if (!help && !isLogLevel(logLevel)) {
+    const source = values['log-level'] !== undefined ? '--log-level' : envLogLevelName(env);
+    throw new UsageError(`Invalid ${source} ${logLevel}: use one of ${LOG_LEVELS.join(', ')}`);
+  }
+  if (!help && values.host !== undefined && values.host.trim() === '') {
+    throw new UsageError('Invalid --host: empty');
+  }
+  return {
+    port,
+    // Loopback by default: this build has no authentication yet, so exposing the broker (and its
+    // HTTP API) to the network must be a deliberate `--host 0.0.0.0`.
+    host: values.host ?? '127.0.0.1',
+    dataDir: values['data-dir'] ?? '.data',
+    settings: values.settings ?? (env.TYO_MQ_SETTINGS_FILE || undefined),
+    storage: storage as BrokerFlags['storage'],
+    httpApi: !values['no-http-api'],
+    logLevel,
+    help,
+  };
+}

@@ -333,3 +333,30 @@ async function waitUntilProducers(h: Harness, realm: string, online: number): Pr
   }
   throw new Error(`producers online in ${realm} never reached ${online}`);
 }
+
+describe('revocation and reloads', () => {
+  it('keeps an admin session across a reload that drops the bootstrapped token (merged back)', async () => {
+    const h = await startAuthBroker({}, {}, { env: { TYO_MQ_ADMIN_TOKEN: 'env-admin-token' } });
+    try {
+      const admin = await loggedIn(h, { token: 'env-admin-token' });
+      h.broker.auth.replace({ enabled: true, auto_admin_token: false }, 'file');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(admin.connected).toBe(true);
+      expect(h.broker.auth.adminTokens()).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('disconnects sessions admitted while auth was off when auth is switched on', async () => {
+    const h = await startAuthBroker({ enabled: false });
+    try {
+      const open = await h.connect();
+      const gone = waitForServerDisconnect(open, 1_000);
+      h.broker.auth.replace({ enabled: true, auto_admin_token: false }, 'file');
+      await gone;
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -256,6 +256,33 @@ describe('authorization requests (§7)', () => {
     expect(await authenticate(s, { token: 'alpha-tok' })).toMatchObject({ realm: 'alpha' });
   });
 
+  it('validates the decided role and refuses a realm key for an unknown request with 401', async () => {
+    const { ack } = await requestToken(ctx.h, request({ client_token: 'role-tok' }));
+    for (const role of ['admin', 'root']) {
+      expect(
+        await signedCall(ctx.h, SignedAction.AUTHORIZATION_DECIDE, ADMIN_TOKEN, {
+          request_id: ack.request_id,
+          approved: true,
+          role,
+        }),
+      ).toMatchObject({ ok: false, code: 400 });
+    }
+    expect(
+      await signedCall(ctx.h, SignedAction.AUTHORIZATION_DECIDE, ALPHA_KEY, {
+        request_id: 'authreq-unknown',
+        approved: true,
+      }),
+    ).toEqual({ ok: false, code: 401, message: 'Invalid manager proof' });
+    // Still pending and decidable after the refusals.
+    expect(
+      await signedCall(ctx.h, SignedAction.AUTHORIZATION_DECIDE, ALPHA_KEY, {
+        request_id: ack.request_id,
+        approved: true,
+        role: 'producer',
+      }),
+    ).toMatchObject({ ok: true, request: { status: 'approved', role: 'producer' } });
+  });
+
   it('refuses a replayed proof', async () => {
     const s = await ctx.h.connect();
     const env = signEnvelope(ADMIN_TOKEN, SignedAction.AUTHORIZATION_NEXT, {});

@@ -8,6 +8,8 @@
  *     messages, broker vs relay, `ratio = broker / relay` deliveries/s;
  *   - topic scaling (`scenarios/topic-scaling.ts`): 100,000 non-matching topic subscriptions
  *     vs none, `ratio = loaded / baseline` deliveries/s (target ≥ 0.5);
+ *   - auth overhead (`scenarios/auth-overhead.ts`): fan-out 1→1 and 1→10 (quick: 1→1) with auth
+ *     off vs on (static-token clients), `ratio = on / off` deliveries/s (target ≥ 0.95);
  *   - durable (`scenarios/durable.ts`): persisted-and-ACKed 1 KiB messages/s with memory,
  *     SQLite FULL and SQLite NORMAL storage, next to the non-durable run, with publisher
  *     confirms; and the stock-client pattern (no confirms, 100 B and 1 KiB, memory and SQLite
@@ -21,7 +23,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout,variants,topic,durable  run only these scenarios (comma-separated)
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable  run only these scenarios (comma-separated)
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
@@ -55,6 +57,7 @@ import {
 } from './scenarios/topic-scaling';
 import type { ForkOptions, ServerKind } from './servers/server-process';
 import { runDurable, type DurableConfig } from './scenarios/durable';
+import { runAuthOverhead } from './scenarios/auth-overhead';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -250,6 +253,25 @@ async function topicScenario() {
   }
 }
 
+async function authScenario() {
+  const out = [];
+  // Quick mode (the smoke test) runs 1→1 only, to stay within its time budget.
+  for (const consumers of quick ? [1] : [1, 10]) {
+    const label = `auth 1→${consumers}`;
+    try {
+      out.push(
+        await runAuthOverhead(fanoutConfig(consumers, 100), repeats, fork, (l) =>
+          log(`${label} ${l}`),
+        ),
+      );
+    } catch (err) {
+      errors.push(`${label}: ${(err as Error).message}`);
+      log(`${label}: FAILED ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -257,6 +279,7 @@ async function main(): Promise<void> {
   const fanout = runs('fanout') ? await fanoutScenario() : [];
   const fanoutVariants = runs('fanout') || runs('variants') ? await variantsScenario() : null;
   const topic = runs('topic') ? await topicScenario() : null;
+  const auth = runs('auth') ? await authScenario() : [];
   const durable = !runs('durable')
     ? null
     : await runDurable(durableConfig, fork, (line) => log(`durable ${line}`), errors);
@@ -303,6 +326,7 @@ async function main(): Promise<void> {
     fanout,
     fanout_variants: fanoutVariants,
     topic_scaling: topic,
+    auth_overhead: auth,
     durable,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [

@@ -22,7 +22,7 @@ Runs the Switchboard broker alone: the tyo-mq protocol (socket.io) and its HTTP 
 Options:
   --port <n>           port to listen on; 0 = any free port
                          (default: $TYO_MQ_PORT, else ${Protocol.DEFAULT_PORT})
-  --host <h>           address to bind; 0.0.0.0 = every interface (no authentication yet!)
+  --host <h>           address to bind; 0.0.0.0 = every interface (enable auth first!)
                          (default: 127.0.0.1)
   --data-dir <dir>     data directory, holds the SQLite store tyo-mq.sqlite
                          (default: ./.data)

@@ -29,6 +29,7 @@ import {
   UsageError,
   type BrokerFlags,
 } from './cli-flags';
+import { DEFAULT_ENV_FILE, loadEnvFile } from './auth/admin-bootstrap';
 import { readSettingsFile } from './config/load-settings';
 import { createBroker, type Broker } from './index';
 import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
@@ -77,6 +78,9 @@ function unusableAddress(err: unknown, host: string, port: number): string | nul
   }
 }
 
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || host.startsWith('127.');
+
 /** Builds the broker from flags and the settings file; exits `CONFIG` on bad settings. */
 async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
   const dataDir = resolve(flags.dataDir);
@@ -87,14 +91,23 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
     if (!flags.httpApi) httpApi.enabled = false;
     // Embedded default: durable copies in SQLite inside the data directory.
     const storage = flags.storage ?? fromFile.storage ?? 'sqlite';
-    // Fail closed: a settings file that turns authentication on must not run open.
-    const auth = fromFile.auth as { enabled?: unknown } | undefined;
-    if (auth?.enabled === true || process.env.TYO_MQ_AUTH_ENABLED === 'true') {
-      throw new Error(
-        'Authentication (auth.enabled / TYO_MQ_AUTH_ENABLED) is not implemented in this build; refusing to start an open broker. Remove it to run without authentication.',
-      );
+    const auth = { ...(fromFile.auth as Record<string, unknown> | undefined) };
+    if (process.env.TYO_MQ_AUTH_ENABLED === 'true') auth.enabled = true;
+    if (process.env.TYO_MQ_AUTO_ADMIN_TOKEN === 'false') auth.auto_admin_token = false;
+    if (auth.enabled !== true && !isLoopback(flags.host)) {
+      const warning = `WARNING: listening on ${flags.host} (not loopback) with authentication disabled: anyone who can reach this port can produce, consume and read the HTTP API. Set auth.enabled in the settings file (or TYO_MQ_AUTH_ENABLED=true), or bind to 127.0.0.1.`;
+      process.stderr.write(`switchboard broker: ${warning}\n`);
+      logger.warn({ host: flags.host }, warning);
     }
-    return createBroker({ ...fromFile, storage, http_api: httpApi }, { logger, dataDir });
+    return createBroker(
+      {
+        ...fromFile,
+        storage,
+        http_api: httpApi,
+        ...(fromFile.auth || auth.enabled ? { auth } : {}),
+      },
+      { logger, dataDir },
+    );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return fail({ code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
@@ -102,6 +115,9 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
 }
 
 async function main(): Promise<void> {
+  // §5, §13: the env file (TYO_MQ_ENV_FILE, else .env) is loaded before anything else, without
+  // overriding variables already set.
+  loadEnvFile(resolve(process.env.TYO_MQ_ENV_FILE ?? DEFAULT_ENV_FILE));
   let flags: BrokerFlags;
   try {
     flags = parseBrokerFlags(process.argv.slice(2));

@@ -9,7 +9,15 @@
 import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
+import { parseTtlSeconds } from '../shared/duration';
 import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
+import { bootstrapAdminToken } from './auth/admin-bootstrap';
+import { AuthState } from './auth/auth-state';
+import { requireAdminBearer } from './auth/http-bearer';
+import { AuthorizationRequests, DEFAULT_REQUEST_TTL_MS } from './auth/authorization-requests';
+import { MemoryNonceStore, type NonceStore } from './auth/nonce-store';
+import { watchRevocations } from './auth/session-revocation';
+import { TokenValidator } from './auth/token-validator';
 import { parseSettings } from './config/load-settings';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
@@ -49,14 +57,25 @@ export {
   socketIoOptions,
 } from './transport/socket-options';
 
+export { AuthState } from './auth/auth-state';
+export type { NonceStore } from './auth/nonce-store';
+
 export interface BrokerOptions {
   logger?: Logger;
-  /** Environment read for `TYO_MQ_MAX_HTTP_BUFFER_SIZE`; default `process.env`. */
+  /**
+   * Environment read for `TYO_MQ_MAX_HTTP_BUFFER_SIZE`, `TYO_MQ_ENV_FILE`, the admin token
+   * variable (`spec/protocol-admin.md` §5; a generated token is set here); default `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
   /** Extra silence (ms) past the ping interval before a socket counts as half-open; 2,000. */
   halfOpenMarginMs?: number;
   /** Directory that relative storage file names resolve against; default the working dir. */
   dataDir?: string;
+  /**
+   * Replay protection for manager proofs (§6.4); default in memory, in which case proofs
+   * timestamped before the broker was created are refused.
+   */
+  nonces?: NonceStore;
 }
 
 /** Read-only view of a running broker. Times in ms. */
@@ -75,6 +94,8 @@ export interface BrokerStatus {
 export interface Broker {
   readonly settings: Settings;
   readonly logger: Logger;
+  /** The live `auth` configuration; persistence and management commands go through it. */
+  readonly auth: AuthState;
   /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
   listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
   /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
@@ -114,9 +135,24 @@ export function createBroker(
     logger.warn({ key }, 'settings key accepted but not implemented in this build');
   }
   const startedAt = Date.now();
+  const env = options.env ?? process.env;
+  // Reported with its `auth.` paths as SWB_ERR_VALIDATION, before anything is opened.
+  const auth = new AuthState(settings.auth ?? {});
+  bootstrapAdminToken(auth, logger, env);
+  // §5 "after every settings change": deferred, so listeners see commits in order.
+  auth.onChange((_next, _prev, origin) => {
+    if (origin === 'bootstrap') return;
+    queueMicrotask(() => {
+      try {
+        bootstrapAdminToken(auth, logger, env);
+      } catch (err) {
+        logger.error({ err }, 'admin token bootstrap failed');
+      }
+    });
+  });
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
   const store = createStore(settings, options.dataDir ?? process.cwd());
-  const guard = new RequestGuard(settings);
+  const guard = new RequestGuard(settings, () => auth.enabled);
   const io: BrokerServer = new Server({
     ...socketIoOptions(settings.max_http_buffer_size, settings),
     allowRequest: guard.allowRequest,
@@ -197,8 +233,26 @@ export function createBroker(
     },
     (err: unknown) => logger.error({ err }, 'durable subscriptions not restored'),
   );
+  const limitsBlock = (settings.limits ?? {}) as Record<string, unknown>;
+  const authRequests = new AuthorizationRequests({
+    maxPending: () => {
+      const max = limitsBlock.max_pending_authorization_requests;
+      return limitsBlock.enabled !== false && typeof max === 'number' ? max : undefined;
+    },
+    ttlMs: () => {
+      const seconds = parseTtlSeconds(auth.config.request_ttl);
+      return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : DEFAULT_REQUEST_TTL_MS;
+    },
+    tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
+    nodeId: settings.node_id ?? null,
+  });
   const ctx: HandlerContext = {
     settings,
+    auth,
+    tokens: new TokenValidator(auth, logger),
+    nonces: options.nonces ?? new MemoryNonceStore(),
+    proofsNotBefore: options.nonces ? 0 : startedAt,
+    authRequests,
     realms,
     router,
     delivery,
@@ -215,6 +269,7 @@ export function createBroker(
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
   io.on('connection', (socket) => onConnection(ctx, socket));
+  const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
 
   const getStats = (): Stats => {
     const out: Stats = { realms: {}, connections_current: connectionsCurrent() };
@@ -250,15 +305,19 @@ export function createBroker(
     uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
     node_id: settings.node_id ?? null,
   });
-  const httpApi = createHttpApi({
-    settings: () => settings,
-    health,
-    stats: getStats,
-    metrics: () => metrics.render(),
-    listDlq: (realm) => store.listDlq(realm),
-    hostAllowed: (req) => guard.hostAllowed(req.headers.host),
-    onError: (err) => logger.error({ err }, 'HTTP API request failed'),
-  });
+  const httpApi = requireAdminBearer(
+    createHttpApi({
+      settings: () => settings,
+      health,
+      stats: getStats,
+      metrics: () => metrics.render(),
+      listDlq: (realm) => store.listDlq(realm),
+      hostAllowed: (req) => guard.hostAllowed(req.headers.host),
+      onError: (err) => logger.error({ err }, 'HTTP API request failed'),
+    }),
+    auth,
+    () => settings,
+  );
 
   const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
   const stopSweep = settings.idle_eviction.enabled
@@ -274,6 +333,7 @@ export function createBroker(
   return {
     settings,
     logger,
+    auth,
     async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
       await restored;
       const server = await host.listen(port, bindHost);
@@ -291,6 +351,7 @@ export function createBroker(
     },
     async close() {
       stopSweep();
+      stopRevocations();
       acks.close();
       ledger.close();
       expiry.stop();

@@ -240,8 +240,9 @@ export const SettingsSchema = z
     per_message_deflate: PerMessageDeflateSchema.default(false),
     /** Cluster node id reported by `/health` (cluster issue); null when not clustered. */
     node_id: z.string().min(1).max(128).optional(),
-    // Accepted for compatibility with tyo-mq settings files; implemented by later issues.
+    /** `spec/protocol-admin.md` §12.2; validated by `AuthState` (errors carry `auth.` paths). */
     auth: z.unknown().optional(),
+    // Accepted for compatibility with tyo-mq settings files; implemented by later issues.
     auth_store: z.unknown().optional(),
     /** `memory` (default; `true` means memory) or `sqlite`. */
     storage: z
@@ -262,20 +263,14 @@ export const SettingsSchema = z
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 
-const LATER_KEYS = [
-  'auth',
-  'auth_store',
-  'cluster',
-  'namespaces',
-  'http_publish',
-  'remote',
-] as const;
+const LATER_KEYS = ['auth_store', 'cluster', 'namespaces', 'http_publish', 'remote'] as const;
 
 const IMPLEMENTED_LIMITS = new Set([
   'enabled',
   'max_queued_per_realm',
   'max_queued_per_consumer',
   'expire_durable_after_ms',
+  'max_pending_authorization_requests',
 ]);
 
 /** Keys present in `settings` whose features this build does not implement yet. */

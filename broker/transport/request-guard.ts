@@ -26,12 +26,6 @@ import type { Settings } from '../config/settings-schema';
 
 const LOOPBACK_BIND = new Set(['127.0.0.1', '::1', 'localhost']);
 
-/** Whether the auth block turns authentication on (the auth feature owns its details). */
-function authEnabled(settings: Settings): boolean {
-  const auth = settings.auth as { enabled?: unknown } | undefined;
-  return auth?.enabled === true;
-}
-
 /** The hostname of a `Host` header, lower-cased, without port or IPv6 brackets; null if bad. */
 export function hostnameOf(host: string): string | null {
   const m = /^(?:\[([0-9a-f:.]+)\]|([^:[\]]+))(?::\d{1,5})?$/i.exec(host.trim());
@@ -44,7 +38,11 @@ export class RequestGuard {
   private readonly allowedHosts: ReadonlySet<string>;
   private readonly origins: ReadonlySet<string> | 'any';
 
-  constructor(private readonly settings: Settings) {
+  /** `authEnabled` reads the live auth switch (it can change at runtime). */
+  constructor(
+    settings: Settings,
+    private readonly authEnabled: () => boolean,
+  ) {
     this.allowedHosts = new Set(settings.allowed_hosts.map((h) => h.toLowerCase()));
     const origin = settings.cors.origin;
     this.origins = origin === '*' ? 'any' : new Set(origin === false ? [] : origin);
@@ -57,7 +55,7 @@ export class RequestGuard {
 
   /** Whether the `Host` check applies: auth off, or bound to loopback. */
   get hostCheckEnabled(): boolean {
-    return !authEnabled(this.settings) || (this.bindHost !== null && this.isLoopbackBind());
+    return !this.authEnabled() || (this.bindHost !== null && this.isLoopbackBind());
   }
 
   /** True when a request naming `host` may be served. */

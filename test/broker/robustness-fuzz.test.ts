@@ -21,12 +21,17 @@ import { delay, QUIET_MS, waitFor } from '../helpers/wait';
 
 const ctx = useBroker();
 
-/** Replies a malformed payload may legitimately get (§3.6, §4, §1.3 with auth disabled). */
+/**
+ * Replies a malformed payload may legitimately get (§3.6, §4, §1.3 with auth disabled, and the
+ * admin surface's failures, `spec/protocol-admin.md` §1).
+ */
 const ALLOWED_REPLIES: string[] = [
   ServerEvent.ERROR,
   ServerEvent.AUTH_OK,
   ServerEvent.AUTH_FAIL,
   ServerEvent.ACK_FAIL,
+  ServerEvent.AUTHORIZATION_REQUEST_FAIL,
+  ServerEvent.AUTHORIZATION_FAIL,
 ];
 
 /** §4: an ERROR is `{message, code}` or one of the reference's bare strings. */

@@ -12,7 +12,7 @@ import { Server } from 'socket.io';
 import { SwitchboardError } from '../shared/error-catalogue';
 import type { Health, Stats } from '../shared/http-api';
 import { Protocol } from '../shared/protocol-events';
-import { parseSettings } from './config/load-settings';
+import { createSettingsRuntime } from './config/settings-runtime';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
 import { ChunkAssembler } from './delivery/chunk-assembler';
@@ -22,6 +22,7 @@ import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
+import type { AuthState } from './auth/auth-state';
 import { createLogger, type Logger } from './logging/logger';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { sweepIdleRegistrations } from './routing/idle-eviction';
@@ -51,6 +52,15 @@ export interface BrokerOptions {
   halfOpenMarginMs?: number;
   /** Directory that relative storage file names resolve against; default the working dir. */
   dataDir?: string;
+  /**
+   * Settings file to load (created when missing), watch and persist runtime changes to
+   * (`spec/protocol-admin.md` §12.3–§12.4). The settings argument is then the layer under it.
+   */
+  settingsFile?: string;
+  /** Settings laid over the file (CLI flags); `TYO_MQ_*` variables are added from `env`. */
+  settingsOverrides?: Record<string, unknown>;
+  /** Watch the settings file for edits; default true. */
+  watchSettings?: boolean;
 }
 
 /** Read-only view of a running broker. Times in ms. */
@@ -67,7 +77,10 @@ export interface BrokerStatus {
 }
 
 export interface Broker {
+  /** The settings in force (replaced whole by a reload; read it at each use). */
   readonly settings: Settings;
+  /** The live `auth` configuration; persisted to the settings file / auth store on change. */
+  readonly auth: AuthState;
   readonly logger: Logger;
   /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
   listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
@@ -87,6 +100,14 @@ export interface Broker {
    * entry, or null when no such DLQ entry exists (in `realm`, when given).
    */
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
+  /**
+   * Re-reads the settings file (`reload_settings`, SIGHUP) and applies it; resolves with the new
+   * settings. @throws SwitchboardError `SWB_ERR_VALIDATION` (400) "No settings file is being
+   * watched" without a file, or naming the file's errors (the old settings then stay).
+   */
+  reloadSettings(): Promise<Settings>;
+  /** Online copy of the auth store to `dest` (§14); false when no store is active. */
+  backupAuthStore(dest: string): Promise<boolean>;
 }
 
 /**
@@ -97,14 +118,31 @@ export function createBroker(
   input: SettingsInput | unknown = {},
   options: BrokerOptions = {},
 ): Broker {
-  const settings = parseSettings(input, options.env ?? process.env);
   const logger = options.logger ?? createLogger();
+  const runtime = createSettingsRuntime({
+    input,
+    env: options.env ?? process.env,
+    logger,
+    dataDir: options.dataDir ?? process.cwd(),
+    settingsFile: options.settingsFile,
+    overrides: options.settingsOverrides,
+    watch: options.watchSettings,
+  });
+  const live = runtime.live;
+  // Start-up values (store, engine, timers); handlers read `live.current` at each check.
+  const settings = live.current;
   for (const key of unsupportedKeys(settings)) {
     logger.warn({ key }, 'settings key accepted but not implemented in this build');
   }
   const startedAt = Date.now();
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
-  const store = createStore(settings, options.dataDir ?? process.cwd());
+  let store: MessageStore;
+  try {
+    store = createStore(settings, options.dataDir ?? process.cwd());
+  } catch (err) {
+    void runtime.close();
+    throw err;
+  }
   const io: BrokerServer = new Server(socketIoOptions(settings.max_http_buffer_size));
   const connectionsCurrent = (): number => io.engine?.clientsCount ?? 0;
   const metrics = new BrokerMetrics(
@@ -132,7 +170,7 @@ export function createBroker(
     maxPartialPerSocket: limits.max_partial_transfers_per_socket,
     idleTimeoutMs: limits.transfer_idle_timeout_ms,
   });
-  const cap = new QueueCap(store, () => settings.limits?.max_queued_per_realm);
+  const cap = new QueueCap(store, () => live.current.limits?.max_queued_per_realm);
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
   const delivery = new Delivery(metrics, acks, store, cap, logger, (ids, event, envelope) =>
     io.local.to(ids).emit(event, envelope),
@@ -148,7 +186,10 @@ export function createBroker(
     (err: unknown) => logger.error({ err }, 'durable subscriptions not restored'),
   );
   const ctx: HandlerContext = {
-    settings,
+    get settings() {
+      return live.current;
+    },
+    nonces: runtime.nonces,
     realms,
     router,
     delivery,
@@ -179,17 +220,17 @@ export function createBroker(
         subscriptions: realm.subscriptions.size,
       };
     }
-    if (settings.node_id) out.cluster_node_id = settings.node_id;
+    if (live.current.node_id) out.cluster_node_id = live.current.node_id;
     return out;
   };
   const health = (): Health => ({
     status: 'ok',
     version: BROKER_VERSION,
     uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
-    node_id: settings.node_id ?? null,
+    node_id: live.current.node_id ?? null,
   });
   const httpApi = createHttpApi({
-    settings: () => settings,
+    settings: () => live.current,
     health,
     stats: getStats,
     metrics: () => metrics.render(),
@@ -212,7 +253,10 @@ export function createBroker(
   let bound: { port: number; host: string } | null = null;
 
   return {
-    settings,
+    get settings() {
+      return live.current;
+    },
+    auth: runtime.auth,
     logger,
     async listen(port = Protocol.DEFAULT_PORT, host = '0.0.0.0') {
       if (ownServer) throw new SwitchboardError('SWB_ERR_INTERNAL', 'Broker is already listening');
@@ -277,6 +321,7 @@ export function createBroker(
         io.engine?.close();
       }
       bound = null;
+      await runtime.close();
       await store.close();
     },
     getStats,
@@ -307,5 +352,7 @@ export function createBroker(
       }
       return entry;
     },
+    reloadSettings: () => runtime.reload(),
+    backupAuthStore: (dest) => runtime.backupAuthStore(dest),
   };
 }

@@ -8,6 +8,7 @@
  * so existing settings files load, and reported by `unsupportedKeys()`.
  */
 import { z } from 'zod';
+import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
@@ -86,7 +87,8 @@ export const SettingsSchema = z
     node_id: z.string().min(1).max(128).optional(),
     // Accepted for compatibility with tyo-mq settings files; implemented by later issues.
     auth: z.unknown().optional(),
-    auth_store: z.unknown().optional(),
+    /** SQLite auth store (`spec/protocol-admin.md` §14): true | "<file>" | {enabled, filename}. */
+    auth_store: AuthStoreSettingSchema.optional(),
     /** `memory` (default; `true` means memory) or `sqlite`. */
     storage: z
       .union([z.literal(true), z.enum(['memory', 'sqlite'])])
@@ -106,14 +108,7 @@ export const SettingsSchema = z
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 
-const LATER_KEYS = [
-  'auth',
-  'auth_store',
-  'cluster',
-  'namespaces',
-  'http_publish',
-  'remote',
-] as const;
+const LATER_KEYS = ['auth', 'cluster', 'namespaces', 'http_publish', 'remote'] as const;
 
 /** Keys present in `settings` whose features this build does not implement yet. */
 export function unsupportedKeys(settings: Settings): string[] {

@@ -3,6 +3,7 @@
  * `createBroker` (the composition root).
  */
 import type { ClientEventName } from '../../shared/protocol-events';
+import type { NonceStore } from '../auth/nonce-store';
 import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
@@ -17,7 +18,10 @@ import type { Router } from '../routing/router';
 import type { BrokerSocket } from '../transport/socket-types';
 
 export interface HandlerContext {
+  /** The settings in force: a getter over the live settings, so reloads apply at once. */
   readonly settings: Settings;
+  /** Claimed manager-proof nonces (SQLite when the auth store is active, else memory). */
+  readonly nonces: NonceStore;
   readonly realms: RealmDirectory;
   readonly router: Router;
   readonly delivery: Delivery;

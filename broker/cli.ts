@@ -1,12 +1,16 @@
 /**
  * The headless broker: `npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>]
- * [--settings <file>] [--no-http-api] [--log-level <level>]`.
+ * [--settings <file>] [--auth-store [file]] [--storage sqlite|memory] [--no-http-api]
+ * [--log-level <level>]`.
  *
  * Embedded defaults: port 17352 (`--port`, else `TYO_MQ_PORT`, `spec/protocol-admin.md` §13
  * Note), host 127.0.0.1 (`--host 0.0.0.0` to accept other machines), data directory `./.data` holding the SQLite message store
  * `tyo-mq.sqlite` (`--storage memory` keeps copies in memory), and the HTTP API (`/health`,
  * `/api/metrics`, `/api/stats`) switched on, so the console can read this broker over the
- * wire. A settings file (`--settings`, else `TYO_MQ_SETTINGS_FILE`) overrides the defaults.
+ * wire. A settings file (`--settings`, else `TYO_MQ_SETTINGS_FILE`) overrides the defaults; it
+ * is created when missing, watched, reloaded on SIGHUP and receives runtime changes (§12.3).
+ * The env file (`TYO_MQ_ENV_FILE`, else `.env`) is loaded first; the other `TYO_MQ_*`
+ * variables are listed in `config/env-settings.ts` (§13).
  *
  * Exit codes (`BrokerExitCode`): 0 after SIGINT/SIGTERM, 2 bad flags or settings, 3 port
  * taken, 1 crash. When forked with an IPC channel it reports `broker-ready` / `broker-fatal`.
@@ -16,14 +20,20 @@ import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { BrokerExitCode, type BrokerProcessMessage } from '../shared/broker-process';
 import { SwitchboardError } from '../shared/error-catalogue';
-import { Protocol } from '../shared/protocol-events';
-import { readSettingsFile } from './config/load-settings';
+import { loadEnvFile } from './config/env-file';
+import {
+  envFilePath,
+  normalizeAuthStoreArg,
+  parseAuthStoreValue,
+  resolvePort,
+  settingsFilePath,
+} from './config/env-settings';
 import { createBroker, type Broker } from './index';
 import { createLogger } from './logging/logger';
 import { BROKER_VERSION } from './version';
 
 const USAGE =
-  'Usage: npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>] [--settings <file>] [--storage sqlite|memory] [--no-http-api] [--log-level <level>]';
+  'Usage: npm run broker -- [--port <n>] [--host <h>] [--data-dir <dir>] [--settings <file>] [--auth-store [file]] [--storage sqlite|memory] [--no-http-api] [--log-level <level>]';
 
 function send(message: BrokerProcessMessage): void {
   process.send?.(message);
@@ -38,11 +48,13 @@ function fail(code: BrokerProcessMessage & { type: 'broker-fatal' }, exitCode: n
 function parseFlags() {
   try {
     return parseArgs({
+      args: normalizeAuthStoreArg(process.argv.slice(2)),
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
         'data-dir': { type: 'string' },
         settings: { type: 'string' },
+        'auth-store': { type: 'string' },
         'no-http-api': { type: 'boolean' },
         storage: { type: 'string' },
         'log-level': { type: 'string' },
@@ -68,14 +80,21 @@ async function main(): Promise<void> {
     process.stdout.write(`${USAGE}\n`);
     return;
   }
-  const portText = flags.port ?? process.env.TYO_MQ_PORT ?? String(Protocol.DEFAULT_PORT);
-  const port = Number(portText);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+  try {
+    // §13: the env file comes first, never overriding variables already set.
+    loadEnvFile(envFilePath(process.env));
+  } catch (err) {
+    const message = `Cannot read env file: ${(err as Error).message}`;
+    fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
+  }
+  const resolved = resolvePort(flags.port, process.env);
+  if ('error' in resolved) {
     fail(
-      { type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message: `Invalid port: ${portText}` },
+      { type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message: resolved.error },
       BrokerExitCode.CONFIG,
     );
   }
+  const port = resolved.port;
   // Loopback by default: this build has no authentication yet, so exposing the broker (and its
   // HTTP API) to the network must be a deliberate `--host 0.0.0.0`.
   const host = flags.host ?? '127.0.0.1';
@@ -95,20 +114,26 @@ async function main(): Promise<void> {
   let broker: Broker;
   try {
     mkdirSync(dataDir, { recursive: true });
-    const settingsPath = flags.settings ?? process.env.TYO_MQ_SETTINGS_FILE;
-    const fromFile = settingsPath ? await readSettingsFile(settingsPath) : {};
-    const httpApi = { enabled: true, ...(fromFile.http_api as object | undefined) };
-    if (flags['no-http-api']) httpApi.enabled = false;
-    // Embedded default: durable copies in SQLite inside the data directory.
-    const storage = flags.storage ?? fromFile.storage ?? 'sqlite';
+    // Embedded defaults (under the settings file): SQLite in the data directory, HTTP API on.
+    const defaults = { storage: 'sqlite', http_api: { enabled: true } };
+    const overrides = {
+      storage: flags.storage,
+      http_api: flags['no-http-api'] ? { enabled: false } : undefined,
+      auth_store: parseAuthStoreValue(flags['auth-store']),
+    };
+    broker = createBroker(defaults, {
+      logger,
+      dataDir,
+      settingsFile: settingsFilePath(flags.settings, process.env),
+      settingsOverrides: overrides,
+    });
     // Fail closed: a settings file that turns authentication on must not run open.
-    const auth = fromFile.auth as { enabled?: unknown } | undefined;
-    if (auth?.enabled === true || process.env.TYO_MQ_AUTH_ENABLED === 'true') {
+    if (broker.auth.enabled) {
+      await broker.close();
       throw new Error(
         'Authentication (auth.enabled / TYO_MQ_AUTH_ENABLED) is not implemented in this build; refusing to start an open broker. Remove it to run without authentication.',
       );
     }
-    broker = createBroker({ ...fromFile, storage, http_api: httpApi }, { logger, dataDir });
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
@@ -157,6 +182,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // §12.3: SIGHUP reloads the settings file (an invalid file is logged and ignored).
+  process.on('SIGHUP', () => {
+    broker.reloadSettings().catch((err: unknown) => {
+      logger.warn({ err: (err as Error).message }, 'settings not reloaded');
+    });
+  });
   // A supervisor that goes away without a signal must not leave an orphan broker behind.
   process.on('disconnect', () => stop('parent disconnected'));
   process.on('uncaughtException', (err) => {

@@ -7,7 +7,7 @@
  * not trigger a reload: the watcher compares the file's text with the last text this process
  * wrote or loaded and ignores an unchanged file.
  */
-import { watch, type FSWatcher, readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { SwitchboardError } from '../../shared/error-catalogue';
@@ -49,6 +49,7 @@ export function parseSettingsText(text: string, path: string): Json {
 export class SettingsFile {
   /** Text last written or loaded by this process; the watcher ignores a file still equal to it. */
   private known: string | null = null;
+  private lastRead: string | null = null;
   private writes: Promise<void> = Promise.resolve();
   private watcher: FSWatcher | null = null;
   private timer: NodeJS.Timeout | null = null;
@@ -75,7 +76,8 @@ export class SettingsFile {
   }
 
   /**
-   * Reads the file as it is now (reload).
+   * Reads the file as it is now (reload). Call `accept()` once the content is applied, so the
+   * watcher stops reporting it; a rejected file keeps being reported on every edit.
    * @throws SwitchboardError `SWB_ERR_VALIDATION` when unreadable or not a JSON object.
    */
   async read(): Promise<Json> {
@@ -86,8 +88,13 @@ export class SettingsFile {
       throw this.unreadable(err);
     }
     const content = parseSettingsText(text, this.path);
-    this.known = text;
+    this.lastRead = text;
     return content;
+  }
+
+  /** Marks the text of the last `read()` as applied. */
+  accept(): void {
+    if (this.lastRead !== null) this.known = this.lastRead;
   }
 
   /**
@@ -118,6 +125,7 @@ export class SettingsFile {
   watch(onEdit: () => void): void {
     if (this.watcher) return;
     const name = basename(this.path);
+    mkdirSync(dirname(this.path), { recursive: true });
     this.watcher = watch(dirname(this.path), (_event, filename) => {
       if (filename !== null && filename !== name) return;
       if (this.timer) clearTimeout(this.timer);

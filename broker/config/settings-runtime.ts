@@ -171,6 +171,7 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     if (store) nextAuth = mergeStoreWins(parseAuthConfig(nextAuth).data!, auth.config);
     assertValidAuth(nextAuth);
     fileContent = content;
+    file.accept();
     live.replace(next);
     auth.replace(nextAuth, 'file');
     activate(next.auth_store as AuthStoreSetting | undefined);

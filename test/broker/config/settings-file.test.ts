@@ -48,7 +48,7 @@ describe('atomic settings writes (§12.4)', () => {
 
   it('never leaves a torn file when the writer is killed mid-write', async () => {
     const path = join(tmp.path, 'settings.json');
-    for (let round = 0; round < 4; round++) {
+    for (let round = 0; round < 3; round++) {
       const child = fork(CHILD, [path], {
         execArgv: ['--import', 'tsx'],
         stdio: ['ignore', 'ignore', 'inherit', 'ipc'],

@@ -23,6 +23,11 @@ export function formatSettings(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
+/** V8's JSON errors quote the text around the error, which may hold a secret: drop it. */
+function withoutQuotedText(message: string): string {
+  return message.replace(/,?\s*(?:\.\.\.)?"[\s\S]*"(?:\.\.\.)?\s*is not valid JSON/, '');
+}
+
 /**
  * Parses settings-file text into a JSON object.
  * @throws SwitchboardError `SWB_ERR_VALIDATION` naming `path` when it is not a JSON object.
@@ -34,7 +39,7 @@ export function parseSettingsText(text: string, path: string): Json {
   } catch (err) {
     throw new SwitchboardError(
       'SWB_ERR_VALIDATION',
-      `Settings file ${path} is not valid JSON: ${(err as Error).message}`,
+      `Settings file ${path} is not valid JSON: ${withoutQuotedText((err as Error).message)}`,
     );
   }
   if (typeof json !== 'object' || json === null || Array.isArray(json)) {

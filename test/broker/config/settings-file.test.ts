@@ -5,7 +5,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeFileAtomic } from '../../../broker/config/atomic-write';
-import { SettingsFile, WATCH_DEBOUNCE_MS } from '../../../broker/config/settings-file';
+import {
+  parseSettingsText,
+  SettingsFile,
+  WATCH_DEBOUNCE_MS,
+} from '../../../broker/config/settings-file';
 import { delay, waitUntil } from '../../helpers/wait';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
@@ -98,5 +102,19 @@ describe('watching the settings file (§12.3)', () => {
       content: { seeded: true },
       created: true,
     });
+  });
+});
+
+describe('settings-file parse errors', () => {
+  it('name the file but never quote its text (it may hold secrets)', () => {
+    let message = '';
+    try {
+      parseSettingsText('{ secret-xyz', '/etc/s.json');
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toMatch(/^Settings file \/etc\/s\.json is not valid JSON/);
+    expect(message).not.toContain('secret-xyz');
+    expect(() => parseSettingsText('[1]', 'f.json')).toThrow(/must hold a JSON object/);
   });
 });

@@ -14,6 +14,12 @@ import { createBroker, type Broker, type BrokerOptions } from '../../../broker/i
 import { captureLogs, type CapturedLog } from '../../support/log-capture';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
+/** The parts of a settings file these tests read. */
+interface SettingsJson {
+  http_api?: unknown;
+  auth: { realms: Record<string, unknown>; tokens: unknown[]; [key: string]: unknown };
+}
+
 let tmp: TempDir;
 let logs: CapturedLog;
 let dbFile: string;
@@ -44,7 +50,7 @@ function stored() {
     store.close();
   }
 }
-const readJson = () => JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, any>;
+const readJson = () => JSON.parse(readFileSync(settingsPath, 'utf8')) as SettingsJson;
 const writeJson = async (value: unknown) => {
   await mkdir(dirname(settingsPath), { recursive: true });
   await writeFile(settingsPath, `${JSON.stringify(value, null, 2)}\n`);

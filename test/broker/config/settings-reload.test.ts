@@ -8,6 +8,12 @@ import { delay, waitUntil } from '../../helpers/wait';
 import { captureLogs, type CapturedLog } from '../../support/log-capture';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
+/** The parts of a settings file these tests read. */
+interface SettingsJson {
+  http_api?: unknown;
+  auth: { realms: Record<string, unknown>; tokens: unknown[]; [key: string]: unknown };
+}
+
 let tmp: TempDir;
 let logs: CapturedLog;
 let settingsPath: string;
@@ -24,7 +30,7 @@ function start(input: unknown = {}, options: BrokerOptions = {}): Broker {
   brokers.push(broker);
   return broker;
 }
-const readJson = (p = settingsPath) => JSON.parse(readFileSync(p, 'utf8')) as Record<string, any>;
+const readJson = (p = settingsPath) => JSON.parse(readFileSync(p, 'utf8')) as SettingsJson;
 const writeJson = async (value: unknown, p = settingsPath) => {
   await mkdir(dirname(p), { recursive: true });
   await writeFile(p, `${JSON.stringify(value, null, 2)}\n`);

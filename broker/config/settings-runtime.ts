@@ -12,6 +12,7 @@
  * - Runtime auth changes (any origin but `file`) rewrite the whole file atomically; with the
  *   store active its realms/tokens/management_tokens are left out of the file.
  */
+import { stableJson } from '../../shared/admin-signature';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { parseAuthConfig, type AuthConfig } from '../auth/auth-schema';
 import { AuthState } from '../auth/auth-state';
@@ -65,6 +66,13 @@ export interface SettingsRuntime {
 const isObject = (v: unknown): v is Json =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** Values the auth schema fills in by default: `enabled: false`, empty lists and maps. */
+function isEmptyDefault(key: string, value: unknown): boolean {
+  if (key === 'enabled') return value === false;
+  if (Array.isArray(value)) return value.length === 0;
+  return isObject(value) && Object.keys(value).length === 0;
+}
+
 /** `input` plus `auth.realms.default = {required: false}` (§12.3) for a new settings file. */
 function seeded(input: unknown): Json {
   const base = isObject(input) ? input : {};
@@ -116,11 +124,17 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
       if (key in own) block[key] = own[key];
       else delete block[key];
     }
+    // Schema defaults the file never had (`tokens: []`, `enabled: false`…) stay out of it.
+    for (const [key, value] of Object.entries(block)) {
+      if (!(key in own) && isEmptyDefault(key, value)) delete block[key];
+    }
+    if (Object.keys(block).length === 0 && !('auth' in fileContent)) return { ...fileContent };
     return { ...fileContent, auth: block };
   };
-  const persist = () => {
+  const persist = (force = false) => {
     if (!file) return;
     const content = fileView();
+    if (!force && stableJson(content) === stableJson(fileContent)) return;
     fileContent = content;
     file.write(content).catch((err: unknown) => {
       logger.error({ err: (err as Error).message, file: file.path }, 'settings file not written');
@@ -157,7 +171,7 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     auth.replace(store.importInto(auth.config), 'store');
   };
   activate(initial.auth_store as AuthStoreSetting | undefined);
-  if (loaded?.created && !store) persist();
+  if (loaded?.created && !store) persist(true);
 
   const reload = async (): Promise<Settings> => {
     if (!file) {
@@ -174,6 +188,17 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     file.accept();
     live.replace(next);
     auth.replace(nextAuth, 'file');
+    const wanted = authStoreFile(
+      next.auth_store as AuthStoreSetting,
+      options.settingsFile,
+      dataDir,
+    );
+    if (store && wanted !== store.filename) {
+      logger.warn(
+        { keys: ['auth_store'] },
+        'settings changed that take effect only after a restart (needs restart)',
+      );
+    }
     activate(next.auth_store as AuthStoreSetting | undefined);
     logger.info({ file: file.path }, 'settings reloaded');
     return next;

@@ -200,4 +200,28 @@ describe('persisting runtime changes (§12.4)', () => {
     await delay(50);
     expect(existsSync(settingsPath)).toBe(false);
   });
+
+  it('writes only what the file needs: no schema defaults, no rewrite when nothing changed', async () => {
+    const text = '{"auth_store": "a.sqlite", "auth": {"jwt_secret": "s"}}';
+    await mkdir(dirname(settingsPath), { recursive: true });
+    await writeFile(settingsPath, text);
+    const broker = start();
+    await flushed(broker);
+    // The store import changed nothing the file holds: the user's file is left as written.
+    expect(readFileSync(settingsPath, 'utf8')).toBe(text);
+    broker.auth.update((d) => {
+      d.jwt_secret = 't';
+    });
+    await flushed(broker);
+    expect(readJson()).toEqual({ auth_store: 'a.sqlite', auth: { jwt_secret: 't' } });
+  });
+
+  it('reports a changed auth_store as needing a restart', async () => {
+    await writeJson({ auth_store: 'a.sqlite' });
+    const broker = start();
+    await writeJson({ auth_store: 'b.sqlite' });
+    await broker.reloadSettings();
+    const warn = logged('settings changed that take effect only after a restart (needs restart)');
+    expect(warn.at(-1)?.keys).toEqual(['auth_store']);
+  });
 });

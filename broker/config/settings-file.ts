@@ -7,9 +7,9 @@
  * not trigger a reload: the watcher compares the file's text with the last text this process
  * wrote or loaded and ignores an unchanged file.
  */
-import { mkdirSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, rmSync, watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { basename, dirname } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { writeFileAtomic } from './atomic-write';
 
@@ -51,6 +51,33 @@ export function parseSettingsText(text: string, path: string): Json {
   return json as Json;
 }
 
+/** Whether process `pid` is alive (EPERM: alive, owned by someone else). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Deletes temp files a killed writer left beside `path` (`.<name>.<pid>.<hex>.tmp`). */
+export function removeStaleTempFiles(path: string): void {
+  const prefix = `.${basename(path)}.`;
+  let names: string[];
+  try {
+    names = readdirSync(dirname(path));
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    if (!name.startsWith(prefix) || !name.endsWith('.tmp')) continue;
+    const pid = Number(name.slice(prefix.length).split('.')[0]);
+    if (!Number.isInteger(pid) || pid === process.pid || alive(pid)) continue;
+    rmSync(join(dirname(path), name), { force: true });
+  }
+}
+
 export class SettingsFile {
   /** Text last written or loaded by this process; the watcher ignores a file still equal to it. */
   private known: string | null = null;
@@ -67,6 +94,7 @@ export class SettingsFile {
    * @throws SwitchboardError `SWB_ERR_VALIDATION` when unreadable or not a JSON object.
    */
   readOrCreateSync(seed: () => Json): { content: Json; created: boolean } {
+    removeStaleTempFiles(this.path);
     let text: string;
     try {
       text = readFileSync(this.path, 'utf8');

@@ -159,12 +159,7 @@ export class SqliteAuthStore {
     let changed = 0;
     const apply = this.db.transaction(() => {
       for (const table of Object.keys(TABLES) as Table[]) {
-        const { key, value } = TABLES[table];
-        const upsert = this.db.prepare(
-          `INSERT INTO ${table} (${key}, ${value}) VALUES (?, ?)
-           ON CONFLICT(${key}) DO UPDATE SET ${value} = excluded.${value}`,
-        );
-        const remove = this.db.prepare(`DELETE FROM ${table} WHERE ${key} = ?`);
+        const { upsert, remove } = this.statements(table);
         const before = this.snapshot[table];
         for (const [k, v] of next[table]) {
           if (before.get(k) !== v) {
@@ -204,6 +199,27 @@ export class SqliteAuthStore {
     if (this.closed) return;
     this.closed = true;
     this.db.close();
+  }
+
+  private readonly prepared = new Map<
+    Table,
+    { upsert: Database.Statement; remove: Database.Statement }
+  >();
+
+  private statements(table: Table) {
+    let s = this.prepared.get(table);
+    if (!s) {
+      const { key, value } = TABLES[table];
+      s = {
+        upsert: this.db.prepare(
+          `INSERT INTO ${table} (${key}, ${value}) VALUES (?, ?)
+           ON CONFLICT(${key}) DO UPDATE SET ${value} = excluded.${value}`,
+        ),
+        remove: this.db.prepare(`DELETE FROM ${table} WHERE ${key} = ?`),
+      };
+      this.prepared.set(table, s);
+    }
+    return s;
   }
 
   private rows(table: Table): Array<{ key: string; value: string }> {

@@ -68,6 +68,9 @@ describe('atomic settings writes (§12.4)', () => {
       expect([0, 1]).toContain(content.version);
       expect(mode(path)).toBe(0o600);
     }
+    // The next start clears what the killed writers left behind.
+    new SettingsFile(path).readOrCreateSync(() => ({}));
+    expect(readdirSync(tmp.path)).toEqual(['settings.json']);
   }, 30_000);
 });
 

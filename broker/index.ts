@@ -77,7 +77,10 @@ export interface BrokerStatus {
 }
 
 export interface Broker {
-  /** The settings in force (replaced whole by a reload; read it at each use). */
+  /**
+   * The settings in force (replaced whole by a reload; read it at each use). Its `auth` is the
+   * block as loaded; the live, persisted auth configuration is `auth`.
+   */
   readonly settings: Settings;
   /** The live `auth` configuration; persisted to the settings file / auth store on change. */
   readonly auth: AuthState;

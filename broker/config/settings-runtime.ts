@@ -141,7 +141,9 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     });
   };
 
+  let runtimeChanges = 0;
   auth.onChange((next, _prev, origin) => {
+    if (origin !== 'file') runtimeChanges++;
     if (store) {
       try {
         store.sync(next);
@@ -177,8 +179,15 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     if (!file) {
       throw new SwitchboardError('SWB_ERR_VALIDATION', 'No settings file is being watched');
     }
-    await file.flush();
-    const content = await file.read();
+    // A runtime change that lands while the file is being read is written after it: read
+    // again, or the reload would commit a file that no longer holds that change.
+    let content: Json;
+    for (let attempt = 0; ; attempt++) {
+      const seen = runtimeChanges;
+      await file.flush();
+      content = await file.read();
+      if (seen === runtimeChanges || attempt === 3) break;
+    }
     const next = parseSettings(compose(content), env);
     let nextAuth: unknown = next.auth ?? {};
     assertValidAuth(nextAuth);

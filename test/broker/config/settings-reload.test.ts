@@ -224,4 +224,16 @@ describe('persisting runtime changes (§12.4)', () => {
     const warn = logged('settings changed that take effect only after a restart (needs restart)');
     expect(warn.at(-1)?.keys).toEqual(['auth_store']);
   });
+
+  it('keeps a runtime change made while a reload is reading the file', async () => {
+    await writeJson({ auth: { realms: { default: {} } } });
+    const broker = start();
+    const reloading = broker.reloadSettings();
+    broker.auth.update((d) => {
+      d.tokens.push({ token: 'mid-reload', realm: 'default', role: 'consumer' });
+    }, 'approval');
+    await reloading;
+    expect(broker.auth.config.tokens.map((t) => t.token)).toEqual(['mid-reload']);
+    expect(readJson().auth.tokens).toHaveLength(1);
+  });
 });

@@ -14,6 +14,12 @@ import {
   LOG_LEVELS,
 } from '../shared/cli-conventions';
 import { Protocol } from '../shared/protocol-events';
+import {
+  normalizeAuthStoreArg,
+  parseAuthStoreValue,
+  settingsFilePath,
+  type AuthStoreChoice,
+} from './config/env-settings';
 
 export const BROKER_USAGE = `Usage: npm run broker -- [options]
 
@@ -28,6 +34,8 @@ Options:
                          (default: ./.data)
   --settings <file>    settings file (JSON)
                          (default: $TYO_MQ_SETTINGS_FILE, else none)
+  --auth-store [file]  keep realms and tokens in a SQLite auth store
+                         (default: $TYO_MQ_AUTH_STORE, else the settings file's auth_store)
   --storage <kind>     sqlite | memory
                          (default: the settings file's storage, else sqlite)
   --no-http-api        do not serve /health and /api/*
@@ -49,6 +57,8 @@ export interface BrokerFlags {
   dataDir: string;
   settings: string | undefined;
   storage: 'sqlite' | 'memory' | undefined;
+  /** `--auth-store [file]`: true (default file), a path, false, or unset. */
+  authStore: AuthStoreChoice | undefined;
   httpApi: boolean;
   logLevel: string;
   help: boolean;
@@ -65,12 +75,13 @@ export function parseBrokerFlags(
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      args: normalizeAuthStoreArg(argv),
       options: {
         port: { type: 'string' },
         host: { type: 'string' },
         'data-dir': { type: 'string' },
         settings: { type: 'string' },
+        'auth-store': { type: 'string' },
         'no-http-api': { type: 'boolean' },
         storage: { type: 'string' },
         'log-level': { type: 'string' },
@@ -102,11 +113,12 @@ export function parseBrokerFlags(
   }
   return {
     port,
-    // Loopback by default: this build has no authentication yet, so exposing the broker (and its
-    // HTTP API) to the network must be a deliberate `--host 0.0.0.0`.
+    // Loopback by default: exposing the broker (and its HTTP API) to the network must be a
+    // deliberate `--host 0.0.0.0`, warned about when authentication is off.
     host: values.host ?? '127.0.0.1',
     dataDir: values['data-dir'] ?? '.data',
-    settings: values.settings ?? (env.TYO_MQ_SETTINGS_FILE || undefined),
+    settings: settingsFilePath(values.settings, env),
+    authStore: parseAuthStoreValue(values['auth-store']),
     storage: storage as BrokerFlags['storage'],
     httpApi: !values['no-http-api'],
     logLevel,

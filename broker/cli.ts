@@ -29,8 +29,8 @@ import {
   UsageError,
   type BrokerFlags,
 } from './cli-flags';
-import { DEFAULT_ENV_FILE, loadEnvFile } from './auth/admin-bootstrap';
-import { readSettingsFile } from './config/load-settings';
+import { loadEnvFile } from './config/env-file';
+import { envFilePath } from './config/env-settings';
 import { createBroker, type Broker } from './index';
 import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
 import { isSupervised, watchParent } from './parent-watch';
@@ -81,33 +81,30 @@ function unusableAddress(err: unknown, host: string, port: number): string | nul
 const isLoopback = (host: string): boolean =>
   host === 'localhost' || host === '::1' || host.startsWith('127.');
 
-/** Builds the broker from flags and the settings file; exits `CONFIG` on bad settings. */
+/** Builds the broker from flags, the settings file and `TYO_MQ_*`; exits `CONFIG` on bad settings. */
 async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
   const dataDir = resolve(flags.dataDir);
   try {
     mkdirSync(dataDir, { recursive: true });
-    const fromFile = flags.settings ? await readSettingsFile(flags.settings) : {};
-    const httpApi = { enabled: true, ...(fromFile.http_api as object | undefined) };
-    if (!flags.httpApi) httpApi.enabled = false;
-    // Embedded default: durable copies in SQLite inside the data directory.
-    const storage = flags.storage ?? fromFile.storage ?? 'sqlite';
-    const auth = { ...(fromFile.auth as Record<string, unknown> | undefined) };
-    if (process.env.TYO_MQ_AUTH_ENABLED === 'true') auth.enabled = true;
-    if (process.env.TYO_MQ_AUTO_ADMIN_TOKEN === 'false') auth.auto_admin_token = false;
-    if (auth.enabled !== true && !isLoopback(flags.host)) {
+    // Embedded defaults (under the settings file): SQLite in the data directory, HTTP API on.
+    const defaults = { storage: 'sqlite', http_api: { enabled: true } };
+    const overrides = {
+      storage: flags.storage,
+      http_api: flags.httpApi ? undefined : { enabled: false },
+      auth_store: flags.authStore,
+    };
+    const broker = createBroker(defaults, {
+      logger,
+      dataDir,
+      settingsFile: flags.settings,
+      settingsOverrides: overrides,
+    });
+    if (!broker.auth.enabled && !isLoopback(flags.host)) {
       const warning = `WARNING: listening on ${flags.host} (not loopback) with authentication disabled: anyone who can reach this port can produce, consume and read the HTTP API. Set auth.enabled in the settings file (or TYO_MQ_AUTH_ENABLED=true), or bind to 127.0.0.1.`;
       process.stderr.write(`switchboard broker: ${warning}\n`);
       logger.warn({ host: flags.host }, warning);
     }
-    return createBroker(
-      {
-        ...fromFile,
-        storage,
-        http_api: httpApi,
-        ...(fromFile.auth || auth.enabled ? { auth } : {}),
-      },
-      { logger, dataDir },
-    );
+    return broker;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     return fail({ code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
@@ -115,9 +112,14 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
 }
 
 async function main(): Promise<void> {
-  // §5, §13: the env file (TYO_MQ_ENV_FILE, else .env) is loaded before anything else, without
-  // overriding variables already set.
-  loadEnvFile(resolve(process.env.TYO_MQ_ENV_FILE ?? DEFAULT_ENV_FILE));
+  try {
+    // §5, §13: the env file (TYO_MQ_ENV_FILE, else .env) comes first, never overriding
+    // variables already set.
+    loadEnvFile(envFilePath(process.env));
+  } catch (err) {
+    const message = `Cannot read env file: ${(err as Error).message}`;
+    fail({ code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
+  }
   let flags: BrokerFlags;
   try {
     flags = parseBrokerFlags(process.argv.slice(2));
@@ -162,6 +164,12 @@ async function main(): Promise<void> {
   };
   process.on('SIGINT', () => stop('SIGINT'));
   process.on('SIGTERM', () => stop('SIGTERM'));
+  // §12.3: SIGHUP reloads the settings file (an invalid file is logged and ignored).
+  process.on('SIGHUP', () => {
+    broker?.reloadSettings().catch((err: unknown) => {
+      logger.warn({ err: (err as Error).message }, 'settings not reloaded');
+    });
+  });
   process.on('uncaughtException', (err) => {
     logger.fatal({ err }, 'uncaught exception');
     process.exit(BrokerExitCode.CRASH);

@@ -18,7 +18,7 @@ import { AuthorizationRequests, DEFAULT_REQUEST_TTL_MS } from './auth/authorizat
 import { MemoryNonceStore, type NonceStore } from './auth/nonce-store';
 import { watchRevocations } from './auth/session-revocation';
 import { TokenValidator } from './auth/token-validator';
-import { parseSettings } from './config/load-settings';
+import { createSettingsRuntime } from './config/settings-runtime';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
 import { ChunkAssembler } from './delivery/chunk-assembler';
@@ -76,6 +76,15 @@ export interface BrokerOptions {
    * timestamped before the broker was created are refused.
    */
   nonces?: NonceStore;
+  /**
+   * Settings file to load (created when missing), watch and persist runtime changes to
+   * (`spec/protocol-admin.md` §12.3–§12.4). The settings argument is then the layer under it.
+   */
+  settingsFile?: string;
+  /** Settings laid over the file (CLI flags); `TYO_MQ_*` variables are added from `env`. */
+  settingsOverrides?: Record<string, unknown>;
+  /** Watch the settings file for edits; default true. */
+  watchSettings?: boolean;
 }
 
 /** Read-only view of a running broker. Times in ms. */
@@ -92,10 +101,14 @@ export interface BrokerStatus {
 }
 
 export interface Broker {
+  /**
+   * The settings in force (replaced whole by a reload; read it at each use). Its `auth` is the
+   * block as loaded; the live, persisted auth configuration is `auth`.
+   */
   readonly settings: Settings;
-  readonly logger: Logger;
-  /** The live `auth` configuration; persistence and management commands go through it. */
+  /** The live `auth` configuration; persisted to the settings file / auth store on change. */
   readonly auth: AuthState;
+  readonly logger: Logger;
   /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
   listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
   /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
@@ -119,6 +132,14 @@ export interface Broker {
    * entry, or null when no such DLQ entry exists (in `realm`, when given).
    */
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
+  /**
+   * Re-reads the settings file (`reload_settings`, SIGHUP) and applies it; resolves with the new
+   * settings. @throws SwitchboardError `SWB_ERR_VALIDATION` (400) "No settings file is being
+   * watched" without a file, or naming the file's errors (the old settings then stay).
+   */
+  reloadSettings(): Promise<Settings>;
+  /** Online copy of the auth store to `dest` (§14); false when no store is active. */
+  backupAuthStore(dest: string): Promise<boolean>;
 }
 
 /**
@@ -129,15 +150,26 @@ export function createBroker(
   input: SettingsInput | unknown = {},
   options: BrokerOptions = {},
 ): Broker {
-  const settings = parseSettings(input, options.env ?? process.env);
   const logger = options.logger ?? createLogger();
+  const runtime = createSettingsRuntime({
+    input,
+    env: options.env ?? process.env,
+    logger,
+    dataDir: options.dataDir ?? process.cwd(),
+    settingsFile: options.settingsFile,
+    overrides: options.settingsOverrides,
+    watch: options.watchSettings,
+  });
+  const live = runtime.live;
+  // Start-up values (store, engine, timers); handlers read `live.current` at each check.
+  const settings = live.current;
   for (const key of unsupportedKeys(settings)) {
     logger.warn({ key }, 'settings key accepted but not implemented in this build');
   }
   const startedAt = Date.now();
   const env = options.env ?? process.env;
-  // Reported with its `auth.` paths as SWB_ERR_VALIDATION, before anything is opened.
-  const auth = new AuthState(settings.auth ?? {});
+  // One live auth config, persisted by the settings runtime (file / auth store).
+  const auth = runtime.auth;
   bootstrapAdminToken(auth, logger, env);
   // §5 "after every settings change": deferred, so listeners see commits in order.
   auth.onChange((_next, _prev, origin) => {
@@ -151,7 +183,13 @@ export function createBroker(
     });
   });
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
-  const store = createStore(settings, options.dataDir ?? process.cwd());
+  let store: MessageStore;
+  try {
+    store = createStore(settings, options.dataDir ?? process.cwd());
+  } catch (err) {
+    void runtime.close();
+    throw err;
+  }
   const guard = new RequestGuard(settings, () => auth.enabled);
   const io: BrokerServer = new Server({
     ...socketIoOptions(settings.max_http_buffer_size, settings),
@@ -247,11 +285,16 @@ export function createBroker(
     nodeId: settings.node_id ?? null,
   });
   const ctx: HandlerContext = {
-    settings,
+    get settings() {
+      return live.current;
+    },
     auth,
     tokens: new TokenValidator(auth, logger),
-    nonces: options.nonces ?? new MemoryNonceStore(),
-    proofsNotBefore: options.nonces ? 0 : startedAt,
+    nonces: options.nonces ?? runtime.nonces,
+    // In-memory nonces die with the process: proofs older than its start are refused then.
+    get proofsNotBefore() {
+      return options.nonces || runtime.authStoreFile() ? 0 : startedAt;
+    },
     authRequests,
     realms,
     router,
@@ -296,18 +339,18 @@ export function createBroker(
         ...queueStats(ledger, name),
       };
     }
-    if (settings.node_id) out.cluster_node_id = settings.node_id;
+    if (live.current.node_id) out.cluster_node_id = live.current.node_id;
     return out;
   };
   const health = (): Health => ({
     status: 'ok',
     version: BROKER_VERSION,
     uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
-    node_id: settings.node_id ?? null,
+    node_id: live.current.node_id ?? null,
   });
   const httpApi = requireAdminBearer(
     createHttpApi({
-      settings: () => settings,
+      settings: () => live.current,
       health,
       stats: getStats,
       metrics: () => metrics.render(),
@@ -316,7 +359,7 @@ export function createBroker(
       onError: (err) => logger.error({ err }, 'HTTP API request failed'),
     }),
     auth,
-    () => settings,
+    () => live.current,
   );
 
   const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
@@ -331,9 +374,11 @@ export function createBroker(
   let bound: { port: number; host: string } | null = null;
 
   return {
-    settings,
-    logger,
+    get settings() {
+      return live.current;
+    },
     auth,
+    logger,
     async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
       await restored;
       const server = await host.listen(port, bindHost);
@@ -366,6 +411,7 @@ export function createBroker(
       }
       host.detach();
       bound = null;
+      await runtime.close();
       await store.close();
     },
     getStats,
@@ -400,5 +446,7 @@ export function createBroker(
       }
       return entry;
     },
+    reloadSettings: () => runtime.reload(),
+    backupAuthStore: (dest) => runtime.backupAuthStore(dest),
   };
 }

@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
+import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
@@ -242,8 +243,8 @@ export const SettingsSchema = z
     node_id: z.string().min(1).max(128).optional(),
     /** `spec/protocol-admin.md` §12.2; validated by `AuthState` (errors carry `auth.` paths). */
     auth: z.unknown().optional(),
-    // Accepted for compatibility with tyo-mq settings files; implemented by later issues.
-    auth_store: z.unknown().optional(),
+    /** SQLite auth store (`spec/protocol-admin.md` §14): true | "<file>" | {enabled, filename}. */
+    auth_store: AuthStoreSettingSchema.optional(),
     /** `memory` (default; `true` means memory) or `sqlite`. */
     storage: z
       .union([z.literal(true), z.enum(['memory', 'sqlite'])])
@@ -263,7 +264,7 @@ export const SettingsSchema = z
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 
-const LATER_KEYS = ['auth_store', 'cluster', 'namespaces', 'http_publish', 'remote'] as const;
+const LATER_KEYS = ['cluster', 'namespaces', 'http_publish', 'remote'] as const;
 
 const IMPLEMENTED_LIMITS = new Set([
   'enabled',

@@ -22,7 +22,10 @@ import type { Router } from '../routing/router';
 import type { BrokerSocket } from '../transport/socket-types';
 
 export interface HandlerContext {
+  /** The settings in force: a getter over the live settings, so reloads apply at once. */
   readonly settings: Settings;
+  /** Claimed manager-proof nonces (SQLite when the auth store is active, else memory). */
+  readonly nonces: NonceStore;
   readonly realms: RealmDirectory;
   readonly router: Router;
   readonly delivery: Delivery;
@@ -39,8 +42,6 @@ export interface HandlerContext {
   readonly auth: AuthState;
   /** Token validation pipeline of §4 (JWTs, static tokens, external validators). */
   readonly tokens: TokenValidator;
-  /** Replay protection for manager proofs (§6.4). */
-  readonly nonces: NonceStore;
   /**
    * Epoch ms before which proof timestamps are refused: process start with an in-memory nonce
    * store (§6.4 note (b)), 0 with a persistent one.

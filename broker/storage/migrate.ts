@@ -5,7 +5,8 @@ import type { Database } from 'better-sqlite3';
 import { MIGRATIONS, LATEST_SCHEMA_VERSION, type Migration } from './migrations/index';
 
 /**
- * Brings `db` to `upTo` (default: latest), one transaction per migration.
+ * Brings `db` to `upTo` (default: latest), one transaction per migration. `list` defaults to
+ * the message store's migrations; other databases pass their own list and `upTo`.
  * @throws Error when the file's schema is newer than this build (a downgrade would corrupt it).
  */
 export function migrate(
@@ -14,10 +15,10 @@ export function migrate(
   list: readonly Migration[] = MIGRATIONS,
 ): number {
   const current = db.pragma('user_version', { simple: true }) as number;
-  if (current > LATEST_SCHEMA_VERSION) {
-    throw new Error(
-      `schema version ${current} is newer than this build supports (${LATEST_SCHEMA_VERSION})`,
-    );
+  // The newest version `list` knows (the auth store has its own list, with its own versions).
+  const latest = list.reduce((max, m) => Math.max(max, m.version), 0);
+  if (current > latest) {
+    throw new Error(`schema version ${current} is newer than this build supports (${latest})`);
   }
   for (const m of list) {
     if (m.version <= current || m.version > upTo) continue;

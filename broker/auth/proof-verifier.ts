@@ -1,0 +1,92 @@
+/**
+ * Verification of signed manager proofs: which secrets are tried, in which order, and the
+ * nonce claim that makes each proof single-use.
+ *
+ * Source: `spec/protocol-admin.md` §6.3 (exact order and messages), §6.4 (replay protection,
+ * with its note (b): with an in-memory nonce store, proofs timestamped before the process
+ * started are refused, so a proof captured before a restart cannot be replayed after it) and
+ * §6.5 (global admin tokens first, then the realm's `manager_key` where the caller allows it).
+ */
+import type { SignedActionName } from '../../shared/admin-signature';
+import type { AuthState } from './auth-state';
+import { NONCE_TTL_MS, type NonceStore } from './nonce-store';
+import { proofMatches } from './proof';
+
+/** What a proof grants: every realm (a global admin token) or one realm (its manager key). */
+export type ProofScope = { kind: 'admin' } | { kind: 'realm'; realm: string };
+
+export type ProofResult =
+  | { ok: true; scope: ProofScope; body: unknown }
+  | { ok: false; code: 401; message: string };
+
+/** The parts of the handler context the verifier reads. */
+export interface ProofContext {
+  readonly auth: AuthState;
+  readonly nonces: NonceStore;
+  /** Epoch ms; proofs with an older timestamp never match (0 = no lower bound). */
+  readonly proofsNotBefore: number;
+}
+
+/** Exact failure messages of §6.3. */
+export const ProofFailure = {
+  MISSING: 'Missing manager proof',
+  REPLAYED: 'Manager proof nonce was already used',
+  INVALID: 'Invalid manager proof',
+} as const;
+
+const fail = (message: string): ProofResult => ({ ok: false, code: 401, message });
+
+/**
+ * Verifies the envelope `{body, proof}` of `action` (§6.1–§6.5).
+ *
+ * Candidate secrets, in order: every global admin token (`realm:"*"`, `role:"admin"`), then,
+ * when `opts.realm` is given (a non-empty string other than `*`), that realm's `manager_key`.
+ * Callers decide which realm may be used: `AUTHORIZATION_NEXT` passes `body.realm`,
+ * `AUTHORIZATION_DECIDE` the stored request's realm (never a caller-supplied one),
+ * `AUTH_MANAGEMENT_COMMAND` `body.realm` for the realm-scoped commands only.
+ *
+ * The nonce is claimed only after a signature matched (unverified nonces are never recorded),
+ * so a replay of a valid proof fails with "Manager proof nonce was already used".
+ *
+ * @returns `{ok:true, scope, body}` with `body` exactly as received (missing body = `{}`), or
+ *   `{ok:false, code:401, message}` with one of the messages of `ProofFailure`.
+ */
+export function verifyManagerProof(
+  ctx: ProofContext,
+  action: SignedActionName,
+  envelope: unknown,
+  opts: { realm?: string } = {},
+  now: number = Date.now(),
+): ProofResult {
+  const env = isObject(envelope) ? envelope : {};
+  const body = env.body ?? {};
+  const proof = env.proof;
+  if (!isObject(proof) || !proof.nonce) return fail(ProofFailure.MISSING);
+
+  const ts = Number(proof.timestamp);
+  // §6.4 note (b): nothing signed before this process started can be replayed into it.
+  if (Number.isFinite(ts) && ts < ctx.proofsNotBefore) return fail(ProofFailure.INVALID);
+
+  let scope: ProofScope | null = null;
+  for (const entry of ctx.auth.adminTokens()) {
+    if (proofMatches(entry.token, action, body, proof, now)) {
+      scope = { kind: 'admin' };
+      break;
+    }
+  }
+  const realm = opts.realm;
+  if (!scope && typeof realm === 'string' && realm !== '' && realm !== '*') {
+    const key = ctx.auth.realm(realm)?.manager_key;
+    if (key && proofMatches(key, action, body, proof, now)) scope = { kind: 'realm', realm };
+  }
+  if (!scope) return fail(ProofFailure.INVALID);
+
+  if (!ctx.nonces.claim(String(proof.nonce), now + NONCE_TTL_MS)) {
+    return fail(ProofFailure.REPLAYED);
+  }
+  return { ok: true, scope, body };
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}

@@ -12,6 +12,11 @@ import { Server } from 'socket.io';
 import { SwitchboardError } from '../shared/error-catalogue';
 import type { Health, Stats } from '../shared/http-api';
 import { Protocol } from '../shared/protocol-events';
+import { RealmLifecycle } from './admin/realm-lifecycle';
+import type { PersistenceView } from './admin/public-settings';
+import { collectStats } from './admin/stats-command';
+import { AuthState } from './auth/auth-state';
+import { MemoryNonceStore } from './auth/nonce-store';
 import { parseSettings } from './config/load-settings';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
@@ -87,6 +92,8 @@ export interface Broker {
    * entry, or null when no such DLQ entry exists (in `realm`, when given).
    */
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
+  /** The live `auth` configuration (management commands, realm lifecycle). */
+  readonly auth: AuthState;
 }
 
 /**
@@ -147,6 +154,31 @@ export function createBroker(
     },
     (err: unknown) => logger.error({ err }, 'durable subscriptions not restored'),
   );
+  /** DLQ replay (`spec/protocol-core.md` §10.5) plus a nudge to an online consumer. */
+  const replayDlq = async (msgId: string, realm?: string): Promise<StoredEntry | null> => {
+    const entry = await store.replayDlq(msgId, realm);
+    if (!entry) return null;
+    const registry = realms.get(entry.realm);
+    for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
+      if (record.consumerId === entry.consumer && registry!.consumers.get(record.consumer)?.online) {
+        void replayer.replay(registry!, record);
+      }
+    }
+    return entry;
+  };
+  // Management (`spec/protocol-admin.md` §6, §8, §9).
+  const auth = new AuthState(settings.auth ?? {});
+  const lifecycle = new RealmLifecycle({
+    auth,
+    realms,
+    store,
+    logger,
+    sockets: () => io.of('/').sockets.values(),
+  });
+  let persistenceView: PersistenceView = {
+    storage: settings.storage,
+    storage_options: { ...settings.storage_options },
+  };
   const ctx: HandlerContext = {
     settings,
     realms,
@@ -159,11 +191,29 @@ export function createBroker(
     persistence,
     metrics,
     logger,
+    management: {
+      auth,
+      proof: { auth, nonces: new MemoryNonceStore(), proofsNotBefore: startedAt },
+      lifecycle,
+      logger,
+      store,
+      replayDlq,
+      persistence: () => persistenceView,
+      setPersistence: (view) => {
+        // Recorded and reported; the running store is not swapped (docs/management.md).
+        persistenceView = view;
+        logger.warn({ storage: view.storage }, 'persistence change recorded; applies at next start');
+      },
+      namespaces: () => settings.namespaces,
+      allowCustomStorage: () => settings.allow_custom_storage,
+      stats: () => collectStats(getStats(), store, realms),
+    },
     pingIntervalMs: PING_INTERVAL_MS,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
   io.on('connection', (socket) => onConnection(ctx, socket));
+  lifecycle.start();
 
   const getStats = (): Stats => {
     const out: Stats = { realms: {}, connections_current: connectionsCurrent() };
@@ -261,6 +311,7 @@ export function createBroker(
     },
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
+      lifecycle.stop();
       acks.close();
       chunks.close();
       io.disconnectSockets(true);
@@ -293,19 +344,7 @@ export function createBroker(
       connectionsCurrent: connectionsCurrent(),
     }),
     store,
-    async replayDlq(msgId, realm) {
-      const entry = await store.replayDlq(msgId, realm);
-      if (!entry) return null;
-      const registry = realms.get(entry.realm);
-      for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
-        if (
-          record.consumerId === entry.consumer &&
-          registry!.consumers.get(record.consumer)?.online
-        ) {
-          void replayer.replay(registry!, record);
-        }
-      }
-      return entry;
-    },
+    replayDlq,
+    auth,
   };
 }

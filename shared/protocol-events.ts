@@ -20,6 +20,8 @@ export const ClientEvent = {
   HELLO: 'HELLO',
   DEBUG: 'DEBUG',
   QUIT: 'QUIT',
+  /** Signed management command (`spec/protocol-admin.md` §8); proof-gated, not socket-gated. */
+  AUTH_MANAGEMENT_COMMAND: 'AUTH_MANAGEMENT_COMMAND',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -32,6 +34,10 @@ export const ServerEvent = {
   AUTH_OK: 'AUTH_OK',
   AUTH_FAIL: 'AUTH_FAIL',
   RATE_LIMITED: 'RATE_LIMITED',
+  /** Reply to `AUTH_MANAGEMENT_COMMAND` without an ack (`spec/protocol-admin.md` §8.1). */
+  AUTH_MANAGEMENT_RESULT: 'AUTH_MANAGEMENT_RESULT',
+  /** Failure reply to `AUTH_MANAGEMENT_COMMAND` without an ack (§8.1 quirk). */
+  AUTH_MANAGEMENT_FAIL: 'AUTH_MANAGEMENT_FAIL',
 } as const;
 export type ServerEventName = (typeof ServerEvent)[keyof typeof ServerEvent];
 
@@ -166,6 +172,14 @@ export type AckReply = { ok: true; msgId: string } | { ok: false; code: number; 
 type Ack<T> = (reply: T) => void;
 
 /**
+ * Reply of a management command (`spec/protocol-admin.md` §8.1): `{ok:true, …result}` or the
+ * protocol's error shape `{ok:false, code, message}` (HTTP-ish codes 400–501).
+ */
+export type ManagementReply =
+  | ({ ok: true } & Record<string, unknown>)
+  | { ok: false; code: number; message: string };
+
+/**
  * Client → server event map for socket.io's typed `Server`/`Socket` (§3). Payloads are
  * `unknown` on purpose: every one is validated by the broker before use (§19).
  */
@@ -182,6 +196,7 @@ export interface ClientToServerEvents {
   HELLO: (payload: unknown) => void;
   DEBUG: (payload: unknown) => void;
   QUIT: (payload: unknown) => void;
+  AUTH_MANAGEMENT_COMMAND: (envelope: unknown, ack?: Ack<ManagementReply>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */
@@ -193,6 +208,8 @@ export interface ServerToClientEvents {
   AUTH_OK: (payload: { realm: string; role: string }) => void;
   AUTH_FAIL: (payload: { code: number; message: string }) => void;
   RATE_LIMITED: (payload: { code: number; reason: string; retry_after: number }) => void;
+  AUTH_MANAGEMENT_RESULT: (reply: ManagementReply) => void;
+  AUTH_MANAGEMENT_FAIL: (reply: ManagementReply) => void;
   [composed: `CONSUME-${string}`]: (envelope: DeliveryEnvelope) => void;
   [volatileExtra: `${string}-TM-ALL-CONSUME`]: (envelope: DeliveryEnvelope) => void;
   [notification: `SUBSCRIBE-TO-${string}`]: (payload: SubscribeToNotice) => void;

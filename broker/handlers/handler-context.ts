@@ -3,6 +3,7 @@
  * `createBroker` (the composition root).
  */
 import type { ClientEventName } from '../../shared/protocol-events';
+import type { ManagementServices } from '../admin/management-commands';
 import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
@@ -28,6 +29,8 @@ export interface HandlerContext {
   readonly persistence: SubscriptionPersistence;
   readonly metrics: BrokerMetrics;
   readonly logger: Logger;
+  /** Management commands' services (`spec/protocol-admin.md` §8), wired by createBroker. */
+  readonly management: ManagementServices;
   /** socket.io `pingInterval` in ms, for half-open detection (Note 5.2-A). */
   readonly pingIntervalMs: number;
   /** Extra silence, beyond `pingIntervalMs`, after which a socket counts as half-open. */

@@ -140,6 +140,10 @@ export interface DeliveryEnvelope {
   msgId?: string;
   msg_id?: string;
   delivery_attempt?: number;
+  /** Switchboard: how many times this message was replayed from the DLQ (docs/management.md). */
+  replay_count?: number;
+  /** Switchboard: ISO time this message was first dead-lettered (kept across replays). */
+  first_dead_lettered_at?: string;
 }
 
 /** One frame of a chunked delivery (§14.2). */

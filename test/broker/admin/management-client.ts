@@ -35,8 +35,13 @@ export function sign(body: Record<string, unknown>, secret = ADMIN_TOKEN, now = 
   return signEnvelope(secret, SignedAction.AUTH_MANAGEMENT_COMMAND, body, now) as SignedEnvelope;
 }
 
+export interface Manager {
+  socket: Socket;
+  run(body: Record<string, unknown>, key?: string): Promise<Reply>;
+}
+
 /** A management client over one socket of `h`. */
-export async function manager(h: Harness, secret = ADMIN_TOKEN) {
+export async function manager(h: Harness, secret = ADMIN_TOKEN): Promise<Manager> {
   const socket = await h.connect();
   return {
     socket,

@@ -11,12 +11,17 @@ import type { AddressInfo, Socket } from 'node:net';
 import { Server } from 'socket.io';
 import { SwitchboardError } from '../shared/error-catalogue';
 import type { Health, Stats } from '../shared/http-api';
+import { parseTtlSeconds } from '../shared/duration';
 import { Protocol } from '../shared/protocol-events';
+import { bootstrapAdminToken } from './auth/admin-bootstrap';
+import { AuthState } from './auth/auth-state';
+import { AuthorizationRequests, DEFAULT_REQUEST_TTL_MS } from './auth/authorization-requests';
+import { MemoryNonceStore, type NonceStore } from './auth/nonce-store';
+import { watchRevocations } from './auth/session-revocation';
+import { TokenValidator } from './auth/token-validator';
 import { RealmLifecycle } from './admin/realm-lifecycle';
 import type { PersistenceView } from './admin/public-settings';
 import { collectStats } from './admin/stats-command';
-import { AuthState } from './auth/auth-state';
-import { MemoryNonceStore } from './auth/nonce-store';
 import { parseSettings } from './config/load-settings';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
@@ -48,14 +53,25 @@ export type { DlqEntry, MessageStore, StoredEntry } from './storage/message-stor
 
 export { PING_INTERVAL_MS, PING_TIMEOUT_MS, socketIoOptions } from './transport/socket-options';
 
+export { AuthState } from './auth/auth-state';
+export type { NonceStore } from './auth/nonce-store';
+
 export interface BrokerOptions {
   logger?: Logger;
-  /** Environment read for `TYO_MQ_MAX_HTTP_BUFFER_SIZE`; default `process.env`. */
+  /**
+   * Environment read for `TYO_MQ_MAX_HTTP_BUFFER_SIZE`, `TYO_MQ_ENV_FILE`, the admin token
+   * variable (`spec/protocol-admin.md` §5; a generated token is set here); default `process.env`.
+   */
   env?: NodeJS.ProcessEnv;
   /** Extra silence (ms) past the ping interval before a socket counts as half-open; 2,000. */
   halfOpenMarginMs?: number;
   /** Directory that relative storage file names resolve against; default the working dir. */
   dataDir?: string;
+  /**
+   * Replay protection for manager proofs (§6.4); default in memory, in which case proofs
+   * timestamped before the broker was created are refused.
+   */
+  nonces?: NonceStore;
 }
 
 /** Read-only view of a running broker. Times in ms. */
@@ -74,6 +90,8 @@ export interface BrokerStatus {
 export interface Broker {
   readonly settings: Settings;
   readonly logger: Logger;
+  /** The live `auth` configuration; persistence and management commands go through it. */
+  readonly auth: AuthState;
   /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
   listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
   /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
@@ -92,8 +110,6 @@ export interface Broker {
    * entry, or null when no such DLQ entry exists (in `realm`, when given).
    */
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
-  /** The live `auth` configuration (management commands, realm lifecycle). */
-  readonly auth: AuthState;
 }
 
 /**
@@ -110,6 +126,21 @@ export function createBroker(
     logger.warn({ key }, 'settings key accepted but not implemented in this build');
   }
   const startedAt = Date.now();
+  const env = options.env ?? process.env;
+  // Reported with its `auth.` paths as SWB_ERR_VALIDATION, before anything is opened.
+  const auth = new AuthState(settings.auth ?? {});
+  bootstrapAdminToken(auth, logger, env);
+  // §5 "after every settings change": deferred, so listeners see commits in order.
+  auth.onChange((_next, _prev, origin) => {
+    if (origin === 'bootstrap') return;
+    queueMicrotask(() => {
+      try {
+        bootstrapAdminToken(auth, logger, env);
+      } catch (err) {
+        logger.error({ err }, 'admin token bootstrap failed');
+      }
+    });
+  });
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
   const store = createStore(settings, options.dataDir ?? process.cwd());
   const io: BrokerServer = new Server(socketIoOptions(settings.max_http_buffer_size));
@@ -154,6 +185,19 @@ export function createBroker(
     },
     (err: unknown) => logger.error({ err }, 'durable subscriptions not restored'),
   );
+  const limitsBlock = (settings.limits ?? {}) as Record<string, unknown>;
+  const authRequests = new AuthorizationRequests({
+    maxPending: () => {
+      const max = limitsBlock.max_pending_authorization_requests;
+      return limitsBlock.enabled !== false && typeof max === 'number' ? max : undefined;
+    },
+    ttlMs: () => {
+      const seconds = parseTtlSeconds(auth.config.request_ttl);
+      return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : DEFAULT_REQUEST_TTL_MS;
+    },
+    tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
+    nodeId: settings.node_id ?? null,
+  });
   /** DLQ replay (`spec/protocol-core.md` §10.5) plus a nudge to an online consumer. */
   const replayDlq = async (msgId: string, realm?: string): Promise<StoredEntry | null> => {
     const entry = await store.replayDlq(msgId, realm);
@@ -167,13 +211,13 @@ export function createBroker(
     return entry;
   };
   // Management (`spec/protocol-admin.md` §6, §8, §9).
-  const auth = new AuthState(settings.auth ?? {});
   const lifecycle = new RealmLifecycle({
     auth,
     realms,
     store,
     logger,
     sockets: () => io.of('/').sockets.values(),
+    purgeRequests: (realm) => authRequests.dropRealm(realm),
   });
   let persistenceView: PersistenceView = {
     storage: settings.storage,
@@ -181,6 +225,11 @@ export function createBroker(
   };
   const ctx: HandlerContext = {
     settings,
+    auth,
+    tokens: new TokenValidator(auth, logger),
+    nonces: options.nonces ?? new MemoryNonceStore(),
+    proofsNotBefore: options.nonces ? 0 : startedAt,
+    authRequests,
     realms,
     router,
     delivery,
@@ -193,7 +242,6 @@ export function createBroker(
     logger,
     management: {
       auth,
-      proof: { auth, nonces: new MemoryNonceStore(), proofsNotBefore: startedAt },
       lifecycle,
       logger,
       store,
@@ -213,6 +261,7 @@ export function createBroker(
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
   io.on('connection', (socket) => onConnection(ctx, socket));
+  const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
   lifecycle.start();
 
   const getStats = (): Stats => {
@@ -264,6 +313,7 @@ export function createBroker(
   return {
     settings,
     logger,
+    auth,
     async listen(port = Protocol.DEFAULT_PORT, host = '0.0.0.0') {
       if (ownServer) throw new SwitchboardError('SWB_ERR_INTERNAL', 'Broker is already listening');
       await restored;
@@ -311,6 +361,7 @@ export function createBroker(
     },
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
+      stopRevocations();
       lifecycle.stop();
       acks.close();
       chunks.close();
@@ -345,6 +396,5 @@ export function createBroker(
     }),
     store,
     replayDlq,
-    auth,
   };
 }

@@ -20,6 +20,12 @@ export const ClientEvent = {
   HELLO: 'HELLO',
   DEBUG: 'DEBUG',
   QUIT: 'QUIT',
+  /** Ungated: a client asks a manager for a token (`spec/protocol-admin.md` §7.1). */
+  AUTHORIZATION_REQUEST: 'AUTHORIZATION_REQUEST',
+  /** Proof-gated: the oldest pending authorization request (§7.2). */
+  AUTHORIZATION_NEXT: 'AUTHORIZATION_NEXT',
+  /** Proof-gated: approve or reject an authorization request (§7.3). */
+  AUTHORIZATION_DECIDE: 'AUTHORIZATION_DECIDE',
   /** Signed management command (`spec/protocol-admin.md` §8); proof-gated, not socket-gated. */
   AUTH_MANAGEMENT_COMMAND: 'AUTH_MANAGEMENT_COMMAND',
 } as const;
@@ -34,6 +40,15 @@ export const ServerEvent = {
   AUTH_OK: 'AUTH_OK',
   AUTH_FAIL: 'AUTH_FAIL',
   RATE_LIMITED: 'RATE_LIMITED',
+  /** Replies of the authorization-request flow (`spec/protocol-admin.md` §1, §7). */
+  AUTHORIZATION_REQUEST_OK: 'AUTHORIZATION_REQUEST_OK',
+  AUTHORIZATION_REQUEST_FAIL: 'AUTHORIZATION_REQUEST_FAIL',
+  AUTHORIZATION_NEXT_RESULT: 'AUTHORIZATION_NEXT_RESULT',
+  AUTHORIZATION_DECIDE_RESULT: 'AUTHORIZATION_DECIDE_RESULT',
+  AUTHORIZATION_FAIL: 'AUTHORIZATION_FAIL',
+  /** Pushed to the requesting socket when its request is decided (§7.3). */
+  AUTHORIZATION_APPROVED: 'AUTHORIZATION_APPROVED',
+  AUTHORIZATION_REJECTED: 'AUTHORIZATION_REJECTED',
   /** Reply to `AUTH_MANAGEMENT_COMMAND` without an ack (`spec/protocol-admin.md` §8.1). */
   AUTH_MANAGEMENT_RESULT: 'AUTH_MANAGEMENT_RESULT',
   /** Failure reply to `AUTH_MANAGEMENT_COMMAND` without an ack (§8.1 quirk). */
@@ -123,6 +138,13 @@ export const ProtocolErrorText = {
   PRODUCER_NEWLY_JOINED: 'The same producer newly joined',
 } as const;
 
+/** The admin surface's error object (`spec/protocol-admin.md` §1): HTTP-ish codes. */
+export interface AdminFailure {
+  ok: false;
+  code: number;
+  message: string;
+}
+
 /** Object form of an `ERROR` payload (§4); some errors are bare strings instead. */
 export interface ProtocolError {
   message: string;
@@ -200,6 +222,9 @@ export interface ClientToServerEvents {
   HELLO: (payload: unknown) => void;
   DEBUG: (payload: unknown) => void;
   QUIT: (payload: unknown) => void;
+  AUTHORIZATION_REQUEST: (payload: unknown, ack?: Ack<unknown>) => void;
+  AUTHORIZATION_NEXT: (payload: unknown, ack?: Ack<unknown>) => void;
+  AUTHORIZATION_DECIDE: (payload: unknown, ack?: Ack<unknown>) => void;
   AUTH_MANAGEMENT_COMMAND: (envelope: unknown, ack?: Ack<ManagementReply>) => void;
 }
 
@@ -212,6 +237,13 @@ export interface ServerToClientEvents {
   AUTH_OK: (payload: { realm: string; role: string }) => void;
   AUTH_FAIL: (payload: { code: number; message: string }) => void;
   RATE_LIMITED: (payload: { code: number; reason: string; retry_after: number }) => void;
+  AUTHORIZATION_REQUEST_OK: (payload: unknown) => void;
+  AUTHORIZATION_REQUEST_FAIL: (payload: AdminFailure) => void;
+  AUTHORIZATION_NEXT_RESULT: (payload: unknown) => void;
+  AUTHORIZATION_DECIDE_RESULT: (payload: unknown) => void;
+  AUTHORIZATION_FAIL: (payload: AdminFailure) => void;
+  AUTHORIZATION_APPROVED: (payload: { request_id: string; realm: string; role: string }) => void;
+  AUTHORIZATION_REJECTED: (payload: { request_id: string; reason: string | null }) => void;
   AUTH_MANAGEMENT_RESULT: (reply: ManagementReply) => void;
   AUTH_MANAGEMENT_FAIL: (reply: ManagementReply) => void;
   [composed: `CONSUME-${string}`]: (envelope: DeliveryEnvelope) => void;

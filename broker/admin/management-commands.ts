@@ -8,7 +8,6 @@
  */
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type { AuthState } from '../auth/auth-state';
-import type { ProofContext } from '../auth/proof-verifier';
 import type { AuthConfig } from '../auth/auth-schema';
 import type { Logger } from '../logging/logger';
 import { CommandError, type CommandBody, type ManagerScope } from './command-types';
@@ -24,8 +23,6 @@ import * as tokenCommands from './token-commands';
 /** What the commands act on; wired once by the broker's composition root. */
 export interface ManagementServices extends DlqServices {
   readonly auth: AuthState;
-  /** What proof verification reads: the same AuthState, the nonce store, the start bound. */
-  readonly proof: ProofContext;
   readonly lifecycle: RealmLifecycle;
   readonly logger: Logger;
   /** Current `{storage, storage_options}` (§8.4 `persistence`). */

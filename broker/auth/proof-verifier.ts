@@ -16,8 +16,7 @@ import { proofMatches } from './proof';
 export type ProofScope = { kind: 'admin' } | { kind: 'realm'; realm: string };
 
 export type ProofResult =
-  | { ok: true; scope: ProofScope; body: unknown }
-  | { ok: false; code: 401; message: string };
+  { ok: true; scope: ProofScope; body: unknown } | { ok: false; code: 401; message: string };
 
 /** The parts of the handler context the verifier reads. */
 export interface ProofContext {

@@ -84,8 +84,9 @@ export const SettingsSchema = z
     max_http_buffer_size: z.number().int().positive().default(DEFAULT_MAX_HTTP_BUFFER_SIZE),
     /** Cluster node id reported by `/health` (cluster issue); null when not clustered. */
     node_id: z.string().min(1).max(128).optional(),
-    // Accepted for compatibility with tyo-mq settings files; implemented by later issues.
+    /** `spec/protocol-admin.md` §12.2; validated by `AuthState` (errors carry `auth.` paths). */
     auth: z.unknown().optional(),
+    // Accepted for compatibility with tyo-mq settings files; implemented by later issues.
     auth_store: z.unknown().optional(),
     /** `memory` (default; `true` means memory) or `sqlite`. */
     storage: z
@@ -112,20 +113,19 @@ export const SettingsSchema = z
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 
-const LATER_KEYS = [
-  'auth',
-  'auth_store',
-  'cluster',
-  'namespaces',
-  'http_publish',
-  'remote',
-] as const;
+const LATER_KEYS = ['auth_store', 'cluster', 'namespaces', 'http_publish', 'remote'] as const;
 
 /** Keys present in `settings` whose features this build does not implement yet. */
 export function unsupportedKeys(settings: Settings): string[] {
   const keys: string[] = LATER_KEYS.filter((k) => settings[k] !== undefined);
   for (const k of Object.keys(settings.limits ?? {})) {
-    if (k !== 'enabled' && k !== 'max_queued_per_realm') keys.push(`limits.${k}`);
+    if (
+      k !== 'enabled' &&
+      k !== 'max_queued_per_realm' &&
+      k !== 'max_pending_authorization_requests'
+    ) {
+      keys.push(`limits.${k}`);
+    }
   }
   return keys;
 }

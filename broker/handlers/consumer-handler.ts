@@ -10,6 +10,28 @@ import { Protocol, ProtocolErrorCode, ServerEvent } from '../../shared/protocol-
 import type { BrokerSocket } from '../transport/socket-types';
 import type { EventHandler, HandlerContext } from './handler-context';
 import { notifyProducerOfConsumer } from './notify';
+import { anonymousRefused } from '../auth/realm-policy';
+
+/**
+ * The anonymous policy (§3.1, §3.2): an `ANONYMOUS`/`ANONYMOUS-…` name in a realm that does not
+ * allow it gets `ERROR -4` and the socket is disconnected. Returns whether it was refused.
+ */
+export function refuseAnonymous(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  name: string,
+  kind: 'consumer' | 'producer',
+): boolean {
+  const realm = socket.data.realm;
+  if (!anonymousRefused(ctx.auth, realm, name)) return false;
+  ctx.logger.info({ socket: socket.id, realm, kind }, 'anonymous name refused');
+  socket.emit(ServerEvent.ERROR, {
+    message: `Anonymous ${kind}s are not allowed in realm '${realm}'`,
+    code: ProtocolErrorCode.ANONYMOUS_REFUSED,
+  });
+  socket.disconnect(true);
+  return true;
+}
 
 /**
  * Whether `name` may be bound to `socket` now. Refuses (with `ERROR -3` and a disconnect of
@@ -48,6 +70,7 @@ export function bindConsumer(ctx: HandlerContext, socket: BrokerSocket, name: st
 }
 
 export const handleConsumer: EventHandler<ConsumerPayload> = (ctx, socket, payload) => {
+  if (refuseAnonymous(ctx, socket, payload.name, 'consumer')) return;
   if (!claimConsumerName(ctx, socket, payload.name)) return;
   bindConsumer(ctx, socket, payload.name, payload.id ?? socket.id);
 };

@@ -1,6 +1,7 @@
 /**
  * The exhaustive dispatcher: one entry per client event (`ClientEvent`), each with its
  * JSON-string rule, schema and handler. Every inbound event goes through the same steps:
+ *   0. the auth gate (`spec/protocol-admin.md` §3.3–§3.4, `broker/auth/event-gate.ts`);
  *   1. parse a JSON-string payload where §1.2 allows it;
  *   2. structural guard (depth, `__proto__`), §19;
  *   3. zod schema; on failure the protocol's error reply for that event;
@@ -25,8 +26,17 @@ import {
   SubscribePayload,
   UnsubscribePayload,
 } from '../../shared/protocol-payloads';
+import { EVENT_GATES, MAX_QUEUED_DURING_AUTH, passGate } from '../auth/event-gate';
+import { RequestFailure } from '../auth/authorization-requests';
 import type { BrokerSocket } from '../transport/socket-types';
 import { handleAck, replyAck } from './ack-handler';
+import { AuthFailure, handleAuthentication } from './authentication-handler';
+import {
+  handleAuthorizationDecide,
+  handleAuthorizationNext,
+  handleAuthorizationRequest,
+  replyRequest,
+} from './authorization-handlers';
 import { handleProduceChunk } from './chunk-handler';
 import { handleConsumer } from './consumer-handler';
 import type { EventHandler, HandlerContext } from './handler-context';
@@ -34,13 +44,7 @@ import { inspectPayload, parseJsonPayload } from './payload-guard';
 import { handleManagementCommand } from './management-handler';
 import { handleProduce } from './produce-handler';
 import { handleProducer } from './producer-handler';
-import {
-  handleAuthentication,
-  handleDebug,
-  handleHello,
-  handlePing,
-  handleQuit,
-} from './session-handlers';
+import { handleDebug, handleHello, handlePing, handleQuit } from './session-handlers';
 import { handleSubscribe, handleUnsubscribe } from './subscribe-handler';
 
 type Ack = ((reply: unknown) => void) | undefined;
@@ -64,11 +68,31 @@ export const ROUTES = {
     parseString: true,
     schema: null,
     handler: handleAuthentication,
-    invalid: (socket, detail) =>
-      socket.emit(ServerEvent.AUTH_FAIL, {
-        code: 401,
-        message: `Invalid AUTHENTICATION: ${detail}`,
+    // §2.3 step 1: the exact message, whatever was wrong with the payload.
+    invalid: (socket) =>
+      socket.emit(ServerEvent.AUTH_FAIL, { code: 401, message: AuthFailure.BAD_PAYLOAD }),
+  },
+  [ClientEvent.AUTHORIZATION_REQUEST]: {
+    parseString: true,
+    schema: null,
+    handler: handleAuthorizationRequest,
+    invalid: (socket, _detail, raw, ack) =>
+      replyRequest(socket, ack, {
+        ok: false,
+        code: 400,
+        message: typeof raw === 'string' ? RequestFailure.BAD_JSON : RequestFailure.FIELDS,
       }),
+  },
+  // §1: a string payload is not parsed; it simply lacks `body`/`proof`.
+  [ClientEvent.AUTHORIZATION_NEXT]: {
+    parseString: false,
+    schema: null,
+    handler: handleAuthorizationNext,
+  },
+  [ClientEvent.AUTHORIZATION_DECIDE]: {
+    parseString: false,
+    schema: null,
+    handler: handleAuthorizationDecide,
   },
   [ClientEvent.CONSUMER]: {
     parseString: true,
@@ -182,13 +206,26 @@ export function dispatch(
   const route: Route = ROUTES[event];
   const callback = typeof ack === 'function' ? (ack as (reply: unknown) => void) : undefined;
   try {
+    // An AUTHENTICATION is being validated: keep the order, decide after it (authentication-handler).
+    const queue = socket.data.authQueue;
+    if (queue !== null) {
+      if (queue.length < MAX_QUEUED_DURING_AUTH) queue.push({ event, raw, ack });
+      else ctx.logger.warn({ socket: socket.id, event }, 'event dropped during authentication');
+      return;
+    }
+    // The auth gate (§3.3) runs before any payload work.
+    if (EVENT_GATES[event] !== 'none' && !passGate(ctx, socket, event, callback)) return;
     let payload = raw;
     if (route.parseString && typeof raw === 'string') {
       const parsed = parseJsonPayload(raw);
       if (!parsed.ok) {
         // §1.2: a string that does not parse is logged and dropped with no reply, except for
         // ACK (ACK_FAIL 400) and AUTHENTICATION (AUTH_FAIL 401).
-        if (event !== ClientEvent.ACK && event !== ClientEvent.AUTHENTICATION) {
+        if (
+          event !== ClientEvent.ACK &&
+          event !== ClientEvent.AUTHENTICATION &&
+          event !== ClientEvent.AUTHORIZATION_REQUEST
+        ) {
           ctx.logger.warn({ socket: socket.id, event }, 'unparsable JSON string dropped');
           callback?.(refusal(event, parsed.reason));
           return;

@@ -3,6 +3,10 @@
  * `createBroker` (the composition root).
  */
 import type { ClientEventName } from '../../shared/protocol-events';
+import type { AuthState } from '../auth/auth-state';
+import type { AuthorizationRequests } from '../auth/authorization-requests';
+import type { NonceStore } from '../auth/nonce-store';
+import type { TokenValidator } from '../auth/token-validator';
 import type { ManagementServices } from '../admin/management-commands';
 import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
@@ -29,6 +33,19 @@ export interface HandlerContext {
   readonly persistence: SubscriptionPersistence;
   readonly metrics: BrokerMetrics;
   readonly logger: Logger;
+  /** The live `auth` configuration (`spec/protocol-admin.md` §12.2). */
+  readonly auth: AuthState;
+  /** Token validation pipeline of §4 (JWTs, static tokens, external validators). */
+  readonly tokens: TokenValidator;
+  /** Replay protection for manager proofs (§6.4). */
+  readonly nonces: NonceStore;
+  /**
+   * Epoch ms before which proof timestamps are refused: process start with an in-memory nonce
+   * store (§6.4 note (b)), 0 with a persistent one.
+   */
+  readonly proofsNotBefore: number;
+  /** Pending and decided authorization requests (§7). */
+  readonly authRequests: AuthorizationRequests;
   /** Management commands' services (`spec/protocol-admin.md` §8), wired by createBroker. */
   readonly management: ManagementServices;
   /** socket.io `pingInterval` in ms, for half-open detection (Note 5.2-A). */

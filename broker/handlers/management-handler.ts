@@ -54,7 +54,7 @@ export function handleManagementCommand(
   const services = ctx.management;
   const rawBody = (envelope as { body?: unknown } | null)?.body;
   const verdict = verifyManagerProof(
-    services.proof,
+    ctx,
     SignedAction.AUTH_MANAGEMENT_COMMAND,
     envelope,
     { realm: scopableRealm(rawBody) },

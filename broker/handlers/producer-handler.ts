@@ -9,9 +9,11 @@ import { ProtocolErrorText, ServerEvent } from '../../shared/protocol-events';
 import type { ProducerPayload } from '../../shared/protocol-payloads';
 import { parseTtlSeconds } from '../../shared/duration';
 import type { EventHandler } from './handler-context';
+import { refuseAnonymous } from './consumer-handler';
 import { notifyConsumerOfProducer, notifySubscribeTo } from './notify';
 
 export const handleProducer: EventHandler<ProducerPayload> = (ctx, socket, payload) => {
+  if (refuseAnonymous(ctx, socket, payload.name, 'producer')) return;
   const realm = ctx.realms.get(socket.data.realm, true);
   const name = payload.name;
   const id = payload.id ?? socket.id;

@@ -1,16 +1,12 @@
 /**
- * Session-level events: `AUTHENTICATION` (auth disabled), `PING`, `HELLO`, `DEBUG`, `QUIT`.
+ * Session-level events: `PING`, `HELLO`, `DEBUG`, `QUIT` (`AUTHENTICATION` is in
+ * `authentication-handler.ts`).
  *
- * Source: `spec/protocol-core.md` §1.3 step 1 (with auth disabled, any `AUTHENTICATION` gets
- * `AUTH_OK {realm:"default", role:"both"}`), §3 (HELLO/DEBUG are logged only; QUIT disconnects
+ * Source: `spec/protocol-core.md` §3 (HELLO/DEBUG are logged only; QUIT disconnects
  * when the id is the caller's own) and §3.7 (PING answers its callback with a JSON *string*).
  */
-import { Protocol, ServerEvent } from '../../shared/protocol-events';
+import { Protocol } from '../../shared/protocol-events';
 import type { EventHandler } from './handler-context';
-
-export const handleAuthentication: EventHandler<unknown> = (_ctx, socket) => {
-  socket.emit(ServerEvent.AUTH_OK, { realm: Protocol.DEFAULT_REALM, role: 'both' });
-};
 
 export const handlePing: EventHandler<unknown> = (_ctx, _socket, payload, ack) => {
   if (!ack) return;

@@ -16,6 +16,12 @@ import type { BrokerSocket } from './socket-types';
 /** Sets up a newly connected socket. */
 export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.realm = Protocol.DEFAULT_REALM;
+  // Auth disabled: every socket is `{authenticated, default, both}` at once (admin §2.1).
+  socket.data.authenticated = !ctx.auth.enabled;
+  socket.data.role = 'both';
+  socket.data.pendingRealm = null;
+  socket.data.tokenHash = null;
+  socket.data.authQueue = null;
   socket.data.lastSeenAt = Date.now();
   socket.data.producers = new Set();
   socket.data.consumers = new Set();

@@ -15,6 +15,25 @@ export interface SocketData {
   producers: Set<string>;
   /** Consumer names bound to this socket. */
   consumers: Set<string>;
+  /**
+   * Whether the socket passed authentication (explicitly, implicitly §3.4, or because auth is
+   * disabled §2.1). `spec/protocol-admin.md` §2.1.
+   */
+  authenticated: boolean;
+  /** Role granted with the realm (§3.1); `both` while auth is disabled. */
+  role: string;
+  /** Realm declared by an earlier `AUTHENTICATION`, used by implicit admission (§2.3 step 4). */
+  pendingRealm: string | null;
+  /**
+   * SHA-256 hex of the static token this session authenticated with, so revoking the token
+   * disconnects it (§3.5 note, §18 item 7); null for every other kind of admission.
+   */
+  tokenHash: string | null;
+  /**
+   * Events received while an `AUTHENTICATION` is being validated (JWT / external validator);
+   * replayed in order once it is decided. Null when no validation is in flight.
+   */
+  authQueue: Array<{ event: string; raw: unknown; ack: unknown }> | null;
 }
 
 export type BrokerServer = Server<ClientToServerEvents, ServerToClientEvents, object, SocketData>;

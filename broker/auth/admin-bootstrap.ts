@@ -1,0 +1,108 @@
+/**
+ * The global admin token bootstrap and the `.env` file it lives in.
+ *
+ * Source: `spec/protocol-admin.md` §5 (steps 1–5, the `.env` format) and its note (§18 item 8):
+ * the env file is rewritten atomically (temp file + rename) with mode 0600, an existing one is
+ * `chmod 600`-ed, and the token itself is never logged — only the file and variable name.
+ */
+import { randomBytes } from 'node:crypto';
+import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import type { Logger } from '../logging/logger';
+import type { AuthState } from './auth-state';
+
+/** Default variable holding the admin token (§5 step 2). */
+export const DEFAULT_ADMIN_TOKEN_ENV = 'TYO_MQ_ADMIN_TOKEN';
+/** Default env file (§5 step 2, §13), relative to the working directory. */
+export const DEFAULT_ENV_FILE = '.env';
+
+const LINE = /^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/;
+
+/**
+ * Parses `.env` text (§5): `KEY=value` lines, `#` comments, blank lines; one pair of
+ * surrounding single or double quotes is stripped, nothing is unescaped.
+ */
+export function parseEnvText(text: string): Record<string, string> {
+  const out: Record<string, string> = Object.create(null) as Record<string, string>;
+  for (const raw of text.split(/\r?\n/)) {
+    if (raw.trim() === '' || raw.trimStart().startsWith('#')) continue;
+    const m = LINE.exec(raw);
+    if (!m) continue;
+    let value = m[2]!;
+    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0])) {
+      value = value.slice(1, -1);
+    }
+    out[m[1]!] = value;
+  }
+  return out;
+}
+
+/**
+ * Loads `path` into `env` without overriding variables already set (§5 step 3). A missing file
+ * is not an error. @returns the names that were set.
+ */
+export function loadEnvFile(path: string, env: NodeJS.ProcessEnv = process.env): string[] {
+  if (!existsSync(path)) return [];
+  const set: string[] = [];
+  for (const [k, v] of Object.entries(parseEnvText(readFileSync(path, 'utf8')))) {
+    if (env[k] === undefined) {
+      env[k] = v;
+      set.push(k);
+    }
+  }
+  return set;
+}
+
+/** The env file of §5 step 2: `auth.env_file`, else `TYO_MQ_ENV_FILE`, else `.env`. */
+export function envFilePath(auth: AuthState, env: NodeJS.ProcessEnv, cwd: string): string {
+  return resolve(cwd, auth.config.env_file ?? env.TYO_MQ_ENV_FILE ?? DEFAULT_ENV_FILE);
+}
+
+/** Appends `NAME="value"` to the env file by writing a temp file (0600) and renaming it. */
+function appendToEnvFile(path: string, name: string, value: string): void {
+  mkdirSync(dirname(path), { recursive: true });
+  let text = existsSync(path) ? readFileSync(path, 'utf8') : '';
+  if (text !== '' && !text.endsWith('\n')) text += '\n';
+  text += `${name}="${value}"\n`;
+  const temp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  writeFileSync(temp, text, { mode: 0o600 });
+  renameSync(temp, path);
+  chmodSync(path, 0o600);
+}
+
+/**
+ * Runs §5: with auth enabled and no global admin token (`realm:"*"`, `role:"admin"`), takes the
+ * token from the env variable (after loading the env file) or generates 32 random bytes as hex
+ * and appends it to the env file (unless `auto_admin_token: false` or
+ * `TYO_MQ_AUTO_ADMIN_TOKEN=false`), then merges it into `auth.tokens` (origin `bootstrap`).
+ * @returns whether an admin token was merged.
+ * @throws on file-system errors writing the env file (the broker must not start without it).
+ */
+export function bootstrapAdminToken(
+  auth: AuthState,
+  logger: Logger,
+  env: NodeJS.ProcessEnv = process.env,
+  cwd: string = process.cwd(),
+): boolean {
+  const config = auth.config;
+  if (!config.enabled || auth.adminTokens().length > 0) return false;
+  const file = envFilePath(auth, env, cwd);
+  const variable = config.admin_token_env ?? DEFAULT_ADMIN_TOKEN_ENV;
+  loadEnvFile(file, env);
+  let token = env[variable];
+  if (!token) {
+    if (config.auto_admin_token === false || env.TYO_MQ_AUTO_ADMIN_TOKEN === 'false') return false;
+    token = randomBytes(32).toString('hex');
+    appendToEnvFile(file, variable, token);
+    env[variable] = token;
+    logger.warn(
+      { file, variable },
+      'generated the global admin token and appended it to the env file',
+    );
+  }
+  const value = token;
+  auth.update((draft) => {
+    draft.tokens.push({ token: value, realm: '*', role: 'admin' });
+  }, 'bootstrap');
+  return true;
+}

@@ -1,0 +1,105 @@
+/**
+ * The per-event authorization gate run by the dispatcher before any payload work.
+ *
+ * Source: `spec/protocol-admin.md` §3.3 (matrix and refusals), §3.4 (implicit admission), §3.5
+ * (requirements) and its hardening note (§18 item 1: implicit admission never enters realm
+ * `*`); `spec/protocol-core.md` §1.4. While auth is disabled every socket is authenticated as
+ * `both` on connect (§2.1), so the gate costs one property read and one set look-up per event.
+ */
+import {
+  ClientEvent,
+  Protocol,
+  ServerEvent,
+  type ClientEventName,
+} from '../../shared/protocol-events';
+import type { HandlerContext } from '../handlers/handler-context';
+import type { BrokerSocket } from '../transport/socket-types';
+import {
+  acceptanceRequired,
+  authRequired,
+  keyRequired,
+  rolePasses,
+  type EventGate,
+} from './realm-policy';
+
+/** §3.3: what each client event needs. `satisfies` keeps the table exhaustive. */
+export const EVENT_GATES = {
+  [ClientEvent.AUTHENTICATION]: 'none',
+  [ClientEvent.AUTHORIZATION_REQUEST]: 'none',
+  [ClientEvent.AUTHORIZATION_NEXT]: 'none',
+  [ClientEvent.AUTHORIZATION_DECIDE]: 'none',
+  [ClientEvent.AUTH_MANAGEMENT_COMMAND]: 'none',
+  [ClientEvent.CONSUMER]: 'consumer',
+  [ClientEvent.SUBSCRIBE]: 'consumer',
+  [ClientEvent.UNSUBSCRIBE]: 'consumer',
+  [ClientEvent.ACK]: 'consumer',
+  [ClientEvent.PRODUCER]: 'producer',
+  [ClientEvent.PRODUCE]: 'producer',
+  [ClientEvent.PRODUCE_CHUNK]: 'producer',
+  [ClientEvent.PING]: 'authenticated',
+  [ClientEvent.HELLO]: 'authenticated',
+  [ClientEvent.DEBUG]: 'authenticated',
+  [ClientEvent.QUIT]: 'authenticated',
+} as const satisfies Record<ClientEventName, EventGate>;
+
+/** Most events a socket may send while its `AUTHENTICATION` is being validated. */
+export const MAX_QUEUED_DURING_AUTH = 256;
+
+/**
+ * Whether `event` may proceed on `socket`. A refusal has been answered (`AUTH_FAIL 401|403`,
+ * plus the callback, if any, with the same code) and logged; the event must be dropped.
+ * Unauthenticated sockets are admitted implicitly where §3.4 allows.
+ */
+export function passGate(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  event: ClientEventName,
+  callback: ((reply: unknown) => void) | undefined,
+): boolean {
+  const gate: EventGate = EVENT_GATES[event];
+  if (gate === 'none') return true;
+  const data = socket.data;
+  if (data.authenticated) {
+    if (rolePasses(data.role, gate) || !authRequired(ctx.auth, data.realm)) return true;
+    return refuse(
+      ctx,
+      socket,
+      event,
+      callback,
+      403,
+      `Role '${data.role}' is not allowed to send ${event}`,
+    );
+  }
+  const realm = data.pendingRealm ?? Protocol.DEFAULT_REALM;
+  let role: string | null = null;
+  if (realm !== Protocol.ADMIN_REALM) {
+    if (!authRequired(ctx.auth, realm)) role = 'both';
+    else if (gate === 'consumer' && !keyRequired(ctx.auth, realm)) role = 'consumer';
+    else if (gate === 'producer' && !acceptanceRequired(ctx.auth, realm)) role = 'producer';
+  }
+  if (role === null) {
+    return refuse(ctx, socket, event, callback, 401, `Authentication required before ${event}`);
+  }
+  data.authenticated = true;
+  data.realm = realm;
+  data.role = role;
+  ctx.logger.info({ socket: socket.id, realm, role, event }, 'socket admitted implicitly');
+  return true;
+}
+
+function refuse(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  event: ClientEventName,
+  callback: ((reply: unknown) => void) | undefined,
+  code: 401 | 403,
+  message: string,
+): false {
+  ctx.logger.warn(
+    { socket: socket.id, realm: socket.data.realm, event, code },
+    'event refused by auth gate',
+  );
+  socket.emit(ServerEvent.AUTH_FAIL, { code, message });
+  callback?.({ ok: false, code, message });
+  return false;
+}

@@ -1,0 +1,46 @@
+/**
+ * Ends live sessions whose credentials went away: a revoked static token, a removed or renamed
+ * realm, or auth switched on under sockets that were admitted while it was off.
+ *
+ * Source: `spec/protocol-admin.md` §3.5 note (harden: disconnect sockets authenticated with a
+ * revoked token, tracked by token hash per socket), §18 item 7. Runs synchronously on every
+ * committed auth change, so the disconnect happens well within a second.
+ */
+import type { Logger } from '../logging/logger';
+import type { BrokerSocket } from '../transport/socket-types';
+import type { AuthState } from './auth-state';
+
+const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
+
+/**
+ * Subscribes to `auth` and disconnects the sessions of `sockets()` that lost their grant.
+ * @returns the unsubscribe function.
+ */
+export function watchRevocations(
+  auth: AuthState,
+  sockets: () => Iterable<BrokerSocket>,
+  logger: Logger,
+): () => void {
+  return auth.onChange((next, prev) => {
+    if (!next.enabled) return;
+    const enabledNow = !prev.enabled;
+    for (const socket of sockets()) {
+      const data = socket.data;
+      if (!data.authenticated) continue;
+      let reason: string | null = null;
+      if (enabledNow) reason = 'auth enabled';
+      else if (data.tokenHash !== null) {
+        const entry = auth.tokenByHash(data.tokenHash);
+        if (!entry || entry.realm !== data.realm || entry.role !== data.role)
+          reason = 'token revoked';
+      }
+      if (reason === null && has(prev.realms, data.realm) && !has(next.realms, data.realm)) {
+        reason = 'realm removed';
+      }
+      if (reason !== null) {
+        logger.info({ socket: socket.id, realm: data.realm, reason }, 'session ended');
+        socket.disconnect(true);
+      }
+    }
+  });
+}

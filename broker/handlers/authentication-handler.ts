@@ -1,0 +1,166 @@
+/**
+ * `AUTHENTICATION`: grants a socket its realm and role.
+ *
+ * Source: `spec/protocol-admin.md` §2.3 (the decision order, followed step by step below; exact
+ * codes and messages), §3.5 (requirements) with the hardening notes: pre-shared keys compared in
+ * constant time (§2.3 note, §18 item 2), no path into realm `*` without a token whose realm is
+ * `*` (§18 item 1), and `reject_realm_mismatch` for a token scoped to another realm than the one
+ * declared (§2.3 note; the mismatch is always logged). Tokens and keys are never logged.
+ *
+ * Token validation may be asynchronous (JWT, external validator). Until it is decided, the
+ * socket's other events wait in `socket.data.authQueue` and are replayed in order afterwards,
+ * so a client that does not wait for `AUTH_OK` is not refused by the gate meanwhile.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Protocol, ServerEvent } from '../../shared/protocol-events';
+import { CONNECT_ROLES } from '../auth/auth-schema';
+import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
+import type { BrokerSocket } from '../transport/socket-types';
+import type { EventHandler, HandlerContext } from './handler-context';
+
+/** Exact `AUTH_FAIL` messages of §2.3. */
+export const AuthFailure = {
+  BAD_PAYLOAD: 'Invalid authentication payload',
+  ALREADY: 'Socket is already authenticated',
+  MANAGER: 'Manager role requires manual authorization',
+  MISSING_TOKEN: 'Missing authentication token',
+  INVALID_TOKEN: 'Invalid authentication token',
+  FAILED: 'Authentication failed',
+  /** Ours (§18 item 1). */
+  ADMIN_REALM: "Realm '*' requires a token for realm '*'",
+} as const;
+
+const nonEmpty = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : undefined;
+
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+/** Constant-time PSK check; a realm requiring a key with none configured refuses every key. */
+function keyMatches(configured: string | undefined, presented: unknown): boolean {
+  if (configured === undefined || typeof presented !== 'string') return false;
+  return timingSafeEqual(digest(configured), digest(presented));
+}
+
+function fail(socket: BrokerSocket, code: 401 | 403, message: string): void {
+  socket.emit(ServerEvent.AUTH_FAIL, { code, message });
+}
+
+function admit(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  realm: string,
+  role: string,
+  tokenHash: string | null,
+  via: string,
+): void {
+  const data = socket.data;
+  data.authenticated = true;
+  data.realm = realm;
+  data.role = role;
+  data.tokenHash = tokenHash;
+  ctx.logger.info({ socket: socket.id, realm, role, via }, 'socket authenticated');
+  socket.emit(ServerEvent.AUTH_OK, { realm, role });
+}
+
+const connectRole = (role: string | undefined): string =>
+  role !== undefined && (CONNECT_ROLES as readonly string[]).includes(role) ? role : 'both';
+
+export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload) => {
+  const auth = ctx.auth;
+  // Step 2.
+  if (!auth.enabled) {
+    socket.emit(ServerEvent.AUTH_OK, { realm: Protocol.DEFAULT_REALM, role: 'both' });
+    return;
+  }
+  const data = socket.data;
+  // Step 3.
+  if (data.authenticated) return fail(socket, 403, AuthFailure.ALREADY);
+  const p = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<
+    string,
+    unknown
+  >;
+  const token = nonEmpty(p.token);
+  const realm = nonEmpty(p.realm);
+  const role = nonEmpty(p.role);
+  // Step 4.
+  if (realm !== undefined) data.pendingRealm = realm;
+  if (token === undefined) {
+    // Step 5.
+    if (role === 'manager') return fail(socket, 401, AuthFailure.MANAGER);
+    // Steps 6–7 never admit into `*` (§18 item 1).
+    const declared = realm ?? Protocol.DEFAULT_REALM;
+    const keyed = Object.prototype.hasOwnProperty.call(p, 'key');
+    const openRealm = realm !== undefined && auth.realm(realm)?.required === false;
+    if ((openRealm || role !== undefined || keyed) && declared === Protocol.ADMIN_REALM) {
+      return fail(socket, 403, AuthFailure.ADMIN_REALM);
+    }
+    // Step 6.
+    if (openRealm) return admit(ctx, socket, declared, connectRole(role), null, 'open-realm');
+    // Step 7.
+    if (role !== undefined || keyed) {
+      const granted = connectRole(role);
+      if (granted !== 'producer' && keyRequired(auth, declared)) {
+        if (!keyMatches(auth.realm(declared)?.key, p.key)) {
+          ctx.logger.warn({ socket: socket.id, realm: declared }, 'pre-shared key refused');
+          return fail(socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
+        }
+      }
+      if (granted !== 'consumer' && acceptanceRequired(auth, declared)) {
+        return fail(socket, 403, `Producer must be accepted into realm '${declared}'`);
+      }
+      return admit(ctx, socket, declared, granted, null, 'role-declared');
+    }
+    // Step 8.
+    return fail(socket, 401, AuthFailure.MISSING_TOKEN);
+  }
+  // Step 9.
+  validateToken(ctx, socket, token, realm);
+};
+
+function validateToken(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  token: string,
+  declared: string | undefined,
+): void {
+  const data = socket.data;
+  data.authQueue = [];
+  ctx.tokens
+    .validate(token, declared, socket.handshake.address)
+    .then(
+      (grant) => {
+        if (!grant) {
+          ctx.logger.warn({ socket: socket.id, realm: declared }, 'invalid token refused');
+          return fail(socket, 401, AuthFailure.INVALID_TOKEN);
+        }
+        if (declared !== undefined && grant.realm !== declared) {
+          ctx.logger.warn(
+            { socket: socket.id, declared, granted: grant.realm, via: grant.via },
+            'token scoped to another realm than the one declared',
+          );
+          if (ctx.auth.config.reject_realm_mismatch) {
+            return fail(socket, 403, `Token is not scoped to realm '${declared}'`);
+          }
+        }
+        admit(ctx, socket, grant.realm, grant.role, grant.tokenHash, grant.via);
+      },
+      (err: unknown) => {
+        ctx.logger.warn(
+          { socket: socket.id, realm: declared, reason: (err as Error).message },
+          'token validation failed',
+        );
+        fail(socket, 401, AuthFailure.FAILED);
+      },
+    )
+    .finally(() => flushQueue(ctx, socket));
+}
+
+/** Replays, in order, what the socket sent while its token was being validated. */
+function flushQueue(ctx: HandlerContext, socket: BrokerSocket): void {
+  const queue = socket.data.authQueue ?? [];
+  socket.data.authQueue = null;
+  for (const item of queue) {
+    if (!socket.connected) return;
+    ctx.dispatch(socket, item.event as never, item.raw, item.ack);
+  }
+}

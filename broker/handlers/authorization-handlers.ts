@@ -1,0 +1,161 @@
+/**
+ * The authorization-request flow: `AUTHORIZATION_REQUEST` (any socket), `AUTHORIZATION_NEXT` and
+ * `AUTHORIZATION_DECIDE` (manager proofs).
+ *
+ * Source: `spec/protocol-admin.md` §1 (replies: ack when given, else the named event; REQUEST
+ * answers through both), §6.5 (which secrets), §7.1–§7.4, and the hardening of §7.5 (strict
+ * boolean `approved`, decided role among the five roles and never `admin`, no silent no-op for
+ * an existing token). Approved tokens go through `AuthState.update(…, 'approval')`, which the
+ * persistence layer (settings file, auth store) listens to. Raw tokens are never logged.
+ */
+import { SignedAction } from '../../shared/admin-signature';
+import { ServerEvent, type AdminFailure, type ServerEventName } from '../../shared/protocol-events';
+import { ROLES } from '../auth/auth-schema';
+import { publicRequest, RequestFailure } from '../auth/authorization-requests';
+import { verifyManagerProof } from '../auth/proof-verifier';
+import type { BrokerSocket } from '../transport/socket-types';
+import type { EventHandler } from './handler-context';
+
+type Ack = ((reply: unknown) => void) | undefined;
+
+const failure = (code: number, message: string): AdminFailure => ({ ok: false, code, message });
+
+/** §1: the ack when the client gave one, else the named reply event. */
+function reply(socket: BrokerSocket, ack: Ack, event: ServerEventName, payload: unknown): void {
+  if (ack) ack(payload);
+  else (socket.emit as (e: string, p: unknown) => void)(event, payload);
+}
+
+/** `AUTHORIZATION_REQUEST` replies through the ack **and** the event (§1, §7.1). */
+export function replyRequest(
+  socket: BrokerSocket,
+  ack: Ack,
+  payload: AdminFailure | { ok: true; request_id: string; status: string },
+): void {
+  ack?.(payload);
+  (socket.emit as (e: string, p: unknown) => void)(
+    payload.ok ? ServerEvent.AUTHORIZATION_REQUEST_OK : ServerEvent.AUTHORIZATION_REQUEST_FAIL,
+    payload,
+  );
+}
+
+export const handleAuthorizationRequest: EventHandler<unknown> = (ctx, socket, payload, ack) => {
+  const result = ctx.authRequests.submit(payload, socket.id);
+  if (!result.ok) {
+    ctx.logger.warn(
+      { socket: socket.id, code: result.code, reason: result.message },
+      'authorization request refused',
+    );
+    return replyRequest(socket, ack, failure(result.code, result.message));
+  }
+  const r = result.request;
+  ctx.logger.info(
+    {
+      socket: socket.id,
+      request_id: r.request_id,
+      realm: r.realm,
+      client_id: r.client_id,
+      role: r.role,
+    },
+    'authorization request received',
+  );
+  replyRequest(socket, ack, { ok: true, request_id: r.request_id, status: 'pending' });
+};
+
+const bodyOf = (payload: unknown): Record<string, unknown> => {
+  const body = (payload as { body?: unknown } | null)?.body;
+  return typeof body === 'object' && body !== null && !Array.isArray(body)
+    ? (body as Record<string, unknown>)
+    : {};
+};
+
+export const handleAuthorizationNext: EventHandler<unknown> = (ctx, socket, payload, ack) => {
+  const filter = bodyOf(payload).realm;
+  const realm = typeof filter === 'string' && filter !== '' ? filter : undefined;
+  const verified = verifyManagerProof(ctx, SignedAction.AUTHORIZATION_NEXT, payload, { realm });
+  if (!verified.ok) {
+    ctx.logger.warn({ socket: socket.id, reason: verified.message }, 'AUTHORIZATION_NEXT refused');
+    return reply(
+      socket,
+      ack,
+      ServerEvent.AUTHORIZATION_FAIL,
+      failure(verified.code, verified.message),
+    );
+  }
+  const scoped = verified.scope.kind === 'realm' ? verified.scope.realm : realm;
+  const next = ctx.authRequests.next(scoped);
+  reply(socket, ack, ServerEvent.AUTHORIZATION_NEXT_RESULT, {
+    ok: true,
+    request: next ? publicRequest(next) : null,
+  });
+};
+
+export const handleAuthorizationDecide: EventHandler<unknown> = (ctx, socket, payload, ack) => {
+  const body = bodyOf(payload);
+  const request = ctx.authRequests.pending(body.request_id);
+  // The realm key that may sign is the stored request's, never one the caller names (§6.5).
+  const verified = verifyManagerProof(ctx, SignedAction.AUTHORIZATION_DECIDE, payload, {
+    realm: request?.realm,
+  });
+  const refuse = (code: number, message: string) => {
+    ctx.logger.warn({ socket: socket.id, code, reason: message }, 'AUTHORIZATION_DECIDE refused');
+    reply(socket, ack, ServerEvent.AUTHORIZATION_FAIL, failure(code, message));
+  };
+  if (!verified.ok) return refuse(verified.code, verified.message);
+  if (!request) return refuse(404, RequestFailure.NOT_FOUND);
+  if (typeof body.approved !== 'boolean') return refuse(400, 'approved must be true or false');
+  const reason = typeof body.reason === 'string' ? body.reason : null;
+  const role =
+    body.role === undefined || body.role === null || body.role === '' ? request.role : body.role;
+  if (
+    typeof role !== 'string' ||
+    !(ROLES as readonly string[]).includes(role) ||
+    role === 'admin'
+  ) {
+    return refuse(400, `Invalid role: use one of producer, consumer, both, manager`);
+  }
+  const decidedAt = Date.now();
+  if (body.approved) {
+    if (ctx.auth.tokenByHash(request.client_token_hash)) {
+      return refuse(409, 'client_token is already in use');
+    }
+    try {
+      ctx.auth.update((draft) => {
+        draft.tokens.push({
+          token: request.client_token,
+          realm: request.realm,
+          role: role as (typeof ROLES)[number],
+          client_id: request.client_id,
+          client_name: request.client_name,
+          approved_at: new Date(decidedAt).toISOString(),
+        });
+      }, 'approval');
+    } catch (err) {
+      return refuse(400, (err as Error).message);
+    }
+  }
+  ctx.authRequests.decide(request, body.approved, role, reason, decidedAt);
+  ctx.logger.info(
+    { request_id: request.request_id, realm: request.realm, role, approved: body.approved },
+    'authorization request decided',
+  );
+  const requester = socket.nsp.sockets.get(request.socket_id);
+  if (requester?.connected) {
+    if (body.approved) {
+      requester.emit(ServerEvent.AUTHORIZATION_APPROVED, {
+        request_id: request.request_id,
+        realm: request.realm,
+        role,
+      });
+    } else {
+      requester.emit(ServerEvent.AUTHORIZATION_REJECTED, {
+        request_id: request.request_id,
+        reason,
+      });
+    }
+  }
+  reply(socket, ack, ServerEvent.AUTHORIZATION_DECIDE_RESULT, {
+    ok: true,
+    request: publicRequest(request),
+  });
+};

@@ -7,7 +7,16 @@
 import { describe, expect, it } from 'vitest';
 import { ClientEvent, ServerEvent } from '../../../shared/protocol-events';
 import { startBroker, useBroker, waitForServerDisconnect, type Harness } from '../../helpers/broker-harness';
-import { waitFor, waitUntil } from '../../helpers/wait';
+import { delay, waitFor, waitUntil } from '../../helpers/wait';
+
+/** Polls an async condition every 20 ms (waitUntil takes sync conditions only). */
+async function until(condition: () => Promise<boolean>, what: string, timeoutMs: number) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await delay(20);
+  }
+}
 import { adminSettings, manager } from './management-client';
 
 const env = (message: unknown) => ({ event: 'job', message, from: 'p' });
@@ -42,7 +51,7 @@ describe('ephemeral realm disposal', () => {
     const short = await joinRealm(h, 'short-client');
     const kept = await joinRealm(h, 'kept-client');
     expect(short.realm).toBe('short');
-    await waitUntil(() => h.broker.getStats().realms.short?.consumers.online === 1);
+    await waitUntil(() => h.broker.getStats().realms.short?.consumers.online === 1, 'consumer online in short');
     const store = h.broker.store;
     await store.enqueue('short', 'p-job', { consumer: 'c', payload: env(1), producer: 'p' });
     const dead = await store.enqueue('short', 'p-job', { consumer: 'c', payload: env(2), producer: 'p' });
@@ -55,7 +64,7 @@ describe('ephemeral realm disposal', () => {
 
     const reason = await waitForServerDisconnect(short.socket, 3_000);
     expect(reason).toBe('io server disconnect');
-    await waitUntil(async () => (await store.countQueued('short')) === 0, 3_000);
+    await until(async () => (await store.countQueued('short')) === 0, 'short purged', 3_000);
 
     const { settings } = await m.run({ command: 'get' });
     expect(settings.realms.short).toBeUndefined();
@@ -80,7 +89,7 @@ describe('ephemeral realm disposal', () => {
     await m.run({ command: 'set_realm_lifetime', realm: 'conv', ephemeral: false });
     await m.run({ command: 'add_realm', realm: 'shorten', ttl: '1h' });
     await m.run({ command: 'set_realm_lifetime', realm: 'shorten', ttl: '500ms' });
-    await waitUntil(async () => !(await m.run({ command: 'get' })).settings.realms.shorten, 2_000);
+    await until(async () => !(await m.run({ command: 'get' })).settings.realms.shorten, 'shorten disposed', 2_000);
     const { settings } = await m.run({ command: 'get' });
     expect(settings.realms.conv).toEqual({ required: true });
   });

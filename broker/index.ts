@@ -254,7 +254,7 @@ export function createBroker(
       },
       namespaces: () => settings.namespaces,
       allowCustomStorage: () => settings.allow_custom_storage,
-      stats: () => collectStats(getStats(), store, realms),
+      stats: () => collectStats(getStats(), store, realms, Object.keys(auth.config.realms)),
     },
     pingIntervalMs: PING_INTERVAL_MS,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,

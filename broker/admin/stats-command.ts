@@ -29,11 +29,16 @@ export interface AdminStats extends Omit<Stats, 'realms'> {
   realms: Record<string, RealmAdminStats>;
 }
 
-/** Builds the `stats` object from the registry counts (`base`) plus store reads. */
+/**
+ * Builds the `stats` object from the registry counts (`base`) plus store reads. Realms listed:
+ * those with runtime state, the `configured` ones, and any holding DLQ entries or durable
+ * subscriptions.
+ */
 export async function collectStats(
   base: Stats,
   store: MessageStore,
   realms: RealmDirectory,
+  configured: Iterable<string> = [],
 ): Promise<AdminStats> {
   const out: AdminStats = { ...base, realms: {} };
   const empty = (): RealmAdminStats => ({
@@ -51,6 +56,7 @@ export async function collectStats(
     return out.realms[name]!;
   };
   for (const name of Object.keys(base.realms)) realm(name);
+  for (const name of configured) realm(name);
   for (const entry of await store.listDlq(null)) realm(entry.realm).dlq++;
   for (const sub of await store.loadSubscriptions()) {
     const consumerId =

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 // `switchboard-admin` (docs/management.md): runs the TypeScript CLI through tsx.
+import process from 'node:process';
 import { register } from 'tsx/esm/api';
 
 register();

@@ -204,7 +204,10 @@ export function createBroker(
     if (!entry) return null;
     const registry = realms.get(entry.realm);
     for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
-      if (record.consumerId === entry.consumer && registry!.consumers.get(record.consumer)?.online) {
+      if (
+        record.consumerId === entry.consumer &&
+        registry!.consumers.get(record.consumer)?.online
+      ) {
         void replayer.replay(registry!, record);
       }
     }
@@ -250,7 +253,10 @@ export function createBroker(
       setPersistence: (view) => {
         // Recorded and reported; the running store is not swapped (docs/management.md).
         persistenceView = view;
-        logger.warn({ storage: view.storage }, 'persistence change recorded; applies at next start');
+        logger.warn(
+          { storage: view.storage },
+          'persistence change recorded; applies at next start',
+        );
       },
       namespaces: () => settings.namespaces,
       allowCustomStorage: () => settings.allow_custom_storage,

@@ -202,8 +202,7 @@ type Ack<T> = (reply: T) => void;
  * protocol's error shape `{ok:false, code, message}` (HTTP-ish codes 400–501).
  */
 export type ManagementReply =
-  | ({ ok: true } & Record<string, unknown>)
-  | { ok: false; code: number; message: string };
+  ({ ok: true } & Record<string, unknown>) | { ok: false; code: number; message: string };
 
 /**
  * Client → server event map for socket.io's typed `Server`/`Socket` (§3). Payloads are

@@ -38,7 +38,11 @@ function ensure(reply: Reply): Reply {
   return reply;
 }
 
-async function run(c: CliContext, body: Record<string, unknown>, timeoutMs?: number): Promise<Reply> {
+async function run(
+  c: CliContext,
+  body: Record<string, unknown>,
+  timeoutMs?: number,
+): Promise<Reply> {
   return ensure(await c.conn.command(c.credential.secret, body, timeoutMs));
 }
 
@@ -60,7 +64,10 @@ function requestRows(request: Record<string, unknown> | null): string {
   if (!request) return 'no pending request';
   return table(
     ['field', 'value'],
-    Object.entries(request).map(([k, v]) => [k, typeof v === 'object' && v !== null ? JSON.stringify(v) : v]),
+    Object.entries(request).map(([k, v]) => [
+      k,
+      typeof v === 'object' && v !== null ? JSON.stringify(v) : v,
+    ]),
   );
 }
 
@@ -78,21 +85,39 @@ export async function request(c: CliContext): Promise<void> {
   );
   // The client token is this client's future credential: shown once, here.
   const result = { ...reply, client_id: clientId, client_token: clientToken };
-  print(c, result, () => `request ${String(reply.request_id)} ${String(reply.status)}\nclient_id    ${clientId}\nclient_token ${clientToken}  (shown once)`);
+  print(
+    c,
+    result,
+    () =>
+      `request ${String(reply.request_id)} ${String(reply.status)}\nclient_id    ${clientId}\nclient_token ${clientToken}  (shown once)`,
+  );
 }
 
 export async function next(c: CliContext): Promise<void> {
   const realm = str(c, 'realm');
-  if (c.credential.kind === 'realm' && !realm) throw new UsageError('--realm is required with a realm manager key');
-  const reply = ensure(await c.conn.signed(SignedAction.AUTHORIZATION_NEXT, c.credential.secret, realm ? { realm } : {}));
+  if (c.credential.kind === 'realm' && !realm)
+    throw new UsageError('--realm is required with a realm manager key');
+  const reply = ensure(
+    await c.conn.signed(
+      SignedAction.AUTHORIZATION_NEXT,
+      c.credential.secret,
+      realm ? { realm } : {},
+    ),
+  );
   print(c, reply, () => requestRows(reply.request as Record<string, unknown> | null));
 }
 
-export async function decide(c: CliContext, id: string | undefined, approved: boolean): Promise<void> {
+export async function decide(
+  c: CliContext,
+  id: string | undefined,
+  approved: boolean,
+): Promise<void> {
   const body: Record<string, unknown> = { request_id: need(id, 'request id'), approved };
   if (approved) body.role = str(c, 'role') ?? 'both';
   else body.reason = str(c, 'reason') ?? null;
-  const reply = ensure(await c.conn.signed(SignedAction.AUTHORIZATION_DECIDE, c.credential.secret, body));
+  const reply = ensure(
+    await c.conn.signed(SignedAction.AUTHORIZATION_DECIDE, c.credential.secret, body),
+  );
   print(c, reply, () => requestRows(reply.request as Record<string, unknown>));
 }
 
@@ -106,7 +131,12 @@ export async function revoke(c: CliContext): Promise<void> {
   }
   const reply = await run(c, body);
   const revoked = (reply.revoked as Array<Record<string, unknown>>) ?? [];
-  print(c, reply, () => table(['realm', 'role', 'client_id', 'client_name', 'token_hash'], revoked.map((r) => [r.realm, r.role, r.client_id, r.client_name, r.token_hash])));
+  print(c, reply, () =>
+    table(
+      ['realm', 'role', 'client_id', 'client_name', 'token_hash'],
+      revoked.map((r) => [r.realm, r.role, r.client_id, r.client_name, r.token_hash]),
+    ),
+  );
 }
 
 function realmTable(settings: Record<string, unknown>): string {
@@ -122,7 +152,11 @@ function realmTable(settings: Record<string, unknown>): string {
           r.required === false ? 'open' : 'required',
           r.manager_key_configured ? 'yes' : 'no',
           r.key_configured ? 'yes' : 'no',
-          r.require_acceptance === undefined ? 'default' : r.require_acceptance ? 'required' : 'waived',
+          r.require_acceptance === undefined
+            ? 'default'
+            : r.require_acceptance
+              ? 'required'
+              : 'waived',
           r.ephemeral || r.temporary ? 'ephemeral' : 'permanent',
           when(r.expires_at),
         ];
@@ -131,21 +165,37 @@ function realmTable(settings: Record<string, unknown>): string {
 }
 
 /** `realm list|add|remove|key|manager-key|acceptance|lifetime`. */
-export async function realm(c: CliContext, action: string | undefined, name: string | undefined, arg?: string): Promise<void> {
-  const show = (reply: Reply) => print(c, reply, () => realmTable(reply.settings as Record<string, unknown>));
+export async function realm(
+  c: CliContext,
+  action: string | undefined,
+  name: string | undefined,
+  arg?: string,
+): Promise<void> {
+  const show = (reply: Reply) =>
+    print(c, reply, () => realmTable(reply.settings as Record<string, unknown>));
   switch (action) {
     case 'list':
       return show(await run(c, { command: 'get' }));
     case 'add': {
-      const body: Record<string, unknown> = { command: 'add_realm', realm: need(name, 'realm name'), required: !c.opts.open };
+      const body: Record<string, unknown> = {
+        command: 'add_realm',
+        realm: need(name, 'realm name'),
+        required: !c.opts.open,
+      };
       if (c.opts.ephemeral) body.ephemeral = true;
       if (str(c, 'ttl')) body.ttl = str(c, 'ttl');
       return show(await run(c, body));
     }
     case 'remove': {
-      if (!c.opts.yes) throw new UsageError('removing a realm disposes of everything in it: add --yes');
+      if (!c.opts.yes)
+        throw new UsageError('removing a realm disposes of everything in it: add --yes');
       const reply = await run(c, { command: 'remove_realm', realm: need(name, 'realm name') });
-      return print(c, reply, () => `removed ${name}: ${String(reply.removed_tokens)} token(s), ${String(reply.disconnected_sockets)} socket(s) disconnected`);
+      return print(
+        c,
+        reply,
+        () =>
+          `removed ${name}: ${String(reply.removed_tokens)} token(s), ${String(reply.disconnected_sockets)} socket(s) disconnected`,
+      );
     }
     case 'key':
     case 'manager-key': {
@@ -154,18 +204,36 @@ export async function realm(c: CliContext, action: string | undefined, name: str
       const body: Record<string, unknown> =
         action === 'key'
           ? { command: 'set_realm_key', realm: need(name, 'realm name'), key: secret }
-          : { command: 'set_realm_manager_key', realm: need(name, 'realm name'), manager_key: secret };
-      if (action === 'key' && typeof c.opts['require-key'] === 'boolean') body.require_key = c.opts['require-key'];
+          : {
+              command: 'set_realm_manager_key',
+              realm: need(name, 'realm name'),
+              manager_key: secret,
+            };
+      if (action === 'key' && typeof c.opts['require-key'] === 'boolean')
+        body.require_key = c.opts['require-key'];
       const reply = await run(c, body);
       const shown = secret ? { ...reply, generated: secret } : reply;
-      return print(c, shown, () => (secret ? `${action} of ${name} set: ${secret}  (shown once)` : `${action} of ${name} cleared`));
+      return print(c, shown, () =>
+        secret
+          ? `${action} of ${name} set: ${secret}  (shown once)`
+          : `${action} of ${name} cleared`,
+      );
     }
     case 'acceptance': {
       if (arg !== 'on' && arg !== 'off') throw new UsageError('realm acceptance <name> on|off');
-      return show(await run(c, { command: 'set_realm_acceptance', realm: need(name, 'realm name'), required: arg === 'on' }));
+      return show(
+        await run(c, {
+          command: 'set_realm_acceptance',
+          realm: need(name, 'realm name'),
+          required: arg === 'on',
+        }),
+      );
     }
     case 'lifetime': {
-      const body: Record<string, unknown> = { command: 'set_realm_lifetime', realm: need(name, 'realm name') };
+      const body: Record<string, unknown> = {
+        command: 'set_realm_lifetime',
+        realm: need(name, 'realm name'),
+      };
       if (c.opts.permanent) body.ephemeral = false;
       else body.ttl = need(str(c, 'ttl'), '--ttl (or --permanent)');
       return show(await run(c, body));
@@ -186,7 +254,12 @@ async function allIds(c: CliContext): Promise<string[]> {
   const ids: string[] = [];
   let cursor: string | null = null;
   do {
-    const page: Reply = await run(c, { command: 'dlq_list', ...dlqFilter(c), limit: 1_000, ...(cursor ? { cursor } : {}) });
+    const page: Reply = await run(c, {
+      command: 'dlq_list',
+      ...dlqFilter(c),
+      limit: 1_000,
+      ...(cursor ? { cursor } : {}),
+    });
     ids.push(...(page.entries as Array<{ id: string }>).map((e) => e.id));
     cursor = (page.next_cursor as string | null | undefined) ?? null;
   } while (cursor);
@@ -201,45 +274,84 @@ export async function dlq(c: CliContext, action: string | undefined, ids: string
     const reply = await run(c, body);
     const entries = reply.entries as Array<Record<string, unknown>>;
     return print(c, reply, () =>
-      table(['id', 'realm', 'event', 'consumer', 'reason', 'dead_lettered_at'], entries.map((e) => [e.id, e.realm, e.event, e.consumer, e.reason, e.dead_lettered_at])),
+      table(
+        ['id', 'realm', 'event', 'consumer', 'reason', 'dead_lettered_at'],
+        entries.map((e) => [e.id, e.realm, e.event, e.consumer, e.reason, e.dead_lettered_at]),
+      ),
     );
   }
   if (action !== 'replay' && action !== 'discard') throw new UsageError('dlq list|replay|discard');
-  if (action === 'discard' && c.opts.all && !c.opts.yes) throw new UsageError('discarding every entry: add --yes');
+  if (action === 'discard' && c.opts.all && !c.opts.yes)
+    throw new UsageError('discarding every entry: add --yes');
   const targets = c.opts.all ? await allIds(c) : ids;
-  if (targets.length === 0) throw new UsageError(c.opts.all ? 'the DLQ has no matching entries' : 'message id(s) or --all required');
+  if (targets.length === 0)
+    throw new UsageError(
+      c.opts.all ? 'the DLQ has no matching entries' : 'message id(s) or --all required',
+    );
   const command = action === 'replay' ? 'dlq_replay' : 'dlq_discard';
   let done = 0;
   const missing: string[] = [];
   for (let i = 0; i < targets.length; i += BULK_BATCH) {
     const batch = targets.slice(i, i + BULK_BATCH);
-    const reply = await run(c, { command, ids: batch, ...(str(c, 'realm') ? { realm: str(c, 'realm') } : {}) }, 120_000);
+    const reply = await run(
+      c,
+      { command, ids: batch, ...(str(c, 'realm') ? { realm: str(c, 'realm') } : {}) },
+      120_000,
+    );
     done += batch.length - (reply.not_found as string[]).length;
     missing.push(...(reply.not_found as string[]));
-    c.progress(`${action === 'replay' ? 'replayed' : 'discarded'} ${done}/${targets.length}${missing.length ? ` (${missing.length} not found)` : ''}`);
+    c.progress(
+      `${action === 'replay' ? 'replayed' : 'discarded'} ${done}/${targets.length}${missing.length ? ` (${missing.length} not found)` : ''}`,
+    );
   }
-  const summary = { ok: true, [action === 'replay' ? 'replayed' : 'discarded']: done, not_found: missing };
-  print(c, summary as Reply, () => `${action === 'replay' ? 'replayed' : 'discarded'} ${done} of ${targets.length}${missing.length ? `; not found: ${missing.join(', ')}` : ''}`);
+  const summary = {
+    ok: true,
+    [action === 'replay' ? 'replayed' : 'discarded']: done,
+    not_found: missing,
+  };
+  print(
+    c,
+    summary as Reply,
+    () =>
+      `${action === 'replay' ? 'replayed' : 'discarded'} ${done} of ${targets.length}${missing.length ? `; not found: ${missing.join(', ')}` : ''}`,
+  );
 }
 
 export async function stats(c: CliContext): Promise<void> {
   const reply = await run(c, { command: 'stats' });
-  const s = reply.stats as { realms: Record<string, Record<string, any>>; connections_current: number };
-  print(c, reply, () =>
-    `${table(
-      ['realm', 'producers', 'consumers', 'subscriptions', 'queued', 'dlq', 'durable (backlog)'],
-      Object.entries(s.realms).map(([name, r]) => [
-        name,
-        `${r.producers.online}/${r.producers.total}`,
-        `${r.consumers.online}/${r.consumers.total}`,
-        r.subscriptions,
-        r.queued ?? '-',
-        r.dlq ?? '-',
-        Array.isArray(r.durable_subscriptions)
-          ? r.durable_subscriptions.map((d: Record<string, unknown>) => `${String(d.consumer)}:${String(d.key)}(${String(d.backlog)})`).join(' ') || '-'
-          : '-',
-      ]),
-    )}\nconnections: ${s.connections_current}`,
+  type Count = { total: number; online: number };
+  type RealmRow = {
+    producers: Count;
+    consumers: Count;
+    subscriptions: number;
+    queued?: number;
+    dlq?: number;
+    durable_subscriptions?: Array<Record<string, unknown>>;
+  };
+  const s = reply.stats as { realms: Record<string, RealmRow>; connections_current: number };
+  print(
+    c,
+    reply,
+    () =>
+      `${table(
+        ['realm', 'producers', 'consumers', 'subscriptions', 'queued', 'dlq', 'durable (backlog)'],
+        Object.entries(s.realms).map(([name, r]) => [
+          name,
+          `${r.producers.online}/${r.producers.total}`,
+          `${r.consumers.online}/${r.consumers.total}`,
+          r.subscriptions,
+          r.queued ?? '-',
+          r.dlq ?? '-',
+          Array.isArray(r.durable_subscriptions)
+            ? r.durable_subscriptions
+                .map(
+                  (d: Record<string, unknown>) =>
+                    `${String(d.consumer)}:${String(d.key)}(${String(d.backlog)})`,
+                )
+                .join(' ') || '-'
+            : '-',
+        ]),
+      )}\nconnections: ${s.connections_current}`,
   );
 }
 

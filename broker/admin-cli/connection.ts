@@ -22,7 +22,10 @@ export class AdminConnection {
   static async open(url: string, timeoutMs: number): Promise<AdminConnection> {
     const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
     await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new ConnectionError(`no connection to ${url} within ${timeoutMs} ms`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new ConnectionError(`no connection to ${url} within ${timeoutMs} ms`)),
+        timeoutMs,
+      );
       socket.once('connect', () => {
         clearTimeout(timer);
         resolve();
@@ -38,7 +41,9 @@ export class AdminConnection {
   /** Emits `event` with `payload` and resolves with the ack's reply. */
   async emit(event: string, payload: unknown, timeoutMs = this.timeoutMs): Promise<Reply> {
     try {
-      const reply = (await this.socket.timeout(timeoutMs).emitWithAck(event, payload)) as Reply | null;
+      const reply = (await this.socket
+        .timeout(timeoutMs)
+        .emitWithAck(event, payload)) as Reply | null;
       return reply ?? { ok: false, code: 500, message: 'empty reply' };
     } catch {
       throw new ConnectionError(`no answer to ${event} within ${timeoutMs} ms`);
@@ -46,7 +51,12 @@ export class AdminConnection {
   }
 
   /** Signs `body` for `action` with `secret` (fresh nonce, now) and sends it. */
-  signed(action: SignedActionName, secret: string, body: Record<string, unknown>, timeoutMs?: number) {
+  signed(
+    action: SignedActionName,
+    secret: string,
+    body: Record<string, unknown>,
+    timeoutMs?: number,
+  ) {
     return this.emit(action, signEnvelope(secret, action, body), timeoutMs);
   }
 

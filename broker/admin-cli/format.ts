@@ -3,7 +3,9 @@
 /** Renders rows as a table with a header line; cells are stringified, null/undefined as "-". */
 export function table(headers: string[], rows: unknown[][]): string {
   const cells = rows.map((r) => r.map((c) => (c === null || c === undefined ? '-' : String(c))));
-  const widths = headers.map((h, i) => Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)));
+  const widths = headers.map((h, i) =>
+    Math.max(h.length, ...cells.map((r) => (r[i] ?? '').length)),
+  );
   const line = (r: string[]) =>
     r
       .map((c, i) => c.padEnd(widths[i]!))

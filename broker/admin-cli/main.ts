@@ -15,7 +15,13 @@ import * as commands from './commands';
 import { AdminConnection, ConnectionError } from './connection';
 import { brokerUrl, credentialFrom, loadEnv } from './credentials';
 
-export const AdminExitCode = { OK: 0, REFUSED: 1, USAGE: 2, UNREACHABLE: 3, NO_CREDENTIAL: 4 } as const;
+export const AdminExitCode = {
+  OK: 0,
+  REFUSED: 1,
+  USAGE: 2,
+  UNREACHABLE: 3,
+  NO_CREDENTIAL: 4,
+} as const;
 
 export const USAGE = `Usage: switchboard-admin [--url <url>] [--env-file <file>] [--json] [--timeout <ms>] <command>
 
@@ -54,7 +60,9 @@ export interface RunIo {
 export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
   const secretFlag = argv.find((a) => SECRET_FLAGS.test(a));
   if (secretFlag) {
-    rt.stderr(`${secretFlag.split('=')[0]}: secrets are never read from the command line; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY (or use --env-file)`);
+    rt.stderr(
+      `${secretFlag.split('=')[0]}: secrets are never read from the command line; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY (or use --env-file)`,
+    );
     return AdminExitCode.USAGE;
   }
   let parsed;
@@ -107,7 +115,9 @@ export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
   }
   const credential = credentialFrom(env);
   if (!credential && command !== 'request') {
-    rt.stderr('no credential: set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY in the environment or an env file');
+    rt.stderr(
+      'no credential: set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY in the environment or an env file',
+    );
     return AdminExitCode.NO_CREDENTIAL;
   }
   const timeout = values.timeout ? Number(values.timeout) : 10_000;

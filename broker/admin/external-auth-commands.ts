@@ -62,7 +62,10 @@ export function setExternalAuth(draft: AuthConfig, body: CommandBody): void {
     const previous = index >= 0 ? draft.external_validators[index] : undefined;
     const list = draft.external_validators.filter((e) => e.realm_prefix !== prefix);
     if (url !== undefined) {
-      const entry: AuthConfig['external_validators'][number] = { realm_prefix: prefix, auth_url: url };
+      const entry: AuthConfig['external_validators'][number] = {
+        realm_prefix: prefix,
+        auth_url: url,
+      };
       const kept = secret === undefined ? previous?.auth_secret : (secret ?? undefined);
       if (kept) entry.auth_secret = kept;
       list.splice(index >= 0 ? index : list.length, 0, entry);

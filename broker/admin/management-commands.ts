@@ -45,7 +45,11 @@ type Extras = Record<string, unknown>;
 export interface CommandSpec {
   readonly privilege: 'A' | 'A/R';
   readonly async: boolean;
-  run(services: ManagementServices, body: CommandBody, scope: ManagerScope): Result | Promise<Result>;
+  run(
+    services: ManagementServices,
+    body: CommandBody,
+    scope: ManagerScope,
+  ): Result | Promise<Result>;
 }
 
 /** The four commands a realm manager key may run (§6.5). */
@@ -57,10 +61,19 @@ export const REALM_SCOPABLE = new Set([
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
-export function settingsReply(services: ManagementServices, scope: ManagerScope, extras: Extras = {}): Result {
+export function settingsReply(
+  services: ManagementServices,
+  scope: ManagerScope,
+  extras: Extras = {},
+): Result {
   const auth = services.auth.config;
   if (scope.kind === 'realm') {
-    return { ok: true, realm: scope.realm, settings: realmScopedSettings(auth, scope.realm), ...extras };
+    return {
+      ok: true,
+      realm: scope.realm,
+      settings: realmScopedSettings(auth, scope.realm),
+      ...extras,
+    };
   }
   return {
     ok: true,
@@ -104,7 +117,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
     privilege: 'A',
     async: false,
     run(services, _body, scope) {
-      if (!services.reloadSettings) throw new CommandError(400, 'No settings file is being watched');
+      if (!services.reloadSettings)
+        throw new CommandError(400, 'No settings file is being watched');
       try {
         services.reloadSettings();
       } catch (err) {
@@ -180,7 +194,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
     realmCommands.setRealmLifetime(d, b, scope, at);
   }),
   add_management_token: settingsCommand('A', (d, b) => tokenCommands.addManagementToken(d, b)),
-  revoke_management_token: settingsCommand('A', (d, b) => tokenCommands.revokeManagementToken(d, b)),
+  revoke_management_token: settingsCommand('A', (d, b) =>
+    tokenCommands.revokeManagementToken(d, b),
+  ),
   set_external_auth: settingsCommand('A', (d, b) => setExternalAuth(d, b)),
   revoke_token: settingsCommand('A', (d, b) => tokenCommands.revokeToken(d, b)),
   stats: {

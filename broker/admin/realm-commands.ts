@@ -70,7 +70,10 @@ export function addRealm(draft: AuthConfig, body: CommandBody, now: number): Rea
   }
   const ttl = pick(body, 'ttl');
   const ephemeral =
-    !!body.ephemeral || !!body.temporary || !!body.disposable || (ttl !== undefined && ttl !== null);
+    !!body.ephemeral ||
+    !!body.temporary ||
+    !!body.disposable ||
+    (ttl !== undefined && ttl !== null);
   if (ephemeral) {
     const ttlMs = ttl === undefined || ttl === null ? defaultTtl(draft) : parseRealmTtlMs(ttl);
     if (ttlMs === null) throw new CommandError(400, INVALID_TTL_MESSAGE);

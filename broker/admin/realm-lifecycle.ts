@@ -66,7 +66,11 @@ export class RealmLifecycle {
   sweep(now: number = Date.now()): string[] {
     const expired: string[] = [];
     for (const [name, config] of Object.entries(this.deps.auth.config.realms)) {
-      if (isEphemeral(config) && typeof config.expires_at === 'number' && config.expires_at <= now) {
+      if (
+        isEphemeral(config) &&
+        typeof config.expires_at === 'number' &&
+        config.expires_at <= now
+      ) {
         expired.push(name);
       }
     }

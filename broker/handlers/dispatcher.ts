@@ -153,7 +153,11 @@ export const ROUTES = {
     schema: null,
     handler: handleManagementCommand,
     invalid: (socket, detail, _raw, ack) => {
-      const reply = { ok: false as const, code: 400, message: `Invalid AUTH_MANAGEMENT_COMMAND: ${detail}` };
+      const reply = {
+        ok: false as const,
+        code: 400,
+        message: `Invalid AUTH_MANAGEMENT_COMMAND: ${detail}`,
+      };
       if (ack) ack(reply);
       else socket.emit(ServerEvent.AUTH_MANAGEMENT_FAIL, reply);
     },

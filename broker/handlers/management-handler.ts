@@ -27,7 +27,10 @@ function send(socket: BrokerSocket, reply: ManagementReply, ack: Ack, asFailure:
     ack(reply);
     return;
   }
-  socket.emit(asFailure ? ServerEvent.AUTH_MANAGEMENT_FAIL : ServerEvent.AUTH_MANAGEMENT_RESULT, reply);
+  socket.emit(
+    asFailure ? ServerEvent.AUTH_MANAGEMENT_FAIL : ServerEvent.AUTH_MANAGEMENT_RESULT,
+    reply,
+  );
 }
 
 function failure(err: unknown): { ok: false; code: number; message: string } {
@@ -53,12 +56,9 @@ export function handleManagementCommand(
 ): void {
   const services = ctx.management;
   const rawBody = (envelope as { body?: unknown } | null)?.body;
-  const verdict = verifyManagerProof(
-    ctx,
-    SignedAction.AUTH_MANAGEMENT_COMMAND,
-    envelope,
-    { realm: scopableRealm(rawBody) },
-  );
+  const verdict = verifyManagerProof(ctx, SignedAction.AUTH_MANAGEMENT_COMMAND, envelope, {
+    realm: scopableRealm(rawBody),
+  });
   if (!verdict.ok) {
     ctx.logger.warn({ socket: socket.id, reason: verdict.message }, 'management proof refused');
     send(socket, verdict, ack, true);
@@ -71,7 +71,11 @@ export function handleManagementCommand(
   const name = body.command;
   const spec = commandSpec(name);
   const scope = verdict.scope;
-  const log = { socket: socket.id, command: typeof name === 'string' ? name.slice(0, 64) : null, scope: scope.kind };
+  const log = {
+    socket: socket.id,
+    command: typeof name === 'string' ? name.slice(0, 64) : null,
+    scope: scope.kind,
+  };
   if (!spec) {
     ctx.logger.warn(log, 'unknown management command');
     send(socket, { ok: false, code: 400, message: 'unknown management command' }, ack, false);
@@ -88,7 +92,10 @@ export function handleManagementCommand(
     } catch (err) {
       reply = failure(err);
     }
-    ctx.logger.info({ ...log, ok: reply.ok, code: reply.ok ? 200 : reply.code }, 'management command');
+    ctx.logger.info(
+      { ...log, ok: reply.ok, code: reply.ok ? 200 : reply.code },
+      'management command',
+    );
     send(socket, reply, ack, false);
     return;
   }
@@ -97,12 +104,16 @@ export function handleManagementCommand(
     .then(
       (result) => result as ManagementReply,
       (err: unknown) => {
-        if (!(err instanceof CommandError)) ctx.logger.error({ ...log, err }, 'management command failed');
+        if (!(err instanceof CommandError))
+          ctx.logger.error({ ...log, err }, 'management command failed');
         return failure(err);
       },
     )
     .then((reply) => {
-      ctx.logger.info({ ...log, ok: reply.ok, code: reply.ok ? 200 : reply.code }, 'management command');
+      ctx.logger.info(
+        { ...log, ok: reply.ok, code: reply.ok ? 200 : reply.code },
+        'management command',
+      );
       send(socket, reply, ack, !reply.ok);
     })
     .catch((err: unknown) => ctx.logger.error({ err }, 'management reply failed'));

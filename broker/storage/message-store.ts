@@ -132,7 +132,10 @@ export function isExpired(expires: number | null, now: number): boolean {
  * envelope with `replay_count` incremented and `first_dead_lettered_at` set on the first replay
  * and kept afterwards. Both stores apply it inside the replay's one transaction.
  */
-export function replayedEnvelope(message: DeliveryEnvelope, deadLetteredAt: string): DeliveryEnvelope {
+export function replayedEnvelope(
+  message: DeliveryEnvelope,
+  deadLetteredAt: string,
+): DeliveryEnvelope {
   return {
     ...message,
     replay_count: (typeof message.replay_count === 'number' ? message.replay_count : 0) + 1,

@@ -15,7 +15,24 @@ describe('realm TTL grammar (§9.1)', () => {
   });
 
   it('refuses zero, negatives, unknown units and other types', () => {
-    for (const bad of [0, -1, '0', '0s', '-5s', 'soonish', '2w', '1 h', '.5s', '', NaN, Infinity, null, {}, [], true]) {
+    for (const bad of [
+      0,
+      -1,
+      '0',
+      '0s',
+      '-5s',
+      'soonish',
+      '2w',
+      '1 h',
+      '.5s',
+      '',
+      NaN,
+      Infinity,
+      null,
+      {},
+      [],
+      true,
+    ]) {
       expect(parseRealmTtlMs(bad)).toBeNull();
     }
   });

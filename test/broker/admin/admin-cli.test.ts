@@ -31,7 +31,9 @@ describe('switchboard-admin', () => {
 
   it('refuses secrets on the command line and runs without a credential only for request', async () => {
     const r = runner({});
-    expect(await r.run('--url', ctx.h.url, '--token', ADMIN_TOKEN, 'stats')).toBe(AdminExitCode.USAGE);
+    expect(await r.run('--url', ctx.h.url, '--token', ADMIN_TOKEN, 'stats')).toBe(
+      AdminExitCode.USAGE,
+    );
     expect(r.err.join('\n')).toContain('never read from the command line');
     expect(r.err.join('\n')).not.toContain(ADMIN_TOKEN);
     expect(await r.run('--url', ctx.h.url, 'stats')).toBe(AdminExitCode.NO_CREDENTIAL);
@@ -56,7 +58,9 @@ describe('switchboard-admin', () => {
     expect(await r.run(...base, 'realm', 'lifetime', 'org:acme', '--permanent')).toBe(0);
     expect(await r.run(...base, 'realm', 'remove', 'org:acme')).toBe(AdminExitCode.USAGE);
     expect(await r.run(...base, 'realm', 'remove', 'org:acme', '--yes')).toBe(0);
-    expect(await r.run(...base, 'realm', 'remove', 'org:acme', '--yes')).toBe(AdminExitCode.REFUSED);
+    expect(await r.run(...base, 'realm', 'remove', 'org:acme', '--yes')).toBe(
+      AdminExitCode.REFUSED,
+    );
     expect(r.err.at(-1)).toBe('refused: 404 realm not found');
   });
 
@@ -82,6 +86,8 @@ describe('switchboard-admin', () => {
 
   it('exits 3 when the broker is unreachable', async () => {
     const r = runner({ TYO_MQ_ADMIN_TOKEN: ADMIN_TOKEN });
-    expect(await r.run('--url', 'http://127.0.0.1:1', '--timeout', '2000', 'stats')).toBe(AdminExitCode.UNREACHABLE);
+    expect(await r.run('--url', 'http://127.0.0.1:1', '--timeout', '2000', 'stats')).toBe(
+      AdminExitCode.UNREACHABLE,
+    );
   });
 });

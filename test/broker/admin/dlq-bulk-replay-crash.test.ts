@@ -48,10 +48,16 @@ describe('bulk DLQ replay interrupted by kill -9', () => {
     const settings = join(dir, 'settings.json');
     writeFileSync(
       settings,
-      JSON.stringify({ auth: { enabled: false, tokens: [{ token: ADMIN_TOKEN, realm: '*', role: 'admin' }] } }),
+      JSON.stringify({
+        auth: { enabled: false, tokens: [{ token: ADMIN_TOKEN, realm: '*', role: 'admin' }] },
+      }),
     );
     broker = await startBrokerProcess(['--port', '0', '--data-dir', dir, '--settings', settings]);
-    const socket = io(broker.url, { transports: ['websocket'], forceNew: true, reconnection: false });
+    const socket = io(broker.url, {
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: false,
+    });
     sockets.push(socket);
     await new Promise<void>((resolve, reject) => {
       socket.once('connect', () => resolve());
@@ -64,7 +70,10 @@ describe('bulk DLQ replay interrupted by kill -9', () => {
     let killed = false;
     for (let start = 0; start < TOTAL && !killed; start += BATCH) {
       const batch = ids.slice(start, start + BATCH);
-      const reply: Promise<Reply | null> = send(socket, sign({ command: 'dlq_replay', ids: batch })).catch(() => null);
+      const reply: Promise<Reply | null> = send(
+        socket,
+        sign({ command: 'dlq_replay', ids: batch }),
+      ).catch(() => null);
       if (++batches === KILL_AFTER_BATCHES) {
         // Kill without waiting for this batch's answer, a few ms in: it may be half done.
         const child = broker.child;
@@ -72,7 +81,8 @@ describe('bulk DLQ replay interrupted by kill -9', () => {
         killed = true;
       }
       const r = await reply;
-      if (r?.ok) for (const x of r.replayed as Array<{ msg_id: string }>) acknowledged.add(x.msg_id);
+      if (r?.ok)
+        for (const x of r.replayed as Array<{ msg_id: string }>) acknowledged.add(x.msg_id);
     }
     await broker.exited;
     expect(killed).toBe(true);
@@ -102,7 +112,12 @@ describe('bulk DLQ replay interrupted by kill -9', () => {
       expect(inQueue.size + inDlq.size).toBe(TOTAL);
       // Everything acknowledged as replayed is in the queue, marked as a replay.
       for (const id of acknowledged) expect(inQueue.has(id)).toBe(true);
-      expect(queued.every((e) => e.message.replay_count === 1 && typeof e.message.first_dead_lettered_at === 'string')).toBe(true);
+      expect(
+        queued.every(
+          (e) =>
+            e.message.replay_count === 1 && typeof e.message.first_dead_lettered_at === 'string',
+        ),
+      ).toBe(true);
       expect(inQueue.size).toBeGreaterThanOrEqual((KILL_AFTER_BATCHES - 1) * BATCH);
     } finally {
       await check.close();

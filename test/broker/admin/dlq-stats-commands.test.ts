@@ -4,7 +4,12 @@
  * per-realm queue/DLQ/durable-subscription figures of `stats`.
  */
 import { describe, expect, it } from 'vitest';
-import { ClientEvent, consumeEvent, subscriptionKey, type DeliveryEnvelope } from '../../../shared/protocol-events';
+import {
+  ClientEvent,
+  consumeEvent,
+  subscriptionKey,
+  type DeliveryEnvelope,
+} from '../../../shared/protocol-events';
 import { useBroker } from '../../helpers/broker-harness';
 import { waitFor } from '../../helpers/wait';
 import { adminSettings, manager } from './management-client';
@@ -17,7 +22,11 @@ describe('DLQ and stats commands', () => {
   async function seed(n: number, consumer = 'w1', realm = 'default', event = 'fleet-job') {
     const ids: string[] = [];
     for (let i = 0; i < n; i++) {
-      const id = await ctx.h.broker.store.enqueue(realm, event, { consumer, payload: env(i), producer: 'fleet' });
+      const id = await ctx.h.broker.store.enqueue(realm, event, {
+        consumer,
+        payload: env(i),
+        producer: 'fleet',
+      });
       await ctx.h.broker.store.deadLetter(id, 'ack timeout after 3 attempt(s)');
       ids.push(id);
     }
@@ -35,7 +44,12 @@ describe('DLQ and stats commands', () => {
     const realm = await m.run({ command: 'dlq_list', realm: 'default' });
     expect(realm.realm).toBe('default');
     expect(realm.entries.map((e: { id: string }) => e.id)).toEqual([...a, ...b]);
-    expect(realm.entries[0]).toMatchObject({ realm: 'default', event: 'fleet-job', consumer: 'w1', reason: 'ack timeout after 3 attempt(s)' });
+    expect(realm.entries[0]).toMatchObject({
+      realm: 'default',
+      event: 'fleet-job',
+      consumer: 'w1',
+      reason: 'ack timeout after 3 attempt(s)',
+    });
     const byConsumer = await m.run({ command: 'dlq_list', realm: 'default', consumer: 'w2' });
     expect(byConsumer.entries.map((e: { id: string }) => e.id)).toEqual(b);
     expect((await m.run({ command: 'dlq_list', event: 'nope' })).entries).toEqual([]);
@@ -43,7 +57,12 @@ describe('DLQ and stats commands', () => {
     const pages: string[] = [];
     let cursor: string | null = null;
     do {
-      const page = await m.run({ command: 'dlq_list', realm: 'default', limit: 3, ...(cursor ? { cursor } : {}) });
+      const page = await m.run({
+        command: 'dlq_list',
+        realm: 'default',
+        limit: 3,
+        ...(cursor ? { cursor } : {}),
+      });
       expect(page.total).toBe(7);
       pages.push(...page.entries.map((e: { id: string }) => e.id));
       cursor = page.next_cursor;
@@ -59,17 +78,41 @@ describe('DLQ and stats commands', () => {
     expect((await m.run({ command: 'dlq_list' })).entries).toHaveLength(2);
     const replay = await m.run({ command: 'dlq_replay', msgId: first });
     expect(replay).toEqual({ ok: true, msg_id: first, new_msg_id: first });
-    expect(await m.run({ command: 'dlq_discard', id: second })).toEqual({ ok: true, msg_id: second });
+    expect(await m.run({ command: 'dlq_discard', id: second })).toEqual({
+      ok: true,
+      msg_id: second,
+    });
     expect((await m.run({ command: 'dlq_list' })).entries).toEqual([]);
-    expect(await m.run({ command: 'dlq_replay', msg_id: first })).toEqual({ ok: false, code: 404, message: 'DLQ message not found' });
-    expect(await m.run({ command: 'dlq_replay' })).toEqual({ ok: false, code: 400, message: 'msg_id is required' });
-    expect(await m.run({ command: 'dlq_discard', msg_id: 'msg-unknown' })).toEqual({ ok: true, msg_id: 'msg-unknown' });
+    expect(await m.run({ command: 'dlq_replay', msg_id: first })).toEqual({
+      ok: false,
+      code: 404,
+      message: 'DLQ message not found',
+    });
+    expect(await m.run({ command: 'dlq_replay' })).toEqual({
+      ok: false,
+      code: 400,
+      message: 'msg_id is required',
+    });
+    expect(await m.run({ command: 'dlq_discard', msg_id: 'msg-unknown' })).toEqual({
+      ok: true,
+      msg_id: 'msg-unknown',
+    });
 
     // The re-queued copy reaches its consumer when it subscribes, marked as a replay.
     const consumer = await h.connect();
     consumer.emit(ClientEvent.CONSUMER, { name: 'w1', id: 'w1', consumer_id: 'w1' });
-    const delivered = waitFor<DeliveryEnvelope>(consumer, consumeEvent(subscriptionKey('fleet', 'job')));
-    consumer.emit(ClientEvent.SUBSCRIBE, { event: 'job', producer: 'fleet', consumer: 'w1', consumer_id: 'w1', durable: true, ack: true });
+    const delivered = waitFor<DeliveryEnvelope>(
+      consumer,
+      consumeEvent(subscriptionKey('fleet', 'job')),
+    );
+    consumer.emit(ClientEvent.SUBSCRIBE, {
+      event: 'job',
+      producer: 'fleet',
+      consumer: 'w1',
+      consumer_id: 'w1',
+      durable: true,
+      ack: true,
+    });
     const envelope = await delivered;
     expect(envelope.message).toBe(0);
     expect(envelope.replay_count).toBe(1);
@@ -80,12 +123,18 @@ describe('DLQ and stats commands', () => {
     const ids = await seed(6);
     const [otherId] = await seed(1, 'w1', 'other');
     const m = await manager(ctx.h);
-    const replay = await m.run({ command: 'dlq_replay', realm: 'default', ids: [...ids.slice(0, 3), otherId, 'msg-x'] });
+    const replay = await m.run({
+      command: 'dlq_replay',
+      realm: 'default',
+      ids: [...ids.slice(0, 3), otherId, 'msg-x'],
+    });
     expect(replay.replayed.map((r: { msg_id: string }) => r.msg_id)).toEqual(ids.slice(0, 3));
     expect(replay.not_found).toEqual([otherId, 'msg-x']);
     const discard = await m.run({ command: 'dlq_discard', ids: ids.slice(3) });
     expect(discard).toEqual({ ok: true, discarded: ids.slice(3), not_found: [] });
-    expect((await m.run({ command: 'dlq_list' })).entries.map((e: { id: string }) => e.id)).toEqual([otherId]);
+    expect((await m.run({ command: 'dlq_list' })).entries.map((e: { id: string }) => e.id)).toEqual(
+      [otherId],
+    );
     expect((await m.run({ command: 'dlq_replay', ids: [] })).code).toBe(400);
     expect((await m.run({ command: 'dlq_discard', ids: [1, 2] })).code).toBe(400);
   });
@@ -95,11 +144,25 @@ describe('DLQ and stats commands', () => {
     await h.producer('fleet');
     const consumer = await h.connect();
     consumer.emit(ClientEvent.CONSUMER, { name: 'w1', id: 'w1', consumer_id: 'w1' });
-    consumer.emit(ClientEvent.SUBSCRIBE, { event: 'job', producer: 'fleet', consumer: 'w1', consumer_id: 'w1', durable: true });
+    consumer.emit(ClientEvent.SUBSCRIBE, {
+      event: 'job',
+      producer: 'fleet',
+      consumer: 'w1',
+      consumer_id: 'w1',
+      durable: true,
+    });
     await consumer.timeout(2_000).emitWithAck(ClientEvent.PING, {});
     const key = subscriptionKey('fleet', 'job');
-    await h.broker.store.enqueue('default', key, { consumer: 'w1', payload: env('x'), producer: 'fleet' });
-    await h.broker.store.enqueue('default', key, { consumer: 'w1', payload: env('y'), producer: 'fleet' });
+    await h.broker.store.enqueue('default', key, {
+      consumer: 'w1',
+      payload: env('x'),
+      producer: 'fleet',
+    });
+    await h.broker.store.enqueue('default', key, {
+      consumer: 'w1',
+      payload: env('y'),
+      producer: 'fleet',
+    });
     await seed(1, 'w9');
     const m = await manager(h);
     const { ok, stats } = await m.run({ command: 'stats' });

@@ -12,7 +12,10 @@ import type { Harness } from '../../helpers/broker-harness';
 export const ADMIN_TOKEN = 'a'.repeat(64);
 
 /** Settings with auth on and one global admin token. */
-export function adminSettings(extra: Record<string, unknown> = {}, auth: Record<string, unknown> = {}) {
+export function adminSettings(
+  extra: Record<string, unknown> = {},
+  auth: Record<string, unknown> = {},
+) {
   return {
     ...extra,
     auth: {
@@ -24,11 +27,15 @@ export function adminSettings(extra: Record<string, unknown> = {}, auth: Record<
   };
 }
 
+// Replies are read deeply in assertions; `any` keeps those reads short (test code only).
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type Reply = { ok: boolean; code?: number; message?: string } & Record<string, any>;
 
 /** Signs `body` and emits the envelope on `socket`, resolving with the ack's reply. */
 export async function send(socket: Socket, envelope: unknown): Promise<Reply> {
-  return (await socket.timeout(5_000).emitWithAck(ClientEvent.AUTH_MANAGEMENT_COMMAND, envelope)) as Reply;
+  return (await socket
+    .timeout(5_000)
+    .emitWithAck(ClientEvent.AUTH_MANAGEMENT_COMMAND, envelope)) as Reply;
 }
 
 export function sign(body: Record<string, unknown>, secret = ADMIN_TOKEN, now = Date.now()) {

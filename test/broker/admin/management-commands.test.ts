@@ -18,7 +18,13 @@ describe('management commands', () => {
         },
         tokens: [
           { token: 'a'.repeat(64), realm: '*', role: 'admin' },
-          { token: 'alpha-client', realm: 'alpha', role: 'consumer', client_id: 'c1', client_name: 'C 1' },
+          {
+            token: 'alpha-client',
+            realm: 'alpha',
+            role: 'consumer',
+            client_id: 'c1',
+            client_name: 'C 1',
+          },
         ],
         jwt_secret: 'jwt',
       },
@@ -58,15 +64,28 @@ describe('management commands', () => {
     const eph = await m.run({ command: 'add_realm', realm: 'e', ephemeral: true, ttl: '2h' });
     expect(eph.settings.realms.e.ephemeral).toBe(true);
     expect(eph.settings.realms.e.expires_at).toBeGreaterThan(before + 3_600_000);
-    expect((await m.run({ command: 'add_realm', realm: 't', temporary: true })).settings.realms.t.ephemeral).toBe(true);
-    expect((await m.run({ command: 'add_realm', realm: 'b', ttl: 300 })).settings.realms.b.ephemeral).toBe(true);
+    expect(
+      (await m.run({ command: 'add_realm', realm: 't', temporary: true })).settings.realms.t
+        .ephemeral,
+    ).toBe(true);
+    expect(
+      (await m.run({ command: 'add_realm', realm: 'b', ttl: 300 })).settings.realms.b.ephemeral,
+    ).toBe(true);
     expect(await m.run({ command: 'add_realm', realm: 'x', ttl: 'soonish' })).toEqual({
       ok: false,
       code: 400,
       message: 'invalid ttl — use e.g. 300, "30m", "2h", "7d"',
     });
-    expect(await m.run({ command: 'add_realm', realm: 'p' })).toEqual({ ok: false, code: 409, message: 'realm already exists' });
-    expect(await m.run({ command: 'add_realm' })).toEqual({ ok: false, code: 400, message: 'realm is required' });
+    expect(await m.run({ command: 'add_realm', realm: 'p' })).toEqual({
+      ok: false,
+      code: 409,
+      message: 'realm already exists',
+    });
+    expect(await m.run({ command: 'add_realm' })).toEqual({
+      ok: false,
+      code: 400,
+      message: 'realm is required',
+    });
     for (const realm of ['*', '__proto__', 'constructor', 'prototype']) {
       expect((await m.run({ command: 'add_realm', realm })).code).toBe(400);
     }
@@ -92,13 +111,19 @@ describe('management commands', () => {
     const auth = await m.run({ command: 'set_realm_auth', realm: 'open', required: 0 });
     expect(auth.settings.realms.open).toEqual({ required: false });
 
-    expect(await m.run({ command: 'remove_realm', realm: 'nope' })).toEqual({ ok: false, code: 404, message: 'realm not found' });
+    expect(await m.run({ command: 'remove_realm', realm: 'nope' })).toEqual({
+      ok: false,
+      code: 404,
+      message: 'realm not found',
+    });
     expect(await m.run({ command: 'remove_realm', realm: 'default' })).toEqual({
       ok: false,
       code: 400,
       message: 'cannot remove the "default" realm',
     });
-    expect((await m.run({ command: 'remove_realm', realm: '*' })).message).toBe('cannot remove the "*" realm');
+    expect((await m.run({ command: 'remove_realm', realm: '*' })).message).toBe(
+      'cannot remove the "*" realm',
+    );
     const removed = await m.run({ command: 'remove_realm', realm: 'gamma' });
     expect(removed.removed_tokens).toBe(1);
     expect(removed.disconnected_sockets).toBe(0);
@@ -108,7 +133,12 @@ describe('management commands', () => {
 
   it('set_realm_key / manager key / acceptance / e2ee', async () => {
     const m = await manager(ctx.h);
-    const key = await m.run({ command: 'set_realm_key', realm: 'alpha', preshared_key: 'new', require_key: true });
+    const key = await m.run({
+      command: 'set_realm_key',
+      realm: 'alpha',
+      preshared_key: 'new',
+      require_key: true,
+    });
     expect(key.settings.realms.alpha.key_configured).toBe(true);
     expect(key.settings.realms.alpha.require_key).toBe(true);
     const cleared = await m.run({ command: 'set_realm_key', realm: 'alpha', key: null });
@@ -118,8 +148,14 @@ describe('management commands', () => {
     expect(mk.settings.realms.alpha.manager_key_configured).toBeUndefined();
     const acc = await m.run({ command: 'set_realm_acceptance', realm: 'newr', required: false });
     expect(acc.settings.realms.newr).toEqual({ require_acceptance: false });
-    expect((await m.run({ command: 'set_realm_e2ee', realm: 'alpha', policy: 'required' })).settings.realms.alpha.e2ee).toBe('required');
-    expect((await m.run({ command: 'set_realm_e2ee', realm: 'alpha', e2ee: 'off' })).settings.realms.alpha.e2ee).toBeUndefined();
+    expect(
+      (await m.run({ command: 'set_realm_e2ee', realm: 'alpha', policy: 'required' })).settings
+        .realms.alpha.e2ee,
+    ).toBe('required');
+    expect(
+      (await m.run({ command: 'set_realm_e2ee', realm: 'alpha', e2ee: 'off' })).settings.realms
+        .alpha.e2ee,
+    ).toBeUndefined();
     expect(await m.run({ command: 'set_realm_e2ee', realm: 'alpha', e2ee: 'maybe' })).toEqual({
       ok: false,
       code: 400,
@@ -140,11 +176,24 @@ describe('management commands', () => {
       message: 'cannot change the lifetime of the "default" realm',
     });
     expect((await m.run({ command: 'set_realm_lifetime', realm: 'nope' })).code).toBe(404);
-    expect((await m.run({ command: 'set_realm_lifetime', realm: 'alpha', ttl: '2w' })).code).toBe(400);
+    expect((await m.run({ command: 'set_realm_lifetime', realm: 'alpha', ttl: '2w' })).code).toBe(
+      400,
+    );
 
-    await m.run({ command: 'add_management_token', token: 'mt', realm_prefix: 'alp', ephemeral_only: true, max_ttl: '1h' });
+    await m.run({
+      command: 'add_management_token',
+      token: 'mt',
+      realm_prefix: 'alp',
+      ephemeral_only: true,
+      max_ttl: '1h',
+    });
     const realmKey = await manager(ctx.h, 'alpha-key');
-    const capped = await realmKey.run({ command: 'set_realm_lifetime', realm: 'alpha', ephemeral: false, ttl: '30d' });
+    const capped = await realmKey.run({
+      command: 'set_realm_lifetime',
+      realm: 'alpha',
+      ephemeral: false,
+      ttl: '30d',
+    });
     expect(capped.settings.realms.alpha.ephemeral).toBe(true);
     const left = capped.settings.realms.alpha.expires_at - Date.now();
     expect(left).toBeGreaterThan(3_500_000);
@@ -155,34 +204,68 @@ describe('management commands', () => {
 
   it('management tokens: hash only, duplicates, prefix, revoke', async () => {
     const m = await manager(ctx.h);
-    const added = await m.run({ command: 'add_management_token', token: 'one', realm_prefix: 'org:', maxTtl: '7d' });
-    expect(added.settings.management_tokens).toEqual([{ realm_prefix: 'org:', token_hash: tokenHash('one'), max_ttl: '7d' }]);
-    await m.run({ command: 'add_management_token', token: 'two', realm_prefix: 'team:', ephemeralOnly: true });
-    expect(await m.run({ command: 'add_management_token', token: 'one', realm_prefix: 'x' })).toEqual({
+    const added = await m.run({
+      command: 'add_management_token',
+      token: 'one',
+      realm_prefix: 'org:',
+      maxTtl: '7d',
+    });
+    expect(added.settings.management_tokens).toEqual([
+      { realm_prefix: 'org:', token_hash: tokenHash('one'), max_ttl: '7d' },
+    ]);
+    await m.run({
+      command: 'add_management_token',
+      token: 'two',
+      realm_prefix: 'team:',
+      ephemeralOnly: true,
+    });
+    expect(
+      await m.run({ command: 'add_management_token', token: 'one', realm_prefix: 'x' }),
+    ).toEqual({
       ok: false,
       code: 409,
       message: 'management token already exists',
     });
-    expect((await m.run({ command: 'add_management_token', token: 'three' })).message).toBe('realm_prefix is required');
-    expect((await m.run({ command: 'add_management_token', realm_prefix: 'x' })).message).toBe('token is required');
-    expect((await m.run({ command: 'add_management_token', token: 't', realm_prefix: 'x', max_ttl: 'never' })).message).toBe(
-      'invalid max_ttl — use e.g. 300, "30m", "2h", "7d"',
+    expect((await m.run({ command: 'add_management_token', token: 'three' })).message).toBe(
+      'realm_prefix is required',
     );
-    const revoked = await m.run({ command: 'revoke_management_token', token_hash: tokenHash('one') });
+    expect((await m.run({ command: 'add_management_token', realm_prefix: 'x' })).message).toBe(
+      'token is required',
+    );
+    expect(
+      (
+        await m.run({
+          command: 'add_management_token',
+          token: 't',
+          realm_prefix: 'x',
+          max_ttl: 'never',
+        })
+      ).message,
+    ).toBe('invalid max_ttl — use e.g. 300, "30m", "2h", "7d"');
+    const revoked = await m.run({
+      command: 'revoke_management_token',
+      token_hash: tokenHash('one'),
+    });
     expect(revoked.settings.management_tokens).toEqual([
       { realm_prefix: 'team:', token_hash: tokenHash('two'), ephemeral_only: true },
     ]);
-    expect(await m.run({ command: 'revoke_management_token', token_hash: tokenHash('one') })).toEqual({
+    expect(
+      await m.run({ command: 'revoke_management_token', token_hash: tokenHash('one') }),
+    ).toEqual({
       ok: false,
       code: 404,
       message: 'management token not found',
     });
-    expect((await m.run({ command: 'revoke_management_token' })).message).toBe('token_hash is required');
+    expect((await m.run({ command: 'revoke_management_token' })).message).toBe(
+      'token_hash is required',
+    );
   });
 
   it('revoke_token by realm + client_id; admin tokens kept unless allow_admin', async () => {
     const m = await manager(ctx.h);
-    expect((await m.run({ command: 'revoke_token' })).message).toBe('token, token_hash, or realm + client_id is required');
+    expect((await m.run({ command: 'revoke_token' })).message).toBe(
+      'token, token_hash, or realm + client_id is required',
+    );
     const adminHash = tokenHash('a'.repeat(64));
     expect(await m.run({ command: 'revoke_token', token_hash: adminHash })).toEqual({
       ok: false,
@@ -191,31 +274,62 @@ describe('management commands', () => {
     });
     const r = await m.run({ command: 'revoke_token', realm: 'alpha', clientId: 'c1' });
     expect(r.revoked).toEqual([
-      { realm: 'alpha', role: 'consumer', client_id: 'c1', client_name: 'C 1', token_hash: tokenHash('alpha-client') },
+      {
+        realm: 'alpha',
+        role: 'consumer',
+        client_id: 'c1',
+        client_name: 'C 1',
+        token_hash: tokenHash('alpha-client'),
+      },
     ]);
     expect(r.settings.tokens).toHaveLength(1);
   });
 
   it('set_external_auth: global, realm and prefix scopes (§8.3), URL credentials redacted', async () => {
     const m = await manager(ctx.h);
-    const g = await m.run({ command: 'set_external_auth', auth_url: 'https://user:pw@auth.example/check', auth_secret: 'sec' });
+    const g = await m.run({
+      command: 'set_external_auth',
+      auth_url: 'https://user:pw@auth.example/check',
+      auth_secret: 'sec',
+    });
     expect(g.settings.auth_url).toBe('https://user:%3Credacted%3E@auth.example/check');
     expect(g.settings.auth_secret).toBe('<configured>');
     const kept = await m.run({ command: 'set_external_auth', auth_url: 'https://auth.example/v2' });
     expect(kept.settings.auth_secret).toBe('<configured>');
-    expect((await m.run({ command: 'set_external_auth', auth_url: 'not a url' })).message).toBe('auth_url must be a valid URL');
+    expect((await m.run({ command: 'set_external_auth', auth_url: 'not a url' })).message).toBe(
+      'auth_url must be a valid URL',
+    );
     const cleared = await m.run({ command: 'set_external_auth', auth_url: '', auth_secret: '' });
     expect(cleared.settings.auth_url).toBeUndefined();
     expect(cleared.settings.auth_secret).toBeUndefined();
 
-    const realm = await m.run({ command: 'set_external_auth', realm: 'alpha', auth_url: 'https://a.example/', auth_secret: 'x' });
+    const realm = await m.run({
+      command: 'set_external_auth',
+      realm: 'alpha',
+      auth_url: 'https://a.example/',
+      auth_secret: 'x',
+    });
     expect(realm.settings.realms.alpha.auth_url).toBe('https://a.example/');
     expect(realm.settings.realms.alpha.auth_secret_configured).toBe(true);
-    expect((await m.run({ command: 'set_external_auth', realm: 'nope', auth_url: 'https://a/' })).code).toBe(404);
-    expect((await m.run({ command: 'set_external_auth', realm: 'alpha', realm_prefix: 'a', auth_url: 'https://a/' })).message).toBe(
-      'pass either realm or realm_prefix, not both',
-    );
-    const prefix = await m.run({ command: 'set_external_auth', realm_prefix: 'org:', auth_url: 'https://p.example/', auth_secret: 'ps' });
+    expect(
+      (await m.run({ command: 'set_external_auth', realm: 'nope', auth_url: 'https://a/' })).code,
+    ).toBe(404);
+    expect(
+      (
+        await m.run({
+          command: 'set_external_auth',
+          realm: 'alpha',
+          realm_prefix: 'a',
+          auth_url: 'https://a/',
+        })
+      ).message,
+    ).toBe('pass either realm or realm_prefix, not both');
+    const prefix = await m.run({
+      command: 'set_external_auth',
+      realm_prefix: 'org:',
+      auth_url: 'https://p.example/',
+      auth_secret: 'ps',
+    });
     expect(prefix.settings.external_validators).toEqual([
       { realm_prefix: 'org:', auth_url: 'https://p.example/', auth_secret_configured: true },
     ]);
@@ -229,7 +343,10 @@ describe('management commands', () => {
   it('set_persistence and set_global_auth', async () => {
     const m = await manager(ctx.h);
     const mem = await m.run({ command: 'set_persistence', storage: 'MEMORY', default_ttl: 12 });
-    expect(mem.settings.persistence).toEqual({ storage: 'memory', storage_options: { default_ttl: 12 } });
+    expect(mem.settings.persistence).toEqual({
+      storage: 'memory',
+      storage_options: { default_ttl: 12 },
+    });
     const redis = await m.run({
       command: 'set_persistence',
       backend: 'redis',
@@ -243,10 +360,20 @@ describe('management commands', () => {
       url: 'redis://:%3Credacted%3E@cache:6379/0',
       prefix: 'p',
     });
-    expect((await m.run({ command: 'set_persistence', storage: 'custom' })).message).toBe('custom storage requires a module path');
-    expect((await m.run({ command: 'set_persistence', storage: 'custom', module: './x.js' })).code).toBe(403);
-    expect((await m.run({ command: 'set_persistence', storage: 'floppy' })).message).toBe('unsupported storage backend');
-    expect((await m.run({ command: 'set_persistence', default_ttl: '12' })).message).toBe('default_ttl must be a number');
-    expect((await m.run({ command: 'set_global_auth', enabled: false })).settings.enabled).toBe(false);
+    expect((await m.run({ command: 'set_persistence', storage: 'custom' })).message).toBe(
+      'custom storage requires a module path',
+    );
+    expect(
+      (await m.run({ command: 'set_persistence', storage: 'custom', module: './x.js' })).code,
+    ).toBe(403);
+    expect((await m.run({ command: 'set_persistence', storage: 'floppy' })).message).toBe(
+      'unsupported storage backend',
+    );
+    expect((await m.run({ command: 'set_persistence', default_ttl: '12' })).message).toBe(
+      'default_ttl must be a number',
+    );
+    expect((await m.run({ command: 'set_global_auth', enabled: false })).settings.enabled).toBe(
+      false,
+    );
   });
 });

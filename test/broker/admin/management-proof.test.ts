@@ -30,7 +30,11 @@ describe('management proofs', () => {
     const envelope = sign({ command: 'get' });
     expect((await send(socket, envelope)).ok).toBe(true);
     const again = await send(socket, envelope);
-    expect(again).toEqual({ ok: false, code: 401, message: 'Manager proof nonce was already used' });
+    expect(again).toEqual({
+      ok: false,
+      code: 401,
+      message: 'Manager proof nonce was already used',
+    });
     const other = await ctx.h.connect();
     expect((await send(other, envelope)).message).toBe('Manager proof nonce was already used');
   });
@@ -38,23 +42,41 @@ describe('management proofs', () => {
   it('refuses proofs outside the ±5 min skew window, past or future', async () => {
     const { socket } = await manager(ctx.h);
     const future = sign({ command: 'get' }, ADMIN_TOKEN, Date.now() + 301_000);
-    expect(await send(socket, future)).toEqual({ ok: false, code: 401, message: 'Invalid manager proof' });
+    expect(await send(socket, future)).toEqual({
+      ok: false,
+      code: 401,
+      message: 'Invalid manager proof',
+    });
     const past = sign({ command: 'get' }, ADMIN_TOKEN, Date.now() - 301_000);
-    expect(await send(socket, past)).toEqual({ ok: false, code: 401, message: 'Invalid manager proof' });
+    expect(await send(socket, past)).toEqual({
+      ok: false,
+      code: 401,
+      message: 'Invalid manager proof',
+    });
     // Inside the window (and after start) a slightly future timestamp is fine.
-    expect((await send(socket, sign({ command: 'get' }, ADMIN_TOKEN, Date.now() + 60_000))).ok).toBe(true);
+    expect(
+      (await send(socket, sign({ command: 'get' }, ADMIN_TOKEN, Date.now() + 60_000))).ok,
+    ).toBe(true);
   });
 
   it('answers a wrong signature with 401 Invalid manager proof and a missing nonce with 401 Missing manager proof', async () => {
     const { socket } = await manager(ctx.h);
     const forged = sign({ command: 'get' }, 'not-the-admin-token');
-    expect(await send(socket, forged)).toEqual({ ok: false, code: 401, message: 'Invalid manager proof' });
+    expect(await send(socket, forged)).toEqual({
+      ok: false,
+      code: 401,
+      message: 'Invalid manager proof',
+    });
     const tampered = sign({ command: 'get' });
     (tampered.body as Record<string, unknown>).command = 'set_global_auth';
     expect((await send(socket, tampered)).message).toBe('Invalid manager proof');
     const noNonce = sign({ command: 'get' }) as unknown as { proof: Record<string, unknown> };
     delete noNonce.proof.nonce;
-    expect(await send(socket, noNonce)).toEqual({ ok: false, code: 401, message: 'Missing manager proof' });
+    expect(await send(socket, noNonce)).toEqual({
+      ok: false,
+      code: 401,
+      message: 'Missing manager proof',
+    });
     expect(await send(socket, { body: { command: 'get' } })).toEqual({
       ok: false,
       code: 401,
@@ -73,7 +95,11 @@ describe('management proofs', () => {
     expect(own.settings.realms.alpha.manager_key).toBeUndefined();
     expect(own.settings.tokens).toBeUndefined();
 
-    const acceptance = await m.run({ command: 'set_realm_acceptance', realm: 'alpha', required: false });
+    const acceptance = await m.run({
+      command: 'set_realm_acceptance',
+      realm: 'alpha',
+      required: false,
+    });
     expect(acceptance.settings.realms.alpha.require_acceptance).toBe(false);
 
     const other = await m.run({ command: 'set_realm_lifetime', realm: 'beta', ttl: '1h' });
@@ -109,14 +135,19 @@ describe('management proofs', () => {
       code: 404,
       message: 'realm not found',
     });
-    s.emit(ClientEvent.AUTH_MANAGEMENT_COMMAND, sign({ command: 'dlq_replay', msg_id: 'msg-unknown' }));
+    s.emit(
+      ClientEvent.AUTH_MANAGEMENT_COMMAND,
+      sign({ command: 'dlq_replay', msg_id: 'msg-unknown' }),
+    );
     expect(await waitFor(s, ServerEvent.AUTH_MANAGEMENT_FAIL)).toEqual({
       ok: false,
       code: 404,
       message: 'DLQ message not found',
     });
     s.emit(ClientEvent.AUTH_MANAGEMENT_COMMAND, sign({ command: 'stats' }));
-    expect(((await waitFor(s, ServerEvent.AUTH_MANAGEMENT_RESULT)) as { ok: boolean }).ok).toBe(true);
+    expect(((await waitFor(s, ServerEvent.AUTH_MANAGEMENT_RESULT)) as { ok: boolean }).ok).toBe(
+      true,
+    );
     s.emit(ClientEvent.AUTH_MANAGEMENT_COMMAND, sign({ command: 'get' }, 'wrong'));
     expect(await waitFor(s, ServerEvent.AUTH_MANAGEMENT_FAIL)).toEqual({
       ok: false,

@@ -6,14 +6,20 @@
  */
 import { describe, expect, it } from 'vitest';
 import { ClientEvent, ServerEvent } from '../../../shared/protocol-events';
-import { startBroker, useBroker, waitForServerDisconnect, type Harness } from '../../helpers/broker-harness';
+import {
+  startBroker,
+  useBroker,
+  waitForServerDisconnect,
+  type Harness,
+} from '../../helpers/broker-harness';
 import { delay, waitFor, waitUntil } from '../../helpers/wait';
 
 /** Polls an async condition every 20 ms (waitUntil takes sync conditions only). */
 async function until(condition: () => Promise<boolean>, what: string, timeoutMs: number) {
   const deadline = Date.now() + timeoutMs;
   while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
     await delay(20);
   }
 }
@@ -25,7 +31,11 @@ async function joinRealm(h: Harness, token: string, role = 'consumer') {
   const socket = await h.connect();
   socket.emit(ClientEvent.AUTHENTICATION, { token });
   const ok = await waitFor<{ realm: string }>(socket, ServerEvent.AUTH_OK);
-  socket.emit(ClientEvent.CONSUMER, { name: `c-${token}`, id: `c-${token}`, consumer_id: `c-${token}` });
+  socket.emit(ClientEvent.CONSUMER, {
+    name: `c-${token}`,
+    id: `c-${token}`,
+    consumer_id: `c-${token}`,
+  });
   return { socket, realm: ok.realm, role };
 }
 
@@ -51,16 +61,25 @@ describe('ephemeral realm disposal', () => {
     const short = await joinRealm(h, 'short-client');
     const kept = await joinRealm(h, 'kept-client');
     expect(short.realm).toBe('short');
-    await waitUntil(() => h.broker.getStats().realms.short?.consumers.online === 1, 'consumer online in short');
+    await waitUntil(
+      () => h.broker.getStats().realms.short?.consumers.online === 1,
+      'consumer online in short',
+    );
     const store = h.broker.store;
     await store.enqueue('short', 'p-job', { consumer: 'c', payload: env(1), producer: 'p' });
-    const dead = await store.enqueue('short', 'p-job', { consumer: 'c', payload: env(2), producer: 'p' });
+    const dead = await store.enqueue('short', 'p-job', {
+      consumer: 'c',
+      payload: env(2),
+      producer: 'p',
+    });
     await store.deadLetter(dead, 'test');
     await store.saveSubscription({ realm: 'short', key: 'p-job', consumer: 'c', record: {} });
     await store.enqueue('kept', 'p-job', { consumer: 'c', payload: env(3), producer: 'p' });
 
     // Extend "kept" before it expires (heartbeat pattern, §9.3).
-    expect((await m.run({ command: 'set_realm_lifetime', realm: 'kept', ttl: '1h' })).ok).toBe(true);
+    expect((await m.run({ command: 'set_realm_lifetime', realm: 'kept', ttl: '1h' })).ok).toBe(
+      true,
+    );
 
     const reason = await waitForServerDisconnect(short.socket, 3_000);
     expect(reason).toBe('io server disconnect');
@@ -89,7 +108,11 @@ describe('ephemeral realm disposal', () => {
     await m.run({ command: 'set_realm_lifetime', realm: 'conv', ephemeral: false });
     await m.run({ command: 'add_realm', realm: 'shorten', ttl: '1h' });
     await m.run({ command: 'set_realm_lifetime', realm: 'shorten', ttl: '500ms' });
-    await until(async () => !(await m.run({ command: 'get' })).settings.realms.shorten, 'shorten disposed', 2_000);
+    await until(
+      async () => !(await m.run({ command: 'get' })).settings.realms.shorten,
+      'shorten disposed',
+      2_000,
+    );
     const { settings } = await m.run({ command: 'get' });
     expect(settings.realms.conv).toEqual({ required: true });
   });

@@ -180,7 +180,11 @@ export function runStoreConformance(factory: StoreFactory): void {
       await store.deadLetter(a, 'first');
       const firstAt = (await store.listDlq('default'))[0]!.dead_lettered_at;
       const once = await store.replayDlq(a);
-      expect(once?.message).toMatchObject({ message: 'a', replay_count: 1, first_dead_lettered_at: firstAt });
+      expect(once?.message).toMatchObject({
+        message: 'a',
+        replay_count: 1,
+        first_dead_lettered_at: firstAt,
+      });
       await sleep(5);
       await store.deadLetter(a, 'second');
       const twice = await store.replayDlq(a);

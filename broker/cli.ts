@@ -17,6 +17,7 @@ import { parseArgs } from 'node:util';
 import { BrokerExitCode, type BrokerProcessMessage } from '../shared/broker-process';
 import { SwitchboardError } from '../shared/error-catalogue';
 import { Protocol } from '../shared/protocol-events';
+import { DEFAULT_ENV_FILE, loadEnvFile } from './auth/admin-bootstrap';
 import { readSettingsFile } from './config/load-settings';
 import { createBroker, type Broker } from './index';
 import { createLogger } from './logging/logger';
@@ -62,7 +63,13 @@ function parseFlags() {
   }
 }
 
+const isLoopback = (host: string): boolean =>
+  host === 'localhost' || host === '::1' || host.startsWith('127.');
+
 async function main(): Promise<void> {
+  // §5, §13: the env file (TYO_MQ_ENV_FILE, else .env) is loaded before anything else, without
+  // overriding variables already set.
+  loadEnvFile(resolve(process.env.TYO_MQ_ENV_FILE ?? DEFAULT_ENV_FILE));
   const flags = parseFlags();
   if (flags.help) {
     process.stdout.write(`${USAGE}\n`);
@@ -76,8 +83,8 @@ async function main(): Promise<void> {
       BrokerExitCode.CONFIG,
     );
   }
-  // Loopback by default: this build has no authentication yet, so exposing the broker (and its
-  // HTTP API) to the network must be a deliberate `--host 0.0.0.0`.
+  // Loopback by default: exposing the broker (and its HTTP API) to the network must be a
+  // deliberate `--host 0.0.0.0`, and without auth it is warned about below.
   const host = flags.host ?? '127.0.0.1';
   if (flags.storage !== undefined && flags.storage !== 'sqlite' && flags.storage !== 'memory') {
     fail(
@@ -101,14 +108,23 @@ async function main(): Promise<void> {
     if (flags['no-http-api']) httpApi.enabled = false;
     // Embedded default: durable copies in SQLite inside the data directory.
     const storage = flags.storage ?? fromFile.storage ?? 'sqlite';
-    // Fail closed: a settings file that turns authentication on must not run open.
-    const auth = fromFile.auth as { enabled?: unknown } | undefined;
-    if (auth?.enabled === true || process.env.TYO_MQ_AUTH_ENABLED === 'true') {
-      throw new Error(
-        'Authentication (auth.enabled / TYO_MQ_AUTH_ENABLED) is not implemented in this build; refusing to start an open broker. Remove it to run without authentication.',
-      );
+    const auth = { ...(fromFile.auth as Record<string, unknown> | undefined) };
+    if (process.env.TYO_MQ_AUTH_ENABLED === 'true') auth.enabled = true;
+    if (process.env.TYO_MQ_AUTO_ADMIN_TOKEN === 'false') auth.auto_admin_token = false;
+    if (auth.enabled !== true && !isLoopback(host)) {
+      const warning = `WARNING: listening on ${host} (not loopback) with authentication disabled: anyone who can reach this port can produce, consume and read the HTTP API. Set auth.enabled in the settings file (or TYO_MQ_AUTH_ENABLED=true), or bind to 127.0.0.1.`;
+      process.stderr.write(`switchboard broker: ${warning}\n`);
+      logger.warn({ host }, warning);
     }
-    broker = createBroker({ ...fromFile, storage, http_api: httpApi }, { logger, dataDir });
+    broker = createBroker(
+      {
+        ...fromFile,
+        storage,
+        http_api: httpApi,
+        ...(fromFile.auth || auth.enabled ? { auth } : {}),
+      },
+      { logger, dataDir },
+    );
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);
     fail({ type: 'broker-fatal', code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);

@@ -15,6 +15,7 @@ import { parseTtlSeconds } from '../shared/duration';
 import { Protocol } from '../shared/protocol-events';
 import { bootstrapAdminToken } from './auth/admin-bootstrap';
 import { AuthState } from './auth/auth-state';
+import { requireAdminBearer } from './auth/http-bearer';
 import { AuthorizationRequests, DEFAULT_REQUEST_TTL_MS } from './auth/authorization-requests';
 import { MemoryNonceStore, type NonceStore } from './auth/nonce-store';
 import { watchRevocations } from './auth/session-revocation';
@@ -293,14 +294,18 @@ export function createBroker(
     uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
     node_id: settings.node_id ?? null,
   });
-  const httpApi = createHttpApi({
-    settings: () => settings,
-    health,
-    stats: getStats,
-    metrics: () => metrics.render(),
-    listDlq: (realm) => store.listDlq(realm),
-    onError: (err) => logger.error({ err }, 'metrics rendering failed'),
-  });
+  const httpApi = requireAdminBearer(
+    createHttpApi({
+      settings: () => settings,
+      health,
+      stats: getStats,
+      metrics: () => metrics.render(),
+      listDlq: (realm) => store.listDlq(realm),
+      onError: (err) => logger.error({ err }, 'metrics rendering failed'),
+    }),
+    auth,
+    () => settings,
+  );
 
   const sweep = () => sweepIdleRegistrations(realms, settings.idle_eviction.ttl_ms);
   let sweepTimer: NodeJS.Timeout | null = null;

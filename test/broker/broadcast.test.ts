@@ -21,6 +21,7 @@ import {
   type Recorder,
   type Socket,
 } from '../helpers/broker-harness';
+import { loggedIn, startAuthBroker } from '../helpers/auth-clients';
 import { consumerPayload, jsProducerPayload } from '../helpers/stock-clients';
 import { collect, delay, QUIET_MS, waitFor, waitUntil } from '../helpers/wait';
 
@@ -91,8 +92,26 @@ describe('realm broadcast (§13.1)', () => {
     expect(onKey.map((e) => e.message)).toEqual(['plain', 'broadcast']);
   });
 
-  // §20.32 also requires that a broadcast does not cross realms: needs auth (another realm).
-  it.todo('§20.32: a realm broadcast does not reach sockets of another realm (needs auth)');
+  it('§20.32: a realm broadcast does not reach sockets of another realm', async () => {
+    const h = await startAuthBroker({ realms: { a: { required: false }, b: { required: false } } });
+    try {
+      const producer = await loggedIn(h, { realm: 'a', role: 'producer' });
+      producer.emit(ClientEvent.PRODUCER, jsProducerPayload('fleet'));
+      const same = await loggedIn(h, { realm: 'a', role: 'consumer' });
+      same.emit(ClientEvent.CONSUMER, consumerPayload('member'));
+      const other = await loggedIn(h, { realm: 'b', role: 'consumer' });
+      other.emit(ClientEvent.CONSUMER, consumerPayload('member'));
+      await quiet(producer, same, other);
+      const rec = record(other);
+      const got = waitFor(same, consumeEvent('Alert'));
+      produce(producer, 'fleet', 'Alert', 'realm-a-only', { broadcast: 'realm' });
+      expect(await got).toMatchObject({ message: 'realm-a-only' });
+      await quiet(other);
+      expect(rec.names()).toEqual([]);
+    } finally {
+      await h.close();
+    }
+  });
 
   it('includes the sender when it is registered, and skips sockets that never registered', async () => {
     const producer = await ctx.h.producer('fleet');

@@ -24,6 +24,7 @@ import {
   waitForProducersOnline,
   waitForServerDisconnect,
 } from '../helpers/broker-harness';
+import { loggedIn, startAuthBroker } from '../helpers/auth-clients';
 import {
   asJsonString,
   consumerPayload,
@@ -210,11 +211,20 @@ describe('CONSUMER (§3.1, §5.2)', () => {
     expect(fresh.connected).toBe(true);
   });
 
-  // §20.6 (allow_anonymous:false refuses with code -4) needs a non-default realm, i.e. auth:
-  // out of scope at this stage.
-  it.todo(
-    '§20.6: refuses an unnamed consumer with ERROR code -4 where allow_anonymous is false (needs auth)',
-  );
+  it('§20.6: refuses an unnamed consumer with ERROR code -4 where allow_anonymous is false', async () => {
+    const h = await startAuthBroker({ realms: { closed: { required: false } } });
+    try {
+      const s = await loggedIn(h, { realm: 'closed', role: 'consumer' });
+      const error = waitFor(s, ServerEvent.ERROR);
+      const gone = waitForServerDisconnect(s);
+      s.emit(ClientEvent.CONSUMER, consumerPayload(`${Protocol.ANONYMOUS}-${randomUUID()}`));
+      expect(await error).toMatchObject({ code: ProtocolErrorCode.ANONYMOUS_REFUSED });
+      await gone;
+      expect(h.rawStats().realms.closed).toBeUndefined();
+    } finally {
+      await h.close();
+    }
+  });
 });
 
 describe('PRODUCER (§3.2, §5.3)', () => {

@@ -26,6 +26,7 @@ import { delay, waitUntil } from './wait';
 
 export type Broker = Awaited<ReturnType<typeof createBroker>>;
 export type BrokerSettings = Parameters<typeof createBroker>[0];
+export type BrokerOptions = NonNullable<Parameters<typeof createBroker>[1]>;
 export type { Socket };
 
 /** `getStats()` as §15 documents it. */
@@ -131,10 +132,13 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startBroker(settings?: BrokerSettings): Promise<Harness> {
+export async function startBroker(
+  settings?: BrokerSettings,
+  options: BrokerOptions = {},
+): Promise<Harness> {
   // Quiet by default (the fuzz test alone would log thousands of lines); SWB_LOG_LEVEL overrides.
-  const logger = pino({ level: process.env.SWB_LOG_LEVEL ?? 'silent' });
-  const broker = await createBroker(settings ?? {}, { logger });
+  const logger = options.logger ?? pino({ level: process.env.SWB_LOG_LEVEL ?? 'silent' });
+  const broker = await createBroker(settings ?? {}, { ...options, logger });
   const { port } = await broker.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   const sockets = new Set<Socket>();

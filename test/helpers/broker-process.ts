@@ -16,13 +16,15 @@ export interface BrokerProcess {
   stop(): Promise<void>;
   /** Resolves with the exit code (null after a signal). */
   exited: Promise<number | null>;
+  /** Everything the process wrote to stderr so far. */
+  stderr(): string;
 }
 
-function forkCli(args: string[]): ChildProcess {
+function forkCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
   return fork(CLI, ['--host', '127.0.0.1', ...args], {
     execArgv: ['--import', 'tsx'],
     stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
-    env: { ...process.env, SWB_LOG_LEVEL: 'warn' },
+    env: { ...process.env, SWB_LOG_LEVEL: 'warn', ...env },
   });
 }
 
@@ -42,8 +44,9 @@ export async function runBrokerToExit(
 export async function startBrokerProcess(
   args: string[],
   timeoutMs = 20_000,
+  env: NodeJS.ProcessEnv = {},
 ): Promise<BrokerProcess> {
-  const child = forkCli(args);
+  const child = forkCli(args, env);
   let stderr = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
@@ -75,6 +78,7 @@ export async function startBrokerProcess(
     port,
     url: `http://127.0.0.1:${port}`,
     exited,
+    stderr: () => stderr,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

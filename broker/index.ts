@@ -20,9 +20,7 @@ import { AuthorizationRequests, DEFAULT_REQUEST_TTL_MS } from './auth/authorizat
 import { MemoryNonceStore, type NonceStore } from './auth/nonce-store';
 import { watchRevocations } from './auth/session-revocation';
 import { TokenValidator } from './auth/token-validator';
-import { RealmLifecycle } from './admin/realm-lifecycle';
-import type { PersistenceView } from './admin/public-settings';
-import { collectStats } from './admin/stats-command';
+import { createManagement } from './admin/create-management';
 import { parseSettings } from './config/load-settings';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
@@ -199,34 +197,6 @@ export function createBroker(
     tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
     nodeId: settings.node_id ?? null,
   });
-  /** DLQ replay (`spec/protocol-core.md` §10.5) plus a nudge to an online consumer. */
-  const replayDlq = async (msgId: string, realm?: string): Promise<StoredEntry | null> => {
-    const entry = await store.replayDlq(msgId, realm);
-    if (!entry) return null;
-    const registry = realms.get(entry.realm);
-    for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
-      if (
-        record.consumerId === entry.consumer &&
-        registry!.consumers.get(record.consumer)?.online
-      ) {
-        void replayer.replay(registry!, record);
-      }
-    }
-    return entry;
-  };
-  // Management (`spec/protocol-admin.md` §6, §8, §9).
-  const lifecycle = new RealmLifecycle({
-    auth,
-    realms,
-    store,
-    logger,
-    sockets: () => io.of('/').sockets.values(),
-    purgeRequests: (realm) => authRequests.dropRealm(realm),
-  });
-  let persistenceView: PersistenceView = {
-    storage: settings.storage,
-    storage_options: { ...settings.storage_options },
-  };
   const ctx: HandlerContext = {
     settings,
     auth,
@@ -244,32 +214,23 @@ export function createBroker(
     persistence,
     metrics,
     logger,
-    management: {
+    management: createManagement({
+      settings,
       auth,
-      lifecycle,
-      logger,
+      realms,
       store,
-      replayDlq,
-      persistence: () => persistenceView,
-      setPersistence: (view) => {
-        // Recorded and reported; the running store is not swapped (docs/management.md).
-        persistenceView = view;
-        logger.warn(
-          { storage: view.storage },
-          'persistence change recorded; applies at next start',
-        );
-      },
-      namespaces: () => settings.namespaces,
-      allowCustomStorage: () => settings.allow_custom_storage,
-      stats: () => collectStats(getStats(), store, realms, Object.keys(auth.config.realms)),
-    },
+      replayer,
+      logger,
+      sockets: () => io.of('/').sockets.values(),
+      getStats: () => getStats(),
+      purgeRequests: (realm) => authRequests.dropRealm(realm),
+    }),
     pingIntervalMs: PING_INTERVAL_MS,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
   io.on('connection', (socket) => onConnection(ctx, socket));
   const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
-  lifecycle.start();
 
   const getStats = (): Stats => {
     const out: Stats = { realms: {}, connections_current: connectionsCurrent() };
@@ -373,7 +334,7 @@ export function createBroker(
     async close() {
       if (sweepTimer) clearInterval(sweepTimer);
       stopRevocations();
-      lifecycle.stop();
+      ctx.management.lifecycle.stop();
       acks.close();
       chunks.close();
       io.disconnectSockets(true);
@@ -406,6 +367,6 @@ export function createBroker(
       connectionsCurrent: connectionsCurrent(),
     }),
     store,
-    replayDlq,
+    replayDlq: (msgId, realm) => ctx.management.replayDlq(msgId, realm),
   };
 }

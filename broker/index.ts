@@ -6,7 +6,12 @@
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
-import { createServer, type Server as HttpServer } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { Server } from 'socket.io';
 import { SwitchboardError } from '../shared/error-catalogue';
@@ -31,6 +36,7 @@ import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
+import { createRealmProvisioning } from './http/realm-provisioning';
 import { createLogger, type Logger } from './logging/logger';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { sweepIdleRegistrations } from './routing/idle-eviction';
@@ -255,7 +261,7 @@ export function createBroker(
     uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
     node_id: settings.node_id ?? null,
   });
-  const httpApi = requireAdminBearer(
+  const adminApi = requireAdminBearer(
     createHttpApi({
       settings: () => settings,
       health,
@@ -267,6 +273,9 @@ export function createBroker(
     auth,
     () => settings,
   );
+  const provisioning = createRealmProvisioning({ settings: () => settings, auth, logger });
+  const httpApi = (req: IncomingMessage, res: ServerResponse): boolean =>
+    provisioning(req, res) || adminApi(req, res);
 
   const sweep = () => sweepIdleRegistrations(realms, settings.idle_eviction.ttl_ms);
   let sweepTimer: NodeJS.Timeout | null = null;

@@ -186,8 +186,8 @@ export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
   }
 }
 
-// Run when executed directly (the bin and `npm run admin`), not when imported by tests.
-if (process.argv[1] && /admin-cli[\\/]main\.ts$|switchboard-admin(\.mjs)?$/.test(process.argv[1])) {
+// Run when executed directly (`npm run admin`); the bin and the tests import runAdminCli.
+if (process.argv[1] && /admin-cli[\\/]main\.ts$/.test(process.argv[1])) {
   void runAdminCli(process.argv.slice(2), {
     env: process.env,
     stdout: (t) => process.stdout.write(`${t}\n`),

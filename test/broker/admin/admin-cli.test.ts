@@ -2,6 +2,7 @@
  * `switchboard-admin` against a real broker (in-process CLI runner, real sockets): secrets only
  * from the environment or an env file, exit codes, JSON output, bulk DLQ replay with progress.
  */
+import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -82,6 +83,12 @@ describe('switchboard-admin', () => {
     expect(await store.countQueued('default')).toBe(1_200);
     expect(await r.run('--url', ctx.h.url, '--json', 'stats')).toBe(0);
     expect(JSON.parse(r.out.at(-1)!).stats.realms.default.queued).toBe(1_200);
+  });
+
+  it('the bin runs the CLI exactly once', () => {
+    const bin = new URL('../../../bin/switchboard-admin.mjs', import.meta.url);
+    const out = execFileSync(process.execPath, [bin.pathname, '--help'], { encoding: 'utf8' });
+    expect(out.match(/^Usage:/gm)).toHaveLength(1);
   });
 
   it('exits 3 when the broker is unreachable', async () => {

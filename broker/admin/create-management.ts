@@ -27,8 +27,8 @@ export interface ManagementDeps {
   getStats(): Stats;
   /** Drops a disposed realm's authorization requests. */
   purgeRequests?(realm: string): number;
-  /** Synchronous re-read of the watched settings file, when there is one. */
-  reloadSettings?: () => void;
+  /** Re-read of the watched settings file, when there is one (may be asynchronous). */
+  reloadSettings?: () => unknown;
 }
 
 /** DLQ replay (`spec/protocol-core.md` §10.5) plus a nudge to an online consumer. */

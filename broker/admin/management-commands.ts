@@ -34,8 +34,8 @@ export interface ManagementServices extends DlqServices {
   /** Top-level settings key `allow_custom_storage` (§8.4 note). */
   allowCustomStorage(): boolean;
   stats(): Promise<AdminStats>;
-  /** Synchronous re-read of the watched settings file; absent when no file is watched. */
-  reloadSettings?: () => void;
+  /** Re-read (merge) of the watched settings file; absent when no file is watched. */
+  reloadSettings?: () => unknown;
   now?: () => number;
 }
 
@@ -44,6 +44,10 @@ type Extras = Record<string, unknown>;
 
 export interface CommandSpec {
   readonly privilege: 'A' | 'A/R';
+  /**
+   * A store command (`stats`, `dlq_*`): without an ack its failures go to AUTH_MANAGEMENT_FAIL;
+   * settings commands answer AUTH_MANAGEMENT_RESULT even when `ok` is false (§8.1 quirk).
+   */
   readonly async: boolean;
   run(
     services: ManagementServices,
@@ -115,12 +119,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
   get: { privilege: 'A', async: false, run: (s, _b, scope) => settingsReply(s, scope) },
   reload_settings: {
     privilege: 'A',
+    // Settings-command reply events (§8.1), though the file read may be asynchronous.
     async: false,
-    run(services, _body, scope) {
-      if (!services.reloadSettings)
+    async run(services, _body, scope) {
+      if (!services.reloadSettings) {
         throw new CommandError(400, 'No settings file is being watched');
+      }
       try {
-        services.reloadSettings();
+        await services.reloadSettings();
       } catch (err) {
         throw new CommandError(500, `Settings reload failed: ${(err as Error).message}`);
       }

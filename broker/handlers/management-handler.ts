@@ -85,20 +85,6 @@ export function handleManagementCommand(
     send(socket, { ok: false, code: 401, message: 'Invalid manager proof' }, ack, true);
     return;
   }
-  if (!spec.async) {
-    let reply: ManagementReply;
-    try {
-      reply = spec.run(services, body, scope) as ManagementReply;
-    } catch (err) {
-      reply = failure(err);
-    }
-    ctx.logger.info(
-      { ...log, ok: reply.ok, code: reply.ok ? 200 : reply.code },
-      'management command',
-    );
-    send(socket, reply, ack, false);
-    return;
-  }
   Promise.resolve()
     .then(() => spec.run(services, body, scope))
     .then(
@@ -114,7 +100,8 @@ export function handleManagementCommand(
         { ...log, ok: reply.ok, code: reply.ok ? 200 : reply.code },
         'management command',
       );
-      send(socket, reply, ack, !reply.ok);
+      // §8.1 quirk: settings commands answer AUTH_MANAGEMENT_RESULT even when ok is false.
+      send(socket, reply, ack, spec.async && !reply.ok);
     })
     .catch((err: unknown) => ctx.logger.error({ err }, 'management reply failed'));
 }

@@ -375,5 +375,10 @@ describe('management commands', () => {
     expect((await m.run({ command: 'set_global_auth', enabled: false })).settings.enabled).toBe(
       false,
     );
+    expect(await m.run({ command: 'reload_settings' })).toEqual({
+      ok: false,
+      code: 400,
+      message: 'No settings file is being watched',
+    });
   });
 });

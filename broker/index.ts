@@ -227,6 +227,7 @@ export function createBroker(
       store,
       replayer,
       logger,
+      metrics,
       sockets: () => io.of('/').sockets.values(),
       getStats: () => getStats(),
       purgeRequests: (realm) => authRequests.dropRealm(realm),

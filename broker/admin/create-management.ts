@@ -23,6 +23,8 @@ export interface ManagementDeps {
   store: MessageStore;
   replayer: Replayer;
   logger: Logger;
+  /** `tyo_mq_messages_queued_total` counts DLQ replays too (§10.4). */
+  metrics?: { messageQueued(realm: string): void };
   sockets(): Iterable<BrokerSocket>;
   getStats(): Stats;
   /** Drops a disposed realm's authorization requests. */
@@ -32,11 +34,14 @@ export interface ManagementDeps {
 }
 
 /** DLQ replay (`spec/protocol-core.md` §10.5) plus a nudge to an online consumer. */
-export function dlqReplayer(deps: Pick<ManagementDeps, 'store' | 'realms' | 'replayer'>) {
-  const { store, realms, replayer } = deps;
+export function dlqReplayer(
+  deps: Pick<ManagementDeps, 'store' | 'realms' | 'replayer' | 'metrics'>,
+) {
+  const { store, realms, replayer, metrics } = deps;
   return async (msgId: string, realm?: string): Promise<StoredEntry | null> => {
     const entry = await store.replayDlq(msgId, realm);
     if (!entry) return null;
+    metrics?.messageQueued(entry.realm);
     const registry = realms.get(entry.realm);
     for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
       if (

@@ -154,13 +154,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     privilege: 'A',
     async: false,
     run(services, body, scope) {
+      const from = typeof body.from === 'string' ? body.from : '';
+      const bound = from ? services.lifecycle.socketsOf(from) : [];
       const { renamedFrom } = mutate(services, (d) => realmCommands.renameRealm(d, body));
       // §8.4 note (harden): sockets bound to the old name are disconnected; they re-authenticate.
-      let disconnected = 0;
-      for (const socket of [...services.lifecycle.socketsOf(renamedFrom!)]) {
-        socket.disconnect(true);
-        disconnected++;
-      }
+      const sockets = new Set([...bound, ...services.lifecycle.socketsOf(renamedFrom!)]);
+      for (const socket of sockets) socket.disconnect(true);
+      const disconnected = sockets.size;
       return settingsReply(services, scope, { disconnected_sockets: disconnected });
     },
   },
@@ -168,9 +168,11 @@ export const COMMANDS: Record<string, CommandSpec> = {
     privilege: 'A',
     async: false,
     run(services, body, scope) {
+      const named = typeof body.realm === 'string' ? body.realm : '';
+      const bound = named ? services.lifecycle.socketsOf(named) : [];
       const outcome = mutate(services, (d) => realmCommands.removeRealm(d, body));
       const realm = outcome.disposed!;
-      const runtime = services.lifecycle.disposeRuntime(realm);
+      const runtime = services.lifecycle.disposeRuntime(realm, bound);
       services.logger.info(
         { realm, removed_tokens: outcome.removed_tokens, ...runtime, reason: 'removed' },
         'realm disposed',

@@ -76,11 +76,12 @@ export class RealmLifecycle {
     }
     for (const realm of expired) {
       try {
+        const bound = this.socketsOf(realm);
         const { removed_tokens } = this.deps.auth.update((draft) => {
           if (!hasOwn(draft.realms, realm)) return { removed_tokens: 0 };
           return disposeRealmConfig(draft, realm);
         }, 'sweep');
-        const { disconnected_sockets } = this.disposeRuntime(realm);
+        const { disconnected_sockets } = this.disposeRuntime(realm, bound);
         this.deps.logger.info(
           { realm, removed_tokens, disconnected_sockets, reason: 'expired' },
           'ephemeral realm disposed',
@@ -95,14 +96,14 @@ export class RealmLifecycle {
   /**
    * The runtime part of a disposal (§9.4 steps 3–5 and the note's pending requests): sockets
    * disconnected, registry dropped, stored copies / DLQ / durable subscriptions purged
-   * (best effort, failures logged).
+   * (best effort, failures logged). `bound` is the realm's sockets as they were before the
+   * config commit (a session watcher may already have ended some of them on that commit); they
+   * are all counted in `disconnected_sockets`.
    */
-  disposeRuntime(realm: string): RuntimeDisposal {
-    let disconnected = 0;
-    for (const socket of this.socketsOf(realm)) {
-      socket.disconnect(true);
-      disconnected++;
-    }
+  disposeRuntime(realm: string, bound: BrokerSocket[] = this.socketsOf(realm)): RuntimeDisposal {
+    const sockets = new Set([...bound, ...this.socketsOf(realm)]);
+    for (const socket of sockets) socket.disconnect(true);
+    const disconnected = sockets.size;
     this.deps.realms.delete(realm);
     this.deps.purgeRequests?.(realm);
     this.deps.store.purgeRealm(realm).then(

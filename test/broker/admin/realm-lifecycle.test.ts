@@ -48,6 +48,7 @@ describe('ephemeral realm disposal', () => {
           { token: 'a'.repeat(64), realm: '*', role: 'admin' },
           { token: 'short-client', realm: 'short', role: 'consumer' },
           { token: 'kept-client', realm: 'kept', role: 'consumer' },
+          { token: 'gone-client', realm: 'gone', role: 'consumer' },
         ],
       },
     ),
@@ -100,6 +101,17 @@ describe('ephemeral realm disposal', () => {
     const again = await h.connect();
     again.emit(ClientEvent.AUTHENTICATION, { token: 'short-client' });
     expect((await waitFor<{ code: number }>(again, ServerEvent.AUTH_FAIL)).code).toBe(401);
+  });
+
+  it("remove_realm disconnects the realm's sockets and counts them", async () => {
+    const m = await manager(ctx.h);
+    await m.run({ command: 'add_realm', realm: 'gone' });
+    const client = await joinRealm(ctx.h, 'gone-client');
+    expect(client.realm).toBe('gone');
+    const disconnected = waitForServerDisconnect(client.socket);
+    const reply = await m.run({ command: 'remove_realm', realm: 'gone' });
+    expect(reply).toMatchObject({ ok: true, removed_tokens: 1, disconnected_sockets: 1 });
+    expect(await disconnected).toBe('io server disconnect');
   });
 
   it('converting to permanent survives the expiry; shortening brings disposal forward', async () => {

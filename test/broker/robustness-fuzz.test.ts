@@ -27,6 +27,9 @@ const ALLOWED_REPLIES: string[] = [
   ServerEvent.AUTH_OK,
   ServerEvent.AUTH_FAIL,
   ServerEvent.ACK_FAIL,
+  ServerEvent.AUTHORIZATION_REQUEST_FAIL,
+  ServerEvent.AUTHORIZATION_FAIL,
+  ServerEvent.AUTH_MANAGEMENT_FAIL,
 ];
 
 /** §4: an ERROR is `{message, code}` or one of the reference's bare strings. */

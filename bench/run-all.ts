@@ -8,6 +8,8 @@
  *     messages, broker vs relay, `ratio = broker / relay` deliveries/s;
  *   - topic scaling (`scenarios/topic-scaling.ts`): 100,000 non-matching topic subscriptions
  *     vs none, `ratio = loaded / baseline` deliveries/s (target ≥ 0.5);
+ *   - auth overhead (`scenarios/auth-overhead.ts`): fan-out 1→1 and 1→10 (quick: 1→1) with auth
+ *     off vs on (static-token clients), `ratio = on / off` deliveries/s (target ≥ 0.95);
  *   - durable (`scenarios/durable.ts`): persisted-and-ACKed 1 KiB messages/s with memory,
  *     SQLite FULL and SQLite NORMAL storage, next to the non-durable run (target: FULL ≥ 10,000).
  *
@@ -18,7 +20,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout|topic|durable  run one scenario
+ *   BENCH_ONLY=fanout|topic|auth|durable  run one scenario
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_CPU_PROF_DIR=<dir>    V8 CPU profile of every server during each throughput phase,
@@ -46,6 +48,7 @@ import {
 } from './scenarios/topic-scaling';
 import type { ForkOptions, ServerKind } from './servers/server-process';
 import { runDurable, type DurableConfig } from './scenarios/durable';
+import { runAuthOverhead } from './scenarios/auth-overhead';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -209,12 +212,32 @@ async function topicScenario() {
   }
 }
 
+async function authScenario() {
+  const out = [];
+  // Quick mode (the smoke test) runs 1→1 only, to stay within its time budget.
+  for (const consumers of quick ? [1] : [1, 10]) {
+    const label = `auth 1→${consumers}`;
+    try {
+      out.push(
+        await runAuthOverhead(fanoutConfig(consumers, 100), repeats, fork, (l) =>
+          log(`${label} ${l}`),
+        ),
+      );
+    } catch (err) {
+      errors.push(`${label}: ${(err as Error).message}`);
+      log(`${label}: FAILED ${(err as Error).message}`);
+    }
+  }
+  return out;
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
   const fanout = only && only !== 'fanout' ? [] : await fanoutScenario();
   const topic = only && only !== 'topic' ? null : await topicScenario();
+  const auth = only && only !== 'auth' ? [] : await authScenario();
   const durable =
     only && only !== 'durable'
       ? null
@@ -260,6 +283,7 @@ async function main(): Promise<void> {
     },
     fanout,
     topic_scaling: topic,
+    auth_overhead: auth,
     durable,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [

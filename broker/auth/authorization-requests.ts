@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Protocol } from '../../shared/protocol-events';
-import { ROLES } from './auth-schema';
+import { RealmName, ROLES } from './auth-schema';
 import { tokenHash } from './auth-state';
 
 /** Default lifetime of a pending request (ms): 24 h. */
@@ -123,8 +123,12 @@ export class AuthorizationRequests {
         };
       }
     }
-    if (client_token === '')
+    if (client_token === '') {
       return { ok: false, code: 400, message: 'client_token must not be empty' };
+    }
+    if (realm !== Protocol.ADMIN_REALM && !RealmName.safeParse(realm).success) {
+      return { ok: false, code: 400, message: 'Invalid realm name' };
+    }
     const challenge = p.challenge_response ?? p.challengeResponse ?? null;
     if ((JSON.stringify(challenge) ?? '').length > MAX_CHALLENGE_LENGTH) {
       return {

@@ -3,11 +3,12 @@
  * realm, or auth switched on under sockets that were admitted while it was off.
  *
  * Source: `spec/protocol-admin.md` §3.5 note (harden: disconnect sockets authenticated with a
- * revoked token, tracked by token hash per socket), §18 item 7. Runs synchronously on every
+ * revoked token, tracked by token hash per socket), §18 item 7. Runs on the turn after a
  * committed auth change, so the disconnect happens well within a second.
  */
 import type { Logger } from '../logging/logger';
 import type { BrokerSocket } from '../transport/socket-types';
+import type { AuthConfig } from './auth-schema';
 import type { AuthState } from './auth-state';
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
@@ -21,7 +22,14 @@ export function watchRevocations(
   sockets: () => Iterable<BrokerSocket>,
   logger: Logger,
 ): () => void {
-  return auth.onChange((next, prev) => {
+  // Checked on the next turn, against the config before the first change of the batch: a
+  // reload that drops the bootstrapped admin token gets it merged back (a microtask) before
+  // anyone is disconnected for it, and a burst of commits costs one pass.
+  let before: Readonly<AuthConfig> | null = null;
+  const check = () => {
+    const prev = before!;
+    before = null;
+    const next = auth.config;
     if (!next.enabled) return;
     const enabledNow = !prev.enabled;
     for (const socket of sockets()) {
@@ -31,8 +39,9 @@ export function watchRevocations(
       if (enabledNow) reason = 'auth enabled';
       else if (data.tokenHash !== null) {
         const entry = auth.tokenByHash(data.tokenHash);
-        if (!entry || entry.realm !== data.realm || entry.role !== data.role)
+        if (!entry || entry.realm !== data.realm || entry.role !== data.role) {
           reason = 'token revoked';
+        }
       }
       if (reason === null && has(prev.realms, data.realm) && !has(next.realms, data.realm)) {
         reason = 'realm removed';
@@ -42,5 +51,10 @@ export function watchRevocations(
         socket.disconnect(true);
       }
     }
+  };
+  return auth.onChange((_next, prev) => {
+    if (before !== null) return;
+    before = prev;
+    setImmediate(check);
   });
 }

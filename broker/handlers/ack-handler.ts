@@ -4,7 +4,8 @@
  *
  * Order of checks: the copy awaits this socket's ACK → delete it; else the copy is still
  * stored for one of this socket's consumers (e.g. ACK after a reconnect) → delete it;
- * else another socket/consumer owns it → 403; else 404. A store failure → 500.
+ * else another socket/consumer owns it → 403; else 404 (also for another realm's copy, so
+ * realms never see each other's ids, `spec/protocol-admin.md` §3.2). A store failure → 500.
  */
 import { ServerEvent, type AckReply } from '../../shared/protocol-events';
 import type { AckPayload } from '../../shared/protocol-payloads';
@@ -38,6 +39,10 @@ async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string):
   const owner = ctx.acks.owner(msgId);
   if (owner !== socket.id) {
     const entry = await ctx.store.get(msgId);
+    // Another realm's copy does not exist for this socket (same names may repeat across realms).
+    if (entry && entry.realm !== socket.data.realm) {
+      return { ok: false, code: 404, message: 'Pending ACK not found' };
+    }
     if (!entry) {
       return owner
         ? { ok: false, code: 403, message: 'ACK does not belong to this socket' }

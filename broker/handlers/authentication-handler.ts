@@ -13,7 +13,7 @@
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
-import { CONNECT_ROLES } from '../auth/auth-schema';
+import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { EventHandler, HandlerContext } from './handler-context';
@@ -82,6 +82,14 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
   const token = nonEmpty(p.token);
   const realm = nonEmpty(p.realm);
   const role = nonEmpty(p.role);
+  // Realm names become registry keys and metric labels: bounded, never a prototype key (§18.10).
+  if (
+    realm !== undefined &&
+    realm !== Protocol.ADMIN_REALM &&
+    !RealmName.safeParse(realm).success
+  ) {
+    return fail(socket, 401, AuthFailure.BAD_PAYLOAD);
+  }
   // Step 4.
   if (realm !== undefined) data.pendingRealm = realm;
   if (token === undefined) {

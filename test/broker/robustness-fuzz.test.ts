@@ -21,7 +21,10 @@ import { delay, QUIET_MS, waitFor } from '../helpers/wait';
 
 const ctx = useBroker();
 
-/** Replies a malformed payload may legitimately get (§3.6, §4, §1.3 with auth disabled). */
+/**
+ * Replies a malformed payload may legitimately get (§3.6, §4, §1.3 with auth disabled, and the
+ * admin surface's failures, `spec/protocol-admin.md` §1).
+ */
 const ALLOWED_REPLIES: string[] = [
   ServerEvent.ERROR,
   ServerEvent.AUTH_OK,

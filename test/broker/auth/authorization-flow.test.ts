@@ -256,6 +256,33 @@ describe('authorization requests (§7)', () => {
     expect(await authenticate(s, { token: 'alpha-tok' })).toMatchObject({ realm: 'alpha' });
   });
 
+  it('validates the decided role and refuses a realm key for an unknown request with 401', async () => {
+    const { ack } = await requestToken(ctx.h, request({ client_token: 'role-tok' }));
+    for (const role of ['admin', 'root']) {
+      expect(
+        await signedCall(ctx.h, SignedAction.AUTHORIZATION_DECIDE, ADMIN_TOKEN, {
+          request_id: ack.request_id,
+          approved: true,
+          role,
+        }),
+      ).toMatchObject({ ok: false, code: 400 });
+    }
+    expect(
+      await signedCall(ctx.h, SignedAction.AUTHORIZATION_DECIDE, ALPHA_KEY, {
+        request_id: 'authreq-unknown',
+        approved: true,
+      }),
+    ).toEqual({ ok: false, code: 401, message: 'Invalid manager proof' });
+    // Still pending and decidable after the refusals.
+    expect(
+      await signedCall(ctx.h, SignedAction.AUTHORIZATION_DECIDE, ALPHA_KEY, {
+        request_id: ack.request_id,
+        approved: true,
+        role: 'producer',
+      }),
+    ).toMatchObject({ ok: true, request: { status: 'approved', role: 'producer' } });
+  });
+
   it('refuses a replayed proof', async () => {
     const s = await ctx.h.connect();
     const env = signEnvelope(ADMIN_TOKEN, SignedAction.AUTHORIZATION_NEXT, {});
@@ -333,3 +360,30 @@ async function waitUntilProducers(h: Harness, realm: string, online: number): Pr
   }
   throw new Error(`producers online in ${realm} never reached ${online}`);
 }
+
+describe('revocation and reloads', () => {
+  it('keeps an admin session across a reload that drops the bootstrapped token (merged back)', async () => {
+    const h = await startAuthBroker({}, {}, { env: { TYO_MQ_ADMIN_TOKEN: 'env-admin-token' } });
+    try {
+      const admin = await loggedIn(h, { token: 'env-admin-token' });
+      h.broker.auth.replace({ enabled: true, auto_admin_token: false }, 'file');
+      await new Promise((r) => setTimeout(r, 200));
+      expect(admin.connected).toBe(true);
+      expect(h.broker.auth.adminTokens()).toHaveLength(1);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it('disconnects sessions admitted while auth was off when auth is switched on', async () => {
+    const h = await startAuthBroker({ enabled: false });
+    try {
+      const open = await h.connect();
+      const gone = waitForServerDisconnect(open, 1_000);
+      h.broker.auth.replace({ enabled: true, auto_admin_token: false }, 'file');
+      await gone;
+    } finally {
+      await h.close();
+    }
+  });
+});

@@ -190,3 +190,18 @@ describe('implicit admission (§3.4)', () => {
     expect(d.connected).toBe(true);
   });
 });
+
+describe('realm names from clients (§18 item 10)', () => {
+  const ctx = useAuthBroker({});
+
+  it('refuses prototype keys and over-long realm names as an invalid payload', async () => {
+    for (const realm of ['__proto__', 'constructor', 'x'.repeat(257)]) {
+      const s = await ctx.h.connect();
+      expect(await authenticate(s, { realm, role: 'consumer' })).toEqual({
+        event: 'AUTH_FAIL',
+        code: 401,
+        message: 'Invalid authentication payload',
+      });
+    }
+  });
+});

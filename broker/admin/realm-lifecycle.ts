@@ -40,6 +40,8 @@ export class RealmLifecycle {
   private timer: NodeJS.Timeout | null = null;
   private interval: NodeJS.Timeout | null = null;
   private unsubscribe: (() => void) | null = null;
+  /** Realms whose disposal failed: left to the 60 s sweep, so the timer cannot spin on them. */
+  private readonly failed = new Set<string>();
 
   constructor(private readonly deps: LifecycleDeps) {}
 
@@ -74,6 +76,7 @@ export class RealmLifecycle {
         expired.push(name);
       }
     }
+    const disposed: string[] = [];
     for (const realm of expired) {
       try {
         const bound = this.socketsOf(realm);
@@ -82,15 +85,18 @@ export class RealmLifecycle {
           return disposeRealmConfig(draft, realm);
         }, 'sweep');
         const { disconnected_sockets } = this.disposeRuntime(realm, bound);
+        this.failed.delete(realm);
+        disposed.push(realm);
         this.deps.logger.info(
           { realm, removed_tokens, disconnected_sockets, reason: 'expired' },
           'ephemeral realm disposed',
         );
       } catch (err) {
+        this.failed.add(realm);
         this.deps.logger.error({ err, realm }, 'ephemeral realm disposal failed');
       }
     }
-    return expired;
+    return disposed;
   }
 
   /**
@@ -126,7 +132,8 @@ export class RealmLifecycle {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     let earliest = Infinity;
-    for (const config of Object.values(this.deps.auth.config.realms)) {
+    for (const [name, config] of Object.entries(this.deps.auth.config.realms)) {
+      if (this.failed.has(name)) continue;
       if (isEphemeral(config) && typeof config.expires_at === 'number') {
         earliest = Math.min(earliest, config.expires_at);
       }

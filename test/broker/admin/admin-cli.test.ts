@@ -85,6 +85,32 @@ describe('switchboard-admin', () => {
     expect(JSON.parse(r.out.at(-1)!).stats.realms.default.queued).toBe(1_200);
   });
 
+  it('request → next → approve, then revoke by realm + client id', async () => {
+    const r = runner({ TYO_MQ_ADMIN_TOKEN: ADMIN_TOKEN });
+    const url = ['--url', ctx.h.url, '--json'];
+    expect(
+      await runner({}).run(
+        ...url,
+        'request',
+        '--realm',
+        'default',
+        '--role',
+        'consumer',
+        '--client-id',
+        'agent-1',
+      ),
+    ).toBe(0);
+    expect(await r.run(...url, 'next')).toBe(0);
+    const pending = JSON.parse(r.out.at(-1)!).request;
+    expect(pending).toMatchObject({ realm: 'default', client_id: 'agent-1', status: 'pending' });
+    expect(JSON.stringify(pending)).not.toContain('client_token"');
+    expect(await r.run(...url, 'approve', pending.request_id, '--role', 'consumer')).toBe(0);
+    expect(JSON.parse(r.out.at(-1)!).request.status).toBe('approved');
+    expect(await r.run(...url, 'revoke', '--realm', 'default', '--client-id', 'agent-1')).toBe(0);
+    expect(JSON.parse(r.out.at(-1)!).revoked).toHaveLength(1);
+    expect(await r.run(...url, 'approve', pending.request_id)).toBe(AdminExitCode.REFUSED);
+  });
+
   it('the bin runs the CLI exactly once', () => {
     const bin = new URL('../../../bin/switchboard-admin.mjs', import.meta.url);
     const out = execFileSync(process.execPath, [bin.pathname, '--help'], { encoding: 'utf8' });

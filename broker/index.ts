@@ -6,18 +6,19 @@
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
-import type { Server as HttpServer } from 'node:http';
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
 import { parseTtlSeconds } from '../shared/duration';
 import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
 import { bootstrapAdminToken } from './auth/admin-bootstrap';
-import { AuthState } from './auth/auth-state';
+import type { AuthState } from './auth/auth-state';
 import { requireAdminBearer } from './auth/http-bearer';
 import { AuthorizationRequests, DEFAULT_REQUEST_TTL_MS } from './auth/authorization-requests';
-import { MemoryNonceStore, type NonceStore } from './auth/nonce-store';
+import type { NonceStore } from './auth/nonce-store';
 import { watchRevocations } from './auth/session-revocation';
 import { TokenValidator } from './auth/token-validator';
+import { createManagement } from './admin/create-management';
 import { createSettingsRuntime } from './config/settings-runtime';
 import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
@@ -29,6 +30,7 @@ import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
+import { createRealmProvisioning } from './http/realm-provisioning';
 import { createLogger, type Logger } from './logging/logger';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
@@ -284,6 +286,25 @@ export function createBroker(
     tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
     nodeId: settings.node_id ?? null,
   });
+  /** DLQ replay (`spec/protocol-core.md` §10.5): re-queued, counted, then nudged to a live consumer. */
+  const replayDlq = async (msgId: string, realm?: string): Promise<StoredEntry | null> => {
+    const entry = await store.replayDlq(msgId, realm);
+    if (!entry) return null;
+    ledger.added(entry.realm, entry.event, entry.consumer);
+    metrics.messageQueued(entry.realm);
+    const registry = realms.get(entry.realm);
+    for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
+      if (
+        record.consumerId === entry.consumer &&
+        registry!.consumers.get(record.consumer)?.online
+      ) {
+        replayer
+          .replay(registry!, record)
+          .catch((err: unknown) => logger.error({ err, id: msgId }, 'DLQ replay failed'));
+      }
+    }
+    return entry;
+  };
   const ctx: HandlerContext = {
     get settings() {
       return live.current;
@@ -307,6 +328,20 @@ export function createBroker(
     persistence,
     metrics,
     logger,
+    management: createManagement({
+      settings: () => live.current,
+      auth,
+      realms,
+      store,
+      replayer,
+      logger,
+      metrics,
+      sockets: () => io.of('/').sockets.values(),
+      getStats: () => getStats(),
+      purgeRequests: (realm) => authRequests.dropRealm(realm),
+      reloadSettings: () => runtime.reload(),
+      replayDlq,
+    }),
     pingIntervalMs: settings.ping_interval,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
@@ -348,7 +383,7 @@ export function createBroker(
     uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
     node_id: live.current.node_id ?? null,
   });
-  const httpApi = requireAdminBearer(
+  const adminApi = requireAdminBearer(
     createHttpApi({
       settings: () => live.current,
       health,
@@ -361,6 +396,9 @@ export function createBroker(
     auth,
     () => live.current,
   );
+  const provisioning = createRealmProvisioning({ settings: () => live.current, auth, logger });
+  const httpApi = (req: IncomingMessage, res: ServerResponse): boolean =>
+    provisioning(req, res) || adminApi(req, res);
 
   const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
   const stopSweep = settings.idle_eviction.enabled
@@ -397,6 +435,7 @@ export function createBroker(
     async close() {
       stopSweep();
       stopRevocations();
+      ctx.management.lifecycle.stop();
       acks.close();
       ledger.close();
       expiry.stop();
@@ -429,23 +468,7 @@ export function createBroker(
       connectionsCurrent: connectionsCurrent(),
     }),
     store,
-    async replayDlq(msgId, realm) {
-      const entry = await store.replayDlq(msgId, realm);
-      if (!entry) return null;
-      ledger.added(entry.realm, entry.event, entry.consumer);
-      const registry = realms.get(entry.realm);
-      for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
-        if (
-          record.consumerId === entry.consumer &&
-          registry!.consumers.get(record.consumer)?.online
-        ) {
-          replayer
-            .replay(registry!, record)
-            .catch((err: unknown) => logger.error({ err, id: msgId }, 'DLQ replay failed'));
-        }
-      }
-      return entry;
-    },
+    replayDlq,
     reloadSettings: () => runtime.reload(),
     backupAuthStore: (dest) => runtime.backupAuthStore(dest),
   };

@@ -26,6 +26,8 @@ export const ClientEvent = {
   AUTHORIZATION_NEXT: 'AUTHORIZATION_NEXT',
   /** Proof-gated: approve or reject an authorization request (§7.3). */
   AUTHORIZATION_DECIDE: 'AUTHORIZATION_DECIDE',
+  /** Signed management command (`spec/protocol-admin.md` §8); proof-gated, not socket-gated. */
+  AUTH_MANAGEMENT_COMMAND: 'AUTH_MANAGEMENT_COMMAND',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -47,6 +49,10 @@ export const ServerEvent = {
   /** Pushed to the requesting socket when its request is decided (§7.3). */
   AUTHORIZATION_APPROVED: 'AUTHORIZATION_APPROVED',
   AUTHORIZATION_REJECTED: 'AUTHORIZATION_REJECTED',
+  /** Reply to `AUTH_MANAGEMENT_COMMAND` without an ack (`spec/protocol-admin.md` §8.1). */
+  AUTH_MANAGEMENT_RESULT: 'AUTH_MANAGEMENT_RESULT',
+  /** Failure reply to `AUTH_MANAGEMENT_COMMAND` without an ack (§8.1 quirk). */
+  AUTH_MANAGEMENT_FAIL: 'AUTH_MANAGEMENT_FAIL',
 } as const;
 export type ServerEventName = (typeof ServerEvent)[keyof typeof ServerEvent];
 
@@ -156,6 +162,10 @@ export interface DeliveryEnvelope {
   msgId?: string;
   msg_id?: string;
   delivery_attempt?: number;
+  /** Switchboard: how many times this message was replayed from the DLQ (docs/management.md). */
+  replay_count?: number;
+  /** Switchboard: ISO time this message was first dead-lettered (kept across replays). */
+  first_dead_lettered_at?: string;
 }
 
 /** One frame of a chunked delivery (§14.2). */
@@ -188,6 +198,13 @@ export type AckReply = { ok: true; msgId: string } | { ok: false; code: number; 
 type Ack<T> = (reply: T) => void;
 
 /**
+ * Reply of a management command (`spec/protocol-admin.md` §8.1): `{ok:true, …result}` or the
+ * protocol's error shape `{ok:false, code, message}` (HTTP-ish codes 400–501).
+ */
+export type ManagementReply =
+  ({ ok: true } & Record<string, unknown>) | { ok: false; code: number; message: string };
+
+/**
  * Client → server event map for socket.io's typed `Server`/`Socket` (§3). Payloads are
  * `unknown` on purpose: every one is validated by the broker before use (§19).
  */
@@ -207,6 +224,7 @@ export interface ClientToServerEvents {
   AUTHORIZATION_REQUEST: (payload: unknown, ack?: Ack<unknown>) => void;
   AUTHORIZATION_NEXT: (payload: unknown, ack?: Ack<unknown>) => void;
   AUTHORIZATION_DECIDE: (payload: unknown, ack?: Ack<unknown>) => void;
+  AUTH_MANAGEMENT_COMMAND: (envelope: unknown, ack?: Ack<ManagementReply>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */
@@ -225,6 +243,8 @@ export interface ServerToClientEvents {
   AUTHORIZATION_FAIL: (payload: AdminFailure) => void;
   AUTHORIZATION_APPROVED: (payload: { request_id: string; realm: string; role: string }) => void;
   AUTHORIZATION_REJECTED: (payload: { request_id: string; reason: string | null }) => void;
+  AUTH_MANAGEMENT_RESULT: (reply: ManagementReply) => void;
+  AUTH_MANAGEMENT_FAIL: (reply: ManagementReply) => void;
   [composed: `CONSUME-${string}`]: (envelope: DeliveryEnvelope) => void;
   [volatileExtra: `${string}-TM-ALL-CONSUME`]: (envelope: DeliveryEnvelope) => void;
   [notification: `SUBSCRIBE-TO-${string}`]: (payload: SubscribeToNotice) => void;

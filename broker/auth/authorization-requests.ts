@@ -221,4 +221,15 @@ export class AuthorizationRequests {
   prune(now: number = Date.now()): void {
     for (const [id, r] of this.byId) if (r.expiresAt <= now) this.byId.delete(id);
   }
+
+  /** Drops every request of a disposed realm (§9.4 note); returns how many were pending. */
+  dropRealm(realm: string): number {
+    let pending = 0;
+    for (const [id, r] of this.byId) {
+      if (r.realm !== realm) continue;
+      if (r.status === 'pending') pending++;
+      this.byId.delete(id);
+    }
+    return pending;
+  }
 }

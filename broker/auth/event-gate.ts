@@ -28,6 +28,7 @@ export const EVENT_GATES = {
   [ClientEvent.AUTHORIZATION_REQUEST]: 'none',
   [ClientEvent.AUTHORIZATION_NEXT]: 'none',
   [ClientEvent.AUTHORIZATION_DECIDE]: 'none',
+  [ClientEvent.AUTH_MANAGEMENT_COMMAND]: 'none',
   [ClientEvent.CONSUMER]: 'consumer',
   [ClientEvent.SUBSCRIBE]: 'consumer',
   [ClientEvent.UNSUBSCRIBE]: 'consumer',

@@ -254,6 +254,12 @@ export const SettingsSchema = z
     /** Seconds; TTL of stored copies without one (§9.3). Default 86,400. */
     default_ttl: z.number().nonnegative().optional(),
     limits: LimitsSchema.optional(),
+    /**
+     * Allows `set_persistence` with `storage: "custom"` (a module path loaded on the server —
+     * code execution for whoever holds the admin token; `spec/protocol-admin.md` §8.4 note).
+     * Default false: refused with 403.
+     */
+    allow_custom_storage: z.boolean().default(false),
     cluster: z.unknown().optional(),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),

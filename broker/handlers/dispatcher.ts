@@ -43,6 +43,7 @@ import { handleProduceChunk } from './chunk-handler';
 import { handleConsumer } from './consumer-handler';
 import type { EventHandler, HandlerContext } from './handler-context';
 import { BINARY_PAYLOAD, inspectPayload, parseJsonPayload } from './payload-guard';
+import { handleManagementCommand } from './management-handler';
 import { handleProduce } from './produce-handler';
 import { handleProducer } from './producer-handler';
 import { handleDebug, handleHello, handlePing, handleQuit } from './session-handlers';
@@ -148,6 +149,21 @@ export const ROUTES = {
   [ClientEvent.HELLO]: { parseString: false, schema: HelloPayload, handler: handleHello },
   [ClientEvent.DEBUG]: { parseString: false, schema: null, handler: handleDebug },
   [ClientEvent.QUIT]: { parseString: false, schema: null, handler: handleQuit },
+  [ClientEvent.AUTH_MANAGEMENT_COMMAND]: {
+    // §1: a string payload is not parsed (it simply lacks body/proof → 401).
+    parseString: false,
+    schema: null,
+    handler: handleManagementCommand,
+    invalid: (socket, detail, _raw, ack) => {
+      const reply = {
+        ok: false as const,
+        code: 400,
+        message: `Invalid AUTH_MANAGEMENT_COMMAND: ${detail}`,
+      };
+      if (ack) ack(reply);
+      else socket.emit(ServerEvent.AUTH_MANAGEMENT_FAIL, reply);
+    },
+  },
 } satisfies Record<ClientEventName, Route>;
 
 function describe(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {

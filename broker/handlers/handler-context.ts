@@ -7,6 +7,7 @@ import type { AuthState } from '../auth/auth-state';
 import type { AuthorizationRequests } from '../auth/authorization-requests';
 import type { NonceStore } from '../auth/nonce-store';
 import type { TokenValidator } from '../auth/token-validator';
+import type { ManagementServices } from '../admin/management-commands';
 import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
@@ -49,6 +50,8 @@ export interface HandlerContext {
   readonly proofsNotBefore: number;
   /** Pending and decided authorization requests (§7). */
   readonly authRequests: AuthorizationRequests;
+  /** Management commands' services (`spec/protocol-admin.md` §8), wired by createBroker. */
+  readonly management: ManagementServices;
   /** socket.io `pingInterval` in ms, for half-open detection (Note 5.2-A). */
   readonly pingIntervalMs: number;
   /** Extra silence, beyond `pingIntervalMs`, after which a socket counts as half-open. */

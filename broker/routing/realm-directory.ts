@@ -22,6 +22,11 @@ export class RealmDirectory {
     return this.realms.values();
   }
 
+  /** Forgets a realm's whole runtime state (realm disposal, `spec/protocol-admin.md` §9.4). */
+  delete(name: string): boolean {
+    return this.realms.delete(name);
+  }
+
   /** Drops a realm that holds nothing, so idle realms do not accumulate. */
   dropIfEmpty(name: string): void {
     if (this.realms.get(name)?.isEmpty) this.realms.delete(name);

@@ -9,6 +9,7 @@ import {
   expiresAt,
   isExpired,
   newMessageId,
+  replayedEnvelope,
   type DlqEntry,
   type EnqueueInput,
   type MessageStore,
@@ -116,7 +117,7 @@ export class MemoryStore implements MessageStore {
     await this.enqueue(entry.realm, entry.event, {
       id: entry.id,
       consumer: entry.consumer,
-      payload: entry.message,
+      payload: replayedEnvelope(entry.message, entry.dead_lettered_at),
       producer: entry.producer,
     });
     const requeued = this.byId.get(entry.id);

@@ -164,3 +164,19 @@ export function expiresAt(ttl: number | null | undefined, defaultTtl: number, no
 export function isExpired(expires: number | null, now: number): boolean {
   return expires !== null && expires <= now;
 }
+
+/**
+ * The envelope a DLQ replay re-queues (Switchboard extension, docs/management.md): the stored
+ * envelope with `replay_count` incremented and `first_dead_lettered_at` set on the first replay
+ * and kept afterwards. Both stores apply it inside the replay's one transaction.
+ */
+export function replayedEnvelope(
+  message: DeliveryEnvelope,
+  deadLetteredAt: string,
+): DeliveryEnvelope {
+  return {
+    ...message,
+    replay_count: (typeof message.replay_count === 'number' ? message.replay_count : 0) + 1,
+    first_dead_lettered_at: message.first_dead_lettered_at ?? deadLetteredAt,
+  };
+}

@@ -4,7 +4,13 @@
  */
 import type { Database, Statement } from 'better-sqlite3';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
-import type { DlqEntry, PersistedSubscription, QueueCount, StoredEntry } from './message-store';
+import {
+  replayedEnvelope,
+  type DlqEntry,
+  type PersistedSubscription,
+  type QueueCount,
+  type StoredEntry,
+} from './message-store';
 
 /** A `messages` row as stored: the envelope is JSON text. */
 export interface Row {
@@ -199,7 +205,12 @@ export class SqliteStatements {
       realm: row.realm,
       event: row.event,
       consumer: row.consumer,
-      payload: row.payload,
+      payload: JSON.stringify(
+        replayedEnvelope(
+          JSON.parse(row.payload) as DeliveryEnvelope,
+          row.dead_lettered_at ?? new Date(now).toISOString(),
+        ),
+      ),
       producer: row.producer,
       created_at: new Date(now).toISOString(),
       expires_at: expires,

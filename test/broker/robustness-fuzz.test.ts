@@ -32,6 +32,7 @@ const ALLOWED_REPLIES: string[] = [
   ServerEvent.ACK_FAIL,
   ServerEvent.AUTHORIZATION_REQUEST_FAIL,
   ServerEvent.AUTHORIZATION_FAIL,
+  ServerEvent.AUTH_MANAGEMENT_FAIL,
 ];
 
 /** §4: an ERROR is `{message, code}` or one of the reference's bare strings. */

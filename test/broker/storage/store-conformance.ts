@@ -234,6 +234,28 @@ export function runStoreConformance(factory: StoreFactory): void {
       ]);
     });
 
+    it('marks replayed envelopes with a replay count and the first dead-letter time', async () => {
+      const a = await store.enqueue('default', 'fleet-job', {
+        consumer: 'w1',
+        payload: env('a'),
+        producer: 'fleet',
+      });
+      await store.deadLetter(a, 'first');
+      const firstAt = (await store.listDlq('default'))[0]!.dead_lettered_at;
+      const once = await store.replayDlq(a);
+      expect(once?.message).toMatchObject({
+        message: 'a',
+        replay_count: 1,
+        first_dead_lettered_at: firstAt,
+      });
+      await sleep(5);
+      await store.deadLetter(a, 'second');
+      const twice = await store.replayDlq(a);
+      expect(twice?.message).toMatchObject({ replay_count: 2, first_dead_lettered_at: firstAt });
+      const [stored] = await store.dequeue('default', 'fleet-job', 'w1');
+      expect(stored?.message).toMatchObject({ replay_count: 2, first_dead_lettered_at: firstAt });
+    });
+
     it('counts and purges per realm', async () => {
       for (let i = 0; i < 3; i++)
         await store.enqueue('a', 'k', { consumer: 'c', payload: env(i), producer: 'p' });

@@ -1,0 +1,361 @@
+/**
+ * The sub-commands of `switchboard-admin`: each turns its arguments into signed management
+ * commands (`spec/protocol-admin.md` §7, §8) and renders the reply.
+ */
+import { randomBytes } from 'node:crypto';
+import { SignedAction } from '../../shared/admin-signature';
+import type { AdminConnection, Reply } from './connection';
+import type { Credential } from './credentials';
+import { table, when } from './format';
+
+/** Wrong usage (exit code 2). */
+export class UsageError extends Error {}
+/** The broker refused (exit code 1); carries its reply. */
+export class RefusedError extends Error {
+  constructor(readonly reply: Reply) {
+    super(`${reply.code ?? '?'} ${reply.message ?? 'refused'}`);
+  }
+}
+
+export interface CliContext {
+  conn: AdminConnection;
+  credential: Credential;
+  json: boolean;
+  /** Parsed option values (`--realm`, `--ttl`, …). */
+  opts: Record<string, string | boolean | undefined>;
+  out(text: string): void;
+  /** Progress lines (stderr). */
+  progress(text: string): void;
+}
+
+/** Ids sent per bulk command (the broker accepts up to 5,000). */
+export const BULK_BATCH = 500;
+
+const hex32 = () => randomBytes(32).toString('hex');
+
+function ensure(reply: Reply): Reply {
+  if (!reply.ok) throw new RefusedError(reply);
+  return reply;
+}
+
+async function run(
+  c: CliContext,
+  body: Record<string, unknown>,
+  timeoutMs?: number,
+): Promise<Reply> {
+  return ensure(await c.conn.command(c.credential.secret, body, timeoutMs));
+}
+
+function need(value: string | undefined, what: string): string {
+  if (!value) throw new UsageError(`${what} is required`);
+  return value;
+}
+
+function str(c: CliContext, name: string): string | undefined {
+  const v = c.opts[name];
+  return typeof v === 'string' ? v : undefined;
+}
+
+function print(c: CliContext, reply: Reply, human: () => string): void {
+  c.out(c.json ? JSON.stringify(reply, null, 2) : human());
+}
+
+function requestRows(request: Record<string, unknown> | null): string {
+  if (!request) return 'no pending request';
+  return table(
+    ['field', 'value'],
+    Object.entries(request).map(([k, v]) => [
+      k,
+      typeof v === 'object' && v !== null ? JSON.stringify(v) : v,
+    ]),
+  );
+}
+
+export async function request(c: CliContext): Promise<void> {
+  const clientToken = hex32();
+  const clientId = str(c, 'client-id') ?? `client-${randomBytes(6).toString('hex')}`;
+  const reply = ensure(
+    await c.conn.request({
+      realm: need(str(c, 'realm'), '--realm'),
+      role: str(c, 'role') ?? 'both',
+      client_id: clientId,
+      client_name: str(c, 'client-name') ?? clientId,
+      client_token: clientToken,
+    }),
+  );
+  // The client token is this client's future credential: shown once, here.
+  const result = { ...reply, client_id: clientId, client_token: clientToken };
+  print(
+    c,
+    result,
+    () =>
+      `request ${String(reply.request_id)} ${String(reply.status)}\nclient_id    ${clientId}\nclient_token ${clientToken}  (shown once)`,
+  );
+}
+
+export async function next(c: CliContext): Promise<void> {
+  const realm = str(c, 'realm');
+  if (c.credential.kind === 'realm' && !realm)
+    throw new UsageError('--realm is required with a realm manager key');
+  const reply = ensure(
+    await c.conn.signed(
+      SignedAction.AUTHORIZATION_NEXT,
+      c.credential.secret,
+      realm ? { realm } : {},
+    ),
+  );
+  print(c, reply, () => requestRows(reply.request as Record<string, unknown> | null));
+}
+
+export async function decide(
+  c: CliContext,
+  id: string | undefined,
+  approved: boolean,
+): Promise<void> {
+  const body: Record<string, unknown> = { request_id: need(id, 'request id'), approved };
+  if (approved) body.role = str(c, 'role') ?? 'both';
+  else body.reason = str(c, 'reason') ?? null;
+  const reply = ensure(
+    await c.conn.signed(SignedAction.AUTHORIZATION_DECIDE, c.credential.secret, body),
+  );
+  print(c, reply, () => requestRows(reply.request as Record<string, unknown>));
+}
+
+export async function revoke(c: CliContext): Promise<void> {
+  const body: Record<string, unknown> = { command: 'revoke_token' };
+  const hash = str(c, 'hash');
+  if (hash) body.token_hash = hash;
+  else {
+    body.realm = need(str(c, 'realm'), '--hash, or --realm with --client-id,');
+    body.client_id = need(str(c, 'client-id'), '--client-id');
+  }
+  const reply = await run(c, body);
+  const revoked = (reply.revoked as Array<Record<string, unknown>>) ?? [];
+  print(c, reply, () =>
+    table(
+      ['realm', 'role', 'client_id', 'client_name', 'token_hash'],
+      revoked.map((r) => [r.realm, r.role, r.client_id, r.client_name, r.token_hash]),
+    ),
+  );
+}
+
+function realmTable(settings: Record<string, unknown>): string {
+  const realms = (settings.realms ?? {}) as Record<string, Record<string, unknown>>;
+  return table(
+    ['realm', 'auth', 'manager key', 'psk', 'acceptance', 'lifetime', 'expires_at'],
+    Object.keys(realms)
+      .sort()
+      .map((name) => {
+        const r = realms[name]!;
+        return [
+          name,
+          r.required === false ? 'open' : 'required',
+          r.manager_key_configured ? 'yes' : 'no',
+          r.key_configured ? 'yes' : 'no',
+          r.require_acceptance === undefined
+            ? 'default'
+            : r.require_acceptance
+              ? 'required'
+              : 'waived',
+          r.ephemeral || r.temporary ? 'ephemeral' : 'permanent',
+          when(r.expires_at),
+        ];
+      }),
+  );
+}
+
+/** `realm list|add|remove|key|manager-key|acceptance|lifetime`. */
+export async function realm(
+  c: CliContext,
+  action: string | undefined,
+  name: string | undefined,
+  arg?: string,
+): Promise<void> {
+  const show = (reply: Reply) =>
+    print(c, reply, () => realmTable(reply.settings as Record<string, unknown>));
+  switch (action) {
+    case 'list':
+      return show(await run(c, { command: 'get' }));
+    case 'add': {
+      const body: Record<string, unknown> = {
+        command: 'add_realm',
+        realm: need(name, 'realm name'),
+        required: !c.opts.open,
+      };
+      if (c.opts.ephemeral) body.ephemeral = true;
+      if (str(c, 'ttl')) body.ttl = str(c, 'ttl');
+      return show(await run(c, body));
+    }
+    case 'remove': {
+      if (!c.opts.yes)
+        throw new UsageError('removing a realm disposes of everything in it: add --yes');
+      const reply = await run(c, { command: 'remove_realm', realm: need(name, 'realm name') });
+      return print(
+        c,
+        reply,
+        () =>
+          `removed ${name}: ${String(reply.removed_tokens)} token(s), ${String(reply.disconnected_sockets)} socket(s) disconnected`,
+      );
+    }
+    case 'key':
+    case 'manager-key': {
+      const clear = Boolean(c.opts.clear);
+      const secret = clear ? null : hex32();
+      const body: Record<string, unknown> =
+        action === 'key'
+          ? { command: 'set_realm_key', realm: need(name, 'realm name'), key: secret }
+          : {
+              command: 'set_realm_manager_key',
+              realm: need(name, 'realm name'),
+              manager_key: secret,
+            };
+      if (action === 'key' && typeof c.opts['require-key'] === 'boolean')
+        body.require_key = c.opts['require-key'];
+      const reply = await run(c, body);
+      const shown = secret ? { ...reply, generated: secret } : reply;
+      return print(c, shown, () =>
+        secret
+          ? `${action} of ${name} set: ${secret}  (shown once)`
+          : `${action} of ${name} cleared`,
+      );
+    }
+    case 'acceptance': {
+      if (arg !== 'on' && arg !== 'off') throw new UsageError('realm acceptance <name> on|off');
+      return show(
+        await run(c, {
+          command: 'set_realm_acceptance',
+          realm: need(name, 'realm name'),
+          required: arg === 'on',
+        }),
+      );
+    }
+    case 'lifetime': {
+      const body: Record<string, unknown> = {
+        command: 'set_realm_lifetime',
+        realm: need(name, 'realm name'),
+      };
+      if (c.opts.permanent) body.ephemeral = false;
+      else body.ttl = need(str(c, 'ttl'), '--ttl (or --permanent)');
+      return show(await run(c, body));
+    }
+    default:
+      throw new UsageError('realm list|add|remove|key|manager-key|acceptance|lifetime');
+  }
+}
+
+function dlqFilter(c: CliContext): Record<string, unknown> {
+  const f: Record<string, unknown> = {};
+  for (const k of ['realm', 'consumer', 'event']) if (str(c, k)) f[k] = str(c, k);
+  return f;
+}
+
+/** Every DLQ id matching the filter, read page by page. */
+async function allIds(c: CliContext): Promise<string[]> {
+  const ids: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page: Reply = await run(c, {
+      command: 'dlq_list',
+      ...dlqFilter(c),
+      limit: 1_000,
+      ...(cursor ? { cursor } : {}),
+    });
+    ids.push(...(page.entries as Array<{ id: string }>).map((e) => e.id));
+    cursor = (page.next_cursor as string | null | undefined) ?? null;
+  } while (cursor);
+  return ids;
+}
+
+/** `dlq list|replay|discard`. Bulk operations go in batches with a progress line. */
+export async function dlq(c: CliContext, action: string | undefined, ids: string[]): Promise<void> {
+  if (action === 'list') {
+    const body: Record<string, unknown> = { command: 'dlq_list', ...dlqFilter(c) };
+    if (str(c, 'limit')) body.limit = Number(str(c, 'limit'));
+    const reply = await run(c, body);
+    const entries = reply.entries as Array<Record<string, unknown>>;
+    return print(c, reply, () =>
+      table(
+        ['id', 'realm', 'event', 'consumer', 'reason', 'dead_lettered_at'],
+        entries.map((e) => [e.id, e.realm, e.event, e.consumer, e.reason, e.dead_lettered_at]),
+      ),
+    );
+  }
+  if (action !== 'replay' && action !== 'discard') throw new UsageError('dlq list|replay|discard');
+  if (action === 'discard' && c.opts.all && !c.opts.yes)
+    throw new UsageError('discarding every entry: add --yes');
+  const targets = c.opts.all ? await allIds(c) : ids;
+  if (targets.length === 0)
+    throw new UsageError(
+      c.opts.all ? 'the DLQ has no matching entries' : 'message id(s) or --all required',
+    );
+  const command = action === 'replay' ? 'dlq_replay' : 'dlq_discard';
+  let done = 0;
+  const missing: string[] = [];
+  for (let i = 0; i < targets.length; i += BULK_BATCH) {
+    const batch = targets.slice(i, i + BULK_BATCH);
+    const reply = await run(
+      c,
+      { command, ids: batch, ...(str(c, 'realm') ? { realm: str(c, 'realm') } : {}) },
+      120_000,
+    );
+    done += batch.length - (reply.not_found as string[]).length;
+    missing.push(...(reply.not_found as string[]));
+    c.progress(
+      `${action === 'replay' ? 'replayed' : 'discarded'} ${done}/${targets.length}${missing.length ? ` (${missing.length} not found)` : ''}`,
+    );
+  }
+  const summary = {
+    ok: true,
+    [action === 'replay' ? 'replayed' : 'discarded']: done,
+    not_found: missing,
+  };
+  print(
+    c,
+    summary as Reply,
+    () =>
+      `${action === 'replay' ? 'replayed' : 'discarded'} ${done} of ${targets.length}${missing.length ? `; not found: ${missing.join(', ')}` : ''}`,
+  );
+}
+
+export async function stats(c: CliContext): Promise<void> {
+  const reply = await run(c, { command: 'stats' });
+  type Count = { total: number; online: number };
+  type RealmRow = {
+    producers: Count;
+    consumers: Count;
+    subscriptions: number;
+    queued?: number;
+    dlq?: number;
+    durable_subscriptions?: Array<Record<string, unknown>>;
+  };
+  const s = reply.stats as { realms: Record<string, RealmRow>; connections_current: number };
+  print(
+    c,
+    reply,
+    () =>
+      `${table(
+        ['realm', 'producers', 'consumers', 'subscriptions', 'queued', 'dlq', 'durable (backlog)'],
+        Object.entries(s.realms).map(([name, r]) => [
+          name,
+          `${r.producers.online}/${r.producers.total}`,
+          `${r.consumers.online}/${r.consumers.total}`,
+          r.subscriptions,
+          r.queued ?? '-',
+          r.dlq ?? '-',
+          Array.isArray(r.durable_subscriptions)
+            ? r.durable_subscriptions
+                .map(
+                  (d: Record<string, unknown>) =>
+                    `${String(d.consumer)}:${String(d.key)}(${String(d.backlog)})`,
+                )
+                .join(' ') || '-'
+            : '-',
+        ]),
+      )}\nconnections: ${s.connections_current}`,
+  );
+}
+
+export async function settings(c: CliContext): Promise<void> {
+  const reply = await run(c, { command: 'get' });
+  c.out(JSON.stringify(c.json ? reply : reply.settings, null, 2));
+}

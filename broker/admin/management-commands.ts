@@ -1,0 +1,225 @@
+/**
+ * The management command catalogue (`spec/protocol-admin.md` §8.1–§8.2): each command's
+ * privilege (A = global admin only, A/R = admin or the realm's own manager key), whether it is
+ * asynchronous (store reads; this decides the reply events of the §8.1 quirk), and how it runs.
+ *
+ * Settings commands mutate a deep copy of `auth` committed whole (AuthState.update), so a
+ * failing command changes nothing; runtime side effects (disposal, disconnects) follow commit.
+ */
+import { SwitchboardError } from '../../shared/error-catalogue';
+import type { AuthState } from '../auth/auth-state';
+import type { AuthConfig } from '../auth/auth-schema';
+import type { Logger } from '../logging/logger';
+import { CommandError, type CommandBody, type ManagerScope } from './command-types';
+import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
+import { setExternalAuth } from './external-auth-commands';
+import { setPersistence } from './persistence-commands';
+import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
+import * as realmCommands from './realm-commands';
+import type { RealmLifecycle } from './realm-lifecycle';
+import type { AdminStats } from './stats-command';
+import * as tokenCommands from './token-commands';
+
+/** What the commands act on; wired once by the broker's composition root. */
+export interface ManagementServices extends DlqServices {
+  readonly auth: AuthState;
+  readonly lifecycle: RealmLifecycle;
+  readonly logger: Logger;
+  /** Current `{storage, storage_options}` (§8.4 `persistence`). */
+  persistence(): PersistenceView;
+  /** Applies a validated `set_persistence`; may throw (→ 400 with its message). */
+  setPersistence(view: PersistenceView): void;
+  /** The configured `namespaces` settings block (§16), for the public view. */
+  namespaces(): unknown;
+  /** Top-level settings key `allow_custom_storage` (§8.4 note). */
+  allowCustomStorage(): boolean;
+  stats(): Promise<AdminStats>;
+  /** Re-read (merge) of the watched settings file; absent when no file is watched. */
+  reloadSettings?: () => unknown;
+  now?: () => number;
+}
+
+export type Result = { ok: true } & Record<string, unknown>;
+type Extras = Record<string, unknown>;
+
+export interface CommandSpec {
+  readonly privilege: 'A' | 'A/R';
+  /**
+   * A store command (`stats`, `dlq_*`): without an ack its failures go to AUTH_MANAGEMENT_FAIL;
+   * settings commands answer AUTH_MANAGEMENT_RESULT even when `ok` is false (§8.1 quirk).
+   */
+  readonly async: boolean;
+  run(
+    services: ManagementServices,
+    body: CommandBody,
+    scope: ManagerScope,
+  ): Result | Promise<Result>;
+}
+
+/** The four commands a realm manager key may run (§6.5). */
+export const REALM_SCOPABLE = new Set([
+  'set_realm_lifetime',
+  'set_realm_key',
+  'set_realm_acceptance',
+  'set_realm_e2ee',
+]);
+
+/** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
+export function settingsReply(
+  services: ManagementServices,
+  scope: ManagerScope,
+  extras: Extras = {},
+): Result {
+  const auth = services.auth.config;
+  if (scope.kind === 'realm') {
+    return {
+      ok: true,
+      realm: scope.realm,
+      settings: realmScopedSettings(auth, scope.realm),
+      ...extras,
+    };
+  }
+  return {
+    ok: true,
+    settings: publicSettings(auth, services.persistence(), services.namespaces()),
+    ...extras,
+  };
+}
+
+/** Runs a mutation on a draft `auth`; an invalid result is a 400, nothing is committed. */
+function mutate<R>(services: ManagementServices, fn: (draft: AuthConfig) => R): R {
+  try {
+    return services.auth.update(fn, 'command');
+  } catch (err) {
+    if (err instanceof SwitchboardError && err.code === 'SWB_ERR_VALIDATION') {
+      throw new CommandError(400, err.message);
+    }
+    throw err;
+  }
+}
+
+const now = (s: ManagementServices) => (s.now ?? Date.now)();
+
+/** A synchronous settings command built from a pure draft mutation. */
+function settingsCommand(
+  privilege: 'A' | 'A/R',
+  fn: (draft: AuthConfig, body: CommandBody, scope: ManagerScope, at: number) => Extras | void,
+): CommandSpec {
+  return {
+    privilege,
+    async: false,
+    run(services, body, scope) {
+      const extras = mutate(services, (draft) => fn(draft, body, scope, now(services))) ?? {};
+      return settingsReply(services, scope, extras);
+    },
+  };
+}
+
+export const COMMANDS: Record<string, CommandSpec> = {
+  get: { privilege: 'A', async: false, run: (s, _b, scope) => settingsReply(s, scope) },
+  reload_settings: {
+    privilege: 'A',
+    // Settings-command reply events (§8.1), though the file read may be asynchronous.
+    async: false,
+    async run(services, _body, scope) {
+      if (!services.reloadSettings) {
+        throw new CommandError(400, 'No settings file is being watched');
+      }
+      try {
+        await services.reloadSettings();
+      } catch (err) {
+        throw new CommandError(500, `Settings reload failed: ${(err as Error).message}`);
+      }
+      return settingsReply(services, scope);
+    },
+  },
+  set_global_auth: settingsCommand('A', (d, b) => tokenCommands.setGlobalAuth(d, b)),
+  set_persistence: {
+    privilege: 'A',
+    async: false,
+    run(services, body, scope) {
+      const view = setPersistence(body, services.allowCustomStorage());
+      try {
+        services.setPersistence(view);
+      } catch (err) {
+        throw new CommandError(400, (err as Error).message);
+      }
+      return settingsReply(services, scope);
+    },
+  },
+  add_realm: settingsCommand('A', (d, b, _s, at) => {
+    realmCommands.addRealm(d, b, at);
+  }),
+  rename_realm: {
+    privilege: 'A',
+    async: false,
+    run(services, body, scope) {
+      const from = typeof body.from === 'string' ? body.from : '';
+      const bound = from ? services.lifecycle.socketsOf(from) : [];
+      const { renamedFrom } = mutate(services, (d) => realmCommands.renameRealm(d, body));
+      // §8.4 note (harden): sockets bound to the old name are disconnected; they re-authenticate.
+      const sockets = new Set([...bound, ...services.lifecycle.socketsOf(renamedFrom!)]);
+      for (const socket of sockets) socket.disconnect(true);
+      const disconnected = sockets.size;
+      return settingsReply(services, scope, { disconnected_sockets: disconnected });
+    },
+  },
+  remove_realm: {
+    privilege: 'A',
+    async: false,
+    run(services, body, scope) {
+      const named = typeof body.realm === 'string' ? body.realm : '';
+      const bound = named ? services.lifecycle.socketsOf(named) : [];
+      const outcome = mutate(services, (d) => realmCommands.removeRealm(d, body));
+      const realm = outcome.disposed!;
+      const runtime = services.lifecycle.disposeRuntime(realm, bound);
+      services.logger.info(
+        { realm, removed_tokens: outcome.removed_tokens, ...runtime, reason: 'removed' },
+        'realm disposed',
+      );
+      return settingsReply(services, scope, {
+        removed_tokens: outcome.removed_tokens,
+        disconnected_sockets: runtime.disconnected_sockets,
+      });
+    },
+  },
+  set_realm_auth: settingsCommand('A', (d, b) => {
+    realmCommands.setRealmAuth(d, b);
+  }),
+  set_realm_manager_key: settingsCommand('A', (d, b) => {
+    realmCommands.setRealmManagerKey(d, b);
+  }),
+  set_realm_key: settingsCommand('A/R', (d, b) => {
+    realmCommands.setRealmKey(d, b);
+  }),
+  set_realm_acceptance: settingsCommand('A/R', (d, b) => {
+    realmCommands.setRealmAcceptance(d, b);
+  }),
+  set_realm_e2ee: settingsCommand('A/R', (d, b) => {
+    realmCommands.setRealmE2ee(d, b);
+  }),
+  set_realm_lifetime: settingsCommand('A/R', (d, b, scope, at) => {
+    realmCommands.setRealmLifetime(d, b, scope, at);
+  }),
+  add_management_token: settingsCommand('A', (d, b) => tokenCommands.addManagementToken(d, b)),
+  revoke_management_token: settingsCommand('A', (d, b) =>
+    tokenCommands.revokeManagementToken(d, b),
+  ),
+  set_external_auth: settingsCommand('A', (d, b) => setExternalAuth(d, b)),
+  revoke_token: settingsCommand('A', (d, b) => tokenCommands.revokeToken(d, b)),
+  stats: {
+    privilege: 'A',
+    async: true,
+    run: async (services) => ({ ok: true, stats: await services.stats() }),
+  },
+  dlq_list: { privilege: 'A', async: true, run: (s, b) => dlqList(s, b) },
+  dlq_replay: { privilege: 'A', async: true, run: (s, b) => dlqReplay(s, b) },
+  dlq_discard: { privilege: 'A', async: true, run: (s, b) => dlqDiscard(s, b) },
+};
+
+/** The command of `name`, own keys only (a body's `command` is client input). */
+export function commandSpec(name: unknown): CommandSpec | undefined {
+  return typeof name === 'string' && Object.prototype.hasOwnProperty.call(COMMANDS, name)
+    ? COMMANDS[name]
+    : undefined;
+}

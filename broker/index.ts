@@ -22,6 +22,8 @@ import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
+import { LimitMetrics } from './limits/limit-metrics';
+import { LimitsService } from './limits/limits-service';
 import { createLogger, type Logger } from './logging/logger';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { sweepIdleRegistrations } from './routing/idle-eviction';
@@ -112,6 +114,9 @@ export function createBroker(
     connectionsCurrent,
   );
   const realms = new RealmDirectory();
+  // Read through ctx so hot-reloaded settings apply (re-read at most once a second, §11.1).
+  const limitMetrics = new LimitMetrics(metrics.registry);
+  const rateLimits = new LimitsService(() => ctx.settings.limits, realms, limitMetrics, logger);
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
@@ -132,7 +137,9 @@ export function createBroker(
     maxPartialPerSocket: limits.max_partial_transfers_per_socket,
     idleTimeoutMs: limits.transfer_idle_timeout_ms,
   });
-  const cap = new QueueCap(store, () => settings.limits?.max_queued_per_realm);
+  const cap = new QueueCap(store, (realm) =>
+    rateLimits.config.value('max_queued_per_realm', realm),
+  );
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
   const delivery = new Delivery(metrics, acks, store, cap, logger, (ids, event, envelope) =>
     io.local.to(ids).emit(event, envelope),
@@ -159,11 +166,14 @@ export function createBroker(
     persistence,
     metrics,
     logger,
+    limits: rateLimits,
     pingIntervalMs: PING_INTERVAL_MS,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
-  io.on('connection', (socket) => onConnection(ctx, socket));
+  io.on('connection', (socket) => {
+    if (rateLimits.admitConnection(socket)) onConnection(ctx, socket);
+  });
 
   const getStats = (): Stats => {
     const out: Stats = { realms: {}, connections_current: connectionsCurrent() };

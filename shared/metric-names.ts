@@ -14,6 +14,10 @@ export const MetricName = {
   ACK_TIMEOUT_TOTAL: 'tyo_mq_ack_timeout_total',
   RATE_LIMITED_TOTAL: 'tyo_mq_rate_limited_total',
   SSE_CONNECTIONS_TOTAL: 'tyo_mq_sse_connections_total',
+  /** Switchboard: inputs refused, by `reason` (oversize_frame, malformed, rate_limited…). */
+  REJECTED_INPUTS_TOTAL: 'tyo_mq_rejected_inputs_total',
+  /** Switchboard: plain copies not sent to a socket over its write-buffer cap, by realm. */
+  SLOW_CONSUMER_DROPS_TOTAL: 'tyo_mq_slow_consumer_drops_total',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

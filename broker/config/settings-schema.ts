@@ -8,6 +8,7 @@
  * so existing settings files load, and reported by `unsupportedKeys()`.
  */
 import { z } from 'zod';
+import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
@@ -64,14 +65,6 @@ const StorageOptionsSchema = z
   })
   .strict();
 
-/** The part of the `limits` block implemented so far (`spec/protocol-admin.md` §11). */
-const LimitsSchema = z
-  .object({
-    enabled: z.boolean().optional(),
-    max_queued_per_realm: z.number().int().positive().optional(),
-  })
-  .passthrough();
-
 /** Settings after alias folding; see `normalizeSettingsAliases`. */
 export const SettingsSchema = z
   .object({
@@ -96,6 +89,7 @@ export const SettingsSchema = z
     /** Seconds; TTL of stored copies without one (§9.3). Default 86,400. */
     default_ttl: z.number().nonnegative().optional(),
     limits: LimitsSchema.optional(),
+    back_pressure: BackPressureSchema.default(BackPressureSchema.parse({})),
     cluster: z.unknown().optional(),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),
@@ -119,7 +113,7 @@ const LATER_KEYS = [
 export function unsupportedKeys(settings: Settings): string[] {
   const keys: string[] = LATER_KEYS.filter((k) => settings[k] !== undefined);
   for (const k of Object.keys(settings.limits ?? {})) {
-    if (k !== 'enabled' && k !== 'max_queued_per_realm') keys.push(`limits.${k}`);
+    if (!(k in LimitsSchema.shape)) keys.push(`limits.${k}`);
   }
   return keys;
 }

@@ -208,8 +208,11 @@ export function dispatch(
 /** Registers every client event of `ROUTES` on a new socket. */
 export function attachHandlers(ctx: HandlerContext, socket: BrokerSocket): void {
   for (const event of Object.keys(ROUTES) as ClientEventName[]) {
-    socket.on(event, (payload: unknown, ack?: unknown) =>
-      dispatch(ctx, socket, event, payload, ack),
-    );
+    socket.on(event, (payload: unknown, ack?: unknown) => {
+      // Limits gate inbound events only (a reassembled chunk was counted chunk by chunk).
+      if (ctx.limits.admitEvent(socket, event, payload, ack)) {
+        dispatch(ctx, socket, event, payload, ack);
+      }
+    });
   }
 }

@@ -9,6 +9,7 @@ import type { ChunkAssembler } from '../delivery/chunk-assembler';
 import type { Delivery } from '../delivery/delivery';
 import type { Replayer } from '../delivery/replay';
 import type { MessageStore } from '../storage/message-store';
+import type { LimitsService } from '../limits/limits-service';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { RealmDirectory } from '../routing/realm-directory';
@@ -28,6 +29,8 @@ export interface HandlerContext {
   readonly persistence: SubscriptionPersistence;
   readonly metrics: BrokerMetrics;
   readonly logger: Logger;
+  /** Rate limits and quotas (`spec/protocol-admin.md` §11). */
+  readonly limits: LimitsService;
   /** socket.io `pingInterval` in ms, for half-open detection (Note 5.2-A). */
   readonly pingIntervalMs: number;
   /** Extra silence, beyond `pingIntervalMs`, after which a socket counts as half-open. */

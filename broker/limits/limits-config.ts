@@ -34,7 +34,8 @@ export const DEFAULT_PRE_AUTH_BYTES = 1024 * 1024;
 export const REREAD_MS = 1_000;
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isObject = (v: unknown): v is Json =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 const own = (o: Json, k: string): unknown =>
   Object.prototype.hasOwnProperty.call(o, k) ? o[k] : undefined;
 

@@ -11,7 +11,12 @@
  * `RATE_LIMITED {code: 429, reason, retry_after}` goes out at most once per second per socket;
  * `tyo_mq_rate_limited_total{reason}` counts every breach. Per-socket state goes on disconnect.
  */
-import { ClientEvent, Protocol, ServerEvent, type ClientEventName } from '../../shared/protocol-events';
+import {
+  ClientEvent,
+  Protocol,
+  ServerEvent,
+  type ClientEventName,
+} from '../../shared/protocol-events';
 import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { BrokerSocket } from '../transport/socket-types';
@@ -129,7 +134,11 @@ export class LimitsService {
     bump(this.perIp, ip, 1);
     bump(this.perRealm, realm, 1);
     socket.conn.on('packet', (packet: { type: string; data?: unknown }) => {
-      if (packet.type === 'message') this.preAuthPacket(socket, state, packet.data);
+      if (packet.type !== 'message') return;
+      const data = packet.data;
+      const bytes =
+        typeof data === 'string' ? data.length : ((data as Buffer | undefined)?.byteLength ?? 0);
+      this.preAuth(socket, state, 0, bytes);
     });
     socket.once('disconnect', () => this.release(socket.id));
     return true;
@@ -184,7 +193,7 @@ export class LimitsService {
   admitEvent(socket: BrokerSocket, event: ClientEventName, raw: unknown, ack: unknown): boolean {
     const st = this.sockets.get(socket.id);
     if (!st) return true;
-    if (st.closing) return false;
+    if (!this.preAuth(socket, st, 1, 0)) return false;
     if (!this.config.enabled) return true;
     if (st.realm !== socket.data.realm && !this.realmChanged(socket)) return false;
     let refusal: Refusal | null = null;
@@ -282,20 +291,26 @@ export class LimitsService {
     return null;
   }
 
-  /** Pre-auth budget: counts message packets of an unauthenticated socket. */
-  private preAuthPacket(socket: BrokerSocket, st: SocketState, data: unknown): void {
-    if (st.closing || (socket.data as { authenticated?: unknown }).authenticated !== false) return;
+  /**
+   * Pre-auth budget. Events are counted when dispatched (a client may pipeline events behind its
+   * `AUTHENTICATION`; those handled after it succeeded are free); bytes when the frame arrives,
+   * since that is when the broker holds them. Returns false when the budget is exhausted.
+   */
+  private preAuth(socket: BrokerSocket, st: SocketState, events: number, bytes: number): boolean {
+    if (st.closing) return false;
+    if ((socket.data as { authenticated?: unknown }).authenticated !== false) return true;
     const budget = this.config.preAuth();
-    st.preAuthEvents++;
-    st.preAuthBytes +=
-      typeof data === 'string' ? data.length : ((data as Buffer | undefined)?.byteLength ?? 0);
+    st.preAuthEvents += events;
+    st.preAuthBytes += bytes;
     let reason: LimitKey | null = null;
     if (budget.events !== undefined && st.preAuthEvents > budget.events) reason = 'pre_auth_events';
-    else if (budget.bytes !== undefined && st.preAuthBytes > budget.bytes) reason = 'pre_auth_bytes';
-    if (!reason) return;
+    else if (budget.bytes !== undefined && st.preAuthBytes > budget.bytes)
+      reason = 'pre_auth_bytes';
+    if (!reason) return true;
     this.logger.warn({ socket: socket.id, ip: st.ip, reason }, 'pre-auth budget exhausted');
     this.refuse(socket, st, { reason, retryAfter: 1 });
     this.close(socket, st);
+    return false;
   }
 
   /**

@@ -50,7 +50,7 @@ async function serve(block: unknown, authenticatedAfter?: string) {
   const client = async (): Promise<Socket> => {
     const s = connect(url, { forceNew: true, reconnection: false, transports: ['websocket'] });
     closers.unshift(() => void s.disconnect());
-    await new Promise((resolve) => s.once('connect', resolve));
+    await new Promise((resolve) => s.once('connect', () => resolve(undefined)));
     return s;
   };
   return { limits, registry, client };

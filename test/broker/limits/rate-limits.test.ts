@@ -116,7 +116,7 @@ describe('rate limits (protocol-admin §11.3)', () => {
       const extra = h.socket();
       const notice = waitFor(extra, ServerEvent.RATE_LIMITED);
       const gone = new Promise<string>((resolve) => extra.once('disconnect', resolve));
-      await new Promise((resolve) => extra.once('connect', resolve));
+      await new Promise((resolve) => extra.once('connect', () => resolve(undefined)));
       // No handlers are installed on the refused socket: PING gets no answer.
       const ping = extra.timeout(80).emitWithAck(ClientEvent.PING, {});
       await expect(ping).rejects.toThrow();

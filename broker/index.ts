@@ -22,6 +22,7 @@ import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
+import { BackPressure } from './limits/back-pressure';
 import { LimitMetrics } from './limits/limit-metrics';
 import { LimitsService } from './limits/limits-service';
 import { createLogger, type Logger } from './logging/logger';
@@ -89,6 +90,8 @@ export interface Broker {
    * entry, or null when no such DLQ entry exists (in `realm`, when given).
    */
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
+  /** Bytes queued for writing to a `/` socket (back-pressure's measure), or null if unknown. */
+  bufferedBytes(socketId: string): number | null;
 }
 
 /**
@@ -141,8 +144,15 @@ export function createBroker(
     rateLimits.config.value('max_queued_per_realm', realm),
   );
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
-  const delivery = new Delivery(metrics, acks, store, cap, logger, (ids, event, envelope) =>
-    io.local.to(ids).emit(event, envelope),
+  const backPressure = new BackPressure(() => ctx.settings.back_pressure, limitMetrics, logger);
+  const delivery = new Delivery(
+    metrics,
+    acks,
+    store,
+    cap,
+    logger,
+    (ids, event, envelope) => io.local.to(ids).emit(event, envelope),
+    backPressure,
   );
   const replayer = new Replayer(store, acks, delivery, logger);
   const router = new Router(realms, delivery);
@@ -303,6 +313,10 @@ export function createBroker(
       connectionsCurrent: connectionsCurrent(),
     }),
     store,
+    bufferedBytes(socketId) {
+      const socket = io.of('/').sockets.get(socketId);
+      return socket ? backPressure.bufferedBytes(socket) : null;
+    },
     async replayDlq(msgId, realm) {
       const entry = await store.replayDlq(msgId, realm);
       if (!entry) return null;

@@ -11,6 +11,7 @@
 import type { ErrorInfo } from '../../shared/error-catalogue';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
+import { OPEN_GATE, type SendGate } from '../limits/back-pressure';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { ProducedMessage } from '../routing/produced-message';
@@ -85,7 +86,14 @@ export class Delivery {
     private readonly cap: QueueCap,
     private readonly logger: Logger,
     private readonly broadcast: LocalBroadcast,
+    /** Back-pressure: plain copies to a socket over its write-buffer cap are dropped. */
+    private readonly gate: SendGate = OPEN_GATE,
   ) {}
+
+  /** Whether `socket` may be sent copies that would otherwise stay in the store. */
+  writable(socket: BrokerSocket): boolean {
+    return this.gate.writable(socket);
+  }
 
   /**
    * Plain live deliveries of one message on one key to several sockets (a fan-out): encoded
@@ -97,6 +105,13 @@ export class Delivery {
     eventName: `CONSUME-${string}`,
     envelope: DeliveryEnvelope,
   ): void {
+    for (let i = 0; i < sockets.length; i++) {
+      if (this.gate.admit(realm, sockets[i]!)) continue;
+      // Rare: one of them is over its cap. Those before `i` passed already.
+      sockets = sockets.filter((s, j) => j < i || (j > i && this.gate.admit(realm, s)));
+      if (sockets.length === 0) return;
+      break;
+    }
     const ids = sockets.length === 1 ? null : sockets.map((s) => s.id);
     // A socket listed twice (two consumer names on one connection) gets two copies, as one
     // per subscription record is the protocol's rule; a broadcast would send it one.
@@ -131,7 +146,8 @@ export class Delivery {
       const now = liveSocket(realm, record.consumer);
       if (outcome.ok) {
         // If the consumer left meanwhile, the copy waits in the store for its replay.
-        if (now)
+        // Over its write-buffer cap, the consumer gets the copy by replay instead.
+        if (now && this.gate.writable(now))
           this.acks.deliver(now, outcome.msgId, reliableCopy(realm, record, envelope, group));
       } else if (now) {
         this.emit(realm.name, now, consumeEvent(record.key), envelope);
@@ -147,6 +163,7 @@ export class Delivery {
     eventName: `CONSUME-${string}`,
     envelope: DeliveryEnvelope,
   ) {
+    if (!this.gate.admit(realm, socket)) return;
     emitDelivery(socket, eventName, envelope);
     this.metrics.messageDelivered(realm, envelope.event);
   }
@@ -158,6 +175,7 @@ export class Delivery {
     eventNames: readonly `CONSUME-${string}`[],
     envelope: DeliveryEnvelope,
   ): void {
+    if (!this.gate.admit(realm, socket)) return;
     for (const name of eventNames) emitDelivery(socket, name, envelope);
     this.metrics.messageDelivered(realm, envelope.event);
   }

@@ -38,7 +38,8 @@ export class Replayer {
     let sent = 0;
     for (const entry of entries) {
       const socket = liveSocket(realm, record.consumer);
-      if (!socket) break;
+      // Gone, or over its write-buffer cap: the rest waits in the store for the next replay.
+      if (!socket || !this.delivery.writable(socket)) break;
       if (record.ackRequired) {
         if (this.acks.isAwaiting(entry.id, socket.id)) continue;
         this.acks.deliver(socket, entry.id, reliableCopy(realm, record, entry.message));

@@ -18,7 +18,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout|topic|durable  run one scenario
+ *   BENCH_ONLY=fanout|topic|durable|slow  run one scenario
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_CPU_PROF_DIR=<dir>    V8 CPU profile of every server during each throughput phase,
@@ -46,6 +46,7 @@ import {
 } from './scenarios/topic-scaling';
 import type { ForkOptions, ServerKind } from './servers/server-process';
 import { runDurable, type DurableConfig } from './scenarios/durable';
+import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -219,6 +220,13 @@ async function main(): Promise<void> {
     only && only !== 'durable'
       ? null
       : await runDurable(durableConfig, fork, (line) => log(`durable ${line}`), errors);
+  // Slow consumer (BENCH_ONLY=slow): broker RSS and healthy latency while one consumer never reads.
+  const slowConsumer =
+    only && only !== 'slow'
+      ? null
+      : await runSlowConsumer(slowConsumerConfig(quick), fork, (l) => log(`slow ${l}`)).catch(
+          (err: unknown) => (errors.push(`slow consumer: ${(err as Error).message}`), null),
+        );
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -261,6 +269,7 @@ async function main(): Promise<void> {
     fanout,
     topic_scaling: topic,
     durable,
+    slow_consumer: slowConsumer,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

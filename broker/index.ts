@@ -119,7 +119,14 @@ export function createBroker(
   const realms = new RealmDirectory();
   // Read through ctx so hot-reloaded settings apply (re-read at most once a second, §11.1).
   const limitMetrics = new LimitMetrics(metrics.registry);
-  const rateLimits = new LimitsService(() => ctx.settings.limits, realms, limitMetrics, logger);
+  const rateLimits = new LimitsService(
+    () => ctx.settings.limits,
+    realms,
+    limitMetrics,
+    logger,
+    Date.now,
+    settings.max_http_buffer_size,
+  );
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),

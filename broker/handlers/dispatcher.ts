@@ -142,6 +142,7 @@ function refuse(
   detail: string,
 ): void {
   ctx.logger.warn({ socket: socket.id, event, reason: detail }, 'invalid payload refused');
+  ctx.limits.rejectedInput('malformed');
   if (route.invalid) {
     route.invalid(socket, detail, raw, callback);
     return;
@@ -178,6 +179,7 @@ export function dispatch(
         // ACK (ACK_FAIL 400) and AUTHENTICATION (AUTH_FAIL 401).
         if (event !== ClientEvent.ACK && event !== ClientEvent.AUTHENTICATION) {
           ctx.logger.warn({ socket: socket.id, event }, 'unparsable JSON string dropped');
+          ctx.limits.rejectedInput('malformed');
           callback?.(refusal(event, parsed.reason));
           return;
         }

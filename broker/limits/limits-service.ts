@@ -21,7 +21,7 @@ import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { BrokerSocket } from '../transport/socket-types';
 import { LimitsConfig, type LimitKey } from './limits-config';
-import type { LimitMetrics } from './limit-metrics';
+import { RejectReason, type LimitMetrics, type RejectReasonValue } from './limit-metrics';
 import { BucketTable, TokenBucket } from './token-bucket';
 
 /** A refused action: the limit key and the seconds to wait. */
@@ -90,6 +90,8 @@ export class LimitsService {
     private readonly metrics: LimitMetrics,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
+    /** `max_http_buffer_size`, for the oversize-frame log line (bytes). */
+    private readonly maxFrameBytes: number = 0,
   ) {
     this.config = new LimitsConfig(readBlock as () => null, now);
   }
@@ -110,6 +112,7 @@ export class LimitsService {
    */
   admitConnection(socket: BrokerSocket): boolean {
     const ip = this.clientIp(socket);
+    this.watchRejections(socket, ip);
     // Before the connection handler runs the socket has no realm yet: it starts in `default`.
     const realm = socket.data.realm ?? Protocol.DEFAULT_REALM;
     const refusal = this.connectionRefusal(ip, realm);
@@ -329,6 +332,42 @@ export class LimitsService {
       code: 429,
       reason: refusal.reason,
       retry_after: refusal.retryAfter,
+    });
+  }
+
+  /** Counts a refused input (`tyo_mq_rejected_inputs_total{reason}`). */
+  rejectedInput(reason: RejectReasonValue): void {
+    this.metrics.rejectedInput(reason);
+  }
+
+  /**
+   * Makes a connection closed for bad input visible: a frame over `max_http_buffer_size` (the
+   * WebSocket's 1009 close, or the polling transport's 413) and an undecodable socket.io packet
+   * close only that connection; each is logged with socket id and address and counted.
+   */
+  private watchRejections(socket: BrokerSocket, ip: string): void {
+    socket.conn.once('close', (reason: string, description?: unknown) => {
+      if (reason !== 'transport error') return;
+      const text = String((description as Error | undefined)?.message ?? description);
+      if (!/max payload size exceeded|payload too large|too many chunks/i.test(text)) return;
+      this.metrics.rejectedInput(RejectReason.OVERSIZE_FRAME);
+      this.logger.warn(
+        {
+          socket: socket.id,
+          address: ip,
+          transport: socket.conn.transport?.name,
+          size: `> ${this.maxFrameBytes} bytes (max_http_buffer_size)`,
+        },
+        'oversize frame: connection closed',
+      );
+    });
+    // socket.io calls `_onerror` on every socket of a connection whose packet does not decode.
+    socket.on('error', (err: Error) => {
+      this.metrics.rejectedInput(RejectReason.MALFORMED);
+      this.logger.warn(
+        { socket: socket.id, address: ip, err: err.message },
+        'malformed packet: connection closed',
+      );
     });
   }
 

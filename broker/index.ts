@@ -26,6 +26,9 @@ import { BackPressure } from './limits/back-pressure';
 import { LimitMetrics } from './limits/limit-metrics';
 import { LimitsService } from './limits/limits-service';
 import { createLogger, type Logger } from './logging/logger';
+import { NamespaceLoader } from './namespaces/namespace-loader';
+import { attachRemote } from './namespaces/remote/remote-namespace';
+import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { sweepIdleRegistrations } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
@@ -90,6 +93,15 @@ export interface Broker {
    * entry, or null when no such DLQ entry exists (in `realm`, when given).
    */
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
+  /** Apis returned by custom namespace modules, by namespace name (§16.1). */
+  readonly namespaces: Record<string, unknown>;
+  /**
+   * Attaches namespaces newly listed in the settings (call after a settings change); resolves
+   * with their names. Never rejects: a failing module is logged and skipped.
+   */
+  syncNamespaces(): Promise<string[]>;
+  /** `get`'s namespace view (§16.1): `{"/remote": {module: "built-in"}, "<name>": {module}}`. */
+  namespaceModules(): Record<string, { module: string }>;
   /** Bytes queued for writing to a `/` socket (back-pressure's measure), or null if unknown. */
   bufferedBytes(socketId: string): number | null;
 }
@@ -151,6 +163,7 @@ export function createBroker(
     rateLimits.config.value('max_queued_per_realm', realm),
   );
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
+  const remoteTickets = new TicketStore();
   const backPressure = new BackPressure(() => ctx.settings.back_pressure, limitMetrics, logger);
   const delivery = new Delivery(
     metrics,
@@ -184,10 +197,15 @@ export function createBroker(
     metrics,
     logger,
     limits: rateLimits,
+    remoteTickets,
     pingIntervalMs: PING_INTERVAL_MS,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
+  // §16: the bundled `/remote`, then the custom namespaces of the settings.
+  attachRemote(io, remoteTickets, () => ctx.settings.remote, logger);
+  const namespaceLoader = new NamespaceLoader(io, () => ctx.settings, logger);
+  const namespacesReady = namespaceLoader.sync();
   io.on('connection', (socket) => {
     if (rateLimits.admitConnection(socket)) onConnection(ctx, socket);
   });
@@ -244,6 +262,7 @@ export function createBroker(
     async listen(port = Protocol.DEFAULT_PORT, host = '0.0.0.0') {
       if (ownServer) throw new SwitchboardError('SWB_ERR_INTERNAL', 'Broker is already listening');
       await restored;
+      await namespacesReady;
       const server = createServer((req, res) => {
         if (!httpApi(req, res)) forbidden(res);
       });
@@ -290,6 +309,7 @@ export function createBroker(
       if (sweepTimer) clearInterval(sweepTimer);
       acks.close();
       chunks.close();
+      remoteTickets.close();
       io.disconnectSockets(true);
       if (ownServer) {
         // Clients got their disconnect packet; a silent (half-open) peer would hold a
@@ -320,6 +340,9 @@ export function createBroker(
       connectionsCurrent: connectionsCurrent(),
     }),
     store,
+    namespaces: namespaceLoader.apis,
+    syncNamespaces: () => namespaceLoader.sync(),
+    namespaceModules: () => namespaceLoader.describe(),
     bufferedBytes(socketId) {
       const socket = io.of('/').sockets.get(socketId);
       return socket ? backPressure.bufferedBytes(socket) : null;

@@ -20,6 +20,8 @@ export const ClientEvent = {
   HELLO: 'HELLO',
   DEBUG: 'DEBUG',
   QUIT: 'QUIT',
+  /** One-time ticket for the `/remote` namespace (`spec/protocol-admin.md` §16.2). */
+  REMOTE_TICKET_REQUEST: 'REMOTE_TICKET_REQUEST',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -32,6 +34,8 @@ export const ServerEvent = {
   AUTH_OK: 'AUTH_OK',
   AUTH_FAIL: 'AUTH_FAIL',
   RATE_LIMITED: 'RATE_LIMITED',
+  REMOTE_TICKET: 'REMOTE_TICKET',
+  REMOTE_TICKET_FAIL: 'REMOTE_TICKET_FAIL',
 } as const;
 export type ServerEventName = (typeof ServerEvent)[keyof typeof ServerEvent];
 
@@ -182,6 +186,7 @@ export interface ClientToServerEvents {
   HELLO: (payload: unknown) => void;
   DEBUG: (payload: unknown) => void;
   QUIT: (payload: unknown) => void;
+  REMOTE_TICKET_REQUEST: (payload: unknown, ack?: Ack<RemoteTicketReply>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */
@@ -193,6 +198,8 @@ export interface ServerToClientEvents {
   AUTH_OK: (payload: { realm: string; role: string }) => void;
   AUTH_FAIL: (payload: { code: number; message: string }) => void;
   RATE_LIMITED: (payload: { code: number; reason: string; retry_after: number }) => void;
+  REMOTE_TICKET: (reply: RemoteTicketReply) => void;
+  REMOTE_TICKET_FAIL: (reply: RemoteTicketReply) => void;
   [composed: `CONSUME-${string}`]: (envelope: DeliveryEnvelope) => void;
   [volatileExtra: `${string}-TM-ALL-CONSUME`]: (envelope: DeliveryEnvelope) => void;
   [notification: `SUBSCRIBE-TO-${string}`]: (payload: SubscribeToNotice) => void;
@@ -218,3 +225,25 @@ export interface PeerNotice {
   consumer?: string;
   producer?: string;
 }
+
+/** Reply to `REMOTE_TICKET_REQUEST` (`spec/protocol-admin.md` §16.2); `expires_in` in seconds. */
+export type RemoteTicketReply =
+  | { ok: true; session_id: string; ticket: string; role: 'agent' | 'viewer'; expires_in: number }
+  | { ok: false; code: number; message: string };
+
+/** Events of the `/remote` namespace (§16.2): never relayed between peers. */
+export const RemoteEvent = {
+  AUTH: 'auth',
+  AUTH_OK: 'auth_ok',
+  AUTH_ERROR: 'auth_error',
+} as const;
+
+/** `auth_error` messages of `/remote` (§16.2), verbatim. */
+export const RemoteErrorText = {
+  INVALID_TICKET: 'Invalid or expired ticket',
+  SESSION_MISMATCH: 'Ticket session mismatch',
+  ROLE_MISMATCH: 'Ticket role mismatch',
+} as const;
+
+/** Name of the bundled namespace (§16.2). */
+export const REMOTE_NAMESPACE = '/remote';

@@ -100,14 +100,7 @@ export const SettingsSchema = z
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 
-const LATER_KEYS = [
-  'auth',
-  'auth_store',
-  'cluster',
-  'namespaces',
-  'http_publish',
-  'remote',
-] as const;
+const LATER_KEYS = ['auth', 'auth_store', 'cluster', 'http_publish'] as const;
 
 /** Keys present in `settings` whose features this build does not implement yet. */
 export function unsupportedKeys(settings: Settings): string[] {

@@ -33,6 +33,7 @@ import type { EventHandler, HandlerContext } from './handler-context';
 import { inspectPayload, parseJsonPayload } from './payload-guard';
 import { handleProduce } from './produce-handler';
 import { handleProducer } from './producer-handler';
+import { handleRemoteTicketRequest } from './remote-ticket-handler';
 import {
   handleAuthentication,
   handleDebug,
@@ -122,6 +123,11 @@ export const ROUTES = {
   [ClientEvent.HELLO]: { parseString: false, schema: null, handler: handleHello },
   [ClientEvent.DEBUG]: { parseString: false, schema: null, handler: handleDebug },
   [ClientEvent.QUIT]: { parseString: false, schema: null, handler: handleQuit },
+  [ClientEvent.REMOTE_TICKET_REQUEST]: {
+    parseString: true,
+    schema: null,
+    handler: handleRemoteTicketRequest,
+  },
 } satisfies Record<ClientEventName, Route>;
 
 function describe(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {

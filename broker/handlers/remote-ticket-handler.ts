@@ -35,6 +35,10 @@ export const handleRemoteTicketRequest: EventHandler<unknown> = (ctx, socket, pa
     reply(socket, { ok: false, code: 400, message: 'Invalid session_id' }, ack);
     return;
   }
+  if (!ctx.remoteTickets.hasRoom()) {
+    reply(socket, { ok: false, code: 429, message: 'Too many outstanding remote tickets' }, ack);
+    return;
+  }
   const machine = p.machine_id ?? p.machineId ?? p.client_id ?? p.clientId;
   const machineId = typeof machine === 'string' ? machine.slice(0, MAX_FIELD) : null;
   const role = p.role === 'viewer' ? 'viewer' : 'agent';

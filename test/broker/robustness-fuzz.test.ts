@@ -27,6 +27,9 @@ const ALLOWED_REPLIES: string[] = [
   ServerEvent.AUTH_OK,
   ServerEvent.AUTH_FAIL,
   ServerEvent.ACK_FAIL,
+  // Every REMOTE_TICKET_REQUEST field is optional (§16.2): any payload may get a ticket.
+  ServerEvent.REMOTE_TICKET,
+  ServerEvent.REMOTE_TICKET_FAIL,
 ];
 
 /** §4: an ERROR is `{message, code}` or one of the reference's bare strings. */

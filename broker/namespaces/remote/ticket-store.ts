@@ -17,11 +17,21 @@ export interface Ticket {
   machineId: string | null;
 }
 
+/** Outstanding tickets at most (hardening: a ticket flood cannot grow memory without bound). */
+export const MAX_OUTSTANDING_TICKETS = 10_000;
+
 export class TicketStore {
   private readonly tickets = new Map<string, Ticket>();
   private timer: NodeJS.Timeout | null = null;
 
   constructor(private readonly now: () => number = Date.now) {}
+
+  /** Whether another ticket may be issued (expired ones are swept first when full). */
+  hasRoom(): boolean {
+    if (this.tickets.size < MAX_OUTSTANDING_TICKETS) return true;
+    this.sweep();
+    return this.tickets.size < MAX_OUTSTANDING_TICKETS;
+  }
 
   /** Issues a ticket valid for `ttlMs`. */
   issue(

@@ -21,7 +21,8 @@ import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { BrokerSocket } from '../transport/socket-types';
 import { LimitsConfig, type LimitKey } from './limits-config';
-import { RejectReason, type LimitMetrics, type RejectReasonValue } from './limit-metrics';
+import type { LimitMetrics, RejectReasonValue } from './limit-metrics';
+import { watchRejections } from './rejection-watch';
 import { BucketTable, TokenBucket } from './token-bucket';
 
 /** A refused action: the limit key and the seconds to wait. */
@@ -112,7 +113,7 @@ export class LimitsService {
    */
   admitConnection(socket: BrokerSocket): boolean {
     const ip = this.clientIp(socket);
-    this.watchRejections(socket, ip);
+    watchRejections(socket, ip, this.metrics, this.logger, this.maxFrameBytes);
     // Before the connection handler runs the socket has no realm yet: it starts in `default`.
     const realm = socket.data.realm ?? Protocol.DEFAULT_REALM;
     const refusal = this.connectionRefusal(ip, realm);
@@ -338,37 +339,6 @@ export class LimitsService {
   /** Counts a refused input (`tyo_mq_rejected_inputs_total{reason}`). */
   rejectedInput(reason: RejectReasonValue): void {
     this.metrics.rejectedInput(reason);
-  }
-
-  /**
-   * Makes a connection closed for bad input visible: a frame over `max_http_buffer_size` (the
-   * WebSocket's 1009 close, or the polling transport's 413) and an undecodable socket.io packet
-   * close only that connection; each is logged with socket id and address and counted.
-   */
-  private watchRejections(socket: BrokerSocket, ip: string): void {
-    socket.conn.once('close', (reason: string, description?: unknown) => {
-      if (reason !== 'transport error') return;
-      const text = String((description as Error | undefined)?.message ?? description);
-      if (!/max payload size exceeded|payload too large|too many chunks/i.test(text)) return;
-      this.metrics.rejectedInput(RejectReason.OVERSIZE_FRAME);
-      this.logger.warn(
-        {
-          socket: socket.id,
-          address: ip,
-          transport: socket.conn.transport?.name,
-          size: `> ${this.maxFrameBytes} bytes (max_http_buffer_size)`,
-        },
-        'oversize frame: connection closed',
-      );
-    });
-    // socket.io calls `_onerror` on every socket of a connection whose packet does not decode.
-    socket.on('error', (err: Error) => {
-      this.metrics.rejectedInput(RejectReason.MALFORMED);
-      this.logger.warn(
-        { socket: socket.id, address: ip, err: err.message },
-        'malformed packet: connection closed',
-      );
-    });
   }
 
   /** Counts a breach without a socket (HTTP routes, authorization requests). */

@@ -71,4 +71,26 @@ describe('visible rejections', () => {
       }
     });
   }
+
+  it('an undecodable socket.io packet closes its connection and counts as malformed', async () => {
+    const broker = createBroker(
+      { http_api: { enabled: true } },
+      { logger: pino({ level: 'silent' }) },
+    );
+    const { port } = await broker.listen(0, '127.0.0.1');
+    const url = `http://127.0.0.1:${port}`;
+    const s = io(url, { forceNew: true, reconnection: false, transports: ['websocket'] });
+    try {
+      await new Promise<void>((resolve) => s.once('connect', () => resolve()));
+      const gone = new Promise((resolve) => s.once('disconnect', resolve));
+      // An engine.io message whose socket.io packet type (9) does not exist.
+      (s.io.engine as unknown as { write(data: string): void }).write('9garbage');
+      await gone;
+      const text = await (await fetch(`${url}${HttpPath.METRICS}`)).text();
+      expect(sample(text, '{reason="malformed"}')).toBe(1);
+    } finally {
+      s.disconnect();
+      await broker.close();
+    }
+  });
 });

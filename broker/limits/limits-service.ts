@@ -198,8 +198,9 @@ export class LimitsService {
     const st = this.sockets.get(socket.id);
     if (!st) return true;
     if (!this.preAuth(socket, st, 1, 0)) return false;
-    if (!this.config.enabled) return true;
+    // Realm counts follow authentication even while limits are off (they may be turned on).
     if (st.realm !== socket.data.realm && !this.realmChanged(socket)) return false;
+    if (!this.config.enabled) return true;
     let refusal: Refusal | null = null;
     switch (event) {
       case ClientEvent.PRODUCE:

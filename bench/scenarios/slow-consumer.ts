@@ -5,7 +5,7 @@
  * receipts. Reports the broker's RSS over its baseline (goal ≤ 150 MiB), the healthy consumer's
  * latency (goal p99 < 50 ms) and the slow-consumer drops the broker counted.
  *
- * Run alone: `npx tsx bench/scenarios/slow-consumer.ts` (prints JSON; BENCH_QUICK=1 sends 30 MiB),
+ * Run alone: `npx tsx bench/scenarios/slow-consumer.ts` (prints JSON; BENCH_QUICK=1 sends 16 MiB),
  * or through `bench/run-all.ts` (`BENCH_ONLY=slow`).
  */
 import { randomBytes } from 'node:crypto';
@@ -163,7 +163,7 @@ export async function runSlowConsumer(
 
 /** Scenario parameters: 300 MiB of 64 KiB messages (30 MiB with `quick`). */
 export function slowConsumerConfig(quick: boolean): SlowConsumerConfig {
-  return { totalMiB: quick ? 30 : 300, messageBytes: 64 * 1024, window: 1 };
+  return { totalMiB: quick ? 16 : 300, messageBytes: 64 * 1024, window: 1 };
 }
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {

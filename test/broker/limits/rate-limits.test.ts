@@ -192,4 +192,22 @@ describe('rate limits (protocol-admin §11.3)', () => {
       },
     );
   });
+
+  it('connections_per_minute_per_ip refuses the connection past the burst', async () => {
+    await withBroker({ limits: { connections_per_minute_per_ip: 2 } }, async (h) => {
+      const first = await h.connect();
+      first.disconnect();
+      await h.connect();
+      const extra = h.socket();
+      const notice = await waitFor<{ reason: string; retry_after: number }>(
+        extra,
+        ServerEvent.RATE_LIMITED,
+      );
+      // One token per 30 s: the wait is up to 30 s.
+      expect(notice).toMatchObject({ code: 429, reason: 'connections_per_minute_per_ip' });
+      expect(notice.retry_after).toBeGreaterThanOrEqual(1);
+      expect(notice.retry_after).toBeLessThanOrEqual(30);
+      await waitForServerDisconnect(extra);
+    });
+  });
 });

@@ -23,7 +23,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout,variants,topic,auth,durable  run only these scenarios (comma-separated)
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow  run only these scenarios (comma-separated)
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
@@ -58,6 +58,7 @@ import {
 import type { ForkOptions, ServerKind } from './servers/server-process';
 import { runDurable, type DurableConfig } from './scenarios/durable';
 import { runAuthOverhead } from './scenarios/auth-overhead';
+import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -283,6 +284,12 @@ async function main(): Promise<void> {
   const durable = !runs('durable')
     ? null
     : await runDurable(durableConfig, fork, (line) => log(`durable ${line}`), errors);
+  // Slow consumer (BENCH_ONLY=slow): broker RSS and healthy latency while one consumer never reads.
+  const slowConsumer = !runs('slow')
+    ? null
+    : await runSlowConsumer(slowConsumerConfig(quick), fork, (l) => log(`slow ${l}`)).catch(
+        (err: unknown) => (errors.push(`slow consumer: ${(err as Error).message}`), null),
+      );
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -328,6 +335,7 @@ async function main(): Promise<void> {
     topic_scaling: topic,
     auth_overhead: auth,
     durable,
+    slow_consumer: slowConsumer,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

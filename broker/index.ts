@@ -31,7 +31,13 @@ import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
 import { createRealmProvisioning } from './http/realm-provisioning';
+import { BackPressure } from './limits/back-pressure';
+import { LimitMetrics } from './limits/limit-metrics';
+import { LimitsService } from './limits/limits-service';
 import { createLogger, type Logger } from './logging/logger';
+import { NamespaceLoader } from './namespaces/namespace-loader';
+import { attachRemote } from './namespaces/remote/remote-namespace';
+import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
@@ -142,6 +148,17 @@ export interface Broker {
   reloadSettings(): Promise<Settings>;
   /** Online copy of the auth store to `dest` (§14); false when no store is active. */
   backupAuthStore(dest: string): Promise<boolean>;
+  /** Apis returned by custom namespace modules, by namespace name (§16.1). */
+  readonly namespaces: Record<string, unknown>;
+  /**
+   * Attaches namespaces newly listed in the settings (call after a settings change); resolves
+   * with their names. Never rejects: a failing module is logged and skipped.
+   */
+  syncNamespaces(): Promise<string[]>;
+  /** `get`'s namespace view (§16.1): `{"/remote": {module: "built-in"}, "<name>": {module}}`. */
+  namespaceModules(): Record<string, { module: string }>;
+  /** Bytes queued for writing to a `/` socket (back-pressure's measure), or null if unknown. */
+  bufferedBytes(socketId: string): number | null;
 }
 
 /**
@@ -203,11 +220,21 @@ export function createBroker(
     connectionsCurrent,
   );
   const realms = new RealmDirectory();
+  // Read from the live settings so hot reloads apply (re-read at most once a second, §11.1).
+  const limitMetrics = new LimitMetrics(metrics.registry);
+  const rateLimits = new LimitsService(
+    () => live.current.limits,
+    realms,
+    limitMetrics,
+    logger,
+    Date.now,
+    settings.max_http_buffer_size,
+  );
   const ledger = new QueueLedger(
     store,
     {
-      perRealm: settings.limits?.max_queued_per_realm,
-      perConsumer: settings.limits?.max_queued_per_consumer,
+      perRealm: (realm) => rateLimits.config.value('max_queued_per_realm', realm),
+      perConsumer: (realm) => rateLimits.config.value('max_queued_per_consumer', realm),
     },
     logger,
   );
@@ -251,9 +278,17 @@ export function createBroker(
       }
     },
   );
+  const remoteTickets = new TicketStore();
+  const backPressure = new BackPressure(() => live.current.back_pressure, limitMetrics, logger);
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
-  const delivery = new Delivery(metrics, acks, store, ledger, logger, (ids, event, envelope) =>
-    io.local.to(ids).emit(event, envelope),
+  const delivery = new Delivery(
+    metrics,
+    acks,
+    store,
+    ledger,
+    logger,
+    (ids, event, envelope) => io.local.to(ids).emit(event, envelope),
+    backPressure,
   );
   const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
@@ -263,7 +298,7 @@ export function createBroker(
     ledger,
     persistence,
     logger,
-    settings.limits?.expire_durable_after_ms,
+    rateLimits.config.value('expire_durable_after_ms'),
   );
   expiry.start();
   // Durable subscriptions come back before the first client is served.
@@ -342,11 +377,20 @@ export function createBroker(
       reloadSettings: () => runtime.reload(),
       replayDlq,
     }),
+    limits: rateLimits,
+    remoteTickets,
     pingIntervalMs: settings.ping_interval,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
-  io.on('connection', (socket) => onConnection(ctx, socket));
+  // §16: the bundled `/remote`, then the custom namespaces of the settings.
+  attachRemote(io, remoteTickets, () => live.current.remote, logger);
+  const namespaceLoader = new NamespaceLoader(io, () => live.current, logger);
+  const namespacesReady = namespaceLoader.sync();
+  live.onChange(() => void namespaceLoader.sync());
+  io.on('connection', (socket) => {
+    if (rateLimits.admitConnection(socket)) onConnection(ctx, socket);
+  });
   const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
 
   const getStats = (): Stats => {
@@ -419,6 +463,7 @@ export function createBroker(
     logger,
     async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
       await restored;
+      await namespacesReady;
       const server = await host.listen(port, bindHost);
       ownServer = server;
       guard.bound(bindHost);
@@ -440,6 +485,7 @@ export function createBroker(
       ledger.close();
       expiry.stop();
       chunks.close();
+      remoteTickets.close();
       io.disconnectSockets(true);
       if (ownServer) {
         await ownServer.close();
@@ -471,5 +517,12 @@ export function createBroker(
     replayDlq,
     reloadSettings: () => runtime.reload(),
     backupAuthStore: (dest) => runtime.backupAuthStore(dest),
+    namespaces: namespaceLoader.apis,
+    syncNamespaces: () => namespaceLoader.sync(),
+    namespaceModules: () => namespaceLoader.describe(),
+    bufferedBytes(socketId) {
+      const socket = io.of('/').sockets.get(socketId);
+      return socket ? backPressure.bufferedBytes(socket) : null;
+    },
   };
 }

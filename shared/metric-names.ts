@@ -22,6 +22,10 @@ export const MetricName = {
   QUEUE_REFUSED_TOTAL: 'tyo_mq_queue_refused_total',
   /** Switchboard extension: inbound events refused for carrying binary attachments (§1.2). */
   BINARY_REFUSED_TOTAL: 'tyo_mq_binary_refused_total',
+  /** Switchboard: inputs refused, by `reason` (oversize_frame, malformed, rate_limited…). */
+  REJECTED_INPUTS_TOTAL: 'tyo_mq_rejected_inputs_total',
+  /** Switchboard: plain copies not sent to a socket over its write-buffer cap, by realm. */
+  SLOW_CONSUMER_DROPS_TOTAL: 'tyo_mq_slow_consumer_drops_total',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

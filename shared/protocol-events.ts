@@ -28,6 +28,8 @@ export const ClientEvent = {
   AUTHORIZATION_DECIDE: 'AUTHORIZATION_DECIDE',
   /** Signed management command (`spec/protocol-admin.md` §8); proof-gated, not socket-gated. */
   AUTH_MANAGEMENT_COMMAND: 'AUTH_MANAGEMENT_COMMAND',
+  /** One-time ticket for the `/remote` namespace (`spec/protocol-admin.md` §16.2). */
+  REMOTE_TICKET_REQUEST: 'REMOTE_TICKET_REQUEST',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -53,6 +55,8 @@ export const ServerEvent = {
   AUTH_MANAGEMENT_RESULT: 'AUTH_MANAGEMENT_RESULT',
   /** Failure reply to `AUTH_MANAGEMENT_COMMAND` without an ack (§8.1 quirk). */
   AUTH_MANAGEMENT_FAIL: 'AUTH_MANAGEMENT_FAIL',
+  REMOTE_TICKET: 'REMOTE_TICKET',
+  REMOTE_TICKET_FAIL: 'REMOTE_TICKET_FAIL',
 } as const;
 export type ServerEventName = (typeof ServerEvent)[keyof typeof ServerEvent];
 
@@ -225,6 +229,7 @@ export interface ClientToServerEvents {
   AUTHORIZATION_NEXT: (payload: unknown, ack?: Ack<unknown>) => void;
   AUTHORIZATION_DECIDE: (payload: unknown, ack?: Ack<unknown>) => void;
   AUTH_MANAGEMENT_COMMAND: (envelope: unknown, ack?: Ack<ManagementReply>) => void;
+  REMOTE_TICKET_REQUEST: (payload: unknown, ack?: Ack<RemoteTicketReply>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */
@@ -245,6 +250,8 @@ export interface ServerToClientEvents {
   AUTHORIZATION_REJECTED: (payload: { request_id: string; reason: string | null }) => void;
   AUTH_MANAGEMENT_RESULT: (reply: ManagementReply) => void;
   AUTH_MANAGEMENT_FAIL: (reply: ManagementReply) => void;
+  REMOTE_TICKET: (reply: RemoteTicketReply) => void;
+  REMOTE_TICKET_FAIL: (reply: RemoteTicketReply) => void;
   [composed: `CONSUME-${string}`]: (envelope: DeliveryEnvelope) => void;
   [volatileExtra: `${string}-TM-ALL-CONSUME`]: (envelope: DeliveryEnvelope) => void;
   [notification: `SUBSCRIBE-TO-${string}`]: (payload: SubscribeToNotice) => void;
@@ -270,3 +277,25 @@ export interface PeerNotice {
   consumer?: string;
   producer?: string;
 }
+
+/** Reply to `REMOTE_TICKET_REQUEST` (`spec/protocol-admin.md` §16.2); `expires_in` in seconds. */
+export type RemoteTicketReply =
+  | { ok: true; session_id: string; ticket: string; role: 'agent' | 'viewer'; expires_in: number }
+  | { ok: false; code: number; message: string };
+
+/** Events of the `/remote` namespace (§16.2): never relayed between peers. */
+export const RemoteEvent = {
+  AUTH: 'auth',
+  AUTH_OK: 'auth_ok',
+  AUTH_ERROR: 'auth_error',
+} as const;
+
+/** `auth_error` messages of `/remote` (§16.2), verbatim. */
+export const RemoteErrorText = {
+  INVALID_TICKET: 'Invalid or expired ticket',
+  SESSION_MISMATCH: 'Ticket session mismatch',
+  ROLE_MISMATCH: 'Ticket role mismatch',
+} as const;
+
+/** Name of the bundled namespace (§16.2). */
+export const REMOTE_NAMESPACE = '/remote';

@@ -40,6 +40,8 @@ export const EVENT_GATES = {
   [ClientEvent.HELLO]: 'authenticated',
   [ClientEvent.DEBUG]: 'authenticated',
   [ClientEvent.QUIT]: 'authenticated',
+  // §3.3: any authenticated socket may ask for a /remote ticket.
+  [ClientEvent.REMOTE_TICKET_REQUEST]: 'authenticated',
 } as const satisfies Record<ClientEventName, EventGate>;
 
 /** Most events a socket may send while its `AUTHENTICATION` is being validated. */

@@ -10,6 +10,7 @@
 import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
 import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
+import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
@@ -149,24 +150,6 @@ const PerMessageDeflateObjectSchema = z
 export const PerMessageDeflateSchema = z.union([z.boolean(), PerMessageDeflateObjectSchema]);
 export type PerMessageDeflateSetting = z.infer<typeof PerMessageDeflateSchema>;
 
-/** The part of the `limits` block implemented so far (`spec/protocol-admin.md` §11). */
-const LimitsSchema = z
-  .object({
-    enabled: z.boolean().optional(),
-    max_queued_per_realm: z.number().int().positive().optional(),
-    /**
-     * Most copies one consumer (`consumer_id`) may hold queued in a realm, across its
-     * subscriptions; past it a new copy is refused (docs/configuration.md). Unset = no cap.
-     */
-    max_queued_per_consumer: z.number().int().positive().optional(),
-    /**
-     * ms; a durable subscription whose consumer has been offline this long is removed with its
-     * stored copies (docs/configuration.md). Unset (default) = never.
-     */
-    expire_durable_after_ms: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
-  })
-  .passthrough();
-
 /** An exact browser origin, `scheme://host[:port]` (http or https), normalised to lower case. */
 const OriginString = z
   .string()
@@ -260,6 +243,7 @@ export const SettingsSchema = z
      * Default false: refused with 403.
      */
     allow_custom_storage: z.boolean().default(false),
+    back_pressure: BackPressureSchema.default(BackPressureSchema.parse({})),
     cluster: z.unknown().optional(),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),
@@ -270,21 +254,13 @@ export const SettingsSchema = z
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 
-const LATER_KEYS = ['cluster', 'namespaces', 'http_publish', 'remote'] as const;
-
-const IMPLEMENTED_LIMITS = new Set([
-  'enabled',
-  'max_queued_per_realm',
-  'max_queued_per_consumer',
-  'expire_durable_after_ms',
-  'max_pending_authorization_requests',
-]);
+const LATER_KEYS = ['cluster', 'http_publish'] as const;
 
 /** Keys present in `settings` whose features this build does not implement yet. */
 export function unsupportedKeys(settings: Settings): string[] {
   const keys: string[] = LATER_KEYS.filter((k) => settings[k] !== undefined);
   for (const k of Object.keys(settings.limits ?? {})) {
-    if (!IMPLEMENTED_LIMITS.has(k)) keys.push(`limits.${k}`);
+    if (!(k in LimitsSchema.shape)) keys.push(`limits.${k}`);
   }
   return keys;
 }

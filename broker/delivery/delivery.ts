@@ -15,6 +15,7 @@
 import type { ErrorInfo } from '../../shared/error-catalogue';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
+import { OPEN_GATE, type SendGate } from '../limits/back-pressure';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { ProducedMessage } from '../routing/produced-message';
@@ -96,7 +97,14 @@ export class Delivery {
     readonly ledger: QueueLedger,
     private readonly logger: Logger,
     private readonly broadcast: LocalBroadcast,
+    /** Back-pressure: plain copies to a socket over its write-buffer cap are dropped. */
+    private readonly gate: SendGate = OPEN_GATE,
   ) {}
+
+  /** Whether `socket` may be sent copies that would otherwise stay in the store. */
+  writable(socket: BrokerSocket): boolean {
+    return this.gate.writable(socket);
+  }
 
   /**
    * Whether a plain (no-ACK) copy for `record` may go to `socket` now: always for a
@@ -116,6 +124,13 @@ export class Delivery {
     eventName: `CONSUME-${string}`,
     envelope: DeliveryEnvelope,
   ): void {
+    for (let i = 0; i < sockets.length; i++) {
+      if (this.gate.admit(realm, sockets[i]!)) continue;
+      // Rare: one of them is over its cap. Those before `i` passed already.
+      sockets = sockets.filter((s, j) => j < i || (j > i && this.gate.admit(realm, s)));
+      if (sockets.length === 0) return;
+      break;
+    }
     const ids = sockets.length === 1 ? null : sockets.map((s) => s.id);
     // A socket listed twice (two consumer names on one connection) gets two copies, as one
     // per subscription record is the protocol's rule; a broadcast would send it one.
@@ -165,11 +180,12 @@ export class Delivery {
       if (!outcome.ok) {
         this.ledger.claims.delete(id);
         if (now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
-      } else if (now && q.liveSocket === now.id) {
+      } else if (now && q.liveSocket === now.id && this.gate.writable(now)) {
         this.ledger.claims.delete(id);
         this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group), 0, 1);
       } else {
-        // Not delivered after all: it waits in the store for the replay, never sent. The claim
+        // Not delivered after all (consumer gone, replaying, or over its write-buffer cap): it
+        // waits in the store for the replay, never sent. The claim
         // stays until the reset count is committed, so a replay that reads the copy meanwhile
         // (still stored as attempt 1) knows that attempt was never made.
         const release = () => this.ledger.claims.delete(id);
@@ -189,6 +205,7 @@ export class Delivery {
     eventName: `CONSUME-${string}`,
     envelope: DeliveryEnvelope,
   ) {
+    if (!this.gate.admit(realm, socket)) return;
     emitDelivery(socket, eventName, envelope);
     this.metrics.messageDelivered(realm, envelope.event);
   }
@@ -200,6 +217,7 @@ export class Delivery {
     eventNames: readonly `CONSUME-${string}`[],
     envelope: DeliveryEnvelope,
   ): void {
+    if (!this.gate.admit(realm, socket)) return;
     for (const name of eventNames) emitDelivery(socket, name, envelope);
     this.metrics.messageDelivered(realm, envelope.event);
   }

@@ -57,9 +57,14 @@ export interface QueueState extends Depth {
 /** Why a copy was refused: the realm's cap or the consumer's. */
 export type Refusal = 'realm' | 'consumer';
 
+/**
+ * The caps in force for a realm (`limits.max_queued_per_realm`, `limits.max_queued_per_consumer`,
+ * with per-realm overrides); read at each reservation, so hot-reloaded limits apply. Unset =
+ * no cap. Must be cheap: called once per stored copy.
+ */
 export interface QueueLimits {
-  perRealm?: number;
-  perConsumer?: number;
+  perRealm(realm: string): number | undefined;
+  perConsumer(realm: string): number | undefined;
 }
 
 interface RealmQueues {
@@ -149,7 +154,8 @@ export class QueueLedger {
    * it, or null. Pair with `committed` or `failed`.
    */
   reserve(q: QueueState): Refusal | null {
-    const { perRealm, perConsumer } = this.limits;
+    const perRealm = this.limits.perRealm(q.realm);
+    const perConsumer = this.limits.perConsumer(q.realm);
     const depth = this.realm(q.realm).depth;
     if (perRealm !== undefined && depth.stored + depth.reserved >= perRealm) return 'realm';
     if (perConsumer !== undefined && q.owner.stored + q.owner.reserved >= perConsumer) {

@@ -57,8 +57,11 @@ export class Replayer {
       for (const entry of entries) {
         if (seen.has(entry.id)) continue;
         seen.add(entry.id);
-        // The consumer left or was replaced: its next SUBSCRIBE replays the rest.
-        if (liveSocket(realm, record.consumer) !== socket) return sent;
+        // The consumer left, was replaced, or is over its write-buffer cap (back-pressure): its
+        // next SUBSCRIBE replays the rest.
+        if (liveSocket(realm, record.consumer) !== socket || !this.delivery.writable(socket)) {
+          return sent;
+        }
         if (this.send(realm, record, q, socket, entry)) sent++;
       }
       if (q.parked === 0) break;

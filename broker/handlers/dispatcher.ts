@@ -46,6 +46,7 @@ import { BINARY_PAYLOAD, inspectPayload, parseJsonPayload } from './payload-guar
 import { handleManagementCommand } from './management-handler';
 import { handleProduce } from './produce-handler';
 import { handleProducer } from './producer-handler';
+import { handleRemoteTicketRequest } from './remote-ticket-handler';
 import { handleDebug, handleHello, handlePing, handleQuit } from './session-handlers';
 import { handleSubscribe, handleUnsubscribe } from './subscribe-handler';
 
@@ -164,6 +165,11 @@ export const ROUTES = {
       else socket.emit(ServerEvent.AUTH_MANAGEMENT_FAIL, reply);
     },
   },
+  [ClientEvent.REMOTE_TICKET_REQUEST]: {
+    parseString: true,
+    schema: null,
+    handler: handleRemoteTicketRequest,
+  },
 } satisfies Record<ClientEventName, Route>;
 
 function describe(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
@@ -184,6 +190,7 @@ function refuse(
   detail: string,
 ): void {
   ctx.logger.warn({ socket: socket.id, event, reason: detail }, 'invalid payload refused');
+  ctx.limits.rejectedInput('malformed');
   if (route.invalid) {
     route.invalid(socket, detail, raw, callback);
     return;
@@ -233,6 +240,7 @@ export function dispatch(
           event !== ClientEvent.AUTHORIZATION_REQUEST
         ) {
           ctx.logger.warn({ socket: socket.id, event }, 'unparsable JSON string dropped');
+          ctx.limits.rejectedInput('malformed');
           callback?.(refusal(event, parsed.reason));
           return;
         }
@@ -261,8 +269,11 @@ export function dispatch(
 /** Registers every client event of `ROUTES` on a new socket. */
 export function attachHandlers(ctx: HandlerContext, socket: BrokerSocket): void {
   for (const event of Object.keys(ROUTES) as ClientEventName[]) {
-    socket.on(event, (payload: unknown, ack?: unknown) =>
-      dispatch(ctx, socket, event, payload, ack),
-    );
+    socket.on(event, (payload: unknown, ack?: unknown) => {
+      // Limits gate inbound events only (a reassembled chunk was counted chunk by chunk).
+      if (ctx.limits.admitEvent(socket, event, payload, ack)) {
+        dispatch(ctx, socket, event, payload, ack);
+      }
+    });
   }
 }

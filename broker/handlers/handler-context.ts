@@ -15,6 +15,8 @@ import type { Delivery } from '../delivery/delivery';
 import type { QueueLedger } from '../delivery/queue-ledger';
 import type { Replayer } from '../delivery/replay';
 import type { MessageStore } from '../storage/message-store';
+import type { LimitsService } from '../limits/limits-service';
+import type { TicketStore } from '../namespaces/remote/ticket-store';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { RealmDirectory } from '../routing/realm-directory';
@@ -52,6 +54,10 @@ export interface HandlerContext {
   readonly authRequests: AuthorizationRequests;
   /** Management commands' services (`spec/protocol-admin.md` §8), wired by createBroker. */
   readonly management: ManagementServices;
+  /** Rate limits and quotas (`spec/protocol-admin.md` §11). */
+  readonly limits: LimitsService;
+  /** One-time tickets of the `/remote` namespace (`spec/protocol-admin.md` §16.2). */
+  readonly remoteTickets: TicketStore;
   /** socket.io `pingInterval` in ms, for half-open detection (Note 5.2-A). */
   readonly pingIntervalMs: number;
   /** Extra silence, beyond `pingIntervalMs`, after which a socket counts as half-open. */

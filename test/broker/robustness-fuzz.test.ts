@@ -33,6 +33,9 @@ const ALLOWED_REPLIES: string[] = [
   ServerEvent.AUTHORIZATION_REQUEST_FAIL,
   ServerEvent.AUTHORIZATION_FAIL,
   ServerEvent.AUTH_MANAGEMENT_FAIL,
+  // Every REMOTE_TICKET_REQUEST field is optional (§16.2): any payload may get a ticket.
+  ServerEvent.REMOTE_TICKET,
+  ServerEvent.REMOTE_TICKET_FAIL,
 ];
 
 /** §4: an ERROR is `{message, code}` or one of the reference's bare strings. */

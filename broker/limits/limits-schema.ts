@@ -1,0 +1,71 @@
+/**
+ * Settings blocks of the limits area:
+ * - `limits` (`spec/protocol-admin.md` §11.1, §11.3): present and not `enabled: false` ⇒
+ *   enabled. Numeric values that are absent, 0, negative or non-numeric mean "unlimited", so the
+ *   schema accepts any value for them and `LimitsService` interprets it (a typo never stops the
+ *   broker). Unknown keys pass through (tyo-mq settings files, later keys).
+ *   Switchboard extensions: `pre_auth_events` / `pre_auth_bytes` (budget of an unauthenticated
+ *   socket; defaults below apply even without a `limits` block) and `max_queued_per_consumer`
+ *   (durable depth per consumer, read by the delivery area).
+ * - `back_pressure` (Switchboard extension, on by default): bytes queued to one socket and how
+ *   long a socket may stay over that cap before it is disconnected.
+ */
+import { z } from 'zod';
+
+/** A §11 numeric limit: anything goes; absent/0/negative/non-numeric ⇒ unlimited. */
+const LimitValue = z.unknown().optional();
+
+export const LimitsSchema = z
+  .object({
+    enabled: z.boolean().optional(),
+    /** Client IP = first `X-Forwarded-For` entry (only behind a proxy that overwrites it). */
+    trust_proxy: z.boolean().optional(),
+    trustProxy: z.boolean().optional(),
+    max_connections_per_ip: LimitValue,
+    connections_per_minute_per_ip: LimitValue,
+    /** Switchboard extension: concurrent `/` sockets per realm (checked on authentication). */
+    max_connections_per_realm: LimitValue,
+    messages_per_second: LimitValue,
+    /** Default 3 × `messages_per_second`. */
+    message_burst: LimitValue,
+    bytes_per_second: LimitValue,
+    /** Default 2 × `bytes_per_second`. */
+    bytes_burst: LimitValue,
+    max_registrations_per_socket: LimitValue,
+    max_registrations_per_realm: LimitValue,
+    max_subscriptions_per_socket: LimitValue,
+    max_subscriptions_per_realm: LimitValue,
+    max_queued_per_realm: LimitValue,
+    max_queued_per_consumer: LimitValue,
+    /** ms; a durable subscription whose consumer has been offline this long is removed. */
+    expire_durable_after_ms: LimitValue,
+    realms_per_hour_per_ip: LimitValue,
+    max_pending_authorization_requests: LimitValue,
+    /** Events an unauthenticated socket may send (default 64; 0/negative ⇒ unlimited). */
+    pre_auth_events: LimitValue,
+    /** Payload bytes an unauthenticated socket may send (default 1 MiB; 0/negative ⇒ unlimited). */
+    pre_auth_bytes: LimitValue,
+    /** `{<realm>: {<key>: value}}`: per-realm overrides, own properties only. */
+    realms: z.unknown().optional(),
+  })
+  .passthrough();
+
+export type LimitsBlock = z.infer<typeof LimitsSchema>;
+
+/** Default per-socket cap of bytes queued for writing (8 MiB). */
+export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Default time a socket may stay over the cap before it is disconnected (ms). */
+export const DEFAULT_OVER_CAP_DISCONNECT_MS = 30_000;
+
+export const BackPressureSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** Bytes queued to one socket (engine.io write buffer + WebSocket buffer) before plain
+     * copies to it are dropped. */
+    max_buffered_bytes: z.number().int().positive().default(DEFAULT_MAX_BUFFERED_BYTES),
+    /** A socket over the cap for longer than this (ms) is disconnected. */
+    disconnect_after_ms: z.number().int().positive().default(DEFAULT_OVER_CAP_DISCONNECT_MS),
+  })
+  .strict();
+
+export type BackPressureSettings = z.infer<typeof BackPressureSchema>;

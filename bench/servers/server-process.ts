@@ -202,7 +202,10 @@ export interface ForkOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Forks `bench/servers/<kind>-server.ts` and waits until it listens (20 s at most). */
+/**
+ * Forks `bench/servers/<kind>-server.ts` and waits until it listens (60 s at most: loading the
+ * TypeScript sources takes long on a machine busy with other work).
+ */
 export async function forkServer(
   kind: ServerKind,
   options: ForkOptions = {},
@@ -235,8 +238,8 @@ export async function forkServer(
 
   const port = await new Promise<number>((resolve, reject) => {
     const timer = setTimeout(
-      () => reject(new Error(`${kind} server: not ready after 20 s`)),
-      20_000,
+      () => reject(new Error(`${kind} server: not ready after 60 s`)),
+      60_000,
     );
     child.on('message', (m: ChildMessage) => {
       if (m.type !== 'ready') return;

@@ -110,7 +110,7 @@ function runQuickBench(): Promise<{ code: number | null; stdout: string; stderr:
           BENCH_REPEATS: '',
         },
         maxBuffer: 16 * 2 ** 20,
-        timeout: 170_000,
+        timeout: 290_000,
       },
       (err, stdout, stderr) => {
         const code = err ? (typeof err.code === 'number' ? err.code : null) : 0;
@@ -121,7 +121,7 @@ function runQuickBench(): Promise<{ code: number | null; stdout: string; stderr:
 }
 
 describe('npm run bench (BENCH_QUICK=1)', () => {
-  it('prints one JSON document of the documented shape', { timeout: 180_000 }, async () => {
+  it('prints one JSON document of the documented shape', { timeout: 300_000 }, async () => {
     const { code, stdout, stderr } = await runQuickBench();
     expect(code, stderr.slice(-2000)).toBe(0);
     const doc = BenchDocument.parse(JSON.parse(stdout));

@@ -97,7 +97,8 @@ export function parseBrokerFlags(
   const portText = values.port ?? env.TYO_MQ_PORT ?? String(Protocol.DEFAULT_PORT);
   const port = Number(portText);
   if (!help && (portText.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)) {
-    throw new UsageError(`Invalid port: ${portText} (use 0-65535)`);
+    const source = values.port !== undefined ? '--port' : 'TYO_MQ_PORT';
+    throw new UsageError(`Invalid ${source} ${portText}: use 0-65535 (0 = any free port)`);
   }
   const storage = values.storage;
   if (!help && storage !== undefined && storage !== 'sqlite' && storage !== 'memory') {

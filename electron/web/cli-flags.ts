@@ -133,11 +133,19 @@ export function parseConsoleFlags(
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const key = String(issue?.path[0] ?? '');
-    const name =
-      key === 'logLevel' && fromEnv !== undefined
-        ? envLogLevelName(env)
-        : `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    throw new Error(`Invalid ${name}: ${issue?.message ?? 'invalid value'}`);
+    const flag = `--${key.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (key === 'logLevel') {
+      const source = fromEnv !== undefined ? envLogLevelName(env) : flag;
+      throw new Error(
+        `Invalid ${source} ${fromEnv ?? String(values['log-level'])}: ${issue?.message}`,
+      );
+    }
+    if (key === 'port' || key === 'brokerPort') {
+      throw new Error(
+        `Invalid ${flag} ${String(values[flag.slice(2)])}: use 0-65535 (0 = any free port)`,
+      );
+    }
+    throw new Error(`Invalid ${flag}: ${issue?.message ?? 'invalid value'}`);
   }
   return {
     ...parsed.data,

@@ -374,7 +374,8 @@ export function createBroker(
       sockets: () => io.of('/').sockets.values(),
       getStats: () => getStats(),
       purgeRequests: (realm) => authRequests.dropRealm(realm),
-      reloadSettings: () => runtime.reload(),
+      // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
+      reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,
     }),
     limits: rateLimits,

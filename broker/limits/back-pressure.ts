@@ -14,6 +14,7 @@
  * incrementally (engine.io appends to the array and replaces it when it flushes).
  */
 import type { Logger } from '../logging/logger';
+import { backlogBytes } from '../transport/write-coalescing';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { LimitMetrics } from './limit-metrics';
 import type { BackPressureSettings } from './limits-schema';
@@ -43,6 +44,9 @@ interface BufferState {
   counted: number;
   bytes: number;
   overSince: number | null;
+  /** The event-loop turn `backlog` was measured in, and its value then. */
+  turn: number;
+  backlog: number;
 }
 
 function packetBytes(data: unknown): number {
@@ -53,6 +57,8 @@ function packetBytes(data: unknown): number {
 
 export class BackPressure implements SendGate {
   private readonly state = new WeakMap<BrokerSocket, BufferState>();
+  private turn = 0;
+  private turnEnding = false;
 
   constructor(
     private readonly settings: () => BackPressureSettings,
@@ -66,7 +72,7 @@ export class BackPressure implements SendGate {
     const conn = socket.conn as unknown as EngineConn;
     let st = this.state.get(socket);
     if (!st) {
-      st = { buffer: undefined, counted: 0, bytes: 0, overSince: null };
+      st = { buffer: undefined, counted: 0, bytes: 0, overSince: null, turn: -1, backlog: 0 };
       this.state.set(socket, st);
     }
     const buffer = conn.writeBuffer;
@@ -79,13 +85,35 @@ export class BackPressure implements SendGate {
       for (let i = st.counted; i < buffer.length; i++) st.bytes += packetBytes(buffer[i]!.data);
       st.counted = buffer.length;
     }
-    return st.bytes + (conn.transport?.socket?.bufferedAmount ?? 0);
+    return st.bytes + backlogBytes(socket, conn.transport?.socket?.bufferedAmount ?? 0);
+  }
+
+  /**
+   * What `socket` had not drained when this event-loop turn began (measured at its first check
+   * in the turn). Writes made during the turn wait, corked, for the turn's end (see
+   * `transport/write-coalescing.ts`) and are not a backlog: a burst is not a slow consumer.
+   */
+  private backlog(socket: BrokerSocket): number {
+    if (!this.turnEnding) {
+      this.turnEnding = true;
+      setImmediate(() => {
+        this.turn++;
+        this.turnEnding = false;
+      });
+    }
+    const st = this.state.get(socket);
+    if (st && st.turn === this.turn) return st.backlog;
+    const bytes = this.bufferedBytes(socket);
+    const fresh = this.state.get(socket)!;
+    fresh.turn = this.turn;
+    fresh.backlog = bytes;
+    return bytes;
   }
 
   writable(socket: BrokerSocket): boolean {
     const s = this.settings();
     if (!s.enabled) return true;
-    const over = this.bufferedBytes(socket) > s.max_buffered_bytes;
+    const over = this.backlog(socket) > s.max_buffered_bytes;
     const st = this.state.get(socket)!;
     if (!over) {
       st.overSince = null;

@@ -14,12 +14,13 @@
 import type { Socket as NetSocket } from 'node:net';
 import type { BrokerSocket } from './socket-types';
 
-const corked = new Set<NetSocket>();
+/** TCP sockets corked this turn, with the bytes they already held when corked. */
+const corked = new Map<NetSocket, number>();
 let uncorkScheduled = false;
 
 function uncorkAll(): void {
   uncorkScheduled = false;
-  for (const raw of corked) raw.uncork();
+  for (const raw of corked.keys()) raw.uncork();
   corked.clear();
 }
 
@@ -36,11 +37,22 @@ export function coalesceWrites(socket: BrokerSocket): void {
   socket.conn.on('flush', () => {
     const raw = tcpSocket(socket);
     if (raw === null || corked.has(raw)) return;
+    corked.set(raw, raw.writableLength);
     raw.cork();
-    corked.add(raw);
     if (!uncorkScheduled) {
       uncorkScheduled = true;
       setImmediate(uncorkAll);
     }
   });
+}
+
+/**
+ * The part of a WebSocket's `bufferedAmount` (bytes) that the peer has not drained since earlier
+ * turns: frames written this turn sit corked in the TCP socket until the check phase and are
+ * not a backlog (back-pressure must not count a burst it is about to send).
+ */
+export function backlogBytes(socket: BrokerSocket, bufferedAmount: number): number {
+  const raw = tcpSocket(socket);
+  const before = raw ? corked.get(raw) : undefined;
+  return before === undefined ? bufferedAmount : Math.min(before, bufferedAmount);
 }

@@ -1,3 +1,5 @@
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { defineConfig } from 'vitest/config';
 
 export default defineConfig({
@@ -9,5 +11,8 @@ export default defineConfig({
     // Real servers and child processes: keep parallelism modest on 2-core machines.
     pool: 'forks',
     maxWorkers: 2,
+    // A broker started with auth on and no env file bootstraps its admin token into `.env` of
+    // the working directory (spec §5): tests must never write, nor read, the repository's own.
+    env: { TYO_MQ_ENV_FILE: join(tmpdir(), `switchboard-test-${process.pid}.env`) },
   },
 });

@@ -4,6 +4,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AdminExitCode, runAdminCli } from '../../../broker/admin-cli/main';
@@ -11,9 +12,11 @@ import { useBroker } from '../../helpers/broker-harness';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 import { ADMIN_TOKEN, adminSettings } from './management-client';
 
-function runner(env: NodeJS.ProcessEnv) {
+function runner(vars: NodeJS.ProcessEnv) {
   const out: string[] = [];
   const err: string[] = [];
+  // Never the working directory's `.env`: the test names every credential it gives.
+  const env = { TYO_MQ_ENV_FILE: join(tmpdir(), 'switchboard-admin-cli-none.env'), ...vars };
   return {
     out,
     err,

@@ -308,12 +308,9 @@ export function createBroker(
     },
     (err: unknown) => logger.error({ err }, 'durable subscriptions not restored'),
   );
-  const limitsBlock = (settings.limits ?? {}) as Record<string, unknown>;
   const authRequests = new AuthorizationRequests({
-    maxPending: () => {
-      const max = limitsBlock.max_pending_authorization_requests;
-      return limitsBlock.enabled !== false && typeof max === 'number' ? max : undefined;
-    },
+    // §11.3 `max_pending_authorization_requests`, read live (hot reload, `enabled: false`).
+    maxPending: () => rateLimits.pendingRequestsCap(),
     ttlMs: () => {
       const seconds = parseTtlSeconds(auth.config.request_ttl);
       return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : DEFAULT_REQUEST_TTL_MS;

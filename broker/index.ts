@@ -6,35 +6,33 @@
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
-import { parseTtlSeconds } from '../shared/duration';
 import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
-import { bootstrapAdminToken } from './auth/admin-bootstrap';
-import type { AuthState } from './auth/auth-state';
+import { authorizationRequests, keepAdminToken } from './auth/auth-wiring';
 import { requireAdminBearer } from './auth/http-bearer';
-import { AuthorizationRequests, DEFAULT_REQUEST_TTL_MS } from './auth/authorization-requests';
-import type { NonceStore } from './auth/nonce-store';
 import { watchRevocations } from './auth/session-revocation';
 import { TokenValidator } from './auth/token-validator';
 import { createManagement } from './admin/create-management';
 import { createSettingsRuntime } from './config/settings-runtime';
-import { unsupportedKeys, type Settings, type SettingsInput } from './config/settings-schema';
+import { unsupportedKeys, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
 import { ChunkAssembler } from './delivery/chunk-assembler';
 import { Delivery } from './delivery/delivery';
 import { DurableExpiry } from './delivery/durable-expiry';
-import { QueueLedger, queueStats } from './delivery/queue-ledger';
+import { dlqReplay } from './delivery/dlq-replay';
+import { QueueLedger } from './delivery/queue-ledger';
 import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { createHttpApi, forbidden } from './http/http-api';
+import { brokerHealth, brokerStats } from './http/broker-stats';
 import { createRealmProvisioning } from './http/realm-provisioning';
 import { BackPressure } from './limits/back-pressure';
 import { LimitMetrics } from './limits/limit-metrics';
 import { LimitsService } from './limits/limits-service';
-import { createLogger, type Logger } from './logging/logger';
+import { createLogger } from './logging/logger';
 import { NamespaceLoader } from './namespaces/namespace-loader';
 import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
@@ -44,12 +42,13 @@ import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
 import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore } from './storage/create-store';
-import type { MessageStore, StoredEntry } from './storage/message-store';
+import type { MessageStore } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
 import { HttpHost, type OwnServer } from './transport/http-host';
 import { RequestGuard } from './transport/request-guard';
 import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
+import type { Broker, BrokerOptions } from './broker-types';
 import { BROKER_VERSION } from './version';
 
 export type { Settings, SettingsInput } from './config/settings-schema';
@@ -68,98 +67,7 @@ export {
 export { AuthState } from './auth/auth-state';
 export type { NonceStore } from './auth/nonce-store';
 
-export interface BrokerOptions {
-  logger?: Logger;
-  /**
-   * Environment read for `TYO_MQ_MAX_HTTP_BUFFER_SIZE`, `TYO_MQ_ENV_FILE`, the admin token
-   * variable (`spec/protocol-admin.md` §5; a generated token is set here); default `process.env`.
-   */
-  env?: NodeJS.ProcessEnv;
-  /** Extra silence (ms) past the ping interval before a socket counts as half-open; 2,000. */
-  halfOpenMarginMs?: number;
-  /** Directory that relative storage file names resolve against; default the working dir. */
-  dataDir?: string;
-  /**
-   * Replay protection for manager proofs (§6.4); default in memory, in which case proofs
-   * timestamped before the broker was created are refused.
-   */
-  nonces?: NonceStore;
-  /**
-   * Settings file to load (created when missing), watch and persist runtime changes to
-   * (`spec/protocol-admin.md` §12.3–§12.4). The settings argument is then the layer under it.
-   */
-  settingsFile?: string;
-  /** Settings laid over the file (CLI flags); `TYO_MQ_*` variables are added from `env`. */
-  settingsOverrides?: Record<string, unknown>;
-  /** Watch the settings file for edits; default true. */
-  watchSettings?: boolean;
-}
-
-/** Read-only view of a running broker. Times in ms. */
-export interface BrokerStatus {
-  listening: boolean;
-  port: number | null;
-  host: string | null;
-  uptimeMs: number;
-  version: string;
-  produced: number;
-  delivered: number;
-  connectionsTotal: number;
-  connectionsCurrent: number;
-}
-
-export interface Broker {
-  /**
-   * The settings in force (replaced whole by a reload; read it at each use). Its `auth` is the
-   * block as loaded; the live, persisted auth configuration is `auth`.
-   */
-  readonly settings: Settings;
-  /** The live `auth` configuration; persisted to the settings file / auth store on change. */
-  readonly auth: AuthState;
-  readonly logger: Logger;
-  /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
-  listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
-  /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
-  attach(server: HttpServer): void;
-  /** Disconnects every client, stops timers and closes the server it created. */
-  close(): Promise<void>;
-  getStats(): Stats;
-  /**
-   * One pass of the durable-subscription expiry (`limits.expire_durable_after_ms`) as of `now`
-   * (epoch ms, default the current time); resolves with the subscriptions removed (0 when off).
-   */
-  expireDurableSubscriptions(now?: number): Promise<number>;
-  /** One idle-eviction pass (§15); returns the number of entries evicted. */
-  sweepIdleRegistrations(): number;
-  status(): BrokerStatus;
-  /** The message store (durable copies and DLQ), for management and tests. */
-  readonly store: MessageStore;
-  /**
-   * Moves a DLQ entry back to its consumer's queue (`spec/protocol-core.md` §10.5) and replays
-   * it at once when a matching subscription has a live consumer. Resolves with the re-queued
-   * entry, or null when no such DLQ entry exists (in `realm`, when given).
-   */
-  replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
-  /**
-   * Re-reads the settings file (`reload_settings`, SIGHUP) and applies it; resolves with the new
-   * settings. @throws SwitchboardError `SWB_ERR_VALIDATION` (400) "No settings file is being
-   * watched" without a file, or naming the file's errors (the old settings then stay).
-   */
-  reloadSettings(): Promise<Settings>;
-  /** Online copy of the auth store to `dest` (§14); false when no store is active. */
-  backupAuthStore(dest: string): Promise<boolean>;
-  /** Apis returned by custom namespace modules, by namespace name (§16.1). */
-  readonly namespaces: Record<string, unknown>;
-  /**
-   * Attaches namespaces newly listed in the settings (call after a settings change); resolves
-   * with their names. Never rejects: a failing module is logged and skipped.
-   */
-  syncNamespaces(): Promise<string[]>;
-  /** `get`'s namespace view (§16.1): `{"/remote": {module: "built-in"}, "<name>": {module}}`. */
-  namespaceModules(): Record<string, { module: string }>;
-  /** Bytes queued for writing to a `/` socket (back-pressure's measure), or null if unknown. */
-  bufferedBytes(socketId: string): number | null;
-}
+export type { Broker, BrokerOptions, BrokerStatus } from './broker-types';
 
 /**
  * Builds a broker from settings.
@@ -189,18 +97,7 @@ export function createBroker(
   const env = options.env ?? process.env;
   // One live auth config, persisted by the settings runtime (file / auth store).
   const auth = runtime.auth;
-  bootstrapAdminToken(auth, logger, env);
-  // §5 "after every settings change": deferred, so listeners see commits in order.
-  auth.onChange((_next, _prev, origin) => {
-    if (origin === 'bootstrap') return;
-    queueMicrotask(() => {
-      try {
-        bootstrapAdminToken(auth, logger, env);
-      } catch (err) {
-        logger.error({ err }, 'admin token bootstrap failed');
-      }
-    });
-  });
+  keepAdminToken(auth, logger, env);
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
   let store: MessageStore;
   try {
@@ -308,35 +205,12 @@ export function createBroker(
     },
     (err: unknown) => logger.error({ err }, 'durable subscriptions not restored'),
   );
-  const authRequests = new AuthorizationRequests({
-    // §11.3 `max_pending_authorization_requests`, read live (hot reload, `enabled: false`).
-    maxPending: () => rateLimits.pendingRequestsCap(),
-    ttlMs: () => {
-      const seconds = parseTtlSeconds(auth.config.request_ttl);
-      return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : DEFAULT_REQUEST_TTL_MS;
-    },
-    tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
-    nodeId: settings.node_id ?? null,
-  });
-  /** DLQ replay (`spec/protocol-core.md` §10.5): re-queued, counted, then nudged to a live consumer. */
-  const replayDlq = async (msgId: string, realm?: string): Promise<StoredEntry | null> => {
-    const entry = await store.replayDlq(msgId, realm);
-    if (!entry) return null;
-    ledger.added(entry.realm, entry.event, entry.consumer);
-    metrics.messageQueued(entry.realm);
-    const registry = realms.get(entry.realm);
-    for (const record of registry?.subscriptions.get(entry.event)?.values() ?? []) {
-      if (
-        record.consumerId === entry.consumer &&
-        registry!.consumers.get(record.consumer)?.online
-      ) {
-        replayer
-          .replay(registry!, record)
-          .catch((err: unknown) => logger.error({ err, id: msgId }, 'DLQ replay failed'));
-      }
-    }
-    return entry;
-  };
+  const authRequests = authorizationRequests(
+    auth,
+    () => rateLimits.pendingRequestsCap(),
+    settings.node_id ?? null,
+  );
+  const replayDlq = dlqReplay({ store, ledger, metrics, realms, replayer, logger });
   const ctx: HandlerContext = {
     get settings() {
       return live.current;
@@ -391,40 +265,9 @@ export function createBroker(
   });
   const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
 
-  const getStats = (): Stats => {
-    const out: Stats = { realms: {}, connections_current: connectionsCurrent() };
-    for (const realm of realms.values()) {
-      const count = <T extends { online: boolean }>(m: Map<string, T>) => {
-        let online = 0;
-        for (const e of m.values()) if (e.online) online++;
-        return { total: m.size, online };
-      };
-      out.realms[realm.name] = {
-        producers: count(realm.producers),
-        consumers: count(realm.consumers),
-        subscriptions: realm.subscriptions.size,
-        ...queueStats(ledger, realm.name),
-      };
-    }
-    // Realms that hold only stored copies (e.g. every subscriber expired) still show them.
-    for (const [name] of ledger.realmDepths()) {
-      if (out.realms[name] || ledger.depth(name) === 0) continue;
-      out.realms[name] = {
-        producers: { total: 0, online: 0 },
-        consumers: { total: 0, online: 0 },
-        subscriptions: 0,
-        ...queueStats(ledger, name),
-      };
-    }
-    if (live.current.node_id) out.cluster_node_id = live.current.node_id;
-    return out;
-  };
-  const health = (): Health => ({
-    status: 'ok',
-    version: BROKER_VERSION,
-    uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
-    node_id: live.current.node_id ?? null,
-  });
+  const getStats = (): Stats =>
+    brokerStats(realms, ledger, connectionsCurrent(), live.current.node_id);
+  const health = (): Health => brokerHealth(startedAt, live.current.node_id);
   const adminApi = requireAdminBearer(
     createHttpApi({
       settings: () => live.current,

@@ -1,0 +1,104 @@
+/**
+ * The public shapes of an embedded broker: the options `createBroker` takes, the handle it
+ * returns and its read-only status (times in ms).
+ */
+import type { Server as HttpServer } from 'node:http';
+import type { Stats } from '../shared/http-api';
+import type { AuthState } from './auth/auth-state';
+import type { NonceStore } from './auth/nonce-store';
+import type { Settings } from './config/settings-schema';
+import type { Logger } from './logging/logger';
+import type { MessageStore, StoredEntry } from './storage/message-store';
+
+export interface BrokerOptions {
+  logger?: Logger;
+  /**
+   * Environment read for `TYO_MQ_MAX_HTTP_BUFFER_SIZE`, `TYO_MQ_ENV_FILE`, the admin token
+   * variable (`spec/protocol-admin.md` §5; a generated token is set here); default `process.env`.
+   */
+  env?: NodeJS.ProcessEnv;
+  /** Extra silence (ms) past the ping interval before a socket counts as half-open; 2,000. */
+  halfOpenMarginMs?: number;
+  /** Directory that relative storage file names resolve against; default the working dir. */
+  dataDir?: string;
+  /**
+   * Replay protection for manager proofs (§6.4); default in memory, in which case proofs
+   * timestamped before the broker was created are refused.
+   */
+  nonces?: NonceStore;
+  /**
+   * Settings file to load (created when missing), watch and persist runtime changes to
+   * (`spec/protocol-admin.md` §12.3–§12.4). The settings argument is then the layer under it.
+   */
+  settingsFile?: string;
+  /** Settings laid over the file (CLI flags); `TYO_MQ_*` variables are added from `env`. */
+  settingsOverrides?: Record<string, unknown>;
+  /** Watch the settings file for edits; default true. */
+  watchSettings?: boolean;
+}
+
+/** Read-only view of a running broker. Times in ms. */
+export interface BrokerStatus {
+  listening: boolean;
+  port: number | null;
+  host: string | null;
+  uptimeMs: number;
+  version: string;
+  produced: number;
+  delivered: number;
+  connectionsTotal: number;
+  connectionsCurrent: number;
+}
+
+export interface Broker {
+  /**
+   * The settings in force (replaced whole by a reload; read it at each use). Its `auth` is the
+   * block as loaded; the live, persisted auth configuration is `auth`.
+   */
+  readonly settings: Settings;
+  /** The live `auth` configuration; persisted to the settings file / auth store on change. */
+  readonly auth: AuthState;
+  readonly logger: Logger;
+  /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
+  listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
+  /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
+  attach(server: HttpServer): void;
+  /** Disconnects every client, stops timers and closes the server it created. */
+  close(): Promise<void>;
+  getStats(): Stats;
+  /**
+   * One pass of the durable-subscription expiry (`limits.expire_durable_after_ms`) as of `now`
+   * (epoch ms, default the current time); resolves with the subscriptions removed (0 when off).
+   */
+  expireDurableSubscriptions(now?: number): Promise<number>;
+  /** One idle-eviction pass (§15); returns the number of entries evicted. */
+  sweepIdleRegistrations(): number;
+  status(): BrokerStatus;
+  /** The message store (durable copies and DLQ), for management and tests. */
+  readonly store: MessageStore;
+  /**
+   * Moves a DLQ entry back to its consumer's queue (`spec/protocol-core.md` §10.5) and replays
+   * it at once when a matching subscription has a live consumer. Resolves with the re-queued
+   * entry, or null when no such DLQ entry exists (in `realm`, when given).
+   */
+  replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
+  /**
+   * Re-reads the settings file (`reload_settings`, SIGHUP) and applies it; resolves with the new
+   * settings. @throws SwitchboardError `SWB_ERR_VALIDATION` (400) "No settings file is being
+   * watched" without a file, or naming the file's errors (the old settings then stay).
+   */
+  reloadSettings(): Promise<Settings>;
+  /** Online copy of the auth store to `dest` (§14); false when no store is active. */
+  backupAuthStore(dest: string): Promise<boolean>;
+  /** Apis returned by custom namespace modules, by namespace name (§16.1). */
+  readonly namespaces: Record<string, unknown>;
+  /**
+   * Attaches namespaces newly listed in the settings (call after a settings change); resolves
+   * with their names. Never rejects: a failing module is logged and skipped.
+   */
+  syncNamespaces(): Promise<string[]>;
+  /** `get`'s namespace view (§16.1): `{"/remote": {module: "built-in"}, "<name>": {module}}`. */
+  namespaceModules(): Record<string, { module: string }>;
+  /** Bytes queued for writing to a `/` socket (back-pressure's measure), or null if unknown. */
+  bufferedBytes(socketId: string): number | null;
+}

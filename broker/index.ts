@@ -441,7 +441,13 @@ export function createBroker(
     auth,
     () => live.current,
   );
-  const provisioning = createRealmProvisioning({ settings: () => live.current, auth, logger });
+  const provisioning = createRealmProvisioning({
+    settings: () => live.current,
+    auth,
+    logger,
+    rateLimit: (req) =>
+      rateLimits.realmCreationRefusal(rateLimits.requestIp(req))?.retryAfter ?? null,
+  });
   const httpApi = (req: IncomingMessage, res: ServerResponse): boolean =>
     provisioning(req, res) || adminApi(req, res);
 

@@ -39,6 +39,7 @@ import { NamespaceLoader } from './namespaces/namespace-loader';
 import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
+import { transportCounts } from './metrics/transport-counts';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
@@ -239,9 +240,12 @@ export function createBroker(
     logger,
   );
   metrics.watchQueues(ledger);
+  store.observeCommits?.((ms) => metrics.storageCommitted(ms));
+  metrics.watchTransports(() => transportCounts(io));
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
+    acked: (seconds) => metrics.acked(seconds),
     exhausted: (msgId, copy, reason) => {
       const { key, consumer } = copy.stored;
       ledger

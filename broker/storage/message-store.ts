@@ -133,6 +133,11 @@ export interface MessageStore {
   loadSubscriptions(): Promise<PersistedSubscription[]>;
   /** Flushes pending writes and releases resources. */
   close(): Promise<void>;
+  /**
+   * Optional: calls `listener(ms)` once per committed write batch with the time it took (the
+   * SQLite store: worker round trip, fsync included). For the storage commit histogram.
+   */
+  observeCommits?(listener: (ms: number) => void): void;
 }
 
 /** Random bytes drawn in blocks: one `randomFillSync` per 4 KiB instead of one call per id. */

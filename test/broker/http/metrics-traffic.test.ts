@@ -19,7 +19,7 @@ import {
   sync,
   type Harness,
 } from '../../helpers/broker-harness';
-import { collect, delay, waitUntil } from '../../helpers/wait';
+import { collect, delay } from '../../helpers/wait';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
 const N = 300;
@@ -37,6 +37,15 @@ async function scrape(): Promise<PromExposition> {
   const res = await fetch(`${h!.url}${HttpPath.METRICS}`);
   expect(res.status).toBe(200);
   return parsePrometheusText(await res.text());
+}
+
+/** Scrapes every 20 ms until the realm's queue depth reads `depth` (5 s at most). */
+async function depthReaches(depth: number): Promise<void> {
+  const deadline = Date.now() + 5_000;
+  while (value(await scrape(), MetricName.QUEUE_DEPTH, { realm: 'default' }) !== depth) {
+    if (Date.now() > deadline) throw new Error(`queue depth never reached ${depth}`);
+    await delay(20);
+  }
 }
 
 /** The value of the one sample of `name` whose labels include `labels` (NaN when absent). */
@@ -65,9 +74,7 @@ describe('metrics after real traffic', () => {
     const p = await h.producer('fleet');
     for (let i = 0; i < N; i++) produce(p, 'fleet', 'job', i);
     await sync(p);
-    await waitUntil(
-      async () => value(await scrape(), MetricName.QUEUE_DEPTH, { realm: 'default' }) === N,
-    );
+    await depthReaches(N);
 
     const before = await scrape();
     expect(before.types[MetricName.QUEUE_DEPTH]).toBe('gauge');
@@ -99,9 +106,7 @@ describe('metrics after real traffic', () => {
     back.on(JOB, (env: DeliveryEnvelope) => back.emit(ClientEvent.ACK, { msgId: env.msgId }));
     await subscribe(back, 'w1', 'fleet', 'job', { durable: true, manualAck: true });
     expect((await got).map((e) => e.message)).toEqual([...Array(N).keys()]);
-    await waitUntil(
-      async () => value(await scrape(), MetricName.QUEUE_DEPTH, { realm: 'default' }) === 0,
-    );
+    await depthReaches(0);
 
     const after = await scrape();
     expect(

@@ -9,8 +9,9 @@ import {
   type PromExposition,
 } from '../../../electron/services/prometheus-text';
 import { HttpPath } from '../../../shared/http-api';
+import { ADMIN_TOKEN, authenticate, startAuthBroker } from '../../helpers/auth-clients';
 import { MetricName } from '../../../shared/metric-names';
-import { ClientEvent, type DeliveryEnvelope } from '../../../shared/protocol-events';
+import { ClientEvent, ServerEvent, type DeliveryEnvelope } from '../../../shared/protocol-events';
 import {
   exactConsumeEvent,
   produce,
@@ -136,5 +137,29 @@ describe('metrics after real traffic', () => {
       20,
     );
     expect(value(m, `${MetricName.PUBLISH_DELIVER_SECONDS}_count`)).toBe(10);
+  });
+
+  it('counts every AUTH_FAIL as an unauthorized rejected input', async () => {
+    h = await startAuthBroker(
+      { tokens: [{ token: ADMIN_TOKEN, realm: '*', role: 'admin' }] },
+      { http_api: { enabled: true, metrics_auth: false } },
+    );
+    let fails = 0;
+    for (const token of ['nope', 'also-wrong']) {
+      const s = await h.connect();
+      expect((await authenticate(s, { token })).event).toBe('AUTH_FAIL');
+      fails++;
+    }
+    // An event before AUTHENTICATION: refused by the gate unless §3.4 admits it implicitly.
+    const early = await h.connect();
+    const refused = new Promise<boolean>((resolve) => {
+      early.once(ServerEvent.AUTH_FAIL, () => resolve(true));
+      setTimeout(() => resolve(false), 500);
+    });
+    early.emit(ClientEvent.SUBSCRIBE, { event: 'job', producer: 'fleet', consumer: 'x' });
+    if (await refused) fails++;
+    const m = await scrape();
+    expect(fails).toBeGreaterThanOrEqual(2);
+    expect(value(m, MetricName.REJECTED_INPUTS_TOTAL, { reason: 'unauthorized' })).toBe(fails);
   });
 });

@@ -241,6 +241,8 @@ export function createBroker(
   );
   metrics.watchQueues(ledger);
   store.observeCommits?.((ms) => metrics.storageCommitted(ms));
+  const dlqDepths = store.dlqDepths?.bind(store);
+  if (dlqDepths) metrics.watchDlq(dlqDepths);
   metrics.watchTransports(() => transportCounts(io));
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),

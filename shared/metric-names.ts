@@ -34,6 +34,8 @@ export const MetricName = {
   STORAGE_COMMIT_SECONDS: 'tyo_mq_storage_commit_seconds',
   /** Switchboard: Engine.IO clients connected now, by `transport` (websocket, polling). */
   CONNECTIONS_BY_TRANSPORT: 'tyo_mq_connections_by_transport',
+  /** Switchboard: dead-lettered entries held now, per realm (gauge). */
+  DLQ_DEPTH: 'tyo_mq_dlq_depth',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

@@ -73,6 +73,9 @@ export const COMMIT_BUCKETS = [
 /** Engine.IO clients connected now, by transport name (`websocket`, `polling`). */
 export type TransportCounts = () => Iterable<[string, number]>;
 
+/** Dead-lettered entries per realm, read at scrape time (the store's `dlqDepths`). */
+export type DlqDepthSource = () => Promise<Array<{ realm: string; n: number }>>;
+
 /** Counters of one broker; one `Registry` each, so brokers in one process do not mix. */
 export class BrokerMetrics {
   readonly registry = new Registry();
@@ -87,6 +90,7 @@ export class BrokerMetrics {
   private readonly refused: Counter<'realm' | 'cap'>;
   private depthSource: QueueDepthSource | null = null;
   private transportSource: TransportCounts | null = null;
+  private dlqSource: DlqDepthSource | null = null;
   /** Unlabelled histograms (one series each: no client-controlled label values). */
   private readonly publishDeliver: { observe(v: number): void };
   private readonly ackLatency: { observe(v: number): void };
@@ -186,6 +190,25 @@ export class BrokerMetrics {
       buckets: COMMIT_BUCKETS,
       registers,
     });
+    const dlqDepths = () => this.dlqSource;
+    new Gauge({
+      name: MetricName.DLQ_DEPTH,
+      help: 'Dead-lettered entries held now, per realm',
+      labelNames: ['realm'],
+      registers,
+      async collect() {
+        const source = dlqDepths();
+        if (!source) return;
+        let rows: Array<{ realm: string; n: number }>;
+        try {
+          rows = await source();
+        } catch {
+          return; // A store closing or failing keeps the last values rather than fail the scrape.
+        }
+        this.reset();
+        for (const { realm, n } of rows) this.set({ realm }, n);
+      },
+    });
     const transports = () => this.transportSource;
     new Gauge({
       name: MetricName.CONNECTIONS_BY_TRANSPORT,
@@ -256,6 +279,11 @@ export class BrokerMetrics {
   /** One store write batch committed in `ms` (worker round trip). */
   storageCommitted(ms: number): void {
     this.storageCommit.observe(ms / 1000);
+  }
+
+  /** Reads DLQ depths per realm from `source` at each scrape. */
+  watchDlq(source: DlqDepthSource): void {
+    this.dlqSource = source;
   }
 
   /** Reads connection counts by transport from `source` at each scrape. */

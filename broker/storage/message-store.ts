@@ -113,6 +113,8 @@ export interface MessageStore {
    * `purgeExpired`); read once at start-up to seed the broker's queue depths.
    */
   queueDepths(): Promise<QueueCount[]>;
+  /** Optional: dead-lettered entries per realm now (the `tyo_mq_dlq_depth` gauge, at scrape). */
+  dlqDepths?(): Promise<Array<{ realm: string; n: number }>>;
   /**
    * Deletes at most `limit` expired copies (bounded work, called on a timer); resolves with
    * how many each queue lost. Reads never delete: they skip expired copies.

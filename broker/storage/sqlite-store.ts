@@ -135,6 +135,10 @@ export class SqliteStore implements MessageStore {
     return this.read('queueDepths');
   }
 
+  dlqDepths(): Promise<Array<{ realm: string; n: number }>> {
+    return this.read('dlqDepths');
+  }
+
   purgeExpired(limit: number): Promise<QueueCount[]> {
     return this.write('purgeExpired', Date.now(), limit);
   }

@@ -162,4 +162,42 @@ describe('metrics after real traffic', () => {
     expect(fails).toBeGreaterThanOrEqual(2);
     expect(value(m, MetricName.REJECTED_INPUTS_TOTAL, { reason: 'unauthorized' })).toBe(fails);
   });
+
+  it('tyo_mq_dlq_depth follows the DLQ per realm, on the memory and the SQLite store', async () => {
+    for (const storage of ['memory', 'sqlite'] as const) {
+      dir = await makeTempDir();
+      h = await startBroker(
+        {
+          http_api: { enabled: true },
+          storage,
+          storage_options: { filename: `${dir.path}/store.db` },
+        } as never,
+        { dataDir: dir.path },
+      );
+      const c = await h.consumer('w1');
+      await subscribe(c, 'w1', 'fleet', 'job', {
+        manualAck: true,
+        ackTimeout: '50ms',
+        retry: { max_attempts: 1 },
+      });
+      const p = await h.producer('fleet');
+      const got = collect(c, JOB, 3);
+      for (let i = 0; i < 3; i++) produce(p, 'fleet', 'job', i);
+      await got;
+      const deadline = Date.now() + 5_000;
+      while ((await h.broker.store.listDlq('default')).length < 3 && Date.now() < deadline) {
+        await delay(20);
+      }
+      const m = await scrape();
+      expect(m.types[MetricName.DLQ_DEPTH]).toBe('gauge');
+      expect(value(m, MetricName.DLQ_DEPTH, { realm: 'default' })).toBe(3);
+      expect(value(m, MetricName.MESSAGES_DLQ_TOTAL, { realm: 'default' })).toBe(3);
+      const [first] = await h.broker.store.listDlq('default');
+      await h.broker.store.discardDlq(first!.id);
+      expect(value(await scrape(), MetricName.DLQ_DEPTH, { realm: 'default' })).toBe(2);
+      await h.close();
+      await dir.remove();
+      h = dir = undefined;
+    }
+  });
 });

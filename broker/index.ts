@@ -37,6 +37,7 @@ import { NamespaceLoader } from './namespaces/namespace-loader';
 import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
+import { transportCounts } from './metrics/transport-counts';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
@@ -136,9 +137,14 @@ export function createBroker(
     logger,
   );
   metrics.watchQueues(ledger);
+  store.observeCommits?.((ms) => metrics.storageCommitted(ms));
+  const dlqDepths = store.dlqDepths?.bind(store);
+  if (dlqDepths) metrics.watchDlq(dlqDepths);
+  metrics.watchTransports(() => transportCounts(io));
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
+    acked: (seconds) => metrics.acked(seconds),
     exhausted: (msgId, copy, reason) => {
       const { key, consumer } = copy.stored;
       ledger
@@ -281,7 +287,13 @@ export function createBroker(
     auth,
     () => live.current,
   );
-  const provisioning = createRealmProvisioning({ settings: () => live.current, auth, logger });
+  const provisioning = createRealmProvisioning({
+    settings: () => live.current,
+    auth,
+    logger,
+    rateLimit: (req) =>
+      rateLimits.realmCreationRefusal(rateLimits.requestIp(req))?.retryAfter ?? null,
+  });
   const httpApi = (req: IncomingMessage, res: ServerResponse): boolean =>
     provisioning(req, res) || adminApi(req, res);
 

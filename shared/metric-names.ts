@@ -26,6 +26,16 @@ export const MetricName = {
   REJECTED_INPUTS_TOTAL: 'tyo_mq_rejected_inputs_total',
   /** Switchboard: plain copies not sent to a socket over its write-buffer cap, by realm. */
   SLOW_CONSUMER_DROPS_TOTAL: 'tyo_mq_slow_consumer_drops_total',
+  /** Switchboard: seconds from a PRODUCE accepted to a copy emitted to a consumer (histogram). */
+  PUBLISH_DELIVER_SECONDS: 'tyo_mq_publish_deliver_seconds',
+  /** Switchboard: seconds from a reliable copy sent to its ACK received (histogram). */
+  ACK_LATENCY_SECONDS: 'tyo_mq_ack_latency_seconds',
+  /** Switchboard: seconds one write batch of the SQLite store takes to commit (histogram). */
+  STORAGE_COMMIT_SECONDS: 'tyo_mq_storage_commit_seconds',
+  /** Switchboard: Engine.IO clients connected now, by `transport` (websocket, polling). */
+  CONNECTIONS_BY_TRANSPORT: 'tyo_mq_connections_by_transport',
+  /** Switchboard: dead-lettered entries held now, per realm (gauge). */
+  DLQ_DEPTH: 'tyo_mq_dlq_depth',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

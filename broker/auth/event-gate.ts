@@ -13,6 +13,7 @@ import {
   type ClientEventName,
 } from '../../shared/protocol-events';
 import type { HandlerContext } from '../handlers/handler-context';
+import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
 import {
   acceptanceRequired,
@@ -101,6 +102,7 @@ function refuse(
     { socket: socket.id, realm: socket.data.realm, event, code },
     'event refused by auth gate',
   );
+  ctx.limits.rejectedInput(RejectReason.UNAUTHORIZED);
   socket.emit(ServerEvent.AUTH_FAIL, { code, message });
   callback?.({ ok: false, code, message });
   return false;

@@ -25,8 +25,8 @@ export function hasAdminBearer(auth: AuthState, req: IncomingMessage): boolean {
 
 /**
  * Wraps the HTTP API handler: with auth enabled, `GET /api/metrics` (unless `metrics_auth:
- * false`), `/api/stats` and `/api/realms/{realm}/dlq` need the admin bearer; a refusal is answered
- * here with 401. Other requests go to `inner` unchanged.
+ * false`), `/api/stats` and `/api/realms/{realm}/dlq` need the admin bearer while their route is
+ * on; a refusal is answered here with 401. Other requests go to `inner` unchanged.
  */
 export function requireAdminBearer(
   inner: Handler,
@@ -44,10 +44,10 @@ export function requireAdminBearer(
     } catch {
       return inner(req, res);
     }
+    // A route switched off is not guarded: the API answers it with the bare 403 (§10.1).
     const guarded =
-      (path === HttpPath.METRICS && api.metrics_auth) ||
-      path === HttpPath.STATS ||
-      /^\/api\/realms\/[^/]+\/dlq$/.test(rawPath);
+      (path === HttpPath.METRICS && api.metrics && api.metrics_auth) ||
+      (api.stats && (path === HttpPath.STATS || /^\/api\/realms\/[^/]+\/dlq$/.test(rawPath)));
     if (!guarded) return inner(req, res);
     if (hasAdminBearer(auth, req)) return inner(req, res);
     const body = JSON.stringify({ ok: false, code: 401, message: BEARER_REQUIRED });

@@ -59,6 +59,8 @@ interface Pending {
   /** Highest attempt number written to the store. */
   persisted: number;
   timer: NodeJS.Timeout | null;
+  /** `performance.now()` when the last attempt was sent, for the ACK latency histogram. */
+  sentAt: number;
 }
 
 export interface AckTrackerHooks {
@@ -68,6 +70,8 @@ export interface AckTrackerHooks {
   exhausted(msgId: string, copy: ReliableCopy, reason: string): void;
   /** Attempt `n` of stored copy `msgId` is being made: write the count to the store. */
   attempted(msgId: string, n: number): void;
+  /** An awaited ACK arrived `seconds` after its attempt was sent. */
+  acked?(seconds: number): void;
 }
 
 export class AckTracker {
@@ -104,6 +108,7 @@ export class AckTracker {
       lastSocketId: null,
       persisted: Math.max(previous?.persisted ?? 0, persisted),
       timer: null,
+      sentAt: 0,
     };
     this.pending.set(msgId, entry);
     this.attempt(msgId, entry, socket, attempt + 1);
@@ -123,6 +128,13 @@ export class AckTracker {
   /** The socket id whose ACK `msgId` awaits, null during a retry delay, undefined if untracked. */
   owner(msgId: string): string | null | undefined {
     return this.pending.get(msgId)?.socketId;
+  }
+
+  /** `msgId` was ACKed by the socket awaited: times it, then stops tracking it. */
+  acknowledged(msgId: string): boolean {
+    const p = this.pending.get(msgId);
+    if (p?.timer && p.socketId !== null) this.hooks.acked?.((performance.now() - p.sentAt) / 1000);
+    return this.release(msgId);
   }
 
   /** Stops tracking `msgId` (ACKed or removed); returns whether it was tracked. */
@@ -178,6 +190,7 @@ export class AckTracker {
     }
     const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
     emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
+    p.sentAt = performance.now();
     this.hooks.delivered(copy.realm, copy.envelope.event);
     p.timer = setTimeout(
       () => this.timedOut(msgId, p),

@@ -116,13 +116,15 @@ export class Delivery {
 
   /**
    * Plain live deliveries of one message on one key to several sockets (a fan-out): encoded
-   * once for all of them unless the envelope needs chunking. Counted per socket.
+   * once for all of them unless the envelope needs chunking. Counted per socket; the
+   * publish→deliver latency since `receivedAt` (`performance.now()` ms) is observed once.
    */
   emitToSockets(
     realm: string,
     sockets: readonly BrokerSocket[],
     eventName: `CONSUME-${string}`,
     envelope: DeliveryEnvelope,
+    receivedAt?: number,
   ): void {
     for (let i = 0; i < sockets.length; i++) {
       if (this.gate.admit(realm, sockets[i]!)) continue;
@@ -140,6 +142,7 @@ export class Delivery {
       this.broadcast(ids, eventName, envelope);
     }
     this.metrics.messageDelivered(realm, envelope.event, sockets.length);
+    if (receivedAt !== undefined) this.metrics.publishDelivered(performance.now() - receivedAt);
   }
 
   /**
@@ -183,6 +186,8 @@ export class Delivery {
       } else if (now && q.liveSocket === now.id && this.gate.writable(now)) {
         this.ledger.claims.delete(id);
         this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group), 0, 1);
+        if (msg.receivedAt !== undefined)
+          this.metrics.publishDelivered(performance.now() - msg.receivedAt);
       } else {
         // Not delivered after all (consumer gone, replaying, or over its write-buffer cap): it
         // waits in the store for the replay, never sent. The claim
@@ -196,6 +201,12 @@ export class Delivery {
       }
       return outcome;
     });
+  }
+
+  /** A stored copy created at `createdAt` (ISO) was sent: publish→deliver includes its wait. */
+  replayedSince(createdAt: string): void {
+    const at = Date.parse(createdAt);
+    if (!Number.isNaN(at)) this.metrics.publishDelivered(Math.max(0, Date.now() - at));
   }
 
   /** Emits one delivery on `eventName` and counts it. */

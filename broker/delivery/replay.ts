@@ -86,9 +86,11 @@ export class Replayer {
       const made = claimed ? entry.attempts - 1 : entry.attempts;
       const copy = reliableCopy(realm, record, entry.message);
       this.acks.deliver(socket, entry.id, copy, made, entry.attempts);
+      this.delivery.replayedSince(entry.created_at);
       return true;
     }
     this.delivery.emit(realm.name, socket, consumeEvent(record.key), entry.message);
+    this.delivery.replayedSince(entry.created_at);
     this.ledger.ack(entry.id, q.realm, q.key, q.consumer).catch((err: unknown) => {
       this.logger.error({ err, id: entry.id }, 'replayed copy not deleted');
     });

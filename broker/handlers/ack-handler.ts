@@ -58,7 +58,7 @@ async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string):
     }
     queue = { realm: entry.realm, key: entry.event, consumer: entry.consumer };
   }
-  ctx.acks.release(msgId);
+  ctx.acks.acknowledged(msgId);
   try {
     await ctx.ledger.ack(msgId, queue.realm, queue.key, queue.consumer);
   } catch (err) {

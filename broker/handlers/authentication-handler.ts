@@ -15,6 +15,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
+import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { EventHandler, HandlerContext } from './handler-context';
 
@@ -41,7 +42,9 @@ function keyMatches(configured: string | undefined, presented: unknown): boolean
   return timingSafeEqual(digest(configured), digest(presented));
 }
 
-function fail(socket: BrokerSocket, code: 401 | 403, message: string): void {
+/** Answers `AUTH_FAIL` and counts an `unauthorized` rejected input (issue 11). */
+function fail(ctx: HandlerContext, socket: BrokerSocket, code: 401 | 403, message: string): void {
+  ctx.limits.rejectedInput(RejectReason.UNAUTHORIZED);
   socket.emit(ServerEvent.AUTH_FAIL, { code, message });
 }
 
@@ -74,7 +77,7 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
   }
   const data = socket.data;
   // Step 3.
-  if (data.authenticated) return fail(socket, 403, AuthFailure.ALREADY);
+  if (data.authenticated) return fail(ctx, socket, 403, AuthFailure.ALREADY);
   const p = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<
     string,
     unknown
@@ -88,19 +91,19 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
     realm !== Protocol.ADMIN_REALM &&
     !RealmName.safeParse(realm).success
   ) {
-    return fail(socket, 401, AuthFailure.BAD_PAYLOAD);
+    return fail(ctx, socket, 401, AuthFailure.BAD_PAYLOAD);
   }
   // Step 4.
   if (realm !== undefined) data.pendingRealm = realm;
   if (token === undefined) {
     // Step 5.
-    if (role === 'manager') return fail(socket, 401, AuthFailure.MANAGER);
+    if (role === 'manager') return fail(ctx, socket, 401, AuthFailure.MANAGER);
     // Steps 6–7 never admit into `*` (§18 item 1).
     const declared = realm ?? Protocol.DEFAULT_REALM;
     const keyed = Object.prototype.hasOwnProperty.call(p, 'key');
     const openRealm = realm !== undefined && auth.realm(realm)?.required === false;
     if ((openRealm || role !== undefined || keyed) && declared === Protocol.ADMIN_REALM) {
-      return fail(socket, 403, AuthFailure.ADMIN_REALM);
+      return fail(ctx, socket, 403, AuthFailure.ADMIN_REALM);
     }
     // Step 6.
     if (openRealm) return admit(ctx, socket, declared, connectRole(role), null, 'open-realm');
@@ -110,16 +113,16 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
       if (granted !== 'producer' && keyRequired(auth, declared)) {
         if (!keyMatches(auth.realm(declared)?.key, p.key)) {
           ctx.logger.warn({ socket: socket.id, realm: declared }, 'pre-shared key refused');
-          return fail(socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
+          return fail(ctx, socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
         }
       }
       if (granted !== 'consumer' && acceptanceRequired(auth, declared)) {
-        return fail(socket, 403, `Producer must be accepted into realm '${declared}'`);
+        return fail(ctx, socket, 403, `Producer must be accepted into realm '${declared}'`);
       }
       return admit(ctx, socket, declared, granted, null, 'role-declared');
     }
     // Step 8.
-    return fail(socket, 401, AuthFailure.MISSING_TOKEN);
+    return fail(ctx, socket, 401, AuthFailure.MISSING_TOKEN);
   }
   // Step 9.
   validateToken(ctx, socket, token, realm);
@@ -139,7 +142,7 @@ function validateToken(
       (grant) => {
         if (!grant) {
           ctx.logger.warn({ socket: socket.id, realm: declared }, 'invalid token refused');
-          return fail(socket, 401, AuthFailure.INVALID_TOKEN);
+          return fail(ctx, socket, 401, AuthFailure.INVALID_TOKEN);
         }
         if (declared !== undefined && grant.realm !== declared) {
           ctx.logger.warn(
@@ -147,7 +150,7 @@ function validateToken(
             'token scoped to another realm than the one declared',
           );
           if (ctx.auth.config.reject_realm_mismatch) {
-            return fail(socket, 403, `Token is not scoped to realm '${declared}'`);
+            return fail(ctx, socket, 403, `Token is not scoped to realm '${declared}'`);
           }
         }
         admit(ctx, socket, grant.realm, grant.role, grant.tokenHash, grant.via);
@@ -157,7 +160,7 @@ function validateToken(
           { socket: socket.id, realm: declared, reason: (err as Error).message },
           'token validation failed',
         );
-        fail(socket, 401, AuthFailure.FAILED);
+        fail(ctx, socket, 401, AuthFailure.FAILED);
       },
     )
     .finally(() => flushQueue(ctx, socket));

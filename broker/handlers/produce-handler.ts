@@ -77,6 +77,7 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
     enc: payload.enc,
     to: payload.to,
     contentType: payload.contentType,
+    receivedAt: performance.now(),
   };
   ctx.metrics.messageProduced(realmName, msg.event);
   const stored = ctx.router.route(msg);

@@ -5,10 +5,11 @@
  * `limit`/`cursor` and capped at `http_api.max_response_bytes`, see `dlq-page.ts`; off with
  * `stats: false`).
  *
- * Source: `spec/protocol-admin.md` §10.1–§10.6. With auth disabled (this build) no bearer
- * token is required — the Note in §10.8 asks to say so loudly: bind the broker to a trusted
- * interface or leave `http_api.enabled` off. Unhandled requests on the broker's own server
- * get a bare 403; on an external server only our paths are answered.
+ * Source: `spec/protocol-admin.md` §10.1–§10.6. The admin bearer is checked in front of this
+ * handler (`auth/http-bearer.ts`); with auth disabled no token is required — the Note in §10.8
+ * asks to say so loudly (docs/http-api.md): bind the broker to a trusted interface or leave
+ * `http_api.enabled` off. Unhandled requests on the broker's own server get a bare 403; on an
+ * external server only our paths are answered.
  *
  * Every route answers even when its work fails: a rejected promise or an exception thrown while
  * building the answer ends in `500 {ok:false, code:500, message}` (or a dropped connection when

@@ -11,6 +11,7 @@
  * `RATE_LIMITED {code: 429, reason, retry_after}` goes out at most once per second per socket;
  * `tyo_mq_rate_limited_total{reason}` counts every breach. Per-socket state goes on disconnect.
  */
+import type { IncomingMessage } from 'node:http';
 import {
   ClientEvent,
   Protocol,
@@ -99,12 +100,20 @@ export class LimitsService {
 
   /** The client IP of a socket (§11.1): first `X-Forwarded-For` entry under `trust_proxy`. */
   clientIp(socket: BrokerSocket): string {
+    return this.ipOf(socket.handshake.headers['x-forwarded-for'], socket.handshake.address);
+  }
+
+  /** The client IP of an HTTP request (§11.1), by the same rule as `clientIp`. */
+  requestIp(req: IncomingMessage): string {
+    return this.ipOf(req.headers['x-forwarded-for'], req.socket.remoteAddress);
+  }
+
+  private ipOf(forwarded: string | string[] | undefined, address: string | undefined): string {
     if (this.config.trustProxy) {
-      const header = socket.handshake.headers['x-forwarded-for'];
-      const first = (Array.isArray(header) ? header[0] : header)?.split(',')[0]?.trim();
+      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
       if (first) return first;
     }
-    return socket.handshake.address || 'unknown';
+    return address || 'unknown';
   }
 
   /**

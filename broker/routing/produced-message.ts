@@ -22,6 +22,8 @@ export interface ProducedMessage {
   enc?: unknown;
   to?: unknown;
   contentType?: unknown;
+  /** `performance.now()` (ms) when the broker accepted it, for the publish→deliver histogram. */
+  receivedAt?: number;
 }
 
 /** The §8 envelope `{event, message, from, enc?, to?, content_type?}` of a message. */

@@ -145,7 +145,13 @@ class RoutingPass {
   flushPlain(): void {
     if (this.plain === null) return;
     for (const [key, sockets] of this.plain) {
-      this.delivery.emitToSockets(this.realm.name, sockets, consumeEvent(key), this.envelope);
+      this.delivery.emitToSockets(
+        this.realm.name,
+        sockets,
+        consumeEvent(key),
+        this.envelope,
+        this.msg.receivedAt,
+      );
     }
   }
 

@@ -133,6 +133,12 @@ export class MemoryStore implements MessageStore {
     return n;
   }
 
+  async dlqDepths(): Promise<Array<{ realm: string; n: number }>> {
+    const out = new Map<string, number>();
+    for (const e of this.dlq.values()) out.set(e.realm, (out.get(e.realm) ?? 0) + 1);
+    return [...out].map(([realm, n]) => ({ realm, n }));
+  }
+
   async queueDepths(): Promise<QueueCount[]> {
     const out = new Map<string, QueueCount>();
     for (const entry of this.byId.values()) count(out, entry);

@@ -113,6 +113,8 @@ export interface MessageStore {
    * `purgeExpired`); read once at start-up to seed the broker's queue depths.
    */
   queueDepths(): Promise<QueueCount[]>;
+  /** Optional: dead-lettered entries per realm now (the `tyo_mq_dlq_depth` gauge, at scrape). */
+  dlqDepths?(): Promise<Array<{ realm: string; n: number }>>;
   /**
    * Deletes at most `limit` expired copies (bounded work, called on a timer); resolves with
    * how many each queue lost. Reads never delete: they skip expired copies.
@@ -133,6 +135,11 @@ export interface MessageStore {
   loadSubscriptions(): Promise<PersistedSubscription[]>;
   /** Flushes pending writes and releases resources. */
   close(): Promise<void>;
+  /**
+   * Optional: calls `listener(ms)` once per committed write batch with the time it took (the
+   * SQLite store: worker round trip, fsync included). For the storage commit histogram.
+   */
+  observeCommits?(listener: (ms: number) => void): void;
 }
 
 /** Random bytes drawn in blocks: one `randomFillSync` per 4 KiB instead of one call per id. */

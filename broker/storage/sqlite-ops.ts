@@ -24,6 +24,7 @@ export const SQLITE_OPS = {
   purgeQueue: (s: SqliteStatements, realm: string, event: string, consumer: string) =>
     s.purgeQueue(realm, event, consumer),
   queueDepths: (s: SqliteStatements) => s.queueDepths(),
+  dlqDepths: (s: SqliteStatements) => s.dlqDepths(),
   saveSubscription: (
     s: SqliteStatements,
     realm: string,

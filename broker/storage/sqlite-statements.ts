@@ -69,6 +69,7 @@ export class SqliteStatements {
   readonly setAttempts: Statement<[number, string]>;
   private readonly purgeExpiredBatch: Statement<[number, number], QueueRow>;
   private readonly depths: Statement<[], QueueCount>;
+  private readonly dlqCounts: Statement<[], { realm: string; n: number }>;
   private readonly purgeOneQueue: Statement<[string, string, string]>;
   private readonly selectQueue: Statement<[string, string, string, number], Row>;
   private readonly selectOne: Statement<[string, number], Row>;
@@ -101,6 +102,7 @@ export class SqliteStatements {
          SELECT rowid FROM messages WHERE expires_at IS NOT NULL AND expires_at <= ? LIMIT ?)
        RETURNING realm, event, consumer`,
     );
+    this.dlqCounts = db.prepare('SELECT realm, COUNT(*) AS n FROM dlq GROUP BY realm');
     this.depths = db.prepare(
       'SELECT realm, event, consumer, COUNT(*) AS n FROM messages GROUP BY realm, event, consumer',
     );
@@ -227,6 +229,10 @@ export class SqliteStatements {
 
   queueDepths(): QueueCount[] {
     return this.depths.all();
+  }
+
+  dlqDepths(): Array<{ realm: string; n: number }> {
+    return this.dlqCounts.all();
   }
 
   purgeQueue(realm: string, event: string, consumer: string): number {

@@ -62,6 +62,7 @@ export class SqliteStore implements MessageStore {
   /** Write batches sent to the worker and not yet committed. */
   private committing = 0;
   private closed = false;
+  private commitListener: ((ms: number) => void) | null = null;
 
   /**
    * Opens (creating if needed) and migrates the database, in the worker; blocks until done.
@@ -134,6 +135,10 @@ export class SqliteStore implements MessageStore {
     return this.read('queueDepths');
   }
 
+  dlqDepths(): Promise<Array<{ realm: string; n: number }>> {
+    return this.read('dlqDepths');
+  }
+
   purgeExpired(limit: number): Promise<QueueCount[]> {
     return this.write('purgeExpired', Date.now(), limit);
   }
@@ -158,6 +163,11 @@ export class SqliteStore implements MessageStore {
 
   loadSubscriptions(): Promise<PersistedSubscription[]> {
     return this.read('loadSubscriptions');
+  }
+
+  /** Reports each committed write batch's round trip in ms (one call per batch, not per row). */
+  observeCommits(listener: (ms: number) => void): void {
+    this.commitListener = listener;
   }
 
   async close(): Promise<void> {
@@ -209,13 +219,17 @@ export class SqliteStore implements MessageStore {
     const writes = this.batch;
     this.batch = [];
     this.committing++;
+    const started = performance.now();
     this.worker
       .request(
         writes.map((w) => w.call),
         true,
       )
       .then(
-        (results) => writes.forEach((w, i) => w.resolve(results[i])),
+        (results) => {
+          this.commitListener?.(performance.now() - started);
+          writes.forEach((w, i) => w.resolve(results[i]));
+        },
         (err: unknown) => {
           for (const w of writes) w.reject(err);
         },

@@ -35,13 +35,13 @@ export async function decideRequest(
   },
   store = useAppStore,
 ): Promise<void> {
-  const { setDeciding, setRequestsError, setLastDecision } = store.getState();
+  const { setDeciding, setDecisionError, setLastDecision } = store.getState();
   setDeciding(true);
-  setRequestsError(null);
+  setDecisionError(null);
   try {
     const result = await client.api.decideRequest(input);
     if (result.ok) setLastDecision(result.value);
-    else setRequestsError(result.error);
+    else setDecisionError(result.error);
     await refreshRequests(client, input.connectionId, store);
   } finally {
     setDeciding(false);

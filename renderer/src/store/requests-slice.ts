@@ -12,6 +12,8 @@ export interface RequestsSlice {
   realms: Record<string, RealmList>;
   requestsError: ErrorInfo | null;
   realmsError: ErrorInfo | null;
+  /** Why the last approve/reject failed (kept until the next decision). */
+  decisionError: ErrorInfo | null;
   deciding: boolean;
   /** The last decision, for a confirmation line. */
   lastDecision: AuthorizationRequest | null;
@@ -19,6 +21,7 @@ export interface RequestsSlice {
   applyRealms(list: RealmList): void;
   setRequestsError(error: ErrorInfo | null): void;
   setRealmsError(error: ErrorInfo | null): void;
+  setDecisionError(error: ErrorInfo | null): void;
   setDeciding(deciding: boolean): void;
   setLastDecision(decision: AuthorizationRequest | null): void;
 }
@@ -28,6 +31,7 @@ export const createRequestsSlice: StateCreator<RequestsSlice, [], [], RequestsSl
   realms: {},
   requestsError: null,
   realmsError: null,
+  decisionError: null,
   deciding: false,
   lastDecision: null,
   applyPending: ({ connectionId, request }) =>
@@ -36,6 +40,7 @@ export const createRequestsSlice: StateCreator<RequestsSlice, [], [], RequestsSl
     set((state) => ({ realms: { ...state.realms, [list.connectionId]: list } })),
   setRequestsError: (requestsError) => set({ requestsError }),
   setRealmsError: (realmsError) => set({ realmsError }),
+  setDecisionError: (decisionError) => set({ decisionError }),
   setDeciding: (deciding) => set({ deciding }),
   setLastDecision: (lastDecision) => set({ lastDecision }),
 });

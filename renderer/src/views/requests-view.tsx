@@ -29,6 +29,7 @@ export function RequestsView({ client }: { client: ConsoleClient }) {
   const realms = useAppStore((s) => s.realms[connectionId] ?? null);
   const requestsError = useAppStore((s) => s.requestsError);
   const realmsError = useAppStore((s) => s.realmsError);
+  const decisionError = useAppStore((s) => s.decisionError);
   const lastDecision = useAppStore((s) => s.lastDecision);
   const now = useNow();
 
@@ -49,6 +50,12 @@ export function RequestsView({ client }: { client: ConsoleClient }) {
         title="Requests unavailable:"
         message={requestsError?.message}
         testId="requests-error"
+      />
+
+      <ErrorBanner
+        title="Decision failed:"
+        message={decisionError?.message}
+        testId="request-decision-error"
       />
 
       {request ? (

@@ -187,6 +187,35 @@ describe('console authorization requests end to end', () => {
       role: 'both',
     });
 
+    // A second request is rejected from the UI with a reason; the requester is told why.
+    const rejectedToken = 'agent-02-client-token-77aa41b9e0';
+    const other = await client(brokerUrl);
+    const second = (await other.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
+      realm: 'fleet',
+      role: 'producer',
+      client_id: 'agent-02',
+      client_name: 'Agent 02',
+      client_token: rejectedToken,
+    })) as { ok: boolean; request_id: string };
+    await expect
+      .poll(() => text(page, 'request-client'), { timeout: 10_000 })
+      .toBe('Agent 02 (agent-02)');
+    const rejected = new Promise<unknown>((resolve) =>
+      other.once('AUTHORIZATION_REJECTED', resolve),
+    );
+    await page.getByTestId('request-reason').fill('unknown device');
+    await page.getByTestId('request-reject').click();
+    expect(await rejected).toEqual({ request_id: second.request_id, reason: 'unknown device' });
+    await expect
+      .poll(() => text(page, 'request-last-decision'), { timeout: 10_000 })
+      .toBe('Rejected agent-02 in fleet.');
+    const refusedLogin = await client(brokerUrl);
+    expect(
+      await authenticate(refusedLogin, { token: rejectedToken, realm: 'fleet' }),
+    ).toMatchObject({
+      event: 'AUTH_FAIL',
+    });
+
     // No secret in anything the ConsoleApi sent, nor in the data directory outside the store.
     await Promise.all(pending);
     recorded.push(JSON.stringify(await callApi(app, 'listRealms', { connectionId: 'local' })));
@@ -194,7 +223,7 @@ describe('console authorization requests end to end', () => {
     const all = recorded.join('\n');
     expect(recorded.length).toBeGreaterThan(10);
     expect(all).toContain('agent-01');
-    for (const secret of [adminToken, clientToken, psk, managerKey]) {
+    for (const secret of [adminToken, clientToken, rejectedToken, psk, managerKey]) {
       expect(all).not.toContain(secret);
     }
     for (const file of filesUnder(dataDir)) {

@@ -66,6 +66,8 @@ export {
 } from './transport/socket-options';
 
 export { AuthState } from './auth/auth-state';
+/** Signs manager proofs (§6.2) for our clients: the console's manager client, tests. */
+export { signEnvelope } from './auth/proof';
 export type { NonceStore } from './auth/nonce-store';
 
 export type { Broker, BrokerOptions, BrokerStatus } from './broker-types';

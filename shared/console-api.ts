@@ -67,8 +67,62 @@ export type Overview = z.infer<typeof OverviewSchema>;
 /** Id of the built-in "Local broker" connection profile. */
 export const LOCAL_CONNECTION_ID = 'local';
 
-const ConnectionIdInput = z.object({ connectionId: z.string().min(1).max(128) }).strict();
+const ConnectionId = z.string().min(1).max(128);
+const ConnectionIdInput = z.object({ connectionId: ConnectionId }).strict();
 const NoInput = z.object({}).strict();
+
+/** Roles a token can carry (`spec/protocol-admin.md` §3). */
+export const TokenRole = z.enum(['producer', 'consumer', 'both', 'manager', 'admin']);
+export type TokenRole = z.infer<typeof TokenRole>;
+
+/**
+ * A pending (or just decided) authorization request as the console shows it: the broker's public
+ * request (§7.4) without `client_token_hash`. Times are epoch ms.
+ */
+export const AuthorizationRequestSchema = z.object({
+  requestId: z.string(),
+  status: z.string(),
+  realm: z.string(),
+  role: z.string(),
+  clientId: z.string(),
+  clientName: z.string(),
+  /** The requester's opaque challenge response (§7.1), as JSON text; null when none. */
+  challenge: z.string().nullable(),
+  createdAt: z.number().nullable(),
+  decidedAt: z.number().nullable(),
+  decisionReason: z.string().nullable(),
+});
+export type AuthorizationRequest = z.infer<typeof AuthorizationRequestSchema>;
+
+/** The oldest pending request of a connection (§7.2), or null when the queue is empty. */
+export const PendingRequestSchema = z.object({
+  connectionId: z.string(),
+  request: AuthorizationRequestSchema.nullable(),
+});
+export type PendingRequest = z.infer<typeof PendingRequestSchema>;
+
+/**
+ * One realm from the broker's public settings (§8.4, §3.5): secrets are only ever "configured"
+ * flags. `expiresAt` is epoch ms (ephemeral realms), else null.
+ */
+export const RealmSummarySchema = z.object({
+  name: z.string(),
+  authRequired: z.boolean(),
+  keyConfigured: z.boolean(),
+  keyRequired: z.boolean(),
+  managerKeyConfigured: z.boolean(),
+  acceptanceRequired: z.boolean(),
+  ephemeral: z.boolean(),
+  expiresAt: z.number().nullable(),
+});
+export type RealmSummary = z.infer<typeof RealmSummarySchema>;
+
+export const RealmListSchema = z.object({
+  connectionId: z.string(),
+  authEnabled: z.boolean(),
+  realms: z.array(RealmSummarySchema),
+});
+export type RealmList = z.infer<typeof RealmListSchema>;
 
 /**
  * Request/response methods. `input` is validated by the transport before the service runs;
@@ -81,6 +135,36 @@ export const ConsoleMethods = {
   getLocalBroker: { input: NoInput, output: LocalBrokerStatusSchema },
   /** Stops and starts the local broker; resolves once it is running again. */
   restartLocalBroker: { input: NoInput, output: LocalBrokerStatusSchema },
+  /**
+   * The oldest pending authorization request (signed `AUTHORIZATION_NEXT`, §7.2), optionally of
+   * one realm. Errors: `SWB_ERR_NOT_FOUND`, `SWB_ERR_BROKER_UNREACHABLE` (no answer in 5 s),
+   * `SWB_ERR_UNAUTHORIZED` (credential refused).
+   */
+  nextRequest: {
+    input: z
+      .object({ connectionId: ConnectionId, realm: z.string().min(1).max(256).optional() })
+      .strict(),
+    output: PendingRequestSchema,
+  },
+  /**
+   * Approves (with an optional role overriding the requested one) or rejects (with an optional
+   * reason) a pending request (signed `AUTHORIZATION_DECIDE`, §7.3). Errors as `nextRequest`, plus
+   * `SWB_ERR_NOT_FOUND` when it is no longer pending.
+   */
+  decideRequest: {
+    input: z
+      .object({
+        connectionId: ConnectionId,
+        requestId: z.string().min(1).max(256),
+        approved: z.boolean(),
+        role: TokenRole.optional(),
+        reason: z.string().max(1_000).optional(),
+      })
+      .strict(),
+    output: AuthorizationRequestSchema,
+  },
+  /** The connection's realms from the `get` command's public settings (§8.4). Errors as above. */
+  listRealms: { input: ConnectionIdInput, output: RealmListSchema },
 } as const;
 
 /** Server-pushed event streams, each with its payload schema. */
@@ -89,6 +173,8 @@ export const ConsoleEvents = {
   overview: OverviewSchema,
   /** The local broker's lifecycle changed. */
   localBroker: LocalBrokerStatusSchema,
+  /** The oldest pending authorization request of a connection changed (checked every second). */
+  pendingRequest: PendingRequestSchema,
 } as const;
 
 export type ConsoleMethodName = keyof typeof ConsoleMethods;

@@ -9,10 +9,13 @@ export const CONSOLE_METHOD_NAMES = [
   'getOverview',
   'getLocalBroker',
   'restartLocalBroker',
+  'nextRequest',
+  'decideRequest',
+  'listRealms',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
-export const CONSOLE_EVENT_NAMES = ['overview', 'localBroker'] as const;
+export const CONSOLE_EVENT_NAMES = ['overview', 'localBroker', 'pendingRequest'] as const;
 
 /** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */
 export const ConsoleChannel = {

@@ -34,6 +34,8 @@ async function onReady(): Promise<void> {
     brokerPort: Protocol.DEFAULT_PORT,
     dataDir: path.join(app.getPath('userData'), 'broker-data'),
     launcher: createUtilityProcessLauncher({ entry: BROKER_HOST }),
+    // Later step (issue 12): a `safeStorage`-backed SecretStore here, refusing the `basic_text`
+    // backend unless the user opts in. Until then the admin token lives in a 0600 file.
   });
   registerConsoleIpc(local.service, (error, method) =>
     console.error(`console method ${method} failed`, error),

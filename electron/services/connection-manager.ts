@@ -28,6 +28,8 @@ export interface ConnectionProfile {
   target: () => ScrapeTarget | null;
   /** Display URL of the broker. */
   url: () => string;
+  /** The signing secret (admin token or realm manager key), or null. Never leaves the host. */
+  secret?: () => string | null;
   /** The supervised local broker, for the local profile only. */
   local?: BrokerSupervisor;
 }
@@ -44,17 +46,24 @@ export class ConnectionManager {
 
   constructor(private readonly options: ConnectionManagerOptions = {}) {}
 
-  /** Adds the built-in local broker profile (`LOCAL_CONNECTION_ID`) backed by `supervisor`. */
-  addLocal(supervisor: BrokerSupervisor): void {
+  /**
+   * Adds the built-in local broker profile (`LOCAL_CONNECTION_ID`) backed by `supervisor`;
+   * `adminToken` (the console's, kept in the SecretStore) is sent as the scrapes' bearer token
+   * and signs its management commands.
+   */
+  addLocal(supervisor: BrokerSupervisor, adminToken: string | null = null): void {
     this.add({
       id: LOCAL_CONNECTION_ID,
       name: 'Local broker',
       local: supervisor,
       target: () => {
         const endpoint = supervisor.endpoint();
-        return endpoint ? { baseUrl: httpUrl(endpoint.host, endpoint.port) } : null;
+        return endpoint
+          ? { baseUrl: httpUrl(endpoint.host, endpoint.port), bearerToken: adminToken }
+          : null;
       },
       url: () => httpUrl(supervisor.endpoint()?.host ?? '127.0.0.1', supervisor.status().port),
+      secret: () => adminToken,
     });
   }
 
@@ -83,6 +92,14 @@ export class ConnectionManager {
       dispose: () => disposers.forEach((dispose) => dispose?.()),
     });
     poller.start();
+  }
+
+  /** The profile of `connectionId`. Throws `SwitchboardError('SWB_ERR_NOT_FOUND')` if unknown. */
+  profile(connectionId: string): ConnectionProfile {
+    const connection = this.connections.get(connectionId);
+    if (!connection)
+      throw new SwitchboardError('SWB_ERR_NOT_FOUND', `Unknown connection: ${connectionId}`);
+    return connection.profile;
   }
 
   /** Ids of all connections. */

@@ -3,11 +3,13 @@
  * a BrokerSupervisor for the local broker, a ConnectionManager polling it, and the ConsoleService.
  * Wiring only.
  */
+import path from 'node:path';
 import type { LocalBrokerStatus } from '../../shared/console-api';
 import type { BrokerLauncher } from './broker-launcher';
 import { BrokerSupervisor, type BrokerSupervisorOptions } from './broker-supervisor';
 import { ConnectionManager } from './connection-manager';
 import { createConsoleService, type ClosableConsoleService } from './console-service';
+import { ensureLocalAdminToken, FileSecretStore, type SecretStore } from './secret-store';
 
 export interface LocalConsoleOptions {
   /** Local broker port; 0 = any free port. */
@@ -16,7 +18,12 @@ export interface LocalConsoleOptions {
   brokerHost?: string;
   /** Local broker data directory. */
   dataDir: string;
+  /** Broker settings file. Default `<dataDir>/settings.json` (created, with the `default` realm
+   * open, on first start), so realm and token changes made from the console persist. */
   settingsFile?: string;
+  /** Where the console keeps the local admin token. Default: `FileSecretStore(dataDir)` (a 0600
+   * file; the Electron main process will pass a `safeStorage`-backed store — a later step). */
+  secrets?: SecretStore;
   /** How to start the broker process. Default: fork `broker/cli.ts` through tsx. */
   launcher?: BrokerLauncher;
   /** Metrics period in ms. Default 1000. */
@@ -35,19 +42,43 @@ export interface LocalConsole {
   close(): Promise<void>;
 }
 
+/**
+ * The local broker's environment as the mission wants it (issue 12): auth on, SQLite auth store,
+ * the console's admin token (§5: a set `TYO_MQ_ADMIN_TOKEN` is used, never generated or written
+ * to an env file), and an env file inside the data directory so a stray `.env` in the working
+ * directory cannot change the broker. SQLite storage and the HTTP API are the CLI's defaults.
+ */
+export function localBrokerEnv(
+  base: NodeJS.ProcessEnv,
+  dataDir: string,
+  adminToken: string,
+): NodeJS.ProcessEnv {
+  return {
+    ...base,
+    TYO_MQ_ENV_FILE: path.join(dataDir, 'broker.env'),
+    TYO_MQ_AUTH_ENABLED: 'true',
+    TYO_MQ_AUTH_STORE: 'true',
+    TYO_MQ_ADMIN_TOKEN: adminToken,
+  };
+}
+
+/** @throws Error when the secret store cannot be read or written (the console cannot run). */
 export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
+  const secrets = options.secrets ?? new FileSecretStore(options.dataDir);
+  const adminToken = ensureLocalAdminToken(secrets);
   const supervisor = new BrokerSupervisor({
     // A broker that cannot come up three times in a row will not: say so instead of retrying.
     maxStartFailures: 3,
     ...options.supervisor,
+    env: localBrokerEnv(options.supervisor?.env ?? process.env, options.dataDir, adminToken),
     port: options.brokerPort,
     host: options.brokerHost,
     dataDir: options.dataDir,
-    settingsFile: options.settingsFile,
+    settingsFile: options.settingsFile ?? path.join(options.dataDir, 'settings.json'),
     launcher: options.launcher,
   });
   const connections = new ConnectionManager({ intervalMs: options.pollIntervalMs });
-  connections.addLocal(supervisor);
+  connections.addLocal(supervisor, adminToken);
   const service = createConsoleService({ connections, supervisor });
   let closing: Promise<void> | null = null;
   return {

@@ -74,12 +74,12 @@ Options:
                          (default: 127.0.0.1)
   --broker-port <n>    local broker port; 0 = any free port
                          (default: ${Protocol.DEFAULT_PORT})
-  --broker-host <h>    local broker address; 0.0.0.0 = every interface (no authentication yet!)
+  --broker-host <h>    local broker address; 0.0.0.0 = every interface (authentication is on)
                          (default: 127.0.0.1)
   --data-dir <dir>     local broker data directory
                          (default: $SWITCHBOARD_DATA_DIR, else ~/.switchboard/data)
   --settings <file>    broker settings file (JSON), passed to the broker
-                         (default: none)
+                         (default: <data-dir>/settings.json, created on first start)
   --log-level <level>  ${LOG_LEVELS.join(' | ')}; also the broker's
                          (default: $${LOG_LEVEL_ENV}, else info)
   -h, --help           show this help and exit

@@ -1,10 +1,17 @@
-/** App shell: top bar with the link state, and the (for now single) Overview page. */
-import { useEffect } from 'react';
+/** App shell: top bar with the link state and the section navigation (Overview, Requests). */
+import { useEffect, useState } from 'react';
 import type { ConsoleClient } from './api/console-client';
 import { StatusBadge, type BadgeTone } from './components/status-badge';
 import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
 import { OverviewView } from './views/overview-view';
+import { RequestsView } from './views/requests-view';
+
+type Section = 'overview' | 'requests';
+const SECTIONS: { id: Section; label: string }[] = [
+  { id: 'overview', label: 'Overview' },
+  { id: 'requests', label: 'Requests' },
+];
 
 const LINK_TONES: Record<string, BadgeTone> = {
   online: 'ok',
@@ -15,6 +22,8 @@ const LINK_TONES: Record<string, BadgeTone> = {
 
 export function App({ client }: { client: ConsoleClient | null }) {
   const connection = useAppStore((s) => s.connection);
+  const pendingCount = useAppStore((s) => Object.values(s.pending).filter(Boolean).length);
+  const [section, setSection] = useState<Section>('overview');
   useEffect(() => {
     if (!client) return undefined;
     // A new client is a new console (a new link): nothing of the previous one applies.
@@ -27,9 +36,24 @@ export function App({ client }: { client: ConsoleClient | null }) {
       <header className="topbar">
         <h1 className="topbar__brand">Switchboard</h1>
         <nav className="topbar__nav" aria-label="Sections">
-          <span className="topbar__link topbar__link--active" aria-current="page">
-            Overview
-          </span>
+          {SECTIONS.map(({ id, label }) => (
+            <button
+              key={id}
+              type="button"
+              className={`topbar__link${section === id ? ' topbar__link--active' : ''}`}
+              aria-current={section === id ? 'page' : undefined}
+              onClick={() => setSection(id)}
+              data-testid={`nav-${id}`}
+            >
+              {label}
+              {id === 'requests' && pendingCount > 0 && (
+                <span className="nav-count" data-testid="nav-requests-count">
+                  {' '}
+                  ({pendingCount})
+                </span>
+              )}
+            </button>
+          ))}
         </nav>
         <StatusBadge
           label={client ? `console ${connection}` : 'console not connected'}
@@ -38,7 +62,11 @@ export function App({ client }: { client: ConsoleClient | null }) {
         />
       </header>
       {client ? (
-        <OverviewView client={client} />
+        section === 'overview' ? (
+          <OverviewView client={client} />
+        ) : (
+          <RequestsView client={client} />
+        )
       ) : (
         <main className="page">
           <div className="error-banner" role="alert">

@@ -2,109 +2,30 @@
  * End to end: `npm run console` as a real process, its UI in headless Chromium, real tyo-mq
  * clients producing through the real broker; the Overview must show what happened.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConsoleChannel, type LocalBrokerStatus } from '../../shared/console-api';
+import type { LocalBrokerStatus } from '../../shared/console-api';
 import {
   connectConsumer,
   connectProducer,
   produceBatch,
   waitForRegistrations,
 } from '../support/fleet-clients';
+import {
+  callApi,
+  localAdminToken,
+  startConsole,
+  type RunningConsole,
+} from '../support/console-process';
 import { processAlive } from '../support/supervisor-helpers';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
-
-interface RunningConsole {
-  child: ChildProcess;
-  url: string;
-  origin: string;
-  token: string;
-  stdout: string[];
-  stderr: string[];
-  /** `code <n>` or the signal name npm re-raised. */
-  exited: Promise<string>;
-}
-
-/** Spawns the console in its own process group (so the whole npm → tsx → node chain can be signalled). */
-function startConsole(dataDir: string): Promise<RunningConsole> {
-  const child = spawn(
-    'npm',
-    [
-      'run',
-      '--silent',
-      'console',
-      '--',
-      '--port',
-      '0',
-      '--broker-port',
-      '0',
-      '--data-dir',
-      dataDir,
-    ],
-    {
-      cwd: REPO,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'warn' },
-    },
-  );
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  const exited = new Promise<string>((resolve) =>
-    child.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)),
-  );
-  child.stderr?.setEncoding('utf8').on('data', (text: string) => stderr.push(text));
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no Console line; stderr:\n${stderr.join('')}`)),
-      90_000,
-    );
-    let buffered = '';
-    child.stdout?.setEncoding('utf8').on('data', (text: string) => {
-      buffered += text;
-      const lines = buffered.split('\n');
-      buffered = lines.pop() ?? '';
-      for (const line of lines) {
-        stdout.push(line);
-        const match = /^Console: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/.exec(line);
-        if (match?.[1] && match[2]) {
-          clearTimeout(timer);
-          resolve({
-            child,
-            url: line.slice('Console: '.length),
-            origin: match[1],
-            token: match[2],
-            stdout,
-            stderr,
-            exited,
-          });
-        }
-      }
-    });
-    void exited.then((code) => {
-      clearTimeout(timer);
-      reject(new Error(`console exited (${code}); stderr:\n${stderr.join('')}`));
-    });
-  });
-}
-
-async function callApi<T>(app: RunningConsole, method: string, input: unknown): Promise<T> {
-  const response = await fetch(`${app.origin}${ConsoleChannel.CALL_PREFIX}${method}`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
-    body: JSON.stringify(input),
-  });
-  const result = (await response.json()) as { ok: boolean; value: T };
-  if (!result.ok) throw new Error(`${method} failed: ${JSON.stringify(result)}`);
-  return result.value;
-}
 
 const text = (page: Page, testId: string): Promise<string | null> =>
   page.getByTestId(testId).textContent();
@@ -133,7 +54,8 @@ describe('console end to end', () => {
   }, 30_000);
 
   it('shows the local broker and live message counts', async () => {
-    app = await startConsole(path.join(dir.path, 'data'));
+    const dataDir = path.join(dir.path, 'data');
+    app = await startConsole(dataDir);
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     expect(broker.state).toBe('running');
     const brokerUrl = `http://127.0.0.1:${broker.port}`;
@@ -168,7 +90,12 @@ describe('console end to end', () => {
     sockets.push(consumer.socket);
     const producer = await connectProducer(brokerUrl, 'fleet');
     sockets.push(producer);
-    await waitForRegistrations(brokerUrl, { consumers: 1, producers: 1 });
+    await waitForRegistrations(brokerUrl, {
+      consumers: 1,
+      producers: 1,
+      // The local broker runs with auth on: its HTTP API wants the console's admin token.
+      bearerToken: localAdminToken(dataDir),
+    });
     produceBatch(producer, 'job', 'fleet', 100);
     await consumer.waitFor(100);
     expect(consumer.received).toEqual(Array.from({ length: 100 }, (_, i) => i));

@@ -86,11 +86,20 @@ export function produceBatch(producer: Socket, event: string, from: string, coun
  */
 export async function waitForRegistrations(
   brokerUrl: string,
-  { consumers = 0, producers = 0, realm = 'default', timeoutMs = 10_000 } = {},
+  {
+    consumers = 0,
+    producers = 0,
+    realm = 'default',
+    timeoutMs = 10_000,
+    bearerToken = undefined as string | undefined,
+  } = {},
 ): Promise<void> {
   const deadline = Date.now() + timeoutMs;
+  const headers: Record<string, string> = bearerToken
+    ? { authorization: `Bearer ${bearerToken}` }
+    : {};
   for (;;) {
-    const response = await httpGetText(new URL(HttpPath.STATS, brokerUrl).toString());
+    const response = await httpGetText(new URL(HttpPath.STATS, brokerUrl).toString(), { headers });
     const stats = StatsSchema.parse(JSON.parse(response.body));
     const r = stats.realms[realm];
     if (

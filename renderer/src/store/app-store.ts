@@ -4,13 +4,15 @@
  */
 import { create } from 'zustand';
 import { createOverviewSlice, type OverviewSlice } from './overview-slice';
+import { createRequestsSlice, type RequestsSlice } from './requests-slice';
 import { createSessionSlice, type SessionSlice } from './session-slice';
 
-export type AppState = OverviewSlice & SessionSlice;
+export type AppState = OverviewSlice & SessionSlice & RequestsSlice;
 
 export const useAppStore = create<AppState>()((...args) => ({
   ...createOverviewSlice(...args),
   ...createSessionSlice(...args),
+  ...createRequestsSlice(...args),
 }));
 
 /** Restores every slice to its initial state. */

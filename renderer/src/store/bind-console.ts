@@ -6,13 +6,18 @@
 import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { useAppStore } from './app-store';
+import { refreshRequests } from './request-actions';
 
 /** Starts feeding the store; returns a function that stops it. */
 export function bindConsole(client: ConsoleClient, store = useAppStore): () => void {
   const state = store.getState();
   const stops = [
     client.api.on('overview', (overview) => store.getState().applyOverview(overview)),
-    client.api.on('localBroker', (status) => store.getState().applyLocalBroker(status)),
+    client.api.on('localBroker', (status) => {
+      store.getState().applyLocalBroker(status);
+      if (status.state === 'running') void refreshRequests(client, LOCAL_CONNECTION_ID, store);
+    }),
+    client.api.on('pendingRequest', (pending) => store.getState().applyPending(pending)),
     client.onConnectionState((connection) => {
       store.getState().setConnection(connection);
       // Events missed while disconnected are not replayed: resynchronise on reconnect.
@@ -33,6 +38,7 @@ async function refresh(client: ConsoleClient, store: typeof useAppStore): Promis
   if (overview.ok) store.getState().applyOverview(overview.value);
   const failed = !local.ok ? local.error : !overview.ok ? overview.error : null;
   if (failed) store.getState().setActionError(failed);
+  await refreshRequests(client, LOCAL_CONNECTION_ID, store);
 }
 
 /** Restarts the local broker, recording progress and any error in the session slice. */

@@ -1,0 +1,128 @@
+/**
+ * ManagerClient: one long-lived socket.io connection to a tyo-mq-protocol broker, sending
+ * signed manager events (`AUTHORIZATION_NEXT`, `AUTHORIZATION_DECIDE`, `AUTH_MANAGEMENT_COMMAND`)
+ * with an ack and a timeout, reconnecting on its own.
+ *
+ * Source: `spec/protocol-admin.md` §6 (signed envelope; the proof-gated events need no
+ * authenticated socket), §7.2–§7.3, §8; ARCHITECTURE §1 (ManagerClient ×N). The signing secret
+ * stays in this process; errors never carry it.
+ */
+import { io, type Socket } from 'socket.io-client';
+import { signEnvelope } from '../../broker/index';
+import { SignedAction, type SignedActionName } from '../../shared/admin-signature';
+import { SwitchboardError, type ErrorCode } from '../../shared/error-catalogue';
+
+/** A broker's ack: `{ok: true, …}` or `{ok: false, code, message}` (§1). */
+export type ManagerReply = { ok: boolean; code?: number; message?: string } & Record<
+  string,
+  unknown
+>;
+
+export interface ManagerClientOptions {
+  /** Broker URL, e.g. `http://127.0.0.1:17352` (a base path is kept as socket.io `path`). */
+  url: string;
+  /** Signing secret: the global admin token or a realm manager key. */
+  secret: string;
+  /** Per-call timeout in ms (connecting included). Default 5000. */
+  timeoutMs?: number;
+}
+
+export class ManagerClient {
+  private readonly socket: Socket;
+  private readonly timeoutMs: number;
+
+  constructor(private readonly options: ManagerClientOptions) {
+    this.timeoutMs = options.timeoutMs ?? 5_000;
+    const url = new URL(options.url);
+    const basePath = url.pathname.replace(/\/+$/, '');
+    this.socket = io(url.origin, {
+      path: `${basePath}/socket.io`,
+      transports: ['websocket'],
+      forceNew: true,
+      reconnection: true,
+      reconnectionDelay: 250,
+      reconnectionDelayMax: 5_000,
+    });
+  }
+
+  /** The URL this client talks to. */
+  get url(): string {
+    return this.options.url;
+  }
+
+  /** Whether the socket is connected right now. */
+  connected(): boolean {
+    return this.socket.connected;
+  }
+
+  /** The oldest pending authorization request matching `realm` (§7.2), or null. */
+  async next(realm?: string): Promise<Record<string, unknown> | null> {
+    const reply = await this.signed(SignedAction.AUTHORIZATION_NEXT, realm ? { realm } : {});
+    return (reply.request as Record<string, unknown> | null | undefined) ?? null;
+  }
+
+  /** Approves or rejects request `id` (§7.3); resolves with the decided public request. */
+  async decide(
+    id: string,
+    approved: boolean,
+    role?: string,
+    reason?: string,
+  ): Promise<Record<string, unknown>> {
+    const body: Record<string, unknown> = { request_id: id, approved };
+    if (role) body.role = role;
+    if (reason) body.reason = reason;
+    const reply = await this.signed(SignedAction.AUTHORIZATION_DECIDE, body);
+    return reply.request as Record<string, unknown>;
+  }
+
+  /** Sends management command `body` (`{command, …}`, §8.2); resolves with the `ok` reply. */
+  command(body: { command: string } & Record<string, unknown>): Promise<ManagerReply> {
+    return this.signed(SignedAction.AUTH_MANAGEMENT_COMMAND, body);
+  }
+
+  /** Closes the socket; pending calls fail with `SWB_ERR_BROKER_UNREACHABLE`. */
+  close(): void {
+    this.socket.close();
+  }
+
+  /**
+   * Signs `body` (fresh nonce, now) and emits it with an ack.
+   * @throws SwitchboardError `SWB_ERR_BROKER_UNREACHABLE` (no answer within the timeout), or the
+   *   broker's refusal mapped by `brokerError`.
+   */
+  private async signed(action: SignedActionName, body: object): Promise<ManagerReply> {
+    let reply: ManagerReply | null;
+    try {
+      reply = (await this.socket
+        .timeout(this.timeoutMs)
+        .emitWithAck(action, signEnvelope(this.options.secret, action, body))) as ManagerReply;
+    } catch {
+      throw new SwitchboardError(
+        'SWB_ERR_BROKER_UNREACHABLE',
+        `No answer from ${this.options.url} to ${action} within ${this.timeoutMs} ms`,
+      );
+    }
+    if (!reply || typeof reply !== 'object') {
+      throw new SwitchboardError('SWB_ERR_INTERNAL', `Empty reply to ${action}`);
+    }
+    if (!reply.ok) throw brokerError(action, reply);
+    return reply;
+  }
+}
+
+/** Maps a broker refusal (`{ok:false, code, message}`) onto the console's error catalogue. */
+export function brokerError(action: string, reply: ManagerReply): SwitchboardError {
+  const status = typeof reply.code === 'number' ? reply.code : 500;
+  const message = `Broker refused ${action} (${status}): ${String(reply.message ?? 'no reason given')}`;
+  const code: ErrorCode =
+    status === 400
+      ? 'SWB_ERR_VALIDATION'
+      : status === 401 || status === 403
+        ? 'SWB_ERR_UNAUTHORIZED'
+        : status === 404
+          ? 'SWB_ERR_NOT_FOUND'
+          : status === 429
+            ? 'SWB_ERR_RATE_LIMITED'
+            : 'SWB_ERR_INTERNAL';
+  return new SwitchboardError(code, message);
+}

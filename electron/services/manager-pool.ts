@@ -1,0 +1,117 @@
+/**
+ * One ManagerClient per connection, created on first use and replaced when the broker's address
+ * changes (the local broker restarted on another port), plus the mapping of the broker's wire
+ * shapes (§7.4 public request, §8.4 public settings) onto the ConsoleApi's.
+ *
+ * Source: ARCHITECTURE §1 (ManagerClient ×N), `spec/protocol-admin.md` §3.5, §7.4, §8.4.
+ */
+import type { AuthorizationRequest, RealmList, RealmSummary } from '../../shared/console-api';
+import { SwitchboardError } from '../../shared/error-catalogue';
+import type { ConnectionManager } from './connection-manager';
+import { ManagerClient } from './manager-client';
+
+/** Longest challenge text handed to the UI, in characters (the spec's hardening cap is 4 KiB). */
+const MAX_CHALLENGE_CHARS = 4_096;
+
+export class ManagerPool {
+  private readonly clients = new Map<string, ManagerClient>();
+
+  constructor(
+    private readonly connections: ConnectionManager,
+    private readonly timeoutMs = 5_000,
+  ) {}
+
+  /**
+   * The manager client of `connectionId`.
+   * @throws SwitchboardError `SWB_ERR_NOT_FOUND` (unknown id), `SWB_ERR_BROKER_NOT_RUNNING` (local
+   *   broker down), `SWB_ERR_UNAUTHORIZED` (no credential configured).
+   */
+  get(connectionId: string): ManagerClient {
+    const profile = this.connections.profile(connectionId);
+    const target = profile.target();
+    if (!target) {
+      throw new SwitchboardError(
+        profile.local ? 'SWB_ERR_BROKER_NOT_RUNNING' : 'SWB_ERR_BROKER_UNREACHABLE',
+      );
+    }
+    const secret = profile.secret?.() ?? null;
+    if (!secret) {
+      throw new SwitchboardError(
+        'SWB_ERR_UNAUTHORIZED',
+        `No credential is configured for connection ${connectionId}`,
+      );
+    }
+    const existing = this.clients.get(connectionId);
+    if (existing?.url === target.baseUrl) return existing;
+    existing?.close();
+    const client = new ManagerClient({ url: target.baseUrl, secret, timeoutMs: this.timeoutMs });
+    this.clients.set(connectionId, client);
+    return client;
+  }
+
+  /** Closes every client. */
+  close(): void {
+    for (const client of this.clients.values()) client.close();
+    this.clients.clear();
+  }
+}
+
+const str = (value: unknown): string => (typeof value === 'string' ? value : '');
+const time = (value: unknown): number | null => {
+  if (typeof value === 'number' && Number.isFinite(value)) return value;
+  if (typeof value !== 'string') return null;
+  const parsed = Date.parse(value);
+  return Number.isNaN(parsed) ? null : parsed;
+};
+
+/** §7.4 public request → `AuthorizationRequest` (the token hash is not passed on). */
+export function toAuthorizationRequest(raw: Record<string, unknown>): AuthorizationRequest {
+  const challenge = raw.challenge_response;
+  const text =
+    challenge === null || challenge === undefined
+      ? null
+      : typeof challenge === 'string'
+        ? challenge
+        : JSON.stringify(challenge);
+  return {
+    requestId: str(raw.request_id),
+    status: str(raw.status),
+    realm: str(raw.realm),
+    role: str(raw.role) || 'both',
+    clientId: str(raw.client_id),
+    clientName: str(raw.client_name),
+    challenge: text === null ? null : text.slice(0, MAX_CHALLENGE_CHARS),
+    createdAt: time(raw.created_at),
+    decidedAt: time(raw.decided_at),
+    decisionReason: typeof raw.decision_reason === 'string' ? raw.decision_reason : null,
+  };
+}
+
+/**
+ * §8.4 public settings → realm list, with the §3.5 requirement defaults resolved: auth required
+ * unless `required: false`; key required when `require_key`, else when a key is configured;
+ * acceptance required when `require_acceptance`, else when auth is required.
+ */
+export function toRealmList(connectionId: string, settings: unknown): RealmList {
+  const auth = (settings ?? {}) as Record<string, unknown>;
+  const authEnabled = auth.enabled === true;
+  const realms = (auth.realms ?? {}) as Record<string, Record<string, unknown>>;
+  const list: RealmSummary[] = Object.entries(realms).map(([name, config]) => {
+    const authRequired = authEnabled && config.required !== false;
+    const keyConfigured = config.key_configured === true;
+    const bool = (key: string, fallback: boolean): boolean =>
+      typeof config[key] === 'boolean' ? (config[key] as boolean) : fallback;
+    return {
+      name,
+      authRequired,
+      keyConfigured,
+      keyRequired: authEnabled && bool('require_key', keyConfigured),
+      managerKeyConfigured: config.manager_key_configured === true,
+      acceptanceRequired: authEnabled && bool('require_acceptance', authRequired),
+      ephemeral: config.ephemeral === true,
+      expiresAt: time(config.expires_at),
+    };
+  });
+  list.sort((a, b) => a.name.localeCompare(b.name));
+  return { connectionId, authEnabled, realms: list };
+}

@@ -1,0 +1,151 @@
+/**
+ * The console as a signed-command manager of its local broker: auth on, the admin token owned by
+ * the console (a 0600 secrets file, passed through the environment), authorization requests
+ * listed, noticed and decided through the ConsoleApi, realms read from the public settings.
+ */
+import { readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { dispatchConsoleCall } from '../../electron/services/console-dispatch';
+import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
+import {
+  FileSecretStore,
+  LOCAL_ADMIN_TOKEN_SECRET,
+  SECRETS_FILE_NAME,
+} from '../../electron/services/secret-store';
+import { LOCAL_CONNECTION_ID, type PendingRequest } from '../../shared/console-api';
+import { ClientEvent } from '../../shared/protocol-events';
+import { authenticate } from '../helpers/auth-clients';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const connectionId = LOCAL_CONNECTION_ID;
+
+describe('console manager of the local broker', () => {
+  let dir: TempDir;
+  let dataDir: string;
+  let local: LocalConsole;
+  const sockets: Socket[] = [];
+
+  async function client(url: string): Promise<Socket> {
+    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+    sockets.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    return socket;
+  }
+
+  beforeAll(async () => {
+    dir = await makeTempDir();
+    dataDir = path.join(dir.path, 'data');
+    local = createLocalConsole({ brokerPort: 0, dataDir, pollIntervalMs: 200 });
+    await local.startBroker();
+  });
+
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    await local.close();
+    await dir.remove();
+  });
+
+  it('keeps a generated admin token in a 0600 file and runs the broker with auth on', async () => {
+    const file = path.join(dataDir, SECRETS_FILE_NAME);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    const token = new FileSecretStore(dataDir).get(LOCAL_ADMIN_TOKEN_SECRET);
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    // The HTTP API answers the console's scrapes (bearer token) with auth on.
+    const overview = await local.service.getOverview({ connectionId });
+    await expect
+      .poll(async () => (await local.service.getOverview({ connectionId })).reachable, {
+        timeout: 5_000,
+      })
+      .toBe(true);
+    expect(overview.connectionId).toBe(connectionId);
+    const realms = await local.service.listRealms({ connectionId });
+    expect(realms.authEnabled).toBe(true);
+    expect(realms.realms.find((r) => r.name === 'default')).toMatchObject({ authRequired: false });
+    // The token is in no other file of the data directory (the settings file, the broker env).
+    expect(readFileSync(path.join(dataDir, 'settings.json'), 'utf8')).not.toContain(token);
+    // Without the token the HTTP API refuses.
+    const port = local.supervisor.status().port;
+    const refused = await fetch(`http://127.0.0.1:${port}/api/stats`);
+    expect(refused.status).toBe(401);
+  });
+
+  it('notices, shows and approves a pending request; the client then logs in', async () => {
+    const url = `http://127.0.0.1:${local.supervisor.status().port}`;
+    const events: PendingRequest[] = [];
+    const stop = local.service.on('pendingRequest', (pending) => events.push(pending));
+    const requester = await client(url);
+    const clientToken = 'client-secret-token-0123456789';
+    const reply = (await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
+      realm: 'fleet',
+      role: 'consumer',
+      client_id: 'agent-01',
+      client_name: 'Agent 01',
+      client_token: clientToken,
+      challenge_response: { ticket: 'INC-1' },
+    })) as { ok: boolean; request_id: string };
+    expect(reply.ok).toBe(true);
+
+    await expect
+      .poll(() => events.at(-1)?.request?.requestId, { timeout: 5_000 })
+      .toBe(reply.request_id);
+    const shown = await dispatchConsoleCall(local.service, 'nextRequest', { connectionId });
+    expect(shown).toMatchObject({
+      ok: true,
+      value: {
+        request: {
+          requestId: reply.request_id,
+          realm: 'fleet',
+          role: 'consumer',
+          clientId: 'agent-01',
+          clientName: 'Agent 01',
+          challenge: '{"ticket":"INC-1"}',
+          status: 'pending',
+        },
+      },
+    });
+    expect(JSON.stringify(shown)).not.toContain(clientToken);
+
+    const decided = await dispatchConsoleCall(local.service, 'decideRequest', {
+      connectionId,
+      requestId: reply.request_id,
+      approved: true,
+      role: 'both',
+    });
+    expect(decided).toMatchObject({ ok: true, value: { status: 'approved', role: 'both' } });
+    await expect.poll(() => events.at(-1)?.request, { timeout: 5_000 }).toBeNull();
+    stop();
+
+    const login = await client(url);
+    expect(await authenticate(login, { token: clientToken, realm: 'fleet' })).toEqual({
+      event: 'AUTH_OK',
+      realm: 'fleet',
+      role: 'both',
+    });
+    // A second decision on the same request: clear not-found error.
+    const again = await dispatchConsoleCall(local.service, 'decideRequest', {
+      connectionId,
+      requestId: reply.request_id,
+      approved: false,
+    });
+    expect(again).toMatchObject({ ok: false, error: { code: 'SWB_ERR_NOT_FOUND' } });
+  });
+
+  it('answers unknown connections and bad input with clear errors', async () => {
+    expect(
+      await dispatchConsoleCall(local.service, 'listRealms', { connectionId: 'x' }),
+    ).toMatchObject({ ok: false, error: { code: 'SWB_ERR_NOT_FOUND' } });
+    expect(
+      await dispatchConsoleCall(local.service, 'decideRequest', {
+        connectionId,
+        requestId: 'r',
+        approved: true,
+        role: 'root',
+      }),
+    ).toMatchObject({ ok: false, error: { code: 'SWB_ERR_VALIDATION' } });
+  });
+});

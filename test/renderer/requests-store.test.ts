@@ -1,0 +1,92 @@
+/** The requests slice and its actions, fed by a scripted ConsoleApi (no transport). */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ConsoleClient } from '../../renderer/src/api/console-client';
+import { resetAppStore, useAppStore } from '../../renderer/src/store/app-store';
+import { decideRequest, refreshRequests } from '../../renderer/src/store/request-actions';
+import {
+  LOCAL_CONNECTION_ID,
+  type AuthorizationRequest,
+  type ConsoleApi,
+  type RealmList,
+} from '../../shared/console-api';
+
+const connectionId = LOCAL_CONNECTION_ID;
+const request: AuthorizationRequest = {
+  requestId: 'authreq-1',
+  status: 'pending',
+  realm: 'fleet',
+  role: 'consumer',
+  clientId: 'agent-01',
+  clientName: 'Agent 01',
+  challenge: null,
+  createdAt: 1,
+  decidedAt: null,
+  decisionReason: null,
+};
+const realms: RealmList = { connectionId, authEnabled: true, realms: [] };
+
+/** A client whose queue holds `queue` (oldest first); `decideRequest` pops or fails. */
+function scripted(queue: AuthorizationRequest[], decideFails = false) {
+  const calls: unknown[] = [];
+  const api = {
+    nextRequest: async () => ({ ok: true, value: { connectionId, request: queue[0] ?? null } }),
+    listRealms: async () => ({ ok: true, value: realms }),
+    decideRequest: async (input: unknown) => {
+      calls.push(input);
+      if (decideFails) {
+        return { ok: false, error: { code: 'SWB_ERR_NOT_FOUND', message: 'not pending' } };
+      }
+      const decided = queue.shift() as AuthorizationRequest;
+      return { ok: true, value: { ...decided, status: 'approved', role: 'both' } };
+    },
+  } as unknown as ConsoleApi;
+  const client: ConsoleClient = {
+    api,
+    connectionState: () => 'online',
+    onConnectionState: () => () => undefined,
+    close: () => undefined,
+  };
+  return { client, calls };
+}
+
+describe('requests store', () => {
+  afterEach(() => resetAppStore());
+
+  it('loads the pending request and the realms', async () => {
+    const { client } = scripted([request]);
+    await refreshRequests(client, connectionId);
+    expect(useAppStore.getState().pending[connectionId]).toEqual(request);
+    expect(useAppStore.getState().realms[connectionId]).toEqual(realms);
+    useAppStore.getState().applyPending({ connectionId, request: null });
+    expect(useAppStore.getState().pending[connectionId]).toBeNull();
+  });
+
+  it('approves, records the decision and shows the next request', async () => {
+    const second = { ...request, requestId: 'authreq-2', clientId: 'agent-02' };
+    const { client, calls } = scripted([request, second]);
+    await decideRequest(client, {
+      connectionId,
+      requestId: 'authreq-1',
+      approved: true,
+      role: 'both',
+    });
+    expect(calls).toEqual([{ connectionId, requestId: 'authreq-1', approved: true, role: 'both' }]);
+    expect(useAppStore.getState()).toMatchObject({
+      deciding: false,
+      decisionError: null,
+      lastDecision: { requestId: 'authreq-1', status: 'approved' },
+    });
+    expect(useAppStore.getState().pending[connectionId]?.requestId).toBe('authreq-2');
+  });
+
+  it('keeps a refused decision visible as an error', async () => {
+    const { client } = scripted([request], true);
+    await decideRequest(client, { connectionId, requestId: 'authreq-1', approved: false });
+    // The refresh after the failure succeeded, but the decision error must not be wiped.
+    expect(useAppStore.getState().requestsError).toBeNull();
+    expect(useAppStore.getState().decisionError).toEqual({
+      code: 'SWB_ERR_NOT_FOUND',
+      message: 'not pending',
+    });
+  });
+});

@@ -1,0 +1,102 @@
+/**
+ * `npm run console` as a real process for end-to-end tests: start it, read its one stdout line
+ * (`Console: <url>/#token=<secret>`), call its ConsoleApi over HTTP.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { FileSecretStore, LOCAL_ADMIN_TOKEN_SECRET } from '../../electron/services/secret-store';
+import { ConsoleChannel } from '../../shared/console-api';
+
+const REPO = path.resolve(import.meta.dirname, '..', '..');
+
+export interface RunningConsole {
+  child: ChildProcess;
+  url: string;
+  origin: string;
+  token: string;
+  stdout: string[];
+  stderr: string[];
+  /** `code <n>` or the signal name npm re-raised. */
+  exited: Promise<string>;
+}
+
+/** Spawns the console in its own process group (so the whole npm → tsx → node chain can be signalled). */
+export function startConsole(dataDir: string): Promise<RunningConsole> {
+  const child = spawn(
+    'npm',
+    [
+      'run',
+      '--silent',
+      'console',
+      '--',
+      '--port',
+      '0',
+      '--broker-port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ],
+    {
+      cwd: REPO,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'warn' },
+    },
+  );
+  const stdout: string[] = [];
+  const stderr: string[] = [];
+  const exited = new Promise<string>((resolve) =>
+    child.once('exit', (code, signal) => resolve(signal ?? `code ${code}`)),
+  );
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => stderr.push(text));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`no Console line; stderr:\n${stderr.join('')}`)),
+      90_000,
+    );
+    let buffered = '';
+    child.stdout?.setEncoding('utf8').on('data', (text: string) => {
+      buffered += text;
+      const lines = buffered.split('\n');
+      buffered = lines.pop() ?? '';
+      for (const line of lines) {
+        stdout.push(line);
+        const match = /^Console: (http:\/\/127\.0\.0\.1:\d+)\/#token=(\S+)$/.exec(line);
+        if (match?.[1] && match[2]) {
+          clearTimeout(timer);
+          resolve({
+            child,
+            url: line.slice('Console: '.length),
+            origin: match[1],
+            token: match[2],
+            stdout,
+            stderr,
+            exited,
+          });
+        }
+      }
+    });
+    void exited.then((code) => {
+      clearTimeout(timer);
+      reject(new Error(`console exited (${code}); stderr:\n${stderr.join('')}`));
+    });
+  });
+}
+
+export async function callApi<T>(app: RunningConsole, method: string, input: unknown): Promise<T> {
+  const response = await fetch(`${app.origin}${ConsoleChannel.CALL_PREFIX}${method}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${app.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(input),
+  });
+  const result = (await response.json()) as { ok: boolean; value: T };
+  if (!result.ok) throw new Error(`${method} failed: ${JSON.stringify(result)}`);
+  return result.value;
+}
+
+/** The local broker's admin token the console generated in `dataDir` (tests only). */
+export function localAdminToken(dataDir: string): string {
+  const token = new FileSecretStore(dataDir).get(LOCAL_ADMIN_TOKEN_SECRET);
+  if (!token) throw new Error(`no admin token in ${dataDir}`);
+  return token;
+}

@@ -9,7 +9,7 @@
 import type { IncomingMessage, Server as HttpServer, ServerResponse } from 'node:http';
 import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
-import { parseTtlSeconds } from '../shared/duration';
+import { parseRealmTtlMs } from '../shared/realm-ttl';
 import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
 import { bootstrapAdminToken } from './auth/admin-bootstrap';
 import type { AuthState } from './auth/auth-state';
@@ -314,10 +314,8 @@ export function createBroker(
       const max = limitsBlock.max_pending_authorization_requests;
       return limitsBlock.enabled !== false && typeof max === 'number' ? max : undefined;
     },
-    ttlMs: () => {
-      const seconds = parseTtlSeconds(auth.config.request_ttl);
-      return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : DEFAULT_REQUEST_TTL_MS;
-    },
+    // The realm TTL grammar (§9.1, with `d`), the one the settings schema checks it against.
+    ttlMs: () => parseRealmTtlMs(auth.config.request_ttl) ?? DEFAULT_REQUEST_TTL_MS,
     tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
     nodeId: settings.node_id ?? null,
   });

@@ -88,7 +88,7 @@ describe('auth durations (request_ttl, ephemeral_realm_ttl, management max_ttl)'
     },
   );
 
-  it.each(['1h', '30s', '250ms', 3_600, '2'])('accepts %j', (input) => {
+  it.each(['1h', '7d', '30s', '250ms', 3_600, '2'])('accepts %j', (input) => {
     expect(pathOf({ request_ttl: input, ephemeral_realm_ttl: input })).toEqual([]);
   });
 });

@@ -213,3 +213,14 @@ export function parseAuthConfig(input: unknown) {
   }
   return result;
 }
+
+/**
+ * The first five issues of a failed `parseAuthConfig`, each named by its settings path
+ * (`auth.realms.alpha.require_key: …`, or `auth: …` for a key at the block's root).
+ */
+export function describeAuthIssues(issues: readonly { path: PropertyKey[]; message: string }[]) {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${['auth', ...i.path.map(String)].join('.')}: ${i.message}`)
+    .join('; ');
+}

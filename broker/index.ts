@@ -253,6 +253,7 @@ export function createBroker(
       sockets: () => io.of('/').sockets.values(),
       getStats: () => getStats(),
       purgeRequests: (realm) => authRequests.dropRealm(realm),
+      realmPurged: (realm) => ledger.clearRealm(realm),
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
       reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,

@@ -113,8 +113,12 @@ export async function decide(
   approved: boolean,
 ): Promise<void> {
   const body: Record<string, unknown> = { request_id: need(id, 'request id'), approved };
-  if (approved) body.role = str(c, 'role') ?? 'both';
-  else body.reason = str(c, 'reason') ?? null;
+  // Without --role the broker grants the role the client asked for (§7.3: body role ||
+  // requested role || both); defaulting to `both` here would widen a producer's request.
+  if (approved) {
+    const role = str(c, 'role');
+    if (role !== undefined) body.role = role;
+  } else body.reason = str(c, 'reason') ?? null;
   const reply = ensure(
     await c.conn.signed(SignedAction.AUTHORIZATION_DECIDE, c.credential.secret, body),
   );

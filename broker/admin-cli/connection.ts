@@ -38,15 +38,34 @@ export class AdminConnection {
     return new AdminConnection(socket, timeoutMs);
   }
 
-  /** Emits `event` with `payload` and resolves with the ack's reply. */
+  /**
+   * Emits `event` with `payload` and resolves with the ack's reply.
+   * @throws ConnectionError when no answer comes within `timeoutMs`, or, saying so, when the
+   *   connection drops first (a killed broker is not reported as a slow one).
+   */
   async emit(event: string, payload: unknown, timeoutMs = this.timeoutMs): Promise<Reply> {
+    if (!this.socket.connected) {
+      throw new ConnectionError(`connection to the broker lost before ${event}`);
+    }
+    let onDisconnect: (reason: string) => void = () => undefined;
+    const lost = new Promise<never>((_, reject) => {
+      onDisconnect = (reason) =>
+        reject(new ConnectionError(`connection to the broker lost (${reason}) during ${event}`));
+      this.socket.once('disconnect', onDisconnect);
+    });
+    const answered = this.socket
+      .timeout(timeoutMs)
+      .emitWithAck(event, payload)
+      .catch(() => {
+        throw new ConnectionError(`no answer to ${event} within ${timeoutMs} ms`);
+      }) as Promise<Reply | null>;
+    // When the connection is lost first, the ack's later timeout must not go unhandled.
+    answered.catch(() => undefined);
     try {
-      const reply = (await this.socket
-        .timeout(timeoutMs)
-        .emitWithAck(event, payload)) as Reply | null;
+      const reply = await Promise.race([answered, lost]);
       return reply ?? { ok: false, code: 500, message: 'empty reply' };
-    } catch {
-      throw new ConnectionError(`no answer to ${event} within ${timeoutMs} ms`);
+    } finally {
+      this.socket.off('disconnect', onDisconnect);
     }
   }
 

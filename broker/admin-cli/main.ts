@@ -28,7 +28,7 @@ export const USAGE = `Usage: switchboard-admin [--url <url>] [--env-file <file>]
 Commands:
   request --realm <r> [--role <role>] [--client-id <id>] [--client-name <name>]
   next [--realm <r>]
-  approve <request-id> [--role both|producer|consumer|manager]
+  approve <request-id> [--role both|producer|consumer|manager]  (default: the role requested)
   reject <request-id> [--reason <text>]
   revoke --hash <token-hash> | --realm <r> --client-id <id>
   realm list

@@ -30,6 +30,8 @@ export interface ManagementDeps {
   getStats(): Stats;
   /** Drops a disposed realm's authorization requests. */
   purgeRequests?(realm: string): number;
+  /** Called once a disposed realm's stored copies are deleted (queue accounting). */
+  realmPurged?(realm: string): void;
   /** Re-read of the watched settings file, when there is one (may be asynchronous). */
   reloadSettings?: () => unknown;
   /** The broker's DLQ replay (queue accounting included); default `dlqReplayer(deps)`. */
@@ -68,6 +70,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     logger,
     sockets: deps.sockets,
     purgeRequests: deps.purgeRequests,
+    realmPurged: deps.realmPurged,
   });
   let persistence: PersistenceView = {
     storage: settings().storage,

@@ -29,6 +29,8 @@ export interface LifecycleDeps {
   sockets(): Iterable<BrokerSocket>;
   /** Drops a realm's pending authorization requests; returns how many (when the flow exists). */
   purgeRequests?(realm: string): number;
+  /** Called once a disposed realm's stored copies are deleted (queue accounting). */
+  realmPurged?(realm: string): void;
 }
 
 /** What the runtime part of a disposal did. */
@@ -114,6 +116,7 @@ export class RealmLifecycle {
     this.deps.purgeRequests?.(realm);
     this.deps.store.purgeRealm(realm).then(
       (purged) => {
+        this.deps.realmPurged?.(realm);
         if (purged > 0) this.deps.logger.info({ realm, purged }, 'realm messages purged');
       },
       (err: unknown) => this.deps.logger.error({ err, realm }, 'realm messages not purged'),

@@ -8,6 +8,7 @@
  * `constructor`, `prototype`) and realm maps are null-prototype objects.
  */
 import { z } from 'zod';
+import { parseRealmTtlMs } from '../../shared/realm-ttl';
 
 /** The five roles of §3.1. A token's role outside this list is refused (§18 item 5). */
 export const ROLES = ['producer', 'consumer', 'both', 'manager', 'admin'] as const;
@@ -29,8 +30,16 @@ export const RealmName = z
   .max(MAX_REALM_NAME_LENGTH)
   .refine((s) => !RESERVED_NAMES.has(s), { message: 'reserved realm name' });
 
-/** A TTL as §9.1 accepts it: seconds (number) or a duration string; checked where used. */
-const TtlValue = z.union([z.number(), z.string()]);
+/**
+ * A TTL as §9.1 accepts it: seconds (number, above 0) or `<number>[ms|s|m|h]`. Anything else
+ * (`"30 seconds"`, `"2 days"`) is refused with the key's path rather than silently replaced by the
+ * default where it is used (issue 7 item 8: one duration grammar everywhere).
+ */
+const TtlValue = z
+  .union([z.number(), z.string()])
+  .refine((value) => parseRealmTtlMs(value) !== null, {
+    message: 'is not a duration (a number of seconds above 0, or <number>ms|s|m|h)',
+  });
 
 /** One realm's configuration (§12.2), canonical keys only. */
 export const RealmConfigSchema = z
@@ -203,4 +212,15 @@ export function parseAuthConfig(input: unknown) {
     );
   }
   return result;
+}
+
+/**
+ * The first five issues of a failed `parseAuthConfig`, each named by its settings path
+ * (`auth.realms.alpha.require_key: …`, or `auth: …` for a key at the block's root).
+ */
+export function describeAuthIssues(issues: readonly { path: PropertyKey[]; message: string }[]) {
+  return issues
+    .slice(0, 5)
+    .map((i) => `${['auth', ...i.path.map(String)].join('.')}: ${i.message}`)
+    .join('; ');
 }

@@ -12,7 +12,13 @@
  */
 import { createHash } from 'node:crypto';
 import { SwitchboardError } from '../../shared/error-catalogue';
-import { parseAuthConfig, type AuthConfig, type RealmConfig, type TokenEntry } from './auth-schema';
+import {
+  describeAuthIssues,
+  parseAuthConfig,
+  type AuthConfig,
+  type RealmConfig,
+  type TokenEntry,
+} from './auth-schema';
 
 /** Who made a change; persistence uses it to avoid writing back what it just read. */
 export type AuthChangeOrigin = 'command' | 'approval' | 'bootstrap' | 'file' | 'store' | 'sweep';
@@ -102,10 +108,7 @@ export class AuthState {
   private validate(input: unknown): Readonly<AuthConfig> {
     const result = parseAuthConfig(input);
     if (!result.success) {
-      const detail = result.error.issues
-        .slice(0, 5)
-        .map((i) => `auth.${i.path.map(String).join('.')}: ${i.message}`)
-        .join('; ');
+      const detail = describeAuthIssues(result.error.issues);
       throw new SwitchboardError('SWB_ERR_VALIDATION', `Invalid auth settings: ${detail}`);
     }
     return deepFreeze(result.data);

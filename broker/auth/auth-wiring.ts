@@ -3,7 +3,7 @@
  * settings change (`spec/protocol-admin.md` §5), and the authorization-request registry with
  * its live caps (§7, §11.3).
  */
-import { parseTtlSeconds } from '../../shared/duration';
+import { parseRealmTtlMs } from '../../shared/realm-ttl';
 import type { Logger } from '../logging/logger';
 import { bootstrapAdminToken } from './admin-bootstrap';
 import type { AuthState } from './auth-state';
@@ -30,7 +30,7 @@ export function keepAdminToken(auth: AuthState, logger: Logger, env: NodeJS.Proc
 
 /**
  * The §7 registry: pending cap read live (`maxPending`, undefined = unlimited), expiry from
- * `auth.request_ttl` (default 24 h), tokens checked against the live config.
+ * `auth.request_ttl` (realm TTL grammar; default 24 h), tokens checked against the live config.
  */
 export function authorizationRequests(
   auth: AuthState,
@@ -39,10 +39,8 @@ export function authorizationRequests(
 ): AuthorizationRequests {
   return new AuthorizationRequests({
     maxPending,
-    ttlMs: () => {
-      const seconds = parseTtlSeconds(auth.config.request_ttl);
-      return typeof seconds === 'number' && seconds > 0 ? seconds * 1000 : DEFAULT_REQUEST_TTL_MS;
-    },
+    // The realm TTL grammar (§9.1, with `d`), the one the settings schema checks it against.
+    ttlMs: () => parseRealmTtlMs(auth.config.request_ttl) ?? DEFAULT_REQUEST_TTL_MS,
     tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
     nodeId,
   });

@@ -14,7 +14,7 @@
  */
 import { stableJson } from '../../shared/admin-signature';
 import { SwitchboardError } from '../../shared/error-catalogue';
-import { parseAuthConfig, type AuthConfig } from '../auth/auth-schema';
+import { describeAuthIssues, parseAuthConfig, type AuthConfig } from '../auth/auth-schema';
 import { AuthState } from '../auth/auth-state';
 import { MemoryNonceStore, type NonceStore } from '../auth/nonce-store';
 import { authStoreFile, type AuthStoreSetting } from '../auth/store/auth-store-config';
@@ -85,10 +85,7 @@ function seeded(input: unknown): Json {
 function assertValidAuth(input: unknown): void {
   const result = parseAuthConfig(input);
   if (result.success) return;
-  const detail = result.error.issues
-    .slice(0, 5)
-    .map((i) => `auth.${i.path.map(String).join('.')}: ${i.message}`)
-    .join('; ');
+  const detail = describeAuthIssues(result.error.issues);
   throw new SwitchboardError('SWB_ERR_VALIDATION', `Invalid auth settings: ${detail}`);
 }
 

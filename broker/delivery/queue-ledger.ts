@@ -237,6 +237,27 @@ export class QueueLedger {
     return n;
   }
 
+  /**
+   * Every stored copy of `realm` was deleted (realm disposal, `spec/protocol-admin.md` §9.4):
+   * its counts go to zero and its queues are forgotten, so a realm re-created under the same
+   * name starts empty rather than against a stale cap. Writes still in flight keep their
+   * reservations (and their queue) until they settle.
+   */
+  clearRealm(realm: string): void {
+    const r = this.realms.get(realm);
+    if (!r) return;
+    r.depth.stored = 0;
+    for (const owner of r.consumers.values()) owner.stored = 0;
+    for (const [id, q] of r.queues) {
+      q.stored = 0;
+      if (q.reserved === 0) {
+        q.dropped = true;
+        r.queues.delete(id);
+      }
+    }
+    if (r.depth.reserved === 0) this.realms.delete(realm);
+  }
+
   /** Copies held in `realm` (expired ones until purged). */
   depth(realm: string): number {
     return this.realms.get(realm)?.depth.stored ?? 0;

@@ -114,6 +114,21 @@ describe('switchboard-admin', () => {
     expect(await r.run(...url, 'approve', pending.request_id)).toBe(AdminExitCode.REFUSED);
   });
 
+  it('approve without --role grants the role the client requested, not both', async () => {
+    const r = runner({ TYO_MQ_ADMIN_TOKEN: ADMIN_TOKEN });
+    const url = ['--url', ctx.h.url, '--json'];
+    const requester = runner({});
+    expect(await requester.run(...url, 'request', '--realm', 'default', '--role', 'producer')).toBe(
+      0,
+    );
+    const { request_id: id } = JSON.parse(requester.out.at(-1)!);
+    expect(await r.run(...url, 'approve', id)).toBe(0);
+    expect(JSON.parse(r.out.at(-1)!).request).toMatchObject({
+      status: 'approved',
+      role: 'producer',
+    });
+  });
+
   it('the bin runs the CLI exactly once', () => {
     const bin = new URL('../../../bin/switchboard-admin.mjs', import.meta.url);
     const out = execFileSync(process.execPath, [bin.pathname, '--help'], { encoding: 'utf8' });

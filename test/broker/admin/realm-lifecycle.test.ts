@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ClientEvent, ServerEvent } from '../../../shared/protocol-events';
 import {
   startBroker,
+  subscribe,
   useBroker,
   waitForServerDisconnect,
   type Harness,
@@ -152,5 +153,46 @@ describe('sweep at start', () => {
     } finally {
       await h.close();
     }
+  });
+});
+
+describe('queue accounting of a disposed realm', () => {
+  const ctx = useBroker(adminSettings({ limits: { max_queued_per_realm: 2 } }));
+
+  /** Stores two copies in open realm `cap` (its cap) for an offline durable consumer. */
+  async function fillCap(h: Harness): Promise<unknown[]> {
+    const join = async () => {
+      const s = await h.connect();
+      s.emit(ClientEvent.AUTHENTICATION, { realm: 'cap', role: 'both' });
+      await waitFor(s, ServerEvent.AUTH_OK);
+      return s;
+    };
+    const c = await join();
+    c.emit(ClientEvent.CONSUMER, { name: 'w', id: 'w' });
+    await subscribe(c, 'w', 'p', 'job', { durable: true, ack: true });
+    c.disconnect();
+    const p = await join();
+    p.emit(ClientEvent.PRODUCER, { name: 'p' });
+    const confirms: unknown[] = [];
+    for (let i = 0; i < 3; i++) {
+      confirms.push(
+        await p.timeout(5_000).emitWithAck(ClientEvent.PRODUCE, { ...env(i), event: 'job' }),
+      );
+    }
+    p.disconnect();
+    return confirms;
+  }
+
+  it('forgets the copies it purged: a realm re-created under the same name starts empty', async () => {
+    const m = await manager(ctx.h);
+    expect((await m.run({ command: 'add_realm', realm: 'cap', required: false })).ok).toBe(true);
+    const ok = (c: unknown) => (c as { ok: boolean }).ok;
+    expect((await fillCap(ctx.h)).map(ok)).toEqual([true, true, false]);
+    expect((await m.run({ command: 'remove_realm', realm: 'cap' })).ok).toBe(true);
+    await until(async () => (await ctx.h.broker.store.countQueued('cap')) === 0, 'purged', 2_000);
+    expect((await m.run({ command: 'add_realm', realm: 'cap', required: false })).ok).toBe(true);
+    // The stale count of the old realm would refuse every copy against the cap of 2.
+    await waitUntil(() => ctx.h.broker.getStats().realms.cap === undefined, 'old counts gone');
+    expect((await fillCap(ctx.h)).map(ok)).toEqual([true, true, false]);
   });
 });

@@ -19,8 +19,9 @@ describe('auth settings', () => {
       );
     expect(attempt).toThrow(SwitchboardError);
     expect(attempt).toThrow(/auth\.realms\.alpha\.require_key/);
+    // A key at the block's root is named `auth`, not `auth.` with an empty segment.
     expect(() => createBroker({ auth: { enabled: true, tokns: [] } }, { logger, env: {} })).toThrow(
-      /auth/,
+      /Invalid auth settings: auth: Unrecognized key: "tokns"/,
     );
   });
 

@@ -325,6 +325,20 @@ describe('pending cap and expiry (§7.5 note, limits)', () => {
       await h.close();
     }
   });
+  it('reads request_ttl with the realm TTL grammar, days included (§9.1)', async () => {
+    // 0.000003 d = 259.2 ms; read with a grammar without `d` it fell back to 24 h.
+    const h = await startAuthBroker({ ...AUTH, request_ttl: '0.000003d' });
+    try {
+      await requestToken(h, request());
+      await new Promise((r) => setTimeout(r, 400));
+      expect(await signedCall(h, SignedAction.AUTHORIZATION_NEXT, ADMIN_TOKEN, {})).toEqual({
+        ok: true,
+        request: null,
+      });
+    } finally {
+      await h.close();
+    }
+  });
 });
 
 describe('revocation ends live sessions (§3.5 note)', () => {

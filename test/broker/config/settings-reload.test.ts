@@ -182,8 +182,12 @@ describe('persisting runtime changes (§12.4)', () => {
 
   it('does not bake env overrides into the file', async () => {
     await writeJson({ auth: { realms: { default: {} } } });
-    const broker = start({}, { env: { TYO_MQ_AUTH_ENABLED: 'true' } });
+    // Auth on without an admin token generates one into the env file: keep it in the temp
+    // directory, never in the working directory (the repository, where it was once committed).
+    const envFile = join(tmp.path, 'admin.env');
+    const broker = start({}, { env: { TYO_MQ_AUTH_ENABLED: 'true', TYO_MQ_ENV_FILE: envFile } });
     expect(broker.auth.enabled).toBe(true);
+    expect(readFileSync(envFile, 'utf8')).toMatch(/^TYO_MQ_ADMIN_TOKEN=/m);
     broker.auth.update((d) => {
       d.realms.x = {};
     });

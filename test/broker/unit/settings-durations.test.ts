@@ -5,6 +5,7 @@
  * (a longer Node timer fires after 1 ms).
  */
 import { describe, expect, it } from 'vitest';
+import { parseAuthConfig } from '../../../broker/auth/auth-schema';
 import { parseSettings } from '../../../broker/config/load-settings';
 import { buildSubscription } from '../../../broker/routing/subscription-options';
 import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../../shared/duration';
@@ -67,5 +68,27 @@ describe('settings durations', () => {
     expect(parseStrictDurationMs('1h')).toBe(3_600_000);
     expect(parseStrictDurationMs('30 seconds')).toBeNull();
     expect(parseStrictDurationMs(Number.POSITIVE_INFINITY)).toBeNull();
+  });
+});
+
+describe('auth durations (request_ttl, ephemeral_realm_ttl, management max_ttl)', () => {
+  const pathOf = (input: unknown): string[] => {
+    const result = parseAuthConfig(input);
+    return result.success ? [] : result.error.issues.map((issue) => issue.path.join('.'));
+  };
+
+  it.each(['30 seconds', '2 days', '-5s', 'soon', ''])(
+    'refuses %j naming the key instead of falling back to the default',
+    (input) => {
+      expect(pathOf({ request_ttl: input })).toEqual(['request_ttl']);
+      expect(pathOf({ ephemeral_realm_ttl: input })).toEqual(['ephemeral_realm_ttl']);
+      expect(
+        pathOf({ management_tokens: [{ token: 't', realm_prefix: 'org:', max_ttl: input }] }),
+      ).toEqual(['management_tokens.0.max_ttl']);
+    },
+  );
+
+  it.each(['1h', '7d', '30s', '250ms', 3_600, '2'])('accepts %j', (input) => {
+    expect(pathOf({ request_ttl: input, ephemeral_realm_ttl: input })).toEqual([]);
   });
 });

@@ -154,7 +154,10 @@ export class MqttAuth {
   };
 
   /** Outbound: only the client's own realm, with the internal prefix removed. */
-  readonly authorizeForward = <P extends { topic: string }>(client: Client, packet: P): P | null => {
+  readonly authorizeForward = <P extends { topic: string }>(
+    client: Client,
+    packet: P,
+  ): P | null => {
     const identity = this.identity(client);
     const scoped = unscopeTopic(packet.topic);
     if (!identity || !scoped || scoped.realm !== identity.realm) return null;

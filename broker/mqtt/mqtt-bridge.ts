@@ -98,12 +98,7 @@ export class MqttBridge {
     const aedes = this.aedes;
     if (!aedes || msg.broadcast !== null || this.fromMqtt.has(msg)) return;
     const topic = msg.event;
-    if (
-      topic.length === 0 ||
-      topic.startsWith('$') ||
-      topic.includes('+') ||
-      topic.includes('#')
-    ) {
+    if (topic.length === 0 || topic.startsWith('$') || topic.includes('+') || topic.includes('#')) {
       return;
     }
     aedes.publish(

@@ -82,7 +82,11 @@ export class MqttListener {
       });
       let wsPort: number | null = null;
       if (settings.ws_port !== undefined) {
-        const wss = new WebSocketServer({ port: settings.ws_port, host: bindHost, path: settings.ws_path });
+        const wss = new WebSocketServer({
+          port: settings.ws_port,
+          host: bindHost,
+          path: settings.ws_path,
+        });
         this.wss = wss;
         await new Promise<void>((resolve, reject) => {
           wss.once('error', reject);

@@ -35,8 +35,17 @@ export interface MqttIdentity {
   tokenHash: string | null;
 }
 
-/** CONNACK "not authorized": 5 in 3.1.1, which aedes maps to 0x87 for MQTT 5. */
+/** CONNACK return code "not authorized" of MQTT 3.1.1. */
 const NOT_AUTHORIZED = 5;
+/** MQTT 5 CONNACK reason codes: "Not authorized", "Unsupported Protocol Version". */
+const V5_NOT_AUTHORIZED = 0x87;
+const V5_UNSUPPORTED_PROTOCOL = 0x84;
+
+/**
+ * An MQTT 5 CONNACK refusal, encoded by hand (aedes 1.2 speaks 3.1.1 only): type 2, remaining
+ * length 3, no session, `reason`, no properties.
+ */
+const v5Connack = (reason: number): Buffer => Buffer.from([0x20, 0x03, 0x00, reason, 0x00]);
 
 /** A packet as the parser hands it over, before aedes handles it. */
 interface RawPacket {
@@ -83,6 +92,30 @@ export class MqttAuth {
       }
     });
   }
+
+  /**
+   * aedes `preConnect`: MQTT 5 clients are answered here, because aedes 1.2 implements 3.1.1
+   * only (it would refuse them with a 3.1.1-encoded CONNACK they cannot read): bad credentials
+   * get 0x87 "Not authorized", good ones 0x84 "Unsupported Protocol Version".
+   */
+  readonly preConnect = (
+    client: Client,
+    packet: { protocolVersion?: number; username?: string; password?: Buffer },
+    callback: (error: Error | null, success: boolean) => void,
+  ): void => {
+    if (packet.protocolVersion !== 5) {
+      callback(null, true);
+      return;
+    }
+    this.resolve(client, packet.username || undefined, packet.password).then(
+      (identity) =>
+        refuseV5(
+          client,
+          typeof identity === 'string' ? V5_NOT_AUTHORIZED : V5_UNSUPPORTED_PROTOCOL,
+        ),
+      () => refuseV5(client, V5_NOT_AUTHORIZED),
+    );
+  };
 
   readonly authenticate = (
     client: Client,
@@ -193,6 +226,14 @@ export class MqttAuth {
     else if (username !== undefined && username !== realm) return 'token is for another realm';
     return { realm, role: grant.role, clientId, tokenHash: grant.tokenHash };
   }
+}
+
+/** Writes a v5 CONNACK refusal and ends the connection (aedes cleans up on its end). */
+function refuseV5(client: Client, reason: number): void {
+  const conn = client.conn;
+  if (conn.destroyed) return;
+  conn.write(v5Connack(reason));
+  conn.end();
 }
 
 /** Rewrites a parsed packet's topics into `realm`'s internal names, in place. */

@@ -50,6 +50,7 @@ export class MqttListener {
    */
   async listen(settings: MqttSettings, host: string): Promise<MqttBound> {
     const aedes = await Aedes.createBroker({
+      preConnect: this.auth.preConnect,
       authenticate: this.auth.authenticate,
       authorizePublish: this.auth.authorizePublish,
       authorizeSubscribe: this.auth.authorizeSubscribe,

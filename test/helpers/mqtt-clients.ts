@@ -32,8 +32,13 @@ export function connackCode(h: Harness, opts: IClientOptions = {}): Promise<numb
       ...opts,
     });
     h.onClose(() => client.endAsync(true));
-    client.once('connect', () => resolve(0));
+    const timer = setTimeout(() => reject(new Error('no CONNACK within 5 s')), 5_000);
+    client.once('connect', () => {
+      clearTimeout(timer);
+      resolve(0);
+    });
     client.once('error', (err: Error & { code?: number }) => {
+      clearTimeout(timer);
       if (typeof err.code === 'number') resolve(err.code);
       else reject(err);
     });

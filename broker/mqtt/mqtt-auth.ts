@@ -64,6 +64,8 @@ export class MqttAuth {
   private readonly identities = new WeakMap<Client, MqttIdentity>();
   /** Packets parsed before the client's realm was known, scoped once it is. */
   private readonly pending = new WeakMap<Client, RawPacket[]>();
+  /** Outbound packets already stripped of their realm prefix. */
+  private readonly forwarded = new WeakSet<object>();
 
   constructor(
     private readonly auth: AuthState,
@@ -186,15 +188,22 @@ export class MqttAuth {
     callback(null, rolePasses(identity.role, 'consumer') ? sub : null);
   };
 
-  /** Outbound: only the client's own realm, with the internal prefix removed. */
+  /**
+   * Outbound: only the client's own realm, with the internal prefix removed. The packet is
+   * rewritten in place (aedes hands each delivery its own copy) because aedes writes the
+   * original packet, not the returned one, when it drains a persistent session's queue.
+   */
   readonly authorizeForward = <P extends { topic: string }>(
     client: Client,
     packet: P,
   ): P | null => {
+    if (this.forwarded.has(packet)) return packet;
     const identity = this.identity(client);
     const scoped = unscopeTopic(packet.topic);
     if (!identity || !scoped || scoped.realm !== identity.realm) return null;
-    return { ...packet, topic: scoped.topic };
+    packet.topic = scoped.topic;
+    this.forwarded.add(packet);
+    return packet;
   };
 
   private async resolve(

@@ -18,5 +18,10 @@ export function createMqttListener(
   logger: Logger,
 ): MqttListener {
   const mqttAuth = new MqttAuth(auth, tokens, logger);
-  return new MqttListener(mqttAuth, new MqttBridge(mqttAuth, router, metrics, logger), logger);
+  return new MqttListener(
+    auth,
+    mqttAuth,
+    new MqttBridge(mqttAuth, router, metrics, logger),
+    logger,
+  );
 }

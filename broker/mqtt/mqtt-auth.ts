@@ -33,6 +33,8 @@ export interface MqttIdentity {
   clientId: string;
   /** SHA-256 of the static token it used, for revocation; null otherwise. */
   tokenHash: string | null;
+  /** False when admitted without credentials (auth off, or a realm with `required: false`). */
+  authenticated: boolean;
 }
 
 /** CONNACK return code "not authorized" of MQTT 3.1.1. */
@@ -155,7 +157,13 @@ export class MqttAuth {
     let identity = this.identity(client);
     // A will restored from persistence without its client: its realm is in its client id.
     if (!identity && !client && !this.auth.enabled && scoped) {
-      identity = { realm: scoped.realm, role: 'both', clientId: '', tokenHash: null };
+      identity = {
+        realm: scoped.realm,
+        role: 'both',
+        clientId: '',
+        tokenHash: null,
+        authenticated: false,
+      };
     }
     if (!identity || !scoped || scoped.realm !== identity.realm) {
       callback(new Error('not authorized'));
@@ -213,18 +221,25 @@ export class MqttAuth {
   ): Promise<MqttIdentity | string> {
     const clientId = client.id;
     if (!this.auth.enabled) {
-      return { realm: Protocol.DEFAULT_REALM, role: 'both', clientId, tokenHash: null };
+      const realm = Protocol.DEFAULT_REALM;
+      return { realm, role: 'both', clientId, tokenHash: null, authenticated: false };
     }
     if (!password || password.length === 0) {
       const realm = username ?? Protocol.DEFAULT_REALM;
       if (authRequired(this.auth, realm)) return 'credentials required';
-      return { realm, role: 'both', clientId, tokenHash: null };
+      return { realm, role: 'both', clientId, tokenHash: null, authenticated: false };
     }
     const secret = password.toString('utf8');
     if (username && username !== Protocol.ADMIN_REALM) {
       const key = this.auth.realm(username)?.key;
       if (key !== undefined && keyMatches(key, secret)) {
-        return { realm: username, role: 'consumer', clientId, tokenHash: null };
+        return {
+          realm: username,
+          role: 'consumer',
+          clientId,
+          tokenHash: null,
+          authenticated: true,
+        };
       }
     }
     const ip = (client.conn as Socket).remoteAddress ?? '';
@@ -233,7 +248,7 @@ export class MqttAuth {
     let realm = grant.realm;
     if (realm === Protocol.ADMIN_REALM) realm = username ?? Protocol.DEFAULT_REALM;
     else if (username !== undefined && username !== realm) return 'token is for another realm';
-    return { realm, role: grant.role, clientId, tokenHash: grant.tokenHash };
+    return { realm, role: grant.role, clientId, tokenHash: grant.tokenHash, authenticated: true };
   }
 }
 

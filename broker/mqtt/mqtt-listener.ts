@@ -10,9 +10,11 @@ import { createServer as createNetServer, type AddressInfo, type Server } from '
 import { createServer as createTlsServer } from 'node:tls';
 import { Aedes } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
+import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
 import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
+import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
 
 /** Where the listener is bound; `wsPort` null without a WebSocket listener. */
@@ -27,9 +29,11 @@ export class MqttListener {
   private server: Server | null = null;
   private wss: WebSocketServer | null = null;
   private stopBridge: (() => void) | null = null;
+  private stopRevocations: (() => void) | null = null;
   private boundAt: MqttBound | null = null;
 
   constructor(
+    private readonly authState: AuthState,
     private readonly auth: MqttAuth,
     private readonly bridge: MqttBridge,
     private readonly logger: Logger,
@@ -100,6 +104,12 @@ export class MqttListener {
         wsPort = (wss.address() as AddressInfo).port;
       }
       this.stopBridge = this.bridge.start(aedes);
+      this.stopRevocations = watchMqttRevocations(
+        this.authState,
+        this.auth,
+        () => this.aedes,
+        this.logger,
+      );
       this.boundAt = { port: (server.address() as AddressInfo).port, host: bindHost, wsPort };
       this.logger.info({ ...this.boundAt, tls: Boolean(settings.tls) }, 'MQTT listening');
       return this.boundAt;
@@ -113,6 +123,8 @@ export class MqttListener {
   async close(): Promise<void> {
     this.stopBridge?.();
     this.stopBridge = null;
+    this.stopRevocations?.();
+    this.stopRevocations = null;
     const aedes = this.aedes;
     this.aedes = null;
     if (aedes) await new Promise<void>((resolve) => aedes.close(() => resolve()));

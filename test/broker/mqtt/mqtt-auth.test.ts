@@ -123,3 +123,18 @@ describe('realm isolation', () => {
     expect((await got).text).toBe('hi');
   });
 });
+
+describe('revocation', () => {
+  it('revoking the static token closes the MQTT client that used it, not the others', async () => {
+    const revoked = await mqttClient(ctx.h, { username: 'alpha', password: 'alpha-both' });
+    const kept = await mqttClient(ctx.h, { username: 'beta', password: 'beta-both' });
+    const closed = new Promise<void>((resolve) => revoked.once('close', () => resolve()));
+    ctx.h.broker.auth.update((draft) => {
+      draft.tokens = draft.tokens.filter((t) => t.token !== 'alpha-both');
+    });
+    await closed;
+    await delay(50);
+    expect(kept.connected).toBe(true);
+    expect(await connackCode(ctx.h, { username: 'alpha', password: 'alpha-both' })).toBe(5);
+  });
+});

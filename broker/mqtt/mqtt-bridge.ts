@@ -54,6 +54,12 @@ export class MqttBridge {
       callback();
       return;
     }
+    this.metrics.messageProduced(scoped.realm, scoped.topic);
+    // Nobody on the tyo-mq side of this realm: skip the payload conversion and the routing.
+    if (!this.router.mayDeliver(scoped.realm)) {
+      callback();
+      return;
+    }
     const { message, enc } = fromMqttPayload(packet.payload);
     const msg: ProducedMessage = {
       realm: scoped.realm,
@@ -67,7 +73,6 @@ export class MqttBridge {
     };
     if (enc !== undefined) msg.enc = enc;
     this.fromMqtt.add(msg);
-    this.metrics.messageProduced(msg.realm, msg.event);
     let stored;
     try {
       stored = this.router.route(msg);

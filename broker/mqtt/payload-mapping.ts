@@ -31,8 +31,12 @@ export function fromMqttPayload(payload: Buffer | string): MappedPayload {
   return { message: parseJsonOr(text) };
 }
 
+/** First characters a JSON text can start with (after white space). */
+const JSON_START = /^\s*[[{"\-0-9tfn]/;
+
 function parseJsonOr(text: string): unknown {
-  if (text.length === 0) return text;
+  // Most plain text cannot be JSON: skip the (throwing, costly) parse attempt for it.
+  if (!JSON_START.test(text)) return text;
   try {
     return JSON.parse(text) as unknown;
   } catch {

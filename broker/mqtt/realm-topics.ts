@@ -11,8 +11,17 @@
 
 /** The internal prefix of `realm`'s topics, with its trailing `/`. */
 export function realmPrefix(realm: string): string {
-  return `${encodeURIComponent(realm)}/`;
+  let prefix = prefixes.get(realm);
+  if (prefix === undefined) {
+    prefix = `${encodeURIComponent(realm)}/`;
+    // Bounded: realm names come from authenticated identities, but never grow without end.
+    if (prefixes.size >= 10_000) prefixes.clear();
+    prefixes.set(realm, prefix);
+  }
+  return prefix;
 }
+
+const prefixes = new Map<string, string>();
 
 /**
  * The internal form of a client's topic or filter. An empty topic is returned unchanged so that

@@ -60,6 +60,18 @@ export class Router {
     return stored;
   }
 
+  /**
+   * Whether a non-broadcast message of `realm` could reach any subscription (its realm or `*`
+   * has one): a cheap pre-check for producers that must convert a payload first.
+   */
+  mayDeliver(realm: string): boolean {
+    if ((this.realms.get(realm)?.subscriptions.size ?? 0) > 0) return true;
+    return (
+      realm !== Protocol.ADMIN_REALM &&
+      (this.realms.get(Protocol.ADMIN_REALM)?.subscriptions.size ?? 0) > 0
+    );
+  }
+
   /** Adds an observer of every routed message; returns its removal. */
   addTap(tap: (msg: ProducedMessage) => void): () => void {
     this.taps.push(tap);

@@ -122,7 +122,11 @@ export interface Broker {
   /** The live `auth` configuration; persisted to the settings file / auth store on change. */
   readonly auth: AuthState;
   readonly logger: Logger;
-  /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
+  /**
+   * Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces);
+   * with `mqtt.enabled` also starts the MQTT listener (docs/mqtt.md; port in `status()`).
+   * @throws the bind error of either listener (then call `close()`).
+   */
   listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
   /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
   attach(server: HttpServer): void;

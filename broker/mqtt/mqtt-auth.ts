@@ -209,6 +209,13 @@ export class MqttAuth {
     const identity = this.identity(client);
     const scoped = unscopeTopic(packet.topic);
     if (!identity || !scoped || scoped.realm !== identity.realm) return null;
+    // aedes caps the QoS at an exact-topic subscription's after this hook, looking it up by the
+    // (now client-visible) topic: do it here, with the internal name, as aedes would.
+    const subs = (client as unknown as { subscriptions: Record<string, { qos?: number }> })
+      .subscriptions;
+    const sub = (packet as { qos?: number }).qos ? subs[packet.topic] : undefined;
+    const p = packet as { qos?: number };
+    if (sub && p.qos !== undefined && (sub.qos ?? 0) < p.qos) p.qos = sub.qos ?? 0;
     packet.topic = scoped.topic;
     this.forwarded.add(packet);
     return packet;

@@ -91,6 +91,19 @@ describe('MQTT semantics', () => {
     expect(await q1).toMatchObject({ topic: 'q/one', text: 'b', qos: 1 });
   });
 
+  it('QoS 2 between MQTT clients, capped at the subscription QoS', async () => {
+    const sub2 = await mqttClient(ctx.h);
+    await sub2.subscribeAsync('q2/x', { qos: 2 });
+    const sub1 = await mqttClient(ctx.h);
+    await sub1.subscribeAsync('q2/x', { qos: 1 });
+    const pub = await mqttClient(ctx.h);
+    const got2 = nextMessage(sub2);
+    const got1 = nextMessage(sub1);
+    await pub.publishAsync('q2/x', 'c', { qos: 2 });
+    expect(await got2).toMatchObject({ topic: 'q2/x', text: 'c', qos: 2 });
+    expect(await got1).toMatchObject({ topic: 'q2/x', text: 'c', qos: 1 });
+  });
+
   it('delivers a retained message on subscribe, without the realm prefix', async () => {
     const pub = await mqttClient(ctx.h);
     await pub.publishAsync('state/door', 'open', { qos: 1, retain: true });

@@ -14,6 +14,8 @@
  *     SQLite FULL and SQLite NORMAL storage, next to the non-durable run, with publisher
  *     confirms; and the stock-client pattern (no confirms, 100 B and 1 KiB, memory and SQLite
  *     FULL). Target: SQLite FULL ≥ 10,000 msg/s in both patterns.
+ *   - MQTT (`scenarios/mqtt.ts`): QoS 0 and QoS 1 msgs/s through Switchboard's MQTT listener vs
+ *     plain aedes, `ratio = switchboard / aedes` (goal ≥ 0.8).
  *   - fan-out variants: 1→10 1 KiB under other client/server options (see `variantsScenario`).
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
@@ -23,7 +25,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow  run only these scenarios (comma-separated)
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt  run only these scenarios (comma-separated)
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
@@ -59,6 +61,7 @@ import type { ForkOptions, ServerKind } from './servers/server-process';
 import { runDurable, type DurableConfig } from './scenarios/durable';
 import { runAuthOverhead } from './scenarios/auth-overhead';
 import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
+import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -292,6 +295,12 @@ async function main(): Promise<void> {
     : await runSlowConsumer(slowConsumerConfig(quick), fork, (l) => log(`slow ${l}`)).catch(
         (err: unknown) => (errors.push(`slow consumer: ${(err as Error).message}`), null),
       );
+  // MQTT (BENCH_ONLY=mqtt): QoS 0 / QoS 1 through Switchboard vs plain aedes (issue 14).
+  const mqtt = !runs('mqtt')
+    ? null
+    : await runMqttBench(mqttBenchConfig(quick), fork, (l) => log(`mqtt ${l}`)).catch(
+        (err: unknown) => (errors.push(`mqtt: ${(err as Error).message}`), null),
+      );
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -338,6 +347,7 @@ async function main(): Promise<void> {
     auth_overhead: auth,
     durable,
     slow_consumer: slowConsumer,
+    mqtt,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

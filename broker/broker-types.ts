@@ -48,6 +48,10 @@ export interface BrokerStatus {
   delivered: number;
   connectionsTotal: number;
   connectionsCurrent: number;
+  /** Bound MQTT TCP/TLS port while the MQTT listener runs (`mqtt.enabled`), else null. */
+  mqttPort: number | null;
+  /** Bound MQTT-over-WebSocket port (`mqtt.ws_port`), else null. */
+  mqttWsPort: number | null;
 }
 
 export interface Broker {
@@ -59,7 +63,11 @@ export interface Broker {
   /** The live `auth` configuration; persisted to the settings file / auth store on change. */
   readonly auth: AuthState;
   readonly logger: Logger;
-  /** Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces). */
+  /**
+   * Listens on `port` (default 17352; 0 = any free port) and `host` (default all interfaces);
+   * with `mqtt.enabled` also starts the MQTT listener (docs/mqtt.md; port in `status()`).
+   * @throws the bind error of either listener (then call `close()`).
+   */
   listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
   /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
   attach(server: HttpServer): void;

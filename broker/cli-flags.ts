@@ -40,6 +40,8 @@ Options:
                          (default: the settings file's storage, else sqlite)
   --no-http-api        do not serve /health and /api/*
                          (default: served)
+  --mqtt-port <n>      also serve MQTT 3.1.1 on this port (0 = any free port);
+                         see docs/mqtt.md (default: the settings file's mqtt block, else off)
   --log-level <level>  ${LOG_LEVELS.join(' | ')}
                          (default: $${LOG_LEVEL_ENV}, else info)
   -h, --help           show this help and exit
@@ -60,6 +62,8 @@ export interface BrokerFlags {
   /** `--auth-store [file]`: true (default file), a path, false, or unset. */
   authStore: AuthStoreChoice | undefined;
   httpApi: boolean;
+  /** `--mqtt-port <n>`: enables the MQTT listener on that port; undefined = settings decide. */
+  mqttPort: number | undefined;
   logLevel: string;
   help: boolean;
 }
@@ -83,6 +87,7 @@ export function parseBrokerFlags(
         settings: { type: 'string' },
         'auth-store': { type: 'string' },
         'no-http-api': { type: 'boolean' },
+        'mqtt-port': { type: 'string' },
         storage: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -99,6 +104,15 @@ export function parseBrokerFlags(
   if (!help && (portText.trim() === '' || !Number.isInteger(port) || port < 0 || port > 65535)) {
     const source = values.port !== undefined ? '--port' : 'TYO_MQ_PORT';
     throw new UsageError(`Invalid ${source} ${portText}: use 0-65535 (0 = any free port)`);
+  }
+  const mqttText = values['mqtt-port'];
+  const mqttPort = mqttText === undefined ? undefined : Number(mqttText);
+  if (
+    !help &&
+    mqttPort !== undefined &&
+    (mqttText!.trim() === '' || !Number.isInteger(mqttPort) || mqttPort < 0 || mqttPort > 65535)
+  ) {
+    throw new UsageError(`Invalid --mqtt-port ${mqttText}: use 0-65535 (0 = any free port)`);
   }
   const storage = values.storage;
   if (!help && storage !== undefined && storage !== 'sqlite' && storage !== 'memory') {
@@ -122,6 +136,7 @@ export function parseBrokerFlags(
     authStore: parseAuthStoreValue(values['auth-store']),
     storage: storage as BrokerFlags['storage'],
     httpApi: !values['no-http-api'],
+    mqttPort,
     logLevel,
     help,
   };

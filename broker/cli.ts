@@ -92,6 +92,7 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
       storage: flags.storage,
       http_api: flags.httpApi ? undefined : { enabled: false },
       auth_store: flags.authStore,
+      mqtt: flags.mqttPort === undefined ? undefined : { enabled: true, port: flags.mqttPort },
     };
     const broker = createBroker(defaults, {
       logger,

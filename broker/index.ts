@@ -38,6 +38,7 @@ import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { transportCounts } from './metrics/transport-counts';
+import { createMqttListener } from './mqtt/create-mqtt-listener';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
@@ -264,6 +265,7 @@ export function createBroker(
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
+  const mqtt = createMqttListener(auth, ctx.tokens, router, metrics, logger);
   // §16: the bundled `/remote`, then the custom namespaces of the settings.
   attachRemote(io, remoteTickets, () => live.current.remote, logger);
   const namespaceLoader = new NamespaceLoader(io, () => live.current, logger);
@@ -323,6 +325,7 @@ export function createBroker(
       const server = await host.listen(port, bindHost);
       ownServer = server;
       guard.bound(bindHost);
+      if (live.current.mqtt.enabled) await mqtt.listen(live.current.mqtt, bindHost);
       bound = { port: server.port, host: bindHost };
       logger.info(
         { port: server.port, host: bindHost, version: BROKER_VERSION },
@@ -343,6 +346,7 @@ export function createBroker(
       chunks.close();
       remoteTickets.close();
       io.disconnectSockets(true);
+      await mqtt.close();
       if (ownServer) {
         await ownServer.close();
         ownServer = null;
@@ -368,6 +372,8 @@ export function createBroker(
       delivered: metrics.totals.delivered,
       connectionsTotal: metrics.totals.connections,
       connectionsCurrent: connectionsCurrent(),
+      mqttPort: mqtt.bound?.port ?? null,
+      mqttWsPort: mqtt.bound?.wsPort ?? null,
     }),
     store,
     replayDlq,

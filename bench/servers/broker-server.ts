@@ -25,7 +25,8 @@ serveOverIpc(async () => {
   const broker = createBroker(settings, { dataDir: process.env.BENCH_BROKER_DATA_DIR });
   const { port } = await broker.listen(0, '127.0.0.1');
   return {
-    port,
+    // The MQTT scenario (settings with `mqtt.enabled`) talks to the MQTT port.
+    port: process.env.BENCH_REPORT_MQTT_PORT ? broker.status().mqttPort! : port,
     close: () => broker.close(),
   };
 });

@@ -41,6 +41,8 @@ export const BROKER_SOCKET_IO_OPTIONS: Partial<ServerOptions> = socketIoOptions(
 );
 
 export type ServerKind = 'relay' | 'broker';
+/** Every server script `forkServer` can start (`aedes`: plain aedes, the MQTT baseline). */
+export type ForkableKind = ServerKind | 'aedes';
 
 /** Counters of the server process at one instant. */
 export interface ServerSample {
@@ -167,7 +169,7 @@ function createProfiler(dir: string | undefined) {
 
 /** Parent-side handle on a forked server process. */
 export interface ServerHandle {
-  readonly kind: ServerKind;
+  readonly kind: ForkableKind;
   readonly port: number;
   readonly url: string;
   readonly pid: number;
@@ -207,7 +209,7 @@ export interface ForkOptions {
  * TypeScript sources takes long on a machine busy with other work).
  */
 export async function forkServer(
-  kind: ServerKind,
+  kind: ForkableKind,
   options: ForkOptions = {},
 ): Promise<ServerHandle> {
   const entry = fileURLToPath(new URL(`./${kind}-server.ts`, import.meta.url));

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
 import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
 import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
+import { MqttSettingsSchema } from '../mqtt/mqtt-schema';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
@@ -244,6 +245,8 @@ export const SettingsSchema = z
      */
     allow_custom_storage: z.boolean().default(false),
     back_pressure: BackPressureSchema.default(BackPressureSchema.parse({})),
+    /** MQTT listener (issue 14, docs/mqtt.md); off by default. */
+    mqtt: MqttSettingsSchema.default(MqttSettingsSchema.parse({})),
     cluster: z.unknown().optional(),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),

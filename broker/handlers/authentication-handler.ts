@@ -37,7 +37,7 @@ const nonEmpty = (v: unknown): string | undefined =>
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
 /** Constant-time PSK check; a realm requiring a key with none configured refuses every key. */
-function keyMatches(configured: string | undefined, presented: unknown): boolean {
+export function keyMatches(configured: string | undefined, presented: unknown): boolean {
   if (configured === undefined || typeof presented !== 'string') return false;
   return timingSafeEqual(digest(configured), digest(presented));
 }

@@ -28,6 +28,9 @@ import type { RealmRegistry } from './realm-registry';
 import type { SubscriptionRecord } from './registry-types';
 
 export class Router {
+  /** Observers of every routed message (the MQTT bridge), called before routing. */
+  private readonly taps: ((msg: ProducedMessage) => void)[] = [];
+
   constructor(
     private readonly realms: RealmDirectory,
     private readonly delivery: Delivery,
@@ -38,6 +41,7 @@ export class Router {
    * none), which publisher confirms wait for.
    */
   route(msg: ProducedMessage): Promise<StoreOutcome>[] {
+    for (const tap of this.taps) tap(msg);
     const envelope = buildEnvelope(msg);
     const stored: Promise<StoreOutcome>[] = [];
     if (msg.broadcast) {
@@ -54,6 +58,27 @@ export class Router {
       if (admin) this.routeInRealm(admin, msg, envelope, stored, k1, k2, k3);
     }
     return stored;
+  }
+
+  /**
+   * Whether a non-broadcast message of `realm` could reach any subscription (its realm or `*`
+   * has one): a cheap pre-check for producers that must convert a payload first.
+   */
+  mayDeliver(realm: string): boolean {
+    if ((this.realms.get(realm)?.subscriptions.size ?? 0) > 0) return true;
+    return (
+      realm !== Protocol.ADMIN_REALM &&
+      (this.realms.get(Protocol.ADMIN_REALM)?.subscriptions.size ?? 0) > 0
+    );
+  }
+
+  /** Adds an observer of every routed message; returns its removal. */
+  addTap(tap: (msg: ProducedMessage) => void): () => void {
+    this.taps.push(tap);
+    return () => {
+      const i = this.taps.indexOf(tap);
+      if (i >= 0) this.taps.splice(i, 1);
+    };
   }
 
   private routeInRealm(

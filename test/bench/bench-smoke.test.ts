@@ -91,6 +91,16 @@ const BenchDocument = z.object({
     sqlite_full_meets_target: z.boolean(),
     stock_sqlite_full_meets_target: z.boolean(),
   }),
+  mqtt: z
+    .array(
+      z.object({
+        qos: z.union([z.literal(0), z.literal(1)]),
+        switchboard_median_msgs_per_s: z.number().positive(),
+        aedes_median_msgs_per_s: z.number().positive(),
+        ratio: num,
+      }),
+    )
+    .length(2),
   errors: z.array(z.string()),
 });
 

@@ -1,0 +1,27 @@
+/**
+ * Wires the MQTT listener's parts (auth mapping, bridge, listener) for `createBroker`.
+ */
+import type { AuthState } from '../auth/auth-state';
+import type { TokenValidator } from '../auth/token-validator';
+import type { Logger } from '../logging/logger';
+import type { BrokerMetrics } from '../metrics/broker-metrics';
+import type { Router } from '../routing/router';
+import { MqttAuth } from './mqtt-auth';
+import { MqttBridge } from './mqtt-bridge';
+import { MqttListener } from './mqtt-listener';
+
+export function createMqttListener(
+  auth: AuthState,
+  tokens: TokenValidator,
+  router: Router,
+  metrics: BrokerMetrics,
+  logger: Logger,
+): MqttListener {
+  const mqttAuth = new MqttAuth(auth, tokens, logger);
+  return new MqttListener(
+    auth,
+    mqttAuth,
+    new MqttBridge(mqttAuth, router, metrics, logger),
+    logger,
+  );
+}

@@ -1,0 +1,291 @@
+/**
+ * MQTT authentication and authorization: aedes' hooks mapped onto Switchboard's realms, tokens
+ * and roles (issue 14; `spec/protocol-admin.md` §3.1 roles, §3.3 matrix, §4 token pipeline).
+ *
+ * CONNECT credentials, with auth enabled:
+ *   - password = a token (static, JWT or external; same pipeline as `AUTHENTICATION`). The
+ *     token's realm is the client's realm; an admin token (realm `*`) takes the realm from the
+ *     username (default `default`). A username naming another realm is refused.
+ *   - username = realm, password = that realm's pre-shared key (`key`): a `consumer`.
+ *   - no password: allowed only where the realm (username, default `default`) does not require
+ *     auth (`required: false`), with role `both`.
+ * With auth disabled every client lands in realm `default` with role `both`.
+ * A refusal is CONNACK "not authorized" (3.1.1 return code 5, MQTT 5 reason code 0x87).
+ *
+ * Roles: `producer` may publish (and leave a will), `consumer` may subscribe, `both`, `manager`
+ * and `admin` may do either. Topics and the client id are scoped by realm (realm-topics.ts).
+ */
+import type { Socket } from 'node:net';
+import type { AuthenticateError, Client, PublishPacket, Subscription } from 'aedes';
+import { Protocol } from '../../shared/protocol-events';
+import type { AuthState } from '../auth/auth-state';
+import { authRequired, rolePasses } from '../auth/realm-policy';
+import type { TokenValidator } from '../auth/token-validator';
+import { keyMatches } from '../handlers/authentication-handler';
+import type { Logger } from '../logging/logger';
+import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
+
+/** What an authenticated MQTT client is (kept per aedes client). */
+export interface MqttIdentity {
+  realm: string;
+  role: string;
+  /** The id the client chose (without the realm scope). */
+  clientId: string;
+  /** SHA-256 of the static token it used, for revocation; null otherwise. */
+  tokenHash: string | null;
+  /** False when admitted without credentials (auth off, or a realm with `required: false`). */
+  authenticated: boolean;
+}
+
+/** CONNACK return code "not authorized" of MQTT 3.1.1. */
+const NOT_AUTHORIZED = 5;
+/** MQTT 5 CONNACK reason codes: "Not authorized", "Unsupported Protocol Version". */
+const V5_NOT_AUTHORIZED = 0x87;
+const V5_UNSUPPORTED_PROTOCOL = 0x84;
+
+/**
+ * An MQTT 5 CONNACK refusal, encoded by hand (aedes 1.2 speaks 3.1.1 only): type 2, remaining
+ * length 3, no session, `reason`, no properties.
+ */
+const v5Connack = (reason: number): Buffer => Buffer.from([0x20, 0x03, 0x00, reason, 0x00]);
+
+/** A packet as the parser hands it over, before aedes handles it. */
+interface RawPacket {
+  cmd: string;
+  topic?: string;
+  subscriptions?: { topic: string }[];
+  unsubscriptions?: string[];
+  will?: { topic: string } | null;
+}
+
+function refusal(message: string): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode: NOT_AUTHORIZED }) as AuthenticateError;
+}
+
+export class MqttAuth {
+  private readonly identities = new WeakMap<Client, MqttIdentity>();
+  /** Packets parsed before the client's realm was known, scoped once it is. */
+  private readonly pending = new WeakMap<Client, RawPacket[]>();
+  /** Outbound packets already stripped of their realm prefix. */
+  private readonly forwarded = new WeakSet<object>();
+
+  constructor(
+    private readonly auth: AuthState,
+    private readonly tokens: TokenValidator,
+    private readonly logger: Logger,
+  ) {}
+
+  identity(client: Client | null): MqttIdentity | undefined {
+    return client ? this.identities.get(client) : undefined;
+  }
+
+  /**
+   * Called for every new connection: scopes each packet's topics by the client's realm before
+   * aedes sees it, so subscriptions, unsubscriptions, wills, retained look-ups and persisted
+   * sessions all use the internal names.
+   */
+  watch(client: Client): void {
+    const parser = (client as unknown as { _parser: NodeJS.EventEmitter })._parser;
+    parser.prependListener('packet', (packet: RawPacket) => {
+      const id = this.identities.get(client);
+      if (id) scopePacket(packet, id.realm);
+      else {
+        const list = this.pending.get(client);
+        if (list) list.push(packet);
+        else this.pending.set(client, [packet]);
+      }
+    });
+  }
+
+  /**
+   * aedes `preConnect`: MQTT 5 clients are answered here, because aedes 1.2 implements 3.1.1
+   * only (it would refuse them with a 3.1.1-encoded CONNACK they cannot read): bad credentials
+   * get 0x87 "Not authorized", good ones 0x84 "Unsupported Protocol Version".
+   */
+  readonly preConnect = (
+    client: Client,
+    packet: { protocolVersion?: number; username?: string; password?: Buffer },
+    callback: (error: Error | null, success: boolean) => void,
+  ): void => {
+    if (packet.protocolVersion !== 5) {
+      callback(null, true);
+      return;
+    }
+    this.resolve(client, packet.username || undefined, packet.password).then(
+      (identity) =>
+        refuseV5(
+          client,
+          typeof identity === 'string' ? V5_NOT_AUTHORIZED : V5_UNSUPPORTED_PROTOCOL,
+        ),
+      () => refuseV5(client, V5_NOT_AUTHORIZED),
+    );
+  };
+
+  readonly authenticate = (
+    client: Client,
+    username: string | undefined,
+    password: Buffer | undefined,
+    done: (error: AuthenticateError | null, success: boolean | null) => void,
+  ): void => {
+    this.resolve(client, username || undefined, password).then(
+      (identity) => {
+        if (typeof identity === 'string') {
+          this.logger.info({ mqttClient: client.id, reason: identity }, 'MQTT client refused');
+          done(refusal(identity), false);
+          return;
+        }
+        this.identities.set(client, identity);
+        // Sessions, takeover and wills are keyed by the scoped id (realm-topics.ts).
+        (client as { id: string }).id = scopeClientId(identity.realm, identity.clientId);
+        for (const packet of this.pending.get(client) ?? []) scopePacket(packet, identity.realm);
+        this.pending.delete(client);
+        done(null, true);
+      },
+      (err: unknown) => {
+        this.logger.warn({ err, mqttClient: client.id }, 'MQTT authentication failed');
+        done(refusal('Authentication failed'), false);
+      },
+    );
+  };
+
+  readonly authorizePublish = (
+    client: Client | null,
+    packet: PublishPacket,
+    callback: (error?: Error | null) => void,
+  ): void => {
+    const scoped = unscopeTopic(packet.topic);
+    let identity = this.identity(client);
+    // A will restored from persistence without its client: its realm is in its client id.
+    if (!identity && !client && !this.auth.enabled && scoped) {
+      identity = {
+        realm: scoped.realm,
+        role: 'both',
+        clientId: '',
+        tokenHash: null,
+        authenticated: false,
+      };
+    }
+    if (!identity || !scoped || scoped.realm !== identity.realm) {
+      callback(new Error('not authorized'));
+      return;
+    }
+    if (!rolePasses(identity.role, 'producer')) {
+      callback(new Error(`role ${identity.role} may not publish`));
+      return;
+    }
+    // `$` topics belong to the broker ([MQTT-4.7.2]); clients do not publish there.
+    if (scoped.topic.startsWith('$')) {
+      callback(new Error('$ topics are reserved'));
+      return;
+    }
+    callback(null);
+  };
+
+  readonly authorizeSubscribe = (
+    client: Client,
+    sub: Subscription,
+    callback: (error: Error | null, subscription?: Subscription | null) => void,
+  ): void => {
+    const identity = this.identity(client);
+    const scoped = unscopeTopic(sub.topic);
+    if (!identity || !scoped || scoped.realm !== identity.realm) {
+      callback(null, null);
+      return;
+    }
+    // A refused filter is granted 0x80 (failure) in SUBACK rather than closing the connection.
+    callback(null, rolePasses(identity.role, 'consumer') ? sub : null);
+  };
+
+  /**
+   * Outbound: only the client's own realm, with the internal prefix removed. The packet is
+   * rewritten in place (aedes hands each delivery its own copy) because aedes writes the
+   * original packet, not the returned one, when it drains a persistent session's queue.
+   */
+  readonly authorizeForward = <P extends { topic: string }>(
+    client: Client,
+    packet: P,
+  ): P | null => {
+    if (this.forwarded.has(packet)) return packet;
+    const identity = this.identity(client);
+    const scoped = unscopeTopic(packet.topic);
+    if (!identity || !scoped || scoped.realm !== identity.realm) return null;
+    // aedes caps the QoS at an exact-topic subscription's after this hook, looking it up by the
+    // (now client-visible) topic: do it here, with the internal name, as aedes would.
+    const subs = (client as unknown as { subscriptions: Record<string, { qos?: number }> })
+      .subscriptions;
+    const sub = (packet as { qos?: number }).qos ? subs[packet.topic] : undefined;
+    const p = packet as { qos?: number };
+    if (sub && p.qos !== undefined && (sub.qos ?? 0) < p.qos) p.qos = sub.qos ?? 0;
+    packet.topic = scoped.topic;
+    this.forwarded.add(packet);
+    return packet;
+  };
+
+  private async resolve(
+    client: Client,
+    username: string | undefined,
+    password: Buffer | undefined,
+  ): Promise<MqttIdentity | string> {
+    const clientId = client.id;
+    if (!this.auth.enabled) {
+      const realm = Protocol.DEFAULT_REALM;
+      return { realm, role: 'both', clientId, tokenHash: null, authenticated: false };
+    }
+    if (!password || password.length === 0) {
+      const realm = username ?? Protocol.DEFAULT_REALM;
+      if (authRequired(this.auth, realm)) return 'credentials required';
+      return { realm, role: 'both', clientId, tokenHash: null, authenticated: false };
+    }
+    const secret = password.toString('utf8');
+    if (username && username !== Protocol.ADMIN_REALM) {
+      const key = this.auth.realm(username)?.key;
+      if (key !== undefined && keyMatches(key, secret)) {
+        return {
+          realm: username,
+          role: 'consumer',
+          clientId,
+          tokenHash: null,
+          authenticated: true,
+        };
+      }
+    }
+    const ip = (client.conn as Socket).remoteAddress ?? '';
+    const grant = await this.tokens.validate(secret, username, ip);
+    if (!grant) return 'bad credentials';
+    let realm = grant.realm;
+    if (realm === Protocol.ADMIN_REALM) realm = username ?? Protocol.DEFAULT_REALM;
+    else if (username !== undefined && username !== realm) return 'token is for another realm';
+    return { realm, role: grant.role, clientId, tokenHash: grant.tokenHash, authenticated: true };
+  }
+}
+
+/** Writes a v5 CONNACK refusal and ends the connection (aedes cleans up on its end). */
+function refuseV5(client: Client, reason: number): void {
+  const conn = client.conn;
+  if (conn.destroyed) return;
+  conn.write(v5Connack(reason));
+  conn.end();
+}
+
+/** Rewrites a parsed packet's topics into `realm`'s internal names, in place. */
+function scopePacket(packet: RawPacket, realm: string): void {
+  switch (packet.cmd) {
+    case 'publish':
+      if (typeof packet.topic === 'string') packet.topic = scopeTopic(realm, packet.topic);
+      break;
+    case 'subscribe':
+      for (const sub of packet.subscriptions ?? []) sub.topic = scopeTopic(realm, sub.topic);
+      break;
+    case 'unsubscribe':
+      if (packet.unsubscriptions) {
+        packet.unsubscriptions = packet.unsubscriptions.map((t) => scopeTopic(realm, t));
+      }
+      break;
+    case 'connect':
+      if (packet.will && typeof packet.will.topic === 'string') {
+        packet.will.topic = scopeTopic(realm, packet.will.topic);
+      }
+      break;
+    default:
+  }
+}

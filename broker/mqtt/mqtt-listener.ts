@@ -1,0 +1,142 @@
+/**
+ * The MQTT listener (issue 14): one aedes instance served over TCP (or TLS when `mqtt.tls` is
+ * set) and optionally MQTT over WebSocket (`mqtt.ws_port`, `mqtt.ws_path`), with Switchboard's
+ * auth (mqtt-auth.ts) and routing (mqtt-bridge.ts). Started by the broker's `listen()`, closed by
+ * its `close()`. Sessions and retained messages live in aedes' in-memory persistence.
+ */
+import { readFileSync } from 'node:fs';
+import type { IncomingMessage } from 'node:http';
+import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
+import { createServer as createTlsServer } from 'node:tls';
+import { Aedes } from 'aedes';
+import { createWebSocketStream, WebSocketServer } from 'ws';
+import type { AuthState } from '../auth/auth-state';
+import type { Logger } from '../logging/logger';
+import type { MqttAuth } from './mqtt-auth';
+import type { MqttBridge } from './mqtt-bridge';
+import { watchMqttRevocations } from './mqtt-revocation';
+import type { MqttSettings } from './mqtt-schema';
+
+/** Where the listener is bound; `wsPort` null without a WebSocket listener. */
+export interface MqttBound {
+  port: number;
+  host: string;
+  wsPort: number | null;
+}
+
+export class MqttListener {
+  private aedes: Aedes | null = null;
+  private server: Server | null = null;
+  private wss: WebSocketServer | null = null;
+  private stopBridge: (() => void) | null = null;
+  private stopRevocations: (() => void) | null = null;
+  private boundAt: MqttBound | null = null;
+
+  constructor(
+    private readonly authState: AuthState,
+    private readonly auth: MqttAuth,
+    private readonly bridge: MqttBridge,
+    private readonly logger: Logger,
+  ) {}
+
+  get bound(): MqttBound | null {
+    return this.boundAt;
+  }
+
+  /** The aedes instance while listening (embedding and tests). */
+  get broker(): Aedes | null {
+    return this.aedes;
+  }
+
+  /**
+   * Starts aedes and binds `settings.port` (0 = any free port) on `settings.host ?? host`.
+   * @throws the bind error (EADDRINUSE…) or a TLS file read error; nothing stays open then.
+   */
+  async listen(settings: MqttSettings, host: string): Promise<MqttBound> {
+    const aedes = await Aedes.createBroker({
+      preConnect: this.auth.preConnect,
+      authenticate: this.auth.authenticate,
+      authorizePublish: this.auth.authorizePublish,
+      authorizeSubscribe: this.auth.authorizeSubscribe,
+      authorizeForward: this.auth.authorizeForward,
+      published: this.bridge.published,
+    });
+    this.aedes = aedes;
+    aedes.on('clientError', (client, err) => {
+      this.logger.debug({ mqttClient: client.id, err: err.message }, 'MQTT client error');
+    });
+    const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
+      const client = aedes.handle(conn, req);
+      this.auth.watch(client);
+    };
+    const bindHost = settings.host ?? host;
+    try {
+      const server = settings.tls
+        ? createTlsServer(
+            { key: readFileSync(settings.tls.key), cert: readFileSync(settings.tls.cert) },
+            (conn) => handle(conn),
+          )
+        : createNetServer((conn) => handle(conn));
+      this.server = server;
+      await new Promise<void>((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(settings.port, bindHost, () => {
+          server.off('error', reject);
+          resolve();
+        });
+      });
+      let wsPort: number | null = null;
+      if (settings.ws_port !== undefined) {
+        const wss = new WebSocketServer({
+          port: settings.ws_port,
+          host: bindHost,
+          path: settings.ws_path,
+        });
+        this.wss = wss;
+        await new Promise<void>((resolve, reject) => {
+          wss.once('error', reject);
+          wss.once('listening', () => {
+            wss.off('error', reject);
+            resolve();
+          });
+        });
+        wss.on('connection', (ws, req) => handle(createWebSocketStream(ws), req));
+        wsPort = (wss.address() as AddressInfo).port;
+      }
+      this.stopBridge = this.bridge.start(aedes);
+      this.stopRevocations = watchMqttRevocations(
+        this.authState,
+        this.auth,
+        () => this.aedes,
+        this.logger,
+      );
+      this.boundAt = { port: (server.address() as AddressInfo).port, host: bindHost, wsPort };
+      this.logger.info({ ...this.boundAt, tls: Boolean(settings.tls) }, 'MQTT listening');
+      return this.boundAt;
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
+  }
+
+  /** Disconnects every MQTT client and closes the listeners; safe to call twice. */
+  async close(): Promise<void> {
+    this.stopBridge?.();
+    this.stopBridge = null;
+    this.stopRevocations?.();
+    this.stopRevocations = null;
+    const aedes = this.aedes;
+    this.aedes = null;
+    if (aedes) await new Promise<void>((resolve) => aedes.close(() => resolve()));
+    const wss = this.wss;
+    this.wss = null;
+    if (wss) {
+      for (const ws of wss.clients) ws.terminate();
+      await new Promise<void>((resolve) => wss.close(() => resolve()));
+    }
+    const server = this.server;
+    this.server = null;
+    if (server?.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    this.boundAt = null;
+  }
+}

@@ -37,8 +37,12 @@ export const LimitsSchema = z
     max_subscriptions_per_realm: LimitValue,
     max_queued_per_realm: LimitValue,
     max_queued_per_consumer: LimitValue,
-    /** ms; a durable subscription whose consumer has been offline this long is removed. */
-    expire_durable_after_ms: LimitValue,
+    /**
+     * ms; a durable subscription whose consumer has been offline this long is removed. A
+     * Switchboard key, so no tyo-mq file carries it: validated strictly (a typo is refused with
+     * its path instead of silently meaning "never").
+     */
+    expire_durable_after_ms: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
     realms_per_hour_per_ip: LimitValue,
     max_pending_authorization_requests: LimitValue,
     /** Events an unauthenticated socket may send (default 64; 0/negative ⇒ unlimited). */

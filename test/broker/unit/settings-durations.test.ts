@@ -91,4 +91,13 @@ describe('auth durations (request_ttl, ephemeral_realm_ttl, management max_ttl)'
   it.each(['1h', '7d', '30s', '250ms', 3_600, '2'])('accepts %j', (input) => {
     expect(pathOf({ request_ttl: input, ephemeral_realm_ttl: input })).toEqual([]);
   });
+
+  it.each(['1h', '60000', -5, 0])(
+    'refuses limits.expire_durable_after_ms %j (ms, a positive integer) naming the key',
+    (input) => {
+      expect(() => parseSettings({ limits: { expire_durable_after_ms: input } })).toThrow(
+        /limits\.expire_durable_after_ms/,
+      );
+    },
+  );
 });

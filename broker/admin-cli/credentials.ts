@@ -4,6 +4,7 @@
  * history and `ps` output (`spec/protocol-admin.md` §17.2–§17.3).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import { parseEnvFile } from '../config/env-file';
 
 /** Variables read (the same names as the reference tooling, §13). */
 export const EnvVar = {
@@ -17,30 +18,6 @@ export const EnvVar = {
 
 /** The signing secret: the global admin token, or one realm's manager key. */
 export type Credential = { kind: 'admin'; secret: string } | { kind: 'realm'; secret: string };
-
-/**
- * Parses `.env` text (§5): `KEY=value` lines, `#` comments, blank lines, one pair of
- * surrounding single or double quotes stripped, no unescaping.
- */
-export function parseEnvFile(text: string): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const raw of text.split(/\r?\n/)) {
-    const line = raw.trim();
-    if (!line || line.startsWith('#')) continue;
-    const eq = line.indexOf('=');
-    if (eq <= 0) continue;
-    const key = line
-      .slice(0, eq)
-      .trim()
-      .replace(/^export\s+/, '');
-    let value = line.slice(eq + 1).trim();
-    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0]!)) {
-      value = value.slice(1, -1);
-    }
-    out[key] = value;
-  }
-  return out;
-}
 
 /**
  * The environment with an env file merged under it (variables already set win, §5 step 3).

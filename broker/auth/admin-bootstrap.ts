@@ -8,51 +8,13 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
+import { loadEnvFile } from '../config/env-file';
+import { DEFAULT_ENV_FILE } from '../config/env-settings';
 import type { Logger } from '../logging/logger';
 import type { AuthState } from './auth-state';
 
 /** Default variable holding the admin token (§5 step 2). */
 export const DEFAULT_ADMIN_TOKEN_ENV = 'TYO_MQ_ADMIN_TOKEN';
-/** Default env file (§5 step 2, §13), relative to the working directory. */
-export const DEFAULT_ENV_FILE = '.env';
-
-const LINE = /^\s*([A-Za-z_][A-Za-z0-9_.-]*)\s*=\s*(.*?)\s*$/;
-
-/**
- * Parses `.env` text (§5): `KEY=value` lines, `#` comments, blank lines; one pair of
- * surrounding single or double quotes is stripped, nothing is unescaped.
- */
-export function parseEnvText(text: string): Record<string, string> {
-  const out: Record<string, string> = Object.create(null) as Record<string, string>;
-  for (const raw of text.split(/\r?\n/)) {
-    if (raw.trim() === '' || raw.trimStart().startsWith('#')) continue;
-    const m = LINE.exec(raw);
-    if (!m) continue;
-    let value = m[2]!;
-    if (value.length >= 2 && (value[0] === '"' || value[0] === "'") && value.endsWith(value[0])) {
-      value = value.slice(1, -1);
-    }
-    out[m[1]!] = value;
-  }
-  return out;
-}
-
-/**
- * Loads `path` into `env` without overriding variables already set (§5 step 3). A missing file
- * is not an error. @returns the names that were set.
- */
-export function loadEnvFile(path: string, env: NodeJS.ProcessEnv = process.env): string[] {
-  if (!existsSync(path)) return [];
-  const set: string[] = [];
-  for (const [k, v] of Object.entries(parseEnvText(readFileSync(path, 'utf8')))) {
-    if (env[k] === undefined) {
-      env[k] = v;
-      set.push(k);
-    }
-  }
-  return set;
-}
-
 /** The env file of §5 step 2: `auth.env_file`, else `TYO_MQ_ENV_FILE`, else `.env`. */
 export function envFilePath(auth: AuthState, env: NodeJS.ProcessEnv, cwd: string): string {
   return resolve(cwd, auth.config.env_file ?? env.TYO_MQ_ENV_FILE ?? DEFAULT_ENV_FILE);

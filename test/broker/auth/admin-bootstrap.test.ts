@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseEnvText } from '../../../broker/auth/admin-bootstrap';
+import { parseEnvFile } from '../../../broker/config/env-file';
 import { authenticate, startAuthBroker } from '../../helpers/auth-clients';
 import type { Harness } from '../../helpers/broker-harness';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
@@ -23,10 +23,10 @@ afterEach(async () => {
   await dir.remove();
 });
 
-describe('parseEnvText', () => {
+describe('the .env format used by the bootstrap', () => {
   it('reads KEY=value lines, skips comments and blanks, strips one pair of quotes', () => {
     expect(
-      parseEnvText(
+      parseEnvFile(
         '# c\n\nA=1\nB="two words"\nC=\'x\'\n  D = spaced  \nE="unterminated\nbad line\n',
       ),
     ).toEqual({ A: '1', B: 'two words', C: 'x', D: 'spaced', E: '"unterminated' });

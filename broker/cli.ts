@@ -22,6 +22,7 @@ import {
 } from '../shared/broker-process';
 import type { CliExitCode } from '../shared/cli-conventions';
 import { SwitchboardError } from '../shared/error-catalogue';
+import { isLoopbackHost } from '../shared/loopback';
 import {
   BROKER_HELP_HINT,
   BROKER_USAGE,
@@ -78,9 +79,6 @@ function unusableAddress(err: unknown, host: string, port: number): string | nul
   }
 }
 
-const isLoopback = (host: string): boolean =>
-  host === 'localhost' || host === '::1' || host.startsWith('127.');
-
 /** Builds the broker from flags, the settings file and `TYO_MQ_*`; exits `CONFIG` on bad settings. */
 async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
   const dataDir = resolve(flags.dataDir);
@@ -100,7 +98,7 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
       settingsFile: flags.settings,
       settingsOverrides: overrides,
     });
-    if (!broker.auth.enabled && !isLoopback(flags.host)) {
+    if (!broker.auth.enabled && !isLoopbackHost(flags.host)) {
       const warning = `WARNING: listening on ${flags.host} (not loopback) with authentication disabled: anyone who can reach this port can produce, consume and read the HTTP API. Set auth.enabled in the settings file (or TYO_MQ_AUTH_ENABLED=true), or bind to 127.0.0.1.`;
       process.stderr.write(`switchboard broker: ${warning}\n`);
       logger.warn({ host: flags.host }, warning);

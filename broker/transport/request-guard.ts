@@ -22,9 +22,8 @@
  */
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import { isLoopbackHost } from '../../shared/loopback';
 import type { Settings } from '../config/settings-schema';
-
-const LOOPBACK_BIND = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** The hostname of a `Host` header, lower-cased, without port or IPv6 brackets; null if bad. */
 export function hostnameOf(host: string): string | null {
@@ -95,7 +94,6 @@ export class RequestGuard {
   };
 
   private isLoopbackBind(): boolean {
-    const h = this.bindHost ?? '';
-    return LOOPBACK_BIND.has(h) || h.startsWith('127.');
+    return this.bindHost !== null && isLoopbackHost(this.bindHost);
   }
 }

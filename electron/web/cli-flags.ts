@@ -11,6 +11,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import { isLoopbackHost } from '../../shared/loopback';
 import {
   envLogLevel,
   envLogLevelName,
@@ -26,18 +27,6 @@ export const DEFAULT_CONSOLE_PORT = 17353;
 /** Default per-user data directory of the local broker. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   return env.SWITCHBOARD_DATA_DIR || path.join(os.homedir(), '.switchboard', 'data');
-}
-
-/** True for a loopback address or name (`127.0.0.0/8`, `::1`, `localhost`). */
-export function isLoopbackHost(host: string): boolean {
-  const name = host.toLowerCase().replace(/^\[(.*)\]$/, '$1');
-  return (
-    name === 'localhost' ||
-    name === '::1' ||
-    name === '0:0:0:0:0:0:0:1' ||
-    /^127(\.\d{1,3}){3}$/.test(name) ||
-    /^::ffff:127(\.\d{1,3}){3}$/.test(name)
-  );
 }
 
 const Port = z.coerce.number().int().min(0).max(65_535);

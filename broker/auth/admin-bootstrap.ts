@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { loadEnvFile } from '../config/env-file';
-import { DEFAULT_ENV_FILE } from '../config/env-settings';
+import { envFilePath as launcherEnvFile } from '../config/env-settings';
 import type { Logger } from '../logging/logger';
 import type { AuthState } from './auth-state';
 
@@ -17,7 +17,7 @@ import type { AuthState } from './auth-state';
 export const DEFAULT_ADMIN_TOKEN_ENV = 'TYO_MQ_ADMIN_TOKEN';
 /** The env file of §5 step 2: `auth.env_file`, else `TYO_MQ_ENV_FILE`, else `.env`. */
 export function envFilePath(auth: AuthState, env: NodeJS.ProcessEnv, cwd: string): string {
-  return resolve(cwd, auth.config.env_file ?? env.TYO_MQ_ENV_FILE ?? DEFAULT_ENV_FILE);
+  return resolve(cwd, auth.config.env_file ?? launcherEnvFile(env));
 }
 
 /** Appends `NAME="value"` to the env file by writing a temp file (0600) and renaming it. */

@@ -17,6 +17,8 @@ export interface SecretStore {
   get(name: string): string | null;
   /** Stores (replaces) a secret. @throws Error when the store cannot be written. */
   set(name: string, value: string): void;
+  /** Forgets a secret (no-op when absent). @throws Error when the store cannot be written. */
+  delete(name: string): void;
   /** Human-readable description of where secrets live (for a notice in the UI; no secret). */
   readonly description: string;
 }
@@ -44,7 +46,17 @@ export class FileSecretStore implements SecretStore {
   }
 
   set(name: string, value: string): void {
-    const secrets = { ...this.read(), [name]: value };
+    this.write({ ...this.read(), [name]: value });
+  }
+
+  delete(name: string): void {
+    const secrets = this.read();
+    if (!(name in secrets)) return;
+    delete secrets[name];
+    this.write(secrets);
+  }
+
+  private write(secrets: Record<string, string>): void {
     mkdirSync(path.dirname(this.file), { recursive: true });
     const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {

@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { ErrorInfo } from './error-catalogue';
 import { HealthSchema, StatsSchema } from './http-api';
+import { ConnectionsEvents, ConnectionsMethods } from './console-api-connections';
 import type {
   CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
   CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
@@ -165,6 +166,7 @@ export const ConsoleMethods = {
   },
   /** The connection's realms from the `get` command's public settings (§8.4). Errors as above. */
   listRealms: { input: ConnectionIdInput, output: RealmListSchema },
+  ...ConnectionsMethods,
 } as const;
 
 /** Server-pushed event streams, each with its payload schema. */
@@ -175,6 +177,7 @@ export const ConsoleEvents = {
   localBroker: LocalBrokerStatusSchema,
   /** The oldest pending authorization request of a connection changed (checked every second). */
   pendingRequest: PendingRequestSchema,
+  ...ConnectionsEvents,
 } as const;
 
 export type ConsoleMethodName = keyof typeof ConsoleMethods;
@@ -197,6 +200,12 @@ export type ConsoleApi = {
     event: E,
     listener: (payload: EventPayload<E>) => void,
   ): () => void;
+  /**
+   * Says which connections this client shows: events that name a `connectionId` are delivered
+   * only for these (default: the local broker alone). Replaces the previous set. Optional: a
+   * transport without per-client subscriptions delivers everything.
+   */
+  watchConnections?(connectionIds: readonly string[]): void;
 };
 
 /** The service side: what the main process / web host implements behind a transport. */
@@ -223,4 +232,6 @@ void _namesMatch;
 export type ConsoleSocketFrame =
   | { type: 'hello'; token: string }
   | { type: 'ready' }
+  /** Client → host, any time after `ready`: the connections whose events it wants. */
+  | { type: 'watch'; connectionIds: string[] }
   | { type: 'event'; event: ConsoleEventName; payload: unknown };

@@ -12,10 +12,25 @@ export const CONSOLE_METHOD_NAMES = [
   'nextRequest',
   'decideRequest',
   'listRealms',
+  // Connections (shared/console-api-connections.ts)
+  'listConnections',
+  'addConnection',
+  'editConnection',
+  'removeConnection',
+  'testConnection',
+  'exportConnections',
+  'importConnections',
+  'getSecretStoreInfo',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
-export const CONSOLE_EVENT_NAMES = ['overview', 'localBroker', 'pendingRequest'] as const;
+export const CONSOLE_EVENT_NAMES = [
+  'overview',
+  'localBroker',
+  'pendingRequest',
+  // Connections (shared/console-api-connections.ts)
+  'connections',
+] as const;
 
 /** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */
 export const ConsoleChannel = {
@@ -27,6 +42,8 @@ export const ConsoleChannel = {
   CALL_PREFIX: '/console-api/call/',
   /** Web host: WebSocket endpoint; the first message must be `{type: "hello", token}`. */
   EVENTS_PATH: '/console-api/events',
+  /** Electron: renderer → main `send(WATCH, connectionIds)` (the window's watched connections). */
+  WATCH: 'switchboard:watch',
 } as const;
 
 /** Name of one ConsoleApi event stream. */

@@ -11,6 +11,7 @@
 import { BrowserWindow, ipcMain, type WebFrameMain } from 'electron';
 import { CONSOLE_EVENT_NAMES, ConsoleChannel, type ConsoleService } from '../../shared/console-api';
 import { errorInfo } from '../../shared/error-catalogue';
+import { ConnectionWatch } from '../services/connection-watch';
 import { dispatchConsoleCall } from '../services/console-dispatch';
 import { isAppUrl } from './app-protocol';
 
@@ -33,11 +34,32 @@ export function registerConsoleIpc(
     }
     return dispatchConsoleCall(service, method, input, onInternal);
   });
+  // Each window's watched connections (ConsoleApi.watchConnections), by webContents id.
+  const watches = new Map<number, ConnectionWatch>();
+  const watchOf = (id: number): ConnectionWatch => {
+    let watch = watches.get(id);
+    if (!watch) {
+      watch = new ConnectionWatch();
+      watches.set(id, watch);
+    }
+    return watch;
+  };
+  const onWatch = (event: Electron.IpcMainEvent, ids: unknown): void => {
+    if (!isTrustedFrame(event.senderFrame)) return;
+    const { id } = event.sender;
+    if (!watches.has(id)) event.sender.once('destroyed', () => watches.delete(id));
+    watchOf(id).set(ids);
+  };
+  ipcMain.on(ConsoleChannel.WATCH, onWatch);
   const unsubscribers = CONSOLE_EVENT_NAMES.map((name) =>
     service.on(name, (payload) => {
       for (const window of BrowserWindow.getAllWindows()) {
         const contents = window.webContents;
-        if (!contents.isDestroyed() && isTrustedFrame(contents.mainFrame)) {
+        if (
+          !contents.isDestroyed() &&
+          isTrustedFrame(contents.mainFrame) &&
+          watchOf(contents.id).wants(payload)
+        ) {
           contents.send(ConsoleChannel.EVENT, name, payload);
         }
       }
@@ -45,6 +67,7 @@ export function registerConsoleIpc(
   );
   return () => {
     ipcMain.removeHandler(ConsoleChannel.INVOKE);
+    ipcMain.removeListener(ConsoleChannel.WATCH, onWatch);
     unsubscribers.forEach((unsubscribe) => unsubscribe());
   };
 }

@@ -32,4 +32,10 @@ function on(event: ConsoleEventName, listener: (payload: unknown) => void): () =
   };
 }
 
-contextBridge.exposeInMainWorld('switchboard', Object.freeze({ ...methods, on }));
+/** The connections this window shows: only their events are delivered (ConsoleApi contract). */
+function watchConnections(connectionIds: readonly string[]): void {
+  if (!Array.isArray(connectionIds)) throw new TypeError('connectionIds must be an array');
+  ipcRenderer.send(ConsoleChannel.WATCH, connectionIds.map(String));
+}
+
+contextBridge.exposeInMainWorld('switchboard', Object.freeze({ ...methods, on, watchConnections }));

@@ -1,6 +1,7 @@
 /**
- * ConnectionManager: the console's broker connections (the built-in "Local broker" now, remote
- * profiles later), each with its own MetricsPoller, composed into `Overview` samples.
+ * ConnectionManager: the console's broker connections (the built-in "Local broker" and remote
+ * profiles, see connection-profiles.ts), each with its own MetricsPoller, composed into
+ * `Overview` samples, plus each connection's reachability for the connection list.
  *
  * Source: ARCHITECTURE §1 (ConnectionManager; "the console manages the local broker exactly as it
  * manages a remote one" — over the wire, here through the broker's HTTP API).
@@ -10,9 +11,12 @@ import {
   type LocalBrokerStatus,
   type Overview,
 } from '../../shared/console-api';
+import type { ConnectionState, ConnectionSummary } from '../../shared/console-api-connections';
 import { errorInfo, SwitchboardError } from '../../shared/error-catalogue';
 import type { BrokerSupervisor } from './broker-supervisor';
+import type { StoredProfile } from './connection-profiles';
 import { MetricsPoller, type BrokerSample, type ScrapeTarget } from './metrics-poller';
+import { remoteTarget } from './remote-target';
 
 /** Poller settings shared by every connection. Defaults: 1000 ms period, 2000 ms timeout. */
 export interface ConnectionManagerOptions {
@@ -32,17 +36,22 @@ export interface ConnectionProfile {
   secret?: () => string | null;
   /** The supervised local broker, for the local profile only. */
   local?: BrokerSupervisor;
+  /** The stored fields of a remote profile (no secret). */
+  stored?: StoredProfile;
 }
 
 interface Connection {
   profile: ConnectionProfile;
   poller: MetricsPoller;
   dispose: () => void;
+  state: ConnectionState;
+  problem: string | null;
 }
 
 export class ConnectionManager {
   private readonly connections = new Map<string, Connection>();
   private readonly listeners = new Set<(overview: Overview) => void>();
+  private readonly changeListeners = new Set<(changedId: string | null) => void>();
 
   constructor(private readonly options: ConnectionManagerOptions = {}) {}
 
@@ -67,6 +76,32 @@ export class ConnectionManager {
     });
   }
 
+  /**
+   * Adds (or, for a known id, replaces) a remote profile; `secret()` reads its credential from
+   * the SecretStore when needed, so it never sits in this object.
+   */
+  putRemote(stored: StoredProfile, secret: () => string | null): void {
+    if (this.connections.has(stored.id)) this.remove(stored.id);
+    this.add({
+      id: stored.id,
+      name: stored.name,
+      stored,
+      target: remoteTarget(stored, secret),
+      url: () => stored.url,
+      secret,
+    });
+  }
+
+  /** Stops polling `connectionId` and forgets it (no-op when unknown). */
+  remove(connectionId: string): void {
+    const connection = this.connections.get(connectionId);
+    if (!connection) return;
+    connection.poller.stop();
+    connection.dispose();
+    this.connections.delete(connectionId);
+    this.changed(connectionId);
+  }
+
   /** Adds a connection and starts polling it. Throws if the id is taken. */
   add(profile: ConnectionProfile): void {
     if (this.connections.has(profile.id))
@@ -80,7 +115,10 @@ export class ConnectionManager {
         : errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
     });
     const disposers = [
-      poller.onSample((sample) => this.publish(this.compose(profile, sample))),
+      poller.onSample((sample) => {
+        this.track(profile.id, sample);
+        this.publish(this.compose(profile, sample));
+      }),
       // Scrape right away when the local broker changes state, so the UI does not lag a period.
       profile.local?.onStatus((status) => {
         if (status.state === 'running') void poller.pollOnce();
@@ -90,8 +128,39 @@ export class ConnectionManager {
       profile,
       poller,
       dispose: () => disposers.forEach((dispose) => dispose?.()),
+      state: 'unknown',
+      problem: null,
     });
+    this.changed(profile.id);
     poller.start();
+  }
+
+  /** Every connection as the renderer sees it (no secret), the local broker first. */
+  summaries(): ConnectionSummary[] {
+    return [...this.connections.values()].map(({ profile, state, problem }) => {
+      const stored = profile.stored;
+      return {
+        id: profile.id,
+        name: profile.name,
+        url: profile.url(),
+        builtIn: !stored,
+        tls: stored?.tls ?? { rejectUnauthorized: true },
+        credential: stored?.credential ?? { kind: 'admin' },
+        allowInsecureBearer: stored?.allowInsecureBearer ?? false,
+        hasSecret: safeHasSecret(profile),
+        state,
+        problem,
+      };
+    });
+  }
+
+  /**
+   * Called when a connection is added, replaced or removed (`changedId`), or goes online or
+   * unreachable. Returns the unsubscribe function.
+   */
+  onChange(listener: (changedId: string | null) => void): () => void {
+    this.changeListeners.add(listener);
+    return () => this.changeListeners.delete(listener);
   }
 
   /** The profile of `connectionId`. Throws `SwitchboardError('SWB_ERR_NOT_FOUND')` if unknown. */
@@ -133,6 +202,22 @@ export class ConnectionManager {
     }
     this.connections.clear();
     this.listeners.clear();
+    this.changeListeners.clear();
+  }
+
+  private track(id: string, sample: BrokerSample): void {
+    const connection = this.connections.get(id);
+    if (!connection) return;
+    const state: ConnectionState = sample.reachable ? 'online' : 'unreachable';
+    const problem = sample.reachable ? null : (sample.error?.message ?? null);
+    if (connection.state === state && connection.problem === problem) return;
+    connection.state = state;
+    connection.problem = problem;
+    this.changed(null);
+  }
+
+  private changed(id: string | null): void {
+    for (const listener of [...this.changeListeners]) listener(id);
   }
 
   private compose(profile: ConnectionProfile, sample: BrokerSample): Overview {
@@ -155,6 +240,14 @@ export class ConnectionManager {
 
   private publish(overview: Overview): void {
     for (const listener of this.listeners) listener(overview);
+  }
+}
+
+function safeHasSecret(profile: ConnectionProfile): boolean {
+  try {
+    return !!profile.secret?.();
+  } catch {
+    return false; // An unreadable store: no usable secret.
   }
 }
 

@@ -7,8 +7,11 @@ import type { ConsoleService } from '../../shared/console-api';
 import type { BrokerSupervisor } from './broker-supervisor';
 import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
+import type { ConnectionProfileStore } from './connection-profiles';
+import { createConnectionsService } from './connections-console-service';
 import { ManagerPool, toAuthorizationRequest, toRealmList } from './manager-pool';
 import { RequestWatcher } from './request-watcher';
+import type { SecretStore } from './secret-store';
 
 /** A ConsoleService plus `close()`, which detaches it from its sources. */
 export type ClosableConsoleService = ConsoleService & { close(): void };
@@ -18,10 +21,16 @@ export interface ConsoleServiceDeps {
   supervisor: BrokerSupervisor;
   /** Period of the pending-request check in ms. Default 1000. */
   requestPollMs?: number;
+  /** Remote connection profiles (absent: the local broker only). */
+  profiles?: ConnectionProfileStore;
+  /** Where secrets live (for `getSecretStoreInfo`; values never leave it). */
+  secrets?: SecretStore;
 }
 
 /**
- * Builds the service. Events: `overview` for every sample of every connection (≥ 1/s each),
+ * Builds the service. Events: `overview` for every sample of every connection (≥ 1/s each; the
+ * transports deliver a connection's events only to clients watching it), `connections` when the
+ * list or a connection's reachability changes,
  * `localBroker` on every supervisor status change, `pendingRequest` when a connection's oldest
  * pending authorization request changes.
  * Errors: `getOverview` → `SWB_ERR_NOT_FOUND`; `restartLocalBroker` → `SWB_ERR_PORT_IN_USE`,
@@ -32,6 +41,8 @@ export function createConsoleService({
   connections,
   supervisor,
   requestPollMs,
+  profiles,
+  secrets,
 }: ConsoleServiceDeps): ClosableConsoleService {
   const hub = new ConsoleEventHub();
   const pool = new ManagerPool(connections);
@@ -45,6 +56,7 @@ export function createConsoleService({
   const detach = [
     connections.onOverview((overview) => hub.emit('overview', overview)),
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
+    connections.onChange(() => hub.emit('connections', connections.summaries())),
   ];
   return {
     getOverview: ({ connectionId }) => connections.overview(connectionId),
@@ -64,6 +76,7 @@ export function createConsoleService({
       const reply = await pool.get(connectionId).command({ command: 'get' });
       return toRealmList(connectionId, reply.settings);
     },
+    ...createConnectionsService({ connections, profiles, secrets }),
     on: (event, listener) => hub.on(event, listener),
     close: () => {
       watcher.stop();

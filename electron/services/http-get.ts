@@ -21,6 +21,8 @@ export interface HttpGetOptions {
   headers?: Record<string, string>;
   /** Abort when the body exceeds this many bytes. Default 4 MiB. */
   maxBytes?: number;
+  /** For https: extra CA (PEM) and whether to refuse untrusted certificates (default true). */
+  tls?: { ca?: string; rejectUnauthorized?: boolean };
 }
 
 /** GETs `url`. Rejects with an Error whose message says what failed (refused, timeout, too large). */
@@ -33,7 +35,17 @@ export function httpGetText(url: string, options: HttpGetOptions = {}): Promise<
   return new Promise((resolve, reject) => {
     const request = client.get(
       target,
-      { agent: false, headers: { ...options.headers, connection: 'close' }, timeout: timeoutMs },
+      {
+        agent: false,
+        headers: { ...options.headers, connection: 'close' },
+        timeout: timeoutMs,
+        ...(target.protocol === 'https:' && options.tls
+          ? {
+              ...(options.tls.ca ? { ca: options.tls.ca } : {}),
+              rejectUnauthorized: options.tls.rejectUnauthorized !== false,
+            }
+          : {}),
+      },
       (response) => {
         const chunks: Buffer[] = [];
         let size = 0;

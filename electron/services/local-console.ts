@@ -8,6 +8,8 @@ import type { LocalBrokerStatus } from '../../shared/console-api';
 import type { BrokerLauncher } from './broker-launcher';
 import { BrokerSupervisor, type BrokerSupervisorOptions } from './broker-supervisor';
 import { ConnectionManager } from './connection-manager';
+import { ConnectionProfileStore } from './connection-profiles';
+import { loadRemoteConnections } from './connections-console-service';
 import { createConsoleService, type ClosableConsoleService } from './console-service';
 import { ensureLocalAdminToken, FileSecretStore, type SecretStore } from './secret-store';
 
@@ -79,7 +81,10 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
   });
   const connections = new ConnectionManager({ intervalMs: options.pollIntervalMs });
   connections.addLocal(supervisor, adminToken);
-  const service = createConsoleService({ connections, supervisor });
+  // Remote profiles live beside the local broker's data, without their secrets.
+  const profiles = new ConnectionProfileStore(options.dataDir, secrets);
+  loadRemoteConnections(connections, profiles);
+  const service = createConsoleService({ connections, supervisor, profiles, secrets });
   let closing: Promise<void> | null = null;
   return {
     service,

@@ -11,6 +11,7 @@ import { io, type Socket } from 'socket.io-client';
 import { signEnvelope } from '../../broker/index';
 import { SignedAction, type SignedActionName } from '../../shared/admin-signature';
 import { SwitchboardError, type ErrorCode } from '../../shared/error-catalogue';
+import { parseBrokerUrl, type EndpointTls } from './broker-endpoint';
 
 /** A broker's ack: `{ok: true, …}` or `{ok: false, code, message}` (§1). */
 export type ManagerReply = { ok: boolean; code?: number; message?: string } & Record<
@@ -25,23 +26,64 @@ export interface ManagerClientOptions {
   secret: string;
   /** Per-call timeout in ms (connecting included). Default 5000. */
   timeoutMs?: number;
+  /** For https/wss brokers: extra CA (PEM text) and certificate checking (default on). */
+  tls?: EndpointTls;
 }
 
 export class ManagerClient {
   private readonly socket: Socket;
   private readonly timeoutMs: number;
+  private lastConnectError: string | null = null;
 
   constructor(private readonly options: ManagerClientOptions) {
     this.timeoutMs = options.timeoutMs ?? 5_000;
-    const url = new URL(options.url);
-    const basePath = url.pathname.replace(/\/+$/, '');
-    this.socket = io(url.origin, {
-      path: `${basePath}/socket.io`,
+    const endpoint = parseBrokerUrl(options.url);
+    this.socket = io(endpoint.origin, {
+      path: endpoint.socketPath,
       transports: ['websocket'],
       forceNew: true,
       reconnection: true,
       reconnectionDelay: 250,
       reconnectionDelayMax: 5_000,
+      timeout: this.timeoutMs,
+      ...(options.tls
+        ? {
+            ...(options.tls.ca ? { ca: options.tls.ca } : {}),
+            rejectUnauthorized: options.tls.rejectUnauthorized,
+          }
+        : {}),
+    });
+    this.socket.on('connect_error', (error) => {
+      this.lastConnectError = error.message;
+    });
+    this.socket.on('connect', () => {
+      this.lastConnectError = null;
+    });
+  }
+
+  /**
+   * Resolves once the socket is connected (at once when it is).
+   * @throws SwitchboardError `SWB_ERR_BROKER_UNREACHABLE` after `timeoutMs`, with the last
+   *   connection error (refused, TLS, 403 from a Host/Origin guard…).
+   */
+  async waitConnected(timeoutMs = this.timeoutMs): Promise<void> {
+    if (this.socket.connected) return;
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.socket.off('connect', onConnect);
+        reject(
+          new SwitchboardError(
+            'SWB_ERR_BROKER_UNREACHABLE',
+            `Cannot open a socket.io connection to ${this.options.url} within ${timeoutMs} ms` +
+              (this.lastConnectError ? `: ${this.lastConnectError}` : ''),
+          ),
+        );
+      }, timeoutMs);
+      const onConnect = (): void => {
+        clearTimeout(timer);
+        resolve();
+      };
+      this.socket.once('connect', onConnect);
     });
   }
 

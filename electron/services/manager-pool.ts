@@ -15,20 +15,39 @@ const MAX_CHALLENGE_CHARS = 4_096;
 
 export class ManagerPool {
   private readonly clients = new Map<string, ManagerClient>();
+  private readonly detach: () => void;
 
   constructor(
     private readonly connections: ConnectionManager,
     private readonly timeoutMs = 5_000,
-  ) {}
+  ) {
+    // An edited or removed profile may have a new URL, TLS options or secret: start afresh.
+    this.detach = connections.onChange((changedId) => {
+      if (changedId !== null) this.forget(changedId);
+    });
+  }
+
+  /** Closes and drops the client of `connectionId` (the next `get` opens a new one). */
+  forget(connectionId: string): void {
+    this.clients.get(connectionId)?.close();
+    this.clients.delete(connectionId);
+  }
 
   /**
    * The manager client of `connectionId`.
+   * Its public shape (`next`, `decide`, `command`) is what other console services build on.
    * @throws SwitchboardError `SWB_ERR_NOT_FOUND` (unknown id), `SWB_ERR_BROKER_NOT_RUNNING` (local
-   *   broker down), `SWB_ERR_UNAUTHORIZED` (no credential configured).
+   *   broker down), `SWB_ERR_UNAUTHORIZED` (no credential configured), `SWB_ERR_BROKER_UNREACHABLE`
+   *   (a profile that cannot be used, e.g. an unreadable CA file).
    */
   get(connectionId: string): ManagerClient {
     const profile = this.connections.profile(connectionId);
-    const target = profile.target();
+    let target: ReturnType<typeof profile.target>;
+    try {
+      target = profile.target();
+    } catch (error) {
+      throw new SwitchboardError('SWB_ERR_BROKER_UNREACHABLE', (error as Error).message);
+    }
     if (!target) {
       throw new SwitchboardError(
         profile.local ? 'SWB_ERR_BROKER_NOT_RUNNING' : 'SWB_ERR_BROKER_UNREACHABLE',
@@ -44,13 +63,19 @@ export class ManagerPool {
     const existing = this.clients.get(connectionId);
     if (existing?.url === target.baseUrl) return existing;
     existing?.close();
-    const client = new ManagerClient({ url: target.baseUrl, secret, timeoutMs: this.timeoutMs });
+    const client = new ManagerClient({
+      url: target.baseUrl,
+      secret,
+      timeoutMs: this.timeoutMs,
+      ...(target.tls ? { tls: target.tls } : {}),
+    });
     this.clients.set(connectionId, client);
     return client;
   }
 
   /** Closes every client. */
   close(): void {
+    this.detach();
     for (const client of this.clients.values()) client.close();
     this.clients.clear();
   }

@@ -16,15 +16,27 @@ import {
   type Stats,
 } from '../../shared/http-api';
 import { MetricName } from '../../shared/metric-names';
+import { apiUrl, assertBearerAllowed, parseBrokerUrl, type EndpointTls } from './broker-endpoint';
 import { httpGetText } from './http-get';
 import { parsePrometheusText, sumSamples } from './prometheus-text';
 import { RingBuffer } from './ring-buffer';
 
-/** Where to scrape: `baseUrl` like `http://127.0.0.1:17352`; optional admin bearer token (§10.2). */
+/**
+ * Where to scrape: `baseUrl` like `http://127.0.0.1:17352` or `https://host/broker-a` (the base
+ * path is kept); optional admin bearer token (§10.2), refused over clear-text http to a
+ * non-loopback host unless `allowInsecureBearer`.
+ */
 export interface ScrapeTarget {
   baseUrl: string;
   bearerToken?: string | null;
+  tls?: EndpointTls;
+  allowInsecureBearer?: boolean;
 }
+
+/** Message of a scrape whose `/health` was refused: the broker's HTTP API is off (§10.1). */
+export const HTTP_API_OFF_MESSAGE =
+  "The broker's HTTP API is switched off (http_api.enabled: false), so there are no metrics " +
+  'or stats to show. Signed commands (requests, realms) still work.';
 
 /** One scrape. Times are epoch ms; rates are messages per second. */
 export interface BrokerSample {
@@ -120,21 +132,18 @@ export class MetricsPoller {
   }
 
   private async scrape(): Promise<BrokerSample> {
-    const target =
-      typeof this.options.target === 'function' ? this.options.target() : this.options.target;
     let sample: BrokerSample;
-    if (!target) {
-      sample = this.unreachable(
-        this.options.unavailableError ?? errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
-      );
-    } else {
-      try {
-        sample = await this.read(target);
-      } catch (error) {
-        sample = this.unreachable(
-          errorInfo('SWB_ERR_BROKER_UNREACHABLE', (error as Error).message),
-        );
-      }
+    try {
+      const target =
+        typeof this.options.target === 'function' ? this.options.target() : this.options.target;
+      sample = target
+        ? await this.read(target)
+        : this.unreachable(
+            this.options.unavailableError ?? errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
+          );
+    } catch (error) {
+      // Down, refused, or a profile that cannot be used (unreadable CA file…): one outage.
+      sample = this.unreachable(errorInfo('SWB_ERR_BROKER_UNREACHABLE', (error as Error).message));
     }
     this.buffer.push(sample);
     this.lastReachable = sample.reachable ? sample : null;
@@ -143,8 +152,9 @@ export class MetricsPoller {
   }
 
   private async read(target: ScrapeTarget): Promise<BrokerSample> {
-    const [healthJson, statsJson, metricsText] = await Promise.all([
-      this.get(target, HttpPath.HEALTH, false),
+    // `/health` first: its refusal is what says the HTTP API is off.
+    const healthJson = await this.get(target, HttpPath.HEALTH, false);
+    const [statsJson, metricsText] = await Promise.all([
       this.get(target, HttpPath.STATS, true),
       this.get(target, HttpPath.METRICS, true),
     ]);
@@ -195,12 +205,26 @@ export class MetricsPoller {
 
   private async get(target: ScrapeTarget, path: string, authenticated: boolean): Promise<string> {
     const headers: Record<string, string> = {};
-    if (authenticated && target.bearerToken) headers.authorization = `Bearer ${target.bearerToken}`;
-    const url = new URL(path, target.baseUrl).toString();
-    const response = await httpGetText(url, {
+    if (authenticated && target.bearerToken) {
+      assertBearerAllowed(parseBrokerUrl(target.baseUrl), target.allowInsecureBearer === true);
+      headers.authorization = `Bearer ${target.bearerToken}`;
+    }
+    const response = await httpGetText(apiUrl(target.baseUrl, path), {
       timeoutMs: this.options.timeoutMs ?? 2_000,
       headers,
+      tls: target.tls,
     });
+    // An unhandled path on a broker gets a bare 403 (or 404 behind a proxy): no HTTP API.
+    if (!authenticated && (response.status === 403 || response.status === 404)) {
+      throw new Error(HTTP_API_OFF_MESSAGE);
+    }
+    if (response.status === 401) {
+      throw new Error(
+        target.bearerToken
+          ? `GET ${path} answered HTTP 401: the broker refused the admin token`
+          : `GET ${path} needs an admin token (HTTP 401) and this connection has none`,
+      );
+    }
     if (response.status !== 200) throw new Error(`GET ${path} answered HTTP ${response.status}`);
     return response.body;
   }

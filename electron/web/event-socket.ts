@@ -1,7 +1,9 @@
 /**
- * The web host's event stream: a WebSocket at `ConsoleChannel.EVENTS_PATH` that pushes every
- * ConsoleApi event (`{type:'event', event, payload}`) once the client has proven it holds the
- * per-launch secret with a first frame `{type:'hello', token}` (answered `{type:'ready'}`).
+ * The web host's event stream: a WebSocket at `ConsoleChannel.EVENTS_PATH` that pushes ConsoleApi
+ * events (`{type:'event', event, payload}`) once the client has proven it holds the per-launch
+ * secret with a first frame `{type:'hello', token}` (answered `{type:'ready'}`). Events naming a
+ * `connectionId` are sent only for the connections the client watches: a later frame
+ * `{type:'watch', connectionIds}` replaces that list (default: the local broker).
  *
  * The secret is sent in a frame rather than the URL so it never lands in logs or history.
  * Close codes: 4401 wrong/missing hello (or none within `helloTimeoutMs`), 1009 frame too large.
@@ -17,6 +19,7 @@ import {
   type ConsoleSocketFrame,
 } from '../../shared/console-api';
 import { ErrorCatalogue, errorInfo } from '../../shared/error-catalogue';
+import { ConnectionWatch, WatchListSchema } from '../services/connection-watch';
 import { secretsEqual, type HostPolicy } from './web-security';
 
 export const CLOSE_UNAUTHORIZED = 4401;
@@ -24,6 +27,7 @@ export const CLOSE_UNAUTHORIZED = 4401;
 const HelloFrame = z
   .object({ type: z.literal('hello'), token: z.string().min(1).max(512) })
   .strict();
+const WatchFrame = z.object({ type: z.literal('watch'), connectionIds: WatchListSchema }).strict();
 
 /** Frames are dropped for a client whose unsent backlog exceeds this (it is too slow to keep up). */
 const MAX_BUFFERED_BYTES = 1024 * 1024;
@@ -60,6 +64,7 @@ export function attachEventSocket(server: Server, options: EventSocketOptions): 
 
 function handleClient(ws: WebSocket, options: EventSocketOptions): void {
   const unsubscribers: (() => void)[] = [];
+  const watch = new ConnectionWatch();
   const helloTimer = setTimeout(
     () => ws.close(CLOSE_UNAUTHORIZED, 'hello expected'),
     options.helloTimeoutMs ?? 5_000,
@@ -79,10 +84,17 @@ function handleClient(ws: WebSocket, options: EventSocketOptions): void {
     send({ type: 'ready' });
     for (const event of CONSOLE_EVENT_NAMES) {
       unsubscribers.push(
-        options.service.on(event, (payload) => send({ type: 'event', event, payload })),
+        options.service.on(event, (payload) => {
+          if (watch.wants(payload)) send({ type: 'event', event, payload });
+        }),
       );
     }
-    // After the hello the stream is one-way; further client frames are ignored.
+    // After the hello the only client frame is `watch`; anything else is ignored.
+    ws.on('message', (next: RawData, binary: boolean) => {
+      if (binary) return;
+      const frame = WatchFrame.safeParse(safeJson(next.toString())).data;
+      if (frame) watch.set(frame.connectionIds);
+    });
   });
   ws.on('error', () => ws.terminate());
   ws.on('close', () => {

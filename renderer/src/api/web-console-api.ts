@@ -33,6 +33,14 @@ export function createWebConsoleClient({
   let retryMs = 500;
   let retryTimer: ReturnType<typeof setTimeout> | null = null;
   let closed = false;
+  let watched: string[] | null = null;
+  const sendWatch = (): void => {
+    if (watched && socket?.readyState === WebSocket.OPEN && state === 'online') {
+      socket.send(
+        JSON.stringify({ type: 'watch', connectionIds: watched } satisfies ConsoleSocketFrame),
+      );
+    }
+  };
 
   const setState = (next: ConnectionState): void => {
     state = next;
@@ -77,6 +85,9 @@ export function createWebConsoleClient({
       }
       if (frame.type === 'ready') {
         retryMs = 500;
+        state = 'online';
+        // A new socket starts with the host's default list: say again what this page shows.
+        sendWatch();
         setState('online');
       } else if (frame.type === 'event') {
         listeners.get(frame.event)?.forEach((listener) => listener(frame.payload));
@@ -112,6 +123,10 @@ export function createWebConsoleClient({
       return () => {
         set.delete(entry);
       };
+    },
+    watchConnections(connectionIds: readonly string[]) {
+      watched = [...connectionIds];
+      sendWatch();
     },
   } as unknown as ConsoleApi;
 

@@ -1,0 +1,183 @@
+/**
+ * ConsoleApi contract for broker connections (issue 12 "Connections"): the built-in local broker
+ * plus remote broker profiles, their layered connection test, profile export/import (never with
+ * secrets) and where the console keeps secrets. Spread into `ConsoleMethods` / `ConsoleEvents`
+ * in `console-api.ts`.
+ *
+ * Secrets (admin token, realm manager key) are write-only: an input may carry one, no output
+ * ever does — a profile only says `hasSecret`.
+ */
+import { z } from 'zod';
+
+const ConnectionId = z.string().min(1).max(128);
+const NoInput = z.object({}).strict();
+
+/**
+ * A broker URL: `http(s)://host[:port][/base/path]` (`ws`/`wss` are accepted and mean the same).
+ * A base path is kept: socket.io is reached at `<base>/socket.io`, the HTTP API at `<base>/api/…`.
+ */
+export const BrokerUrl = z
+  .string()
+  .trim()
+  .min(1)
+  .max(2_048)
+  .refine((text) => /^(https?|wss?):\/\/[^/\s]+/i.test(text), {
+    message: 'must be an http://, https://, ws:// or wss:// URL with a host',
+  });
+
+/** TLS options for `https`/`wss` brokers. `caFile`: a PEM file path on the console's machine. */
+export const ConnectionTlsSchema = z
+  .object({
+    caFile: z.string().trim().min(1).max(4_096).optional(),
+    /** Refuse certificates that do not chain to a trusted CA. Default true. */
+    rejectUnauthorized: z.boolean().default(true),
+  })
+  .strict();
+export type ConnectionTls = z.infer<typeof ConnectionTlsSchema>;
+
+/**
+ * How the console proves itself to the broker (`spec/protocol-admin.md` §6): the global admin
+ * token (every command, and the HTTP API bearer, §10.2), a realm's manager key (that realm's
+ * authorization requests, §7), or nothing (read-only: `/health` only).
+ */
+export const ConnectionCredentialSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('admin') }).strict(),
+  z.object({ kind: z.literal('realm-manager'), realm: z.string().trim().min(1).max(256) }).strict(),
+  z.object({ kind: z.literal('none') }).strict(),
+]);
+export type ConnectionCredential = z.infer<typeof ConnectionCredentialSchema>;
+
+/** A profile's persisted, secret-free fields (also the shape of an export's entries). */
+export const ConnectionProfileFieldsSchema = z
+  .object({
+    name: z.string().trim().min(1).max(100),
+    url: BrokerUrl,
+    tls: ConnectionTlsSchema.default({ rejectUnauthorized: true }),
+    credential: ConnectionCredentialSchema,
+    /**
+     * Opt-in to send the admin token as an HTTP bearer over clear-text `http://` to a host that
+     * is not loopback. Default false: such a request is refused with a clear error.
+     */
+    allowInsecureBearer: z.boolean().default(false),
+  })
+  .strict();
+export type ConnectionProfileFields = z.infer<typeof ConnectionProfileFieldsSchema>;
+
+/** Write-only secret of a profile: the admin token or the realm manager key. */
+const SecretInput = z.string().min(1).max(4_096);
+
+/** One layer of a connection test. `skipped` when an earlier layer failed or it does not apply. */
+export const ConnectionTestLayerSchema = z.object({
+  layer: z.enum(['socket', 'credential', 'http']),
+  status: z.enum(['ok', 'failed', 'skipped']),
+  /** What was checked and, on failure, why and what to change. Never a secret. */
+  message: z.string(),
+  /** Round-trip time of the check in ms, when it ran. */
+  durationMs: z.number().nonnegative().nullable(),
+});
+export type ConnectionTestLayer = z.infer<typeof ConnectionTestLayerSchema>;
+
+export const ConnectionTestReportSchema = z.object({
+  connectionId: z.string(),
+  ok: z.boolean(),
+  layers: z.array(ConnectionTestLayerSchema),
+  testedAt: z.number(),
+});
+export type ConnectionTestReport = z.infer<typeof ConnectionTestReportSchema>;
+
+/** Reachability as last seen by the poller: `unknown` until the first sample. */
+export const ConnectionState = z.enum(['online', 'unreachable', 'unknown']);
+export type ConnectionState = z.infer<typeof ConnectionState>;
+
+/** A connection as the renderer sees it: the profile without its secret, plus its state. */
+export const ConnectionSummarySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  url: z.string(),
+  /** The built-in local broker: cannot be edited or removed. */
+  builtIn: z.boolean(),
+  tls: ConnectionTlsSchema,
+  credential: ConnectionCredentialSchema,
+  allowInsecureBearer: z.boolean(),
+  /** Whether a secret is stored for it (never the secret). */
+  hasSecret: z.boolean(),
+  state: ConnectionState,
+  /** Why it is unreachable (or its HTTP API is off), else null. */
+  problem: z.string().nullable(),
+});
+export type ConnectionSummary = z.infer<typeof ConnectionSummarySchema>;
+
+/** An export document: profiles without ids or secrets. */
+export const ConnectionExportSchema = z
+  .object({
+    format: z.literal('switchboard-connections'),
+    version: z.literal(1),
+    profiles: z.array(ConnectionProfileFieldsSchema).max(500),
+  })
+  .strict();
+export type ConnectionExport = z.infer<typeof ConnectionExportSchema>;
+
+/** Where the console keeps secrets: for the UI's notice, never a value. */
+export const SecretStoreInfoSchema = z.object({
+  /** `file`: a 0600 file, no OS keychain; `os-keychain`: Electron safeStorage or similar. */
+  kind: z.enum(['file', 'os-keychain', 'other']),
+  osKeychain: z.boolean(),
+  description: z.string(),
+});
+export type SecretStoreInfo = z.infer<typeof SecretStoreInfoSchema>;
+
+export const ConnectionsMethods = {
+  /** Every connection, the local broker first. */
+  listConnections: { input: NoInput, output: z.array(ConnectionSummarySchema) },
+  /**
+   * Adds a remote profile (persisted at once; the secret goes to the SecretStore).
+   * Errors: `SWB_ERR_VALIDATION` (bad URL, a credential without its secret, a name in use).
+   */
+  addConnection: {
+    input: ConnectionProfileFieldsSchema.extend({ secret: SecretInput.optional() }).strict(),
+    output: ConnectionSummarySchema,
+  },
+  /**
+   * Replaces a remote profile's fields; `secret` omitted keeps the stored one, `clearSecret`
+   * forgets it. Errors: `SWB_ERR_NOT_FOUND`, `SWB_ERR_VALIDATION` (the local broker, bad input).
+   */
+  editConnection: {
+    input: ConnectionProfileFieldsSchema.extend({
+      connectionId: ConnectionId,
+      secret: SecretInput.optional(),
+      clearSecret: z.boolean().optional(),
+    }).strict(),
+    output: ConnectionSummarySchema,
+  },
+  /** Removes a remote profile and its secret. Errors: `SWB_ERR_NOT_FOUND`, `SWB_ERR_VALIDATION`. */
+  removeConnection: {
+    input: z.object({ connectionId: ConnectionId }).strict(),
+    output: z.object({ connectionId: z.string() }),
+  },
+  /**
+   * Tests a connection layer by layer: socket reachable, credential accepted (a signed `get` or
+   * `AUTHORIZATION_NEXT`), HTTP API reachable and authorized. Never rejects for a broker
+   * problem: the report says which layer failed and why. Errors: `SWB_ERR_NOT_FOUND`.
+   */
+  testConnection: {
+    input: z.object({ connectionId: ConnectionId }).strict(),
+    output: ConnectionTestReportSchema,
+  },
+  /** The remote profiles as a document to save elsewhere: no ids, no secrets. */
+  exportConnections: { input: NoInput, output: ConnectionExportSchema },
+  /**
+   * Adds every profile of an export document (new ids, no secrets: add each credential after).
+   * A name already in use gets a ` (2)` suffix. Errors: `SWB_ERR_VALIDATION`.
+   */
+  importConnections: {
+    input: z.object({ document: ConnectionExportSchema }).strict(),
+    output: z.array(ConnectionSummarySchema),
+  },
+  /** Where secrets are kept (kind and description, never a value). */
+  getSecretStoreInfo: { input: NoInput, output: SecretStoreInfoSchema },
+} as const;
+
+export const ConnectionsEvents = {
+  /** The connection list changed, or a connection went online/unreachable. Not periodic. */
+  connections: z.array(ConnectionSummarySchema),
+} as const;

@@ -152,6 +152,10 @@ export class MetricsPoller {
   }
 
   private async read(target: ScrapeTarget): Promise<BrokerSample> {
+    // Before any request: the admin token never crosses a network in clear without an opt-in.
+    if (target.bearerToken) {
+      assertBearerAllowed(parseBrokerUrl(target.baseUrl), target.allowInsecureBearer === true);
+    }
     // `/health` first: its refusal is what says the HTTP API is off.
     const healthJson = await this.get(target, HttpPath.HEALTH, false);
     const [statsJson, metricsText] = await Promise.all([
@@ -206,7 +210,6 @@ export class MetricsPoller {
   private async get(target: ScrapeTarget, path: string, authenticated: boolean): Promise<string> {
     const headers: Record<string, string> = {};
     if (authenticated && target.bearerToken) {
-      assertBearerAllowed(parseBrokerUrl(target.baseUrl), target.allowInsecureBearer === true);
       headers.authorization = `Bearer ${target.bearerToken}`;
     }
     const response = await httpGetText(apiUrl(target.baseUrl, path), {

@@ -1,16 +1,31 @@
-/** App shell: top bar with the link state and the section navigation (Overview, Requests). */
-import { useEffect, useState } from 'react';
+/**
+ * App shell: top bar (brand, sections, the connection switcher with the selected connection's
+ * state, the console link state) and the selected section. A refused or missing console token
+ * gets one full-page screen; while the console host is unreachable everything is marked stale
+ * and every control is disabled (a disabled fieldset around the view).
+ */
+import { useEffect, useState, type ComponentType } from 'react';
 import type { ConsoleClient } from './api/console-client';
+import { ConnectionSwitcher } from './components/connection-switcher';
+import { HostAccessScreen, StaleBanner } from './components/host-screens';
 import { StatusBadge, type BadgeTone } from './components/status-badge';
 import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
+import { ConnectionsView } from './views/connections-view';
 import { OverviewView } from './views/overview-view';
 import { RequestsView } from './views/requests-view';
+import './styles/app-shell.css';
 
-type Section = 'overview' | 'requests';
-const SECTIONS: { id: Section; label: string }[] = [
-  { id: 'overview', label: 'Overview' },
-  { id: 'requests', label: 'Requests' },
+/** One section of the app: add yours with one line. Views read `selectedConnectionId`. */
+interface Section {
+  id: string;
+  label: string;
+  View: ComponentType<{ client: ConsoleClient }>;
+}
+const SECTIONS: Section[] = [
+  { id: 'overview', label: 'Overview', View: OverviewView },
+  { id: 'requests', label: 'Requests', View: RequestsView },
+  { id: 'connections', label: 'Connections', View: ConnectionsView },
 ];
 
 const LINK_TONES: Record<string, BadgeTone> = {
@@ -22,8 +37,8 @@ const LINK_TONES: Record<string, BadgeTone> = {
 
 export function App({ client }: { client: ConsoleClient | null }) {
   const connection = useAppStore((s) => s.connection);
-  const pendingCount = useAppStore((s) => Object.values(s.pending).filter(Boolean).length);
-  const [section, setSection] = useState<Section>('overview');
+  const pendingCount = useAppStore((s) => (s.pending[s.selectedConnectionId] ? 1 : 0));
+  const [sectionId, setSectionId] = useState<string>('overview');
   useEffect(() => {
     if (!client) return undefined;
     // A new client is a new console (a new link): nothing of the previous one applies.
@@ -31,8 +46,14 @@ export function App({ client }: { client: ConsoleClient | null }) {
     return bindConsole(client);
   }, [client]);
 
+  if (!client) return <HostAccessScreen reason="missing" />;
+  if (connection === 'unauthorized') return <HostAccessScreen reason="refused" />;
+
+  const stale = connection === 'offline';
+  const section = SECTIONS.find((entry) => entry.id === sectionId) ?? SECTIONS[0]!;
+  const linkLabel = stale ? 'console unreachable' : `console ${connection}`;
   return (
-    <div className="app">
+    <div className={`app${stale ? ' app--stale' : ''}`} data-stale={stale || undefined}>
       <header className="topbar">
         <h1 className="topbar__brand">Switchboard</h1>
         <nav className="topbar__nav" aria-label="Sections">
@@ -40,9 +61,9 @@ export function App({ client }: { client: ConsoleClient | null }) {
             <button
               key={id}
               type="button"
-              className={`topbar__link${section === id ? ' topbar__link--active' : ''}`}
-              aria-current={section === id ? 'page' : undefined}
-              onClick={() => setSection(id)}
+              className={`topbar__link${section.id === id ? ' topbar__link--active' : ''}`}
+              aria-current={section.id === id ? 'page' : undefined}
+              onClick={() => setSectionId(id)}
               data-testid={`nav-${id}`}
             >
               {label}
@@ -55,32 +76,19 @@ export function App({ client }: { client: ConsoleClient | null }) {
             </button>
           ))}
         </nav>
-        <StatusBadge
-          label={client ? `console ${connection}` : 'console not connected'}
-          tone={client ? (LINK_TONES[connection] ?? 'idle') : 'bad'}
-          testId="link-status"
-        />
+        <fieldset className="topbar__tools" disabled={stale}>
+          <ConnectionSwitcher />
+          <StatusBadge
+            label={linkLabel}
+            tone={LINK_TONES[connection] ?? 'idle'}
+            testId="link-status"
+          />
+        </fieldset>
       </header>
-      {client ? (
-        section === 'overview' ? (
-          <OverviewView client={client} />
-        ) : (
-          <RequestsView client={client} />
-        )
-      ) : (
-        <main className="page">
-          <div className="error-banner" role="alert">
-            This page needs the console link printed by <code>npm run console</code> (it carries the
-            access token after <code>#token=</code>).
-          </div>
-        </main>
-      )}
-      {connection === 'unauthorized' && (
-        <div className="error-banner error-banner--floating" role="alert">
-          The console refused this page&apos;s token. Open the link printed by{' '}
-          <code>npm run console</code> again.
-        </div>
-      )}
+      {stale && <StaleBanner />}
+      <fieldset className="app__content" disabled={stale} data-testid="app-content">
+        <section.View client={client} />
+      </fieldset>
     </div>
   );
 }

@@ -11,8 +11,15 @@ export interface OnlineTotal {
   total: number;
 }
 
+/** Local broker: its supervisor state; remote: reachability; `stale`: the console host is gone. */
+export type OverviewState = LocalBrokerState | 'online' | 'unreachable' | 'unknown' | 'stale';
+
 export interface OverviewModel {
-  state: LocalBrokerState | 'unknown';
+  state: OverviewState;
+  /** The state before the console host went away (shown as "stale (was …)"), else null. */
+  staleState: OverviewState | null;
+  /** The broker answers but its HTTP API is switched off (no figures to show). */
+  httpApiOff: boolean;
   tone: BadgeTone;
   port: number | null;
   url: string | null;
@@ -31,7 +38,11 @@ export interface OverviewModel {
   sampledAt: number | null;
 }
 
-const TONES: Record<LocalBrokerState, BadgeTone> = {
+const TONES: Record<OverviewState, BadgeTone> = {
+  online: 'ok',
+  unreachable: 'bad',
+  unknown: 'idle',
+  stale: 'idle',
   running: 'ok',
   starting: 'busy',
   restarting: 'busy',
@@ -52,19 +63,44 @@ export function sumRegistrations(stats: Stats): { producers: OnlineTotal; consum
   return { producers, consumers };
 }
 
+/** Whether an overview's error says the broker's HTTP API is off (metrics-poller.ts wording). */
+export function isHttpApiOff(message: string | null | undefined): boolean {
+  return !!message && message.includes('HTTP API is switched off');
+}
+
+export interface OverviewModelOptions {
+  /** The console host is unreachable: nothing shown is current. Default false. */
+  stale?: boolean;
+}
+
 export function buildOverviewModel(
   overview: Overview | undefined,
   local: LocalBrokerStatus | null,
+  { stale = false }: OverviewModelOptions = {},
 ): OverviewModel {
-  const status = local ?? overview?.local ?? null;
-  const state = status?.state ?? 'unknown';
+  // A remote connection has no supervisor: its state is whether its HTTP API answers.
+  const isLocal = !overview || overview.local !== null;
+  const status = isLocal ? (local ?? overview?.local ?? null) : null;
+  const httpApiOff = !!overview && !overview.reachable && isHttpApiOff(overview.error?.message);
+  const liveState: OverviewState = isLocal
+    ? (status?.state ?? 'unknown')
+    : !overview
+      ? 'unknown'
+      : overview.reachable || httpApiOff
+        ? 'online'
+        : 'unreachable';
+  const state: OverviewState = stale ? 'stale' : liveState;
   const live = overview?.reachable ? overview : null;
   const registrations = live?.stats ? sumRegistrations(live.stats) : null;
   const scrapeProblem =
-    overview && !overview.reachable && state === 'running' ? overview.error?.message : null;
+    overview && !overview.reachable && !httpApiOff && (liveState === 'running' || !isLocal)
+      ? overview.error?.message
+      : null;
   return {
     state,
-    tone: state === 'unknown' ? 'idle' : TONES[state],
+    staleState: stale ? liveState : null,
+    httpApiOff,
+    tone: TONES[state],
     port: status?.port ?? null,
     url: overview?.url ?? null,
     dataDir: status?.dataDir ?? null,
@@ -77,7 +113,7 @@ export function buildOverviewModel(
     deliveredRate: live?.rates?.delivered ?? null,
     connections: live?.counters?.connectionsCurrent ?? null,
     restarts: status?.restarts ?? 0,
-    problem: (state !== 'running' ? status?.lastError : null) ?? scrapeProblem ?? null,
+    problem: (liveState !== 'running' ? status?.lastError : null) ?? scrapeProblem ?? null,
     sampledAt: overview?.sampledAt ?? null,
   };
 }

@@ -1,6 +1,8 @@
 /**
- * Overview page of the local broker: lifecycle state, address, uptime, registered producers and
- * consumers, message totals and rates. Re-renders on every `overview` event (≥ 1/s).
+ * Overview of the selected connection (`selectedConnectionId`): state (the local broker's
+ * lifecycle, or a remote broker's reachability), address, uptime, registered producers and
+ * consumers, message counters since the broker started and rates. Re-renders on every `overview`
+ * event (≥ 1/s). While the console host is unreachable everything is marked stale.
  */
 import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
@@ -17,56 +19,80 @@ function onlineTotal(value: OnlineTotal | null): string {
 }
 
 export function OverviewView({ client }: { client: ConsoleClient }) {
-  const overview = useAppStore((s) => s.overviews[LOCAL_CONNECTION_ID]);
+  const connectionId = useAppStore((s) => s.selectedConnectionId);
+  const overview = useAppStore((s) => s.overviews[connectionId]);
+  const name = useAppStore(
+    (s) => s.connections.find((c) => c.id === connectionId)?.name ?? overview?.name,
+  );
   const local = useAppStore((s) => s.localBroker);
   const restarting = useAppStore((s) => s.restarting);
   const actionError = useAppStore((s) => s.actionError);
-  const model = buildOverviewModel(overview, local);
+  const stale = useAppStore((s) => s.connection !== 'online');
+  const isLocal = connectionId === LOCAL_CONNECTION_ID;
+  const model = buildOverviewModel(overview, isLocal ? local : null, { stale });
   const busy = restarting || model.state === 'starting';
+  const stateLabel = model.staleState ? `stale (was ${model.staleState})` : model.state;
 
   return (
     <main className="page" data-testid="overview-view">
       <header className="page__header">
-        <div>
-          <h2 className="page__title">Local broker</h2>
-          <p className="muted" data-testid="overview-url">
+        <div className="page__heading">
+          <h2 className="page__title">{name ?? (isLocal ? 'Local broker' : connectionId)}</h2>
+          <p className="muted wrap-anywhere" data-testid="overview-url">
             {model.url ?? '—'}
             {model.dataDir && <span className="muted"> · data in {model.dataDir}</span>}
           </p>
         </div>
         <div className="page__actions">
-          <StatusBadge label={model.state} tone={model.tone} testId="overview-status" />
-          <button
-            type="button"
-            className="button"
-            disabled={busy}
-            onClick={() => void restartLocalBroker(client)}
-          >
-            {restarting ? 'Restarting…' : 'Restart'}
-          </button>
+          <StatusBadge label={stateLabel} tone={model.tone} testId="overview-status" />
+          {isLocal && (
+            <button
+              type="button"
+              className="button"
+              disabled={busy || stale}
+              onClick={() => void restartLocalBroker(client)}
+            >
+              {restarting ? 'Restarting…' : 'Restart'}
+            </button>
+          )}
         </div>
       </header>
 
+      {model.httpApiOff && (
+        <p className="panel notice" data-testid="overview-http-off">
+          This broker&apos;s HTTP API is switched off (<code>http_api.enabled: false</code>), so
+          there are no figures to show here. Requests and realms still work: they use signed
+          commands over the broker&apos;s socket.
+        </p>
+      )}
       <ErrorBanner title="Broker problem:" message={model.problem} testId="overview-error" />
-      <ErrorBanner
-        title="Action failed:"
-        message={actionError?.message}
-        testId="overview-action-error"
-      />
+      {!stale && (
+        <ErrorBanner
+          title="Action failed:"
+          message={actionError?.message}
+          testId="overview-action-error"
+        />
+      )}
 
       <div className="grid">
-        <StatCard
-          label="Port"
-          testId="overview-port"
-          rawValue={model.port}
-          value={model.port ?? '—'}
-        />
+        {isLocal && (
+          <StatCard
+            label="Port"
+            testId="overview-port"
+            rawValue={model.port}
+            value={model.port ?? '—'}
+          />
+        )}
         <StatCard
           label="Uptime"
           testId="overview-uptime"
           rawValue={model.uptimeSeconds}
           value={formatDuration(model.uptimeSeconds)}
-          detail={`${formatCount(model.restarts)} restart${model.restarts === 1 ? '' : 's'} after crashes`}
+          detail={
+            isLocal
+              ? `${formatCount(model.restarts)} restart${model.restarts === 1 ? '' : 's'} after crashes`
+              : 'since broker start'
+          }
         />
         <StatCard
           label="Producers"
@@ -87,28 +113,37 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
           testId="overview-produced"
           rawValue={model.produced}
           value={formatCount(model.produced)}
-          detail={formatRate(model.producedRate)}
-          detailTestId="overview-produced-rate"
+          detail={
+            <>
+              since broker start ·{' '}
+              <span data-testid="overview-produced-rate">{formatRate(model.producedRate)}</span>
+            </>
+          }
         />
         <StatCard
           label="Messages delivered"
           testId="overview-delivered"
           rawValue={model.delivered}
           value={formatCount(model.delivered)}
-          detail={formatRate(model.deliveredRate)}
-          detailTestId="overview-delivered-rate"
+          detail={
+            <>
+              since broker start ·{' '}
+              <span data-testid="overview-delivered-rate">{formatRate(model.deliveredRate)}</span>
+            </>
+          }
         />
         <StatCard
           label="Connections"
           testId="overview-connections"
           rawValue={model.connections}
           value={formatCount(model.connections)}
+          detail="open now"
         />
       </div>
 
       <p className="muted small" data-testid="overview-sampled-at">
         {model.sampledAt
-          ? `Sampled ${new Date(model.sampledAt).toLocaleTimeString('en-GB')}`
+          ? `${stale ? 'Last sampled' : 'Sampled'} ${new Date(model.sampledAt).toLocaleTimeString('en-GB')}`
           : 'Waiting for data…'}
       </p>
     </main>

@@ -3,26 +3,22 @@
  * Reject (optional reason). Keyed by request id, so a new request starts with fresh inputs.
  */
 import { useState } from 'react';
-import {
-  LOCAL_CONNECTION_ID,
-  TokenRole,
-  type AuthorizationRequest,
-} from '../../../shared/console-api';
+import { TokenRole, type AuthorizationRequest } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { formatDuration } from '../format';
 import { useAppStore } from '../store/app-store';
 import { decideRequest } from '../store/request-actions';
 
-const connectionId = LOCAL_CONNECTION_ID;
-
 export interface RequestCardProps {
   client: ConsoleClient;
+  /** The connection the request belongs to (the selected one). */
+  connectionId: string;
   request: AuthorizationRequest;
   /** Epoch ms, for the age. */
   now: number;
 }
 
-export function RequestCard({ client, request, now }: RequestCardProps) {
+export function RequestCard({ client, connectionId, request, now }: RequestCardProps) {
   const deciding = useAppStore((s) => s.deciding);
   const [role, setRole] = useState<TokenRole | ''>('');
   const [reason, setReason] = useState('');

@@ -1,18 +1,15 @@
 /**
- * Authorization requests of the local broker: the oldest pending request (it appears without a
+ * Authorization requests of the selected connection: the oldest pending request (it appears without a
  * reload, fed by the `pendingRequest` stream) with Approve (role) and Reject (reason), and the
  * realm list with its badges.
  */
 import { useEffect, useState } from 'react';
-import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { useAppStore } from '../store/app-store';
 import { refreshRequests } from '../store/request-actions';
 import { RealmRow } from './realm-badges';
 import { RequestCard } from './request-card';
-
-const connectionId = LOCAL_CONNECTION_ID;
 
 /** Epoch ms, updated every second (ages and countdowns). */
 function useNow(): number {
@@ -25,6 +22,10 @@ function useNow(): number {
 }
 
 export function RequestsView({ client }: { client: ConsoleClient }) {
+  const connectionId = useAppStore((s) => s.selectedConnectionId);
+  const connectionName = useAppStore(
+    (s) => s.connections.find((c) => c.id === connectionId)?.name ?? 'Local broker',
+  );
   const request = useAppStore((s) => s.pending[connectionId] ?? null);
   const realms = useAppStore((s) => s.realms[connectionId] ?? null);
   const requestsError = useAppStore((s) => s.requestsError);
@@ -35,14 +36,14 @@ export function RequestsView({ client }: { client: ConsoleClient }) {
 
   useEffect(() => {
     void refreshRequests(client, connectionId);
-  }, [client]);
+  }, [client, connectionId]);
 
   return (
     <main className="page" data-testid="requests-view">
       <header className="page__header">
         <div>
           <h2 className="page__title">Authorization requests</h2>
-          <p className="muted">Local broker · oldest pending request first</p>
+          <p className="muted">{connectionName} · oldest pending request first</p>
         </div>
       </header>
 
@@ -59,7 +60,13 @@ export function RequestsView({ client }: { client: ConsoleClient }) {
       />
 
       {request ? (
-        <RequestCard key={request.requestId} client={client} request={request} now={now} />
+        <RequestCard
+          key={request.requestId}
+          client={client}
+          connectionId={connectionId}
+          request={request}
+          now={now}
+        />
       ) : (
         !requestsError && (
           <p className="panel muted" data-testid="request-empty">

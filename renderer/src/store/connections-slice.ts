@@ -1,0 +1,68 @@
+/**
+ * Connections slice: the console's broker connections (local + remote profiles, no secrets), the
+ * connection every view works on, the last test report of each, and where secrets are kept.
+ *
+ * `selectedConnectionId` is THE field views use to pick their connection (never
+ * `LOCAL_CONNECTION_ID` directly): read it with `useAppStore((s) => s.selectedConnectionId)`.
+ */
+import type { StateCreator } from 'zustand';
+import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
+import type {
+  ConnectionSummary,
+  ConnectionTestReport,
+  SecretStoreInfo,
+} from '../../../shared/console-api-connections';
+import type { ErrorInfo } from '../../../shared/error-catalogue';
+
+export interface ConnectionsSlice {
+  connections: ConnectionSummary[];
+  /** The connection the views show and act on. Default: the local broker. */
+  selectedConnectionId: string;
+  secretStore: SecretStoreInfo | null;
+  connectionTests: Record<string, ConnectionTestReport>;
+  /** Ids with a test in flight. */
+  testingConnections: Record<string, boolean>;
+  /** Why the last connection action (add, edit, remove, import…) failed. */
+  connectionsError: ErrorInfo | null;
+  applyConnections(list: ConnectionSummary[]): void;
+  selectConnection(connectionId: string): void;
+  setSecretStore(info: SecretStoreInfo): void;
+  applyConnectionTest(report: ConnectionTestReport): void;
+  setTestingConnection(connectionId: string, testing: boolean): void;
+  setConnectionsError(error: ErrorInfo | null): void;
+}
+
+export const createConnectionsSlice: StateCreator<ConnectionsSlice, [], [], ConnectionsSlice> = (
+  set,
+) => ({
+  connections: [],
+  selectedConnectionId: LOCAL_CONNECTION_ID,
+  secretStore: null,
+  connectionTests: {},
+  testingConnections: {},
+  connectionsError: null,
+  applyConnections: (connections) =>
+    set((state) => ({
+      connections,
+      // A removed connection cannot stay selected: fall back to the local broker.
+      selectedConnectionId: connections.some((c) => c.id === state.selectedConnectionId)
+        ? state.selectedConnectionId
+        : LOCAL_CONNECTION_ID,
+    })),
+  selectConnection: (selectedConnectionId) => set({ selectedConnectionId }),
+  setSecretStore: (secretStore) => set({ secretStore }),
+  applyConnectionTest: (report) =>
+    set((state) => ({
+      connectionTests: { ...state.connectionTests, [report.connectionId]: report },
+    })),
+  setTestingConnection: (connectionId, testing) =>
+    set((state) => ({
+      testingConnections: { ...state.testingConnections, [connectionId]: testing },
+    })),
+  setConnectionsError: (connectionsError) => set({ connectionsError }),
+});
+
+/** The selected connection's summary, or undefined before the list has loaded. */
+export function selectedConnection(state: ConnectionsSlice): ConnectionSummary | undefined {
+  return state.connections.find((c) => c.id === state.selectedConnectionId);
+}

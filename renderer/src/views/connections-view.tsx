@@ -1,0 +1,243 @@
+/**
+ * Connections: the built-in local broker and remote broker profiles — add, edit, test (each layer
+ * with its reason), remove, use (switch the selected connection), export/import (never with
+ * secrets) — and a notice of where secrets are kept when no OS keychain protects them.
+ */
+import { useEffect, useState } from 'react';
+import type { ConnectionSummary } from '../../../shared/console-api-connections';
+import type { ConsoleClient } from '../api/console-client';
+import { ErrorBanner } from '../components/error-banner';
+import { StatusBadge } from '../components/status-badge';
+import { useAppStore } from '../store/app-store';
+import {
+  exportConnections,
+  importConnections,
+  refreshConnections,
+  removeConnection,
+  testConnection,
+} from '../store/connection-actions';
+import { ConnectionForm } from './connection-form';
+import { ConnectionTestReportView } from './connection-test-report';
+import '../styles/connections.css';
+
+const STATE_TONES = { online: 'ok', unreachable: 'bad', unknown: 'idle' } as const;
+
+function credentialText(connection: ConnectionSummary): string {
+  const { credential } = connection;
+  const what =
+    credential.kind === 'admin'
+      ? 'admin token'
+      : credential.kind === 'realm-manager'
+        ? `manager key of realm ${credential.realm}`
+        : 'no credential';
+  if (credential.kind === 'none' || connection.hasSecret) return what;
+  return `${what} — missing: edit to enter it`;
+}
+
+function ConnectionCard({
+  client,
+  connection,
+  onEdit,
+}: {
+  client: ConsoleClient;
+  connection: ConnectionSummary;
+  onEdit(): void;
+}) {
+  const selectedId = useAppStore((s) => s.selectedConnectionId);
+  const select = useAppStore((s) => s.selectConnection);
+  const report = useAppStore((s) => s.connectionTests[connection.id]);
+  const testing = useAppStore((s) => s.testingConnections[connection.id] === true);
+  const [confirming, setConfirming] = useState(false);
+  const selected = selectedId === connection.id;
+
+  return (
+    <li className="panel connection-card" data-testid={`connection-${connection.name}`}>
+      <div className="connection-card__head">
+        <div className="connection-card__title">
+          <strong>{connection.name}</strong>
+          {selected && <span className="muted"> · in use</span>}
+          <p className="muted wrap-anywhere">{connection.url}</p>
+          <p className="muted small-line">
+            {connection.builtIn ? 'built in · ' : ''}
+            {credentialText(connection)}
+            {connection.tls.caFile ? ` · CA ${connection.tls.caFile}` : ''}
+            {connection.tls.rejectUnauthorized ? '' : ' · TLS certificates NOT checked'}
+            {connection.allowInsecureBearer ? ' · token allowed over plain http' : ''}
+          </p>
+        </div>
+        <StatusBadge
+          label={connection.state}
+          tone={STATE_TONES[connection.state]}
+          testId={`connection-state-${connection.name}`}
+        />
+      </div>
+      {connection.problem && <p className="connection-card__problem">{connection.problem}</p>}
+      <div className="connection-card__actions">
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={selected}
+          onClick={() => select(connection.id)}
+          data-testid="connection-use"
+        >
+          {selected ? 'In use' : 'Use'}
+        </button>
+        <button
+          type="button"
+          className="button"
+          disabled={testing}
+          onClick={() => void testConnection(client, connection.id)}
+          data-testid="connection-test"
+        >
+          {testing ? 'Testing…' : 'Test'}
+        </button>
+        {!connection.builtIn && (
+          <>
+            <button type="button" className="button" onClick={onEdit} data-testid="connection-edit">
+              Edit
+            </button>
+            {confirming ? (
+              <>
+                <button
+                  type="button"
+                  className="button button--danger"
+                  onClick={() => void removeConnection(client, connection.id)}
+                  data-testid="connection-remove-confirm"
+                >
+                  Remove {connection.name}
+                </button>
+                <button type="button" className="button" onClick={() => setConfirming(false)}>
+                  Keep
+                </button>
+              </>
+            ) : (
+              <button
+                type="button"
+                className="button button--danger"
+                onClick={() => setConfirming(true)}
+                data-testid="connection-remove"
+              >
+                Remove
+              </button>
+            )}
+          </>
+        )}
+      </div>
+      {report && <ConnectionTestReportView report={report} />}
+    </li>
+  );
+}
+
+export function ConnectionsView({ client }: { client: ConsoleClient }) {
+  const connections = useAppStore((s) => s.connections);
+  const secretStore = useAppStore((s) => s.secretStore);
+  const error = useAppStore((s) => s.connectionsError);
+  const [form, setForm] = useState<{ editing?: ConnectionSummary } | null>(null);
+  const [exported, setExported] = useState<string | null>(null);
+  const [importText, setImportText] = useState('');
+  const [imported, setImported] = useState<number | null>(null);
+
+  useEffect(() => {
+    void refreshConnections(client);
+  }, [client]);
+
+  return (
+    <main className="page" data-testid="connections-view">
+      <header className="page__header">
+        <div className="page__heading">
+          <h2 className="page__title">Connections</h2>
+          <p className="muted">The local broker and remote brokers this console manages.</p>
+        </div>
+        <div className="page__actions">
+          <button
+            type="button"
+            className="button button--primary"
+            onClick={() => setForm({})}
+            data-testid="connection-add"
+          >
+            Add connection
+          </button>
+        </div>
+      </header>
+
+      {secretStore && !secretStore.osKeychain && (
+        <p className="panel notice" data-testid="secret-store-notice">
+          <strong>No OS keychain is used.</strong> Admin tokens and manager keys are kept in{' '}
+          {secretStore.description}. Anyone who can read that file as your user can manage your
+          brokers.
+        </p>
+      )}
+      <ErrorBanner title="Connection error:" message={error?.message} testId="connections-error" />
+
+      {form && (
+        <ConnectionForm
+          key={form.editing?.id ?? 'new'}
+          client={client}
+          editing={form.editing}
+          onDone={() => setForm(null)}
+        />
+      )}
+
+      <ul className="connection-list" data-testid="connection-list">
+        {connections.map((connection) => (
+          <ConnectionCard
+            key={connection.id}
+            client={client}
+            connection={connection}
+            onEdit={() => setForm({ editing: connection })}
+          />
+        ))}
+      </ul>
+
+      <h2 className="section-title">Export and import</h2>
+      <p className="muted">Profiles only: tokens and keys are never exported.</p>
+      <div className="connection-io">
+        <button
+          type="button"
+          className="button"
+          onClick={() => void exportConnections(client).then(setExported)}
+          data-testid="connections-export"
+        >
+          Export profiles
+        </button>
+        {exported !== null && (
+          <textarea
+            className="connection-io__text"
+            readOnly
+            value={exported}
+            rows={6}
+            data-testid="connections-export-text"
+          />
+        )}
+        <textarea
+          className="connection-io__text"
+          placeholder="Paste an exported document here"
+          value={importText}
+          rows={4}
+          onChange={(e) => setImportText(e.target.value)}
+          data-testid="connections-import-text"
+        />
+        <button
+          type="button"
+          className="button"
+          disabled={!importText.trim()}
+          onClick={() =>
+            void importConnections(client, importText).then((count) => {
+              setImported(count);
+              if (count > 0) setImportText('');
+            })
+          }
+          data-testid="connections-import"
+        >
+          Import profiles
+        </button>
+        {imported !== null && imported > 0 && (
+          <p className="muted">
+            Imported {imported} profile{imported === 1 ? '' : 's'}: edit each to enter its
+            credential.
+          </p>
+        )}
+      </div>
+    </main>
+  );
+}

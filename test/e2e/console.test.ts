@@ -112,9 +112,13 @@ describe('console end to end', () => {
     // A new console link opened in the same tab changes only the fragment (no reload): it is
     // followed at once. A wrong token is refused by the host…
     await page.goto(`${app.origin}/#token=not-the-secret`);
+    // …with one full-page screen saying what to do (no dashboard behind it).
     await expect
-      .poll(() => text(page, 'link-status'), { timeout: 10_000 })
-      .toBe('console unauthorized');
+      .poll(() => page.getByTestId('host-access-screen').getAttribute('data-reason'), {
+        timeout: 10_000,
+      })
+      .toBe('refused');
+    expect(await page.getByTestId('overview-view').count()).toBe(0);
     expect(page.url()).not.toContain('token');
     // (The browser logs the refused calls; nothing else may have gone wrong.)
     expect(pageErrors.splice(0).filter((e) => !e.includes('401 (Unauthorized)'))).toEqual([]);

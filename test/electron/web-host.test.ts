@@ -256,6 +256,29 @@ describe('web host', () => {
       }
     });
 
+    it("sends a connection's events only to clients watching it", async () => {
+      const ws = await open({ origin: `http://127.0.0.1:${address.port}` });
+      const frames: ConsoleSocketFrame[] = [];
+      ws.on('message', (data) => frames.push(JSON.parse(data.toString()) as ConsoleSocketFrame));
+      const overviews = () =>
+        frames.filter((frame) => frame.type === 'event' && frame.event === 'overview').length;
+      try {
+        ws.send(JSON.stringify({ type: 'hello', token: host.secret }));
+        // Default: the local broker is watched.
+        await expect.poll(overviews, { timeout: 5_000 }).toBeGreaterThan(0);
+        ws.send(JSON.stringify({ type: 'watch', connectionIds: ['remote-x'] }));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        const before = overviews();
+        await new Promise((resolve) => setTimeout(resolve, 1_500));
+        expect(overviews()).toBe(before);
+        ws.send(JSON.stringify({ type: 'watch', connectionIds: [LOCAL_CONNECTION_ID] }));
+        await expect.poll(overviews, { timeout: 5_000 }).toBeGreaterThan(before);
+      } finally {
+        ws.close();
+        await closed(ws);
+      }
+    });
+
     it('closes the socket on a wrong or malformed hello', async () => {
       for (const hello of [{ type: 'hello', token: 'wrong' }, { type: 'subscribe' }, 'not json']) {
         const ws = await open();

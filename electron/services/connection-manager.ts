@@ -15,7 +15,12 @@ import type { ConnectionState, ConnectionSummary } from '../../shared/console-ap
 import { errorInfo, SwitchboardError } from '../../shared/error-catalogue';
 import type { BrokerSupervisor } from './broker-supervisor';
 import type { StoredProfile } from './connection-profiles';
-import { MetricsPoller, type BrokerSample, type ScrapeTarget } from './metrics-poller';
+import {
+  isLimitedScrape,
+  MetricsPoller,
+  type BrokerSample,
+  type ScrapeTarget,
+} from './metrics-poller';
 import { remoteTarget } from './remote-target';
 
 /** Poller settings shared by every connection. Defaults: 1000 ms period, 2000 ms timeout. */
@@ -208,8 +213,10 @@ export class ConnectionManager {
   private track(id: string, sample: BrokerSample): void {
     const connection = this.connections.get(id);
     if (!connection) return;
-    const state: ConnectionState = sample.reachable ? 'online' : 'unreachable';
     const problem = sample.reachable ? null : (sample.error?.message ?? null);
+    // The broker answered but shows no figures (HTTP API off, no admin token): it is online.
+    const state: ConnectionState =
+      sample.reachable || isLimitedScrape(problem) ? 'online' : 'unreachable';
     if (connection.state === state && connection.problem === problem) return;
     connection.state = state;
     connection.problem = problem;

@@ -33,6 +33,17 @@ export interface ScrapeTarget {
   allowInsecureBearer?: boolean;
 }
 
+/** End of a scrape error whose `/api/*` needs an admin token the connection does not have. */
+export const NO_ADMIN_TOKEN_MESSAGE =
+  'needs an admin token (HTTP 401) and this connection has none: metrics are not shown';
+
+/** True when a scrape error means "the broker answers, but shows no figures to us". */
+export function isLimitedScrape(message: string | null | undefined): boolean {
+  return (
+    !!message && (message === HTTP_API_OFF_MESSAGE || message.endsWith(NO_ADMIN_TOKEN_MESSAGE))
+  );
+}
+
 /** Message of a scrape whose `/health` was refused: the broker's HTTP API is off (§10.1). */
 export const HTTP_API_OFF_MESSAGE =
   "The broker's HTTP API is switched off (http_api.enabled: false), so there are no metrics " +
@@ -225,7 +236,7 @@ export class MetricsPoller {
       throw new Error(
         target.bearerToken
           ? `GET ${path} answered HTTP 401: the broker refused the admin token`
-          : `GET ${path} needs an admin token (HTTP 401) and this connection has none`,
+          : `GET ${path} ${NO_ADMIN_TOKEN_MESSAGE}`,
       );
     }
     if (response.status !== 200) throw new Error(`GET ${path} answered HTTP ${response.status}`);

@@ -109,6 +109,10 @@ describe('remote connections against real brokers', () => {
     await expect
       .poll(async () => (await service.listConnections({})).find((c) => c.id === added.id)?.problem)
       .toMatch(/HTTP API is switched off/);
+    // It answered: online, with no figures, rather than "unreachable".
+    expect((await service.listConnections({})).find((c) => c.id === added.id)?.state).toBe(
+      'online',
+    );
   });
 
   it('reports an unreachable broker at the socket layer', async () => {

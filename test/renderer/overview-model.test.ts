@@ -111,6 +111,53 @@ describe('overview model', () => {
   });
 });
 
+describe('overview model of remote connections and a lost console host', () => {
+  const remote: Overview = { ...overview, connectionId: 'remote-1', name: 'Remote', local: null };
+
+  it('shows a remote broker as online or unreachable, without the local supervisor', () => {
+    expect(buildOverviewModel(remote, running)).toMatchObject({
+      state: 'online',
+      tone: 'ok',
+      port: null,
+      produced: 100,
+    });
+    const down: Overview = {
+      ...remote,
+      reachable: false,
+      error: { code: 'SWB_ERR_BROKER_UNREACHABLE', message: 'connect ECONNREFUSED' },
+    };
+    expect(buildOverviewModel(down, null)).toMatchObject({
+      state: 'unreachable',
+      tone: 'bad',
+      problem: 'connect ECONNREFUSED',
+    });
+  });
+
+  it('says plainly that the HTTP API is off, instead of calling the broker unreachable', () => {
+    const off: Overview = {
+      ...remote,
+      reachable: false,
+      error: {
+        code: 'SWB_ERR_BROKER_UNREACHABLE',
+        message: "The broker's HTTP API is switched off (http_api.enabled: false), …",
+      },
+    };
+    expect(buildOverviewModel(off, null)).toMatchObject({
+      state: 'online',
+      httpApiOff: true,
+      problem: null,
+    });
+  });
+
+  it('marks everything stale, never running, once the console host is gone', () => {
+    expect(buildOverviewModel(overview, running, { stale: true })).toMatchObject({
+      state: 'stale',
+      staleState: 'running',
+      tone: 'idle',
+    });
+  });
+});
+
 describe('format', () => {
   it('formats counts, rates and durations', () => {
     expect(formatCount(1234567)).toBe('1,234,567');

@@ -52,12 +52,7 @@ export function ConnectionForm({ client, editing, onDone }: ConnectionFormProps)
       name: name.trim(),
       url: url.trim(),
       tls: { ...(caFile.trim() ? { caFile: caFile.trim() } : {}), rejectUnauthorized },
-      credential:
-        kind === 'realm-manager'
-          ? { kind, realm: realm.trim() }
-          : kind === 'admin'
-            ? { kind }
-            : { kind },
+      credential: kind === 'realm-manager' ? { kind, realm: realm.trim() } : { kind },
       allowInsecureBearer,
       ...(secret && kind !== 'none' ? { secret } : {}),
     } as const;

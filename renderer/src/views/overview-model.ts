@@ -20,6 +20,8 @@ export interface OverviewModel {
   staleState: OverviewState | null;
   /** The broker answers but its HTTP API is switched off (no figures to show). */
   httpApiOff: boolean;
+  /** The broker answers but its figures need an admin token this connection does not have. */
+  noAdminToken: boolean;
   tone: BadgeTone;
   port: number | null;
   url: string | null;
@@ -68,6 +70,11 @@ export function isHttpApiOff(message: string | null | undefined): boolean {
   return !!message && message.includes('HTTP API is switched off');
 }
 
+/** Whether an overview's error says `/api/*` needs an admin token this connection lacks. */
+export function needsAdminToken(message: string | null | undefined): boolean {
+  return !!message && message.includes('needs an admin token');
+}
+
 export interface OverviewModelOptions {
   /** The console host is unreachable: nothing shown is current. Default false. */
   stale?: boolean;
@@ -82,24 +89,28 @@ export function buildOverviewModel(
   const isLocal = !overview || overview.local !== null;
   const status = isLocal ? (local ?? overview?.local ?? null) : null;
   const httpApiOff = !!overview && !overview.reachable && isHttpApiOff(overview.error?.message);
+  const noAdminToken =
+    !!overview && !overview.reachable && needsAdminToken(overview.error?.message);
+  const limited = httpApiOff || noAdminToken;
   const liveState: OverviewState = isLocal
     ? (status?.state ?? 'unknown')
     : !overview
       ? 'unknown'
-      : overview.reachable || httpApiOff
+      : overview.reachable || limited
         ? 'online'
         : 'unreachable';
   const state: OverviewState = stale ? 'stale' : liveState;
   const live = overview?.reachable ? overview : null;
   const registrations = live?.stats ? sumRegistrations(live.stats) : null;
   const scrapeProblem =
-    overview && !overview.reachable && !httpApiOff && (liveState === 'running' || !isLocal)
+    overview && !overview.reachable && !limited && (liveState === 'running' || !isLocal)
       ? overview.error?.message
       : null;
   return {
     state,
     staleState: stale ? liveState : null,
     httpApiOff,
+    noAdminToken,
     tone: TONES[state],
     port: status?.port ?? null,
     url: overview?.url ?? null,

@@ -65,6 +65,12 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
           commands over the broker&apos;s socket.
         </p>
       )}
+      {model.noAdminToken && (
+        <p className="panel notice" data-testid="overview-no-admin-token">
+          This connection signs in with a realm manager key, and the broker&apos;s figures need its
+          admin token, so there are no figures to show here. Requests of that realm still work.
+        </p>
+      )}
       <ErrorBanner title="Broker problem:" message={model.problem} testId="overview-error" />
       {!stale && (
         <ErrorBanner

@@ -46,13 +46,13 @@ describe('remote connections against real brokers', () => {
     noHttp = await startAuthBroker(auth, { http_api: { enabled: false } });
     proxy = await startBasePathProxy(broker.port, '/broker-a');
     const secrets = new FileSecretStore(dir.path);
-    manager = new ConnectionManager({ intervalMs: 100, timeoutMs: 1_000 });
+    manager = new ConnectionManager({ intervalMs: 100, timeoutMs: 3_000 });
     store = new ConnectionProfileStore(dir.path, secrets);
     service = createConnectionsService({
       connections: manager,
       profiles: store,
       secrets,
-      testTimeoutMs: 1_500,
+      testTimeoutMs: 4_000,
     });
   }, 30_000);
 
@@ -130,7 +130,7 @@ describe('remote connections against real brokers', () => {
     const added = await add('Behind proxy', proxy.url, ADMIN);
     const report = await service.testConnection({ connectionId: added.id });
     expect(statuses(report)).toEqual({ socket: 'ok', credential: 'ok', http: 'ok' });
-    const pool = new ManagerPool(manager, 2_000);
+    const pool = new ManagerPool(manager, 5_000);
     try {
       const reply = await pool.get(added.id).command({ command: 'get' });
       expect(reply.ok).toBe(true);

@@ -55,11 +55,10 @@ function register(
 /** What the UI may say about where secrets live. */
 export function secretStoreInfo(secrets: SecretStore | undefined): SecretStoreInfo {
   if (!secrets) return { kind: 'other', osKeychain: false, description: 'no secret store' };
-  if (secrets instanceof FileSecretStore) {
+  if (secrets instanceof FileSecretStore || secrets.kind === 'file') {
     return { kind: 'file', osKeychain: false, description: secrets.description };
   }
-  const kind = (secrets as { kind?: unknown }).kind;
-  const keychain = kind === 'os-keychain' || kind === 'safeStorage';
+  const keychain = secrets.kind === 'os-keychain';
   return {
     kind: keychain ? 'os-keychain' : 'other',
     osKeychain: keychain,

@@ -44,18 +44,22 @@ export class RequestWatcher {
     if (this.running) return;
     this.running = true;
     try {
-      for (const connectionId of this.options.connectionIds()) {
-        let pending: PendingRequest;
-        try {
-          const raw = await this.options.pool.get(connectionId).next();
-          pending = { connectionId, request: raw ? toAuthorizationRequest(raw) : null };
-        } catch {
-          continue; // Down or refused: the overview says so; try again next round.
-        }
-        if (this.last.get(connectionId) === key(pending)) continue;
-        this.seen(pending);
-        this.options.onChange(pending);
-      }
+      // In parallel: a remote broker that does not answer (a 5 s timeout) must not delay the
+      // others' requests.
+      await Promise.all(
+        this.options.connectionIds().map(async (connectionId) => {
+          let pending: PendingRequest;
+          try {
+            const raw = await this.options.pool.get(connectionId).next();
+            pending = { connectionId, request: raw ? toAuthorizationRequest(raw) : null };
+          } catch {
+            return; // Down or refused: the overview says so; try again next round.
+          }
+          if (this.last.get(connectionId) === key(pending)) return;
+          this.seen(pending);
+          this.options.onChange(pending);
+        }),
+      );
     } finally {
       this.running = false;
     }

@@ -21,6 +21,11 @@ export interface SecretStore {
   delete(name: string): void;
   /** Human-readable description of where secrets live (for a notice in the UI; no secret). */
   readonly description: string;
+  /**
+   * Optional: `os-keychain` when an OS keychain protects the values (Electron `safeStorage`),
+   * `file` for a plain 0600 file. Shown by `getSecretStoreInfo`; absent means "other".
+   */
+  readonly kind?: 'file' | 'os-keychain';
 }
 
 /** File name of the file-backed store inside the data directory. */
@@ -35,6 +40,7 @@ const FileSchema = z.object({ version: z.literal(1), secrets: z.record(z.string(
 export class FileSecretStore implements SecretStore {
   readonly file: string;
   readonly description: string;
+  readonly kind = 'file' as const;
 
   constructor(dataDir: string) {
     this.file = path.join(dataDir, SECRETS_FILE_NAME);

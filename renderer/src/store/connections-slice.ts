@@ -32,11 +32,23 @@ export interface ConnectionsSlice {
   setConnectionsError(error: ErrorInfo | null): void;
 }
 
+/** sessionStorage key of the selected connection, so a reload stays on it. */
+const SELECTED_KEY = 'switchboard.selected-connection';
+
+function storage(): Pick<Storage, 'getItem' | 'setItem'> | null {
+  try {
+    return typeof sessionStorage === 'undefined' ? null : sessionStorage;
+  } catch {
+    return null; // Storage disabled: selection lasts as long as the page.
+  }
+}
+
 export const createConnectionsSlice: StateCreator<ConnectionsSlice, [], [], ConnectionsSlice> = (
   set,
 ) => ({
   connections: [],
-  selectedConnectionId: LOCAL_CONNECTION_ID,
+  // An id that no longer exists falls back to the local broker once the list arrives.
+  selectedConnectionId: storage()?.getItem(SELECTED_KEY) || LOCAL_CONNECTION_ID,
   secretStore: null,
   connectionTests: {},
   testingConnections: {},
@@ -49,7 +61,10 @@ export const createConnectionsSlice: StateCreator<ConnectionsSlice, [], [], Conn
         ? state.selectedConnectionId
         : LOCAL_CONNECTION_ID,
     })),
-  selectConnection: (selectedConnectionId) => set({ selectedConnectionId }),
+  selectConnection: (selectedConnectionId) => {
+    storage()?.setItem(SELECTED_KEY, selectedConnectionId);
+    set({ selectedConnectionId });
+  },
   setSecretStore: (secretStore) => set({ secretStore }),
   applyConnectionTest: (report) =>
     set((state) => ({

@@ -265,7 +265,7 @@ export function createBroker(
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
-  const mqtt = createMqttListener(auth, ctx.tokens, router, metrics, logger);
+  const mqtt = createMqttListener(auth, ctx.tokens, router, metrics, logger, store);
   // §16: the bundled `/remote`, then the custom namespaces of the settings.
   attachRemote(io, remoteTickets, () => live.current.remote, logger);
   const namespaceLoader = new NamespaceLoader(io, () => live.current, logger);

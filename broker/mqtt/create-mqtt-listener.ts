@@ -6,6 +6,7 @@ import type { TokenValidator } from '../auth/token-validator';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { Router } from '../routing/router';
+import type { MessageStore } from '../storage/message-store';
 import { MqttAuth } from './mqtt-auth';
 import { MqttBridge } from './mqtt-bridge';
 import { MqttListener } from './mqtt-listener';
@@ -16,6 +17,7 @@ export function createMqttListener(
   router: Router,
   metrics: BrokerMetrics,
   logger: Logger,
+  store?: MessageStore,
 ): MqttListener {
   const mqttAuth = new MqttAuth(auth, tokens, logger);
   return new MqttListener(
@@ -23,5 +25,6 @@ export function createMqttListener(
     mqttAuth,
     new MqttBridge(mqttAuth, router, metrics, logger),
     logger,
+    store?.mqttState,
   );
 }

@@ -2,7 +2,9 @@
  * The MQTT listener (issue 14): one aedes instance served over TCP (or TLS when `mqtt.tls` is
  * set) and optionally MQTT over WebSocket (`mqtt.ws_port`, `mqtt.ws_path`), with Switchboard's
  * auth (mqtt-auth.ts) and routing (mqtt-bridge.ts). Started by the broker's `listen()`, closed by
- * its `close()`. Sessions and retained messages live in aedes' in-memory persistence.
+ * its `close()`. Sessions and retained messages are kept in the message store when it can keep
+ * them (`MessageStore.mqttState`, the SQLite store; stored-persistence.ts), else in aedes'
+ * in-memory persistence.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
@@ -12,10 +14,12 @@ import { Aedes } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
+import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
+import { StoredPersistence } from './stored-persistence';
 
 /** Where the listener is bound; `wsPort` null without a WebSocket listener. */
 export interface MqttBound {
@@ -37,6 +41,8 @@ export class MqttListener {
     private readonly auth: MqttAuth,
     private readonly bridge: MqttBridge,
     private readonly logger: Logger,
+    /** Where sessions and retained messages survive restarts; undefined = in memory. */
+    private readonly state?: MqttStateStore,
   ) {}
 
   get bound(): MqttBound | null {
@@ -53,7 +59,16 @@ export class MqttListener {
    * @throws the bind error (EADDRINUSE…) or a TLS file read error; nothing stays open then.
    */
   async listen(settings: MqttSettings, host: string): Promise<MqttBound> {
+    const auth = this.auth;
+    const persistence = this.state
+      ? new StoredPersistence(
+          this.state,
+          (client) => auth.identity(client),
+          (identity) => auth.stillValid(identity),
+        )
+      : undefined;
     const aedes = await Aedes.createBroker({
+      persistence,
       preConnect: this.auth.preConnect,
       authenticate: this.auth.authenticate,
       authorizePublish: this.auth.authorizePublish,
@@ -64,6 +79,10 @@ export class MqttListener {
     this.aedes = aedes;
     aedes.on('clientError', (client, err) => {
       this.logger.debug({ mqttClient: client.id, err: err.message }, 'MQTT client error');
+    });
+    // aedes reports persistence and will-sweep failures here; unheard, they would crash.
+    (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => {
+      this.logger.error({ err }, 'MQTT broker error');
     });
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       const client = aedes.handle(conn, req);

@@ -17,6 +17,7 @@ import type { Logger } from '../logging/logger';
 import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
+import { publishPresence } from './mqtt-presence';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
 import { StoredPersistence } from './stored-persistence';
@@ -123,6 +124,7 @@ export class MqttListener {
         wsPort = (wss.address() as AddressInfo).port;
       }
       this.stopBridge = this.bridge.start(aedes);
+      publishPresence(aedes, this.auth, this.logger);
       this.stopRevocations = watchMqttRevocations(
         this.authState,
         this.auth,

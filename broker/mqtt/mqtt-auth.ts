@@ -69,6 +69,8 @@ export class MqttAuth {
   private readonly pending = new WeakMap<Client, RawPacket[]>();
   /** Outbound packets already stripped of their realm prefix. */
   private readonly forwarded = new WeakSet<object>();
+  /** Called once per message forwarded to a client (not `$` topics): the delivered counter. */
+  delivered: ((realm: string, topic: string) => void) | null = null;
 
   constructor(
     private readonly auth: AuthState,
@@ -245,6 +247,7 @@ export class MqttAuth {
     if (sub && p.qos !== undefined && (sub.qos ?? 0) < p.qos) p.qos = sub.qos ?? 0;
     packet.topic = scoped.topic;
     this.forwarded.add(packet);
+    if (this.delivered && !scoped.topic.startsWith('$')) this.delivered(scoped.realm, scoped.topic);
     return packet;
   };
 

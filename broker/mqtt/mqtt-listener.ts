@@ -10,17 +10,32 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { Aedes } from 'aedes';
+import { Aedes, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
+import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
+import type { MqttLimits } from './mqtt-limits';
 import { publishPresence } from './mqtt-presence';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
 import { StoredPersistence } from './stored-persistence';
+
+/** What the listener shares with the rest of the broker (all optional for tests). */
+export interface MqttListenerOptions {
+  /** Where sessions and retained messages survive restarts; undefined = in memory. */
+  state?: MqttStateStore;
+  /** Connection limits and publish rates (mqtt-limits.ts). */
+  limits?: MqttLimits;
+  /** Connections and deliveries counted with the socket.io ones. */
+  metrics?: BrokerMetrics;
+}
+
+/** CONNACK 3.1.1 return code 3 "server unavailable" (a connection limit refused the client). */
+const SERVER_UNAVAILABLE = 3;
 
 /** Where the listener is bound; `wsPort` null without a WebSocket listener. */
 export interface MqttBound {
@@ -36,15 +51,29 @@ export class MqttListener {
   private stopBridge: (() => void) | null = null;
   private stopRevocations: (() => void) | null = null;
   private boundAt: MqttBound | null = null;
+  private readonly clientsByRealm = new Map<string, Set<Client>>();
 
   constructor(
     private readonly authState: AuthState,
     private readonly auth: MqttAuth,
     private readonly bridge: MqttBridge,
     private readonly logger: Logger,
-    /** Where sessions and retained messages survive restarts; undefined = in memory. */
-    private readonly state?: MqttStateStore,
+    private readonly options: MqttListenerOptions = {},
   ) {}
+
+  /** MQTT clients connected now (CONNACK sent, not yet gone). */
+  get connectedCount(): number {
+    let n = 0;
+    for (const set of this.clientsByRealm.values()) n += set.size;
+    return n;
+  }
+
+  /** MQTT clients connected now, per realm (`/api/stats`). */
+  realmCounts(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [realm, set] of this.clientsByRealm) if (set.size > 0) out.set(realm, set.size);
+    return out;
+  }
 
   get bound(): MqttBound | null {
     return this.boundAt;
@@ -61,21 +90,63 @@ export class MqttListener {
    */
   async listen(settings: MqttSettings, host: string): Promise<MqttBound> {
     const auth = this.auth;
-    const persistence = this.state
+    const { state, limits, metrics } = this.options;
+    const persistence = state
       ? new StoredPersistence(
-          this.state,
+          state,
           (client) => auth.identity(client),
           (identity) => auth.stillValid(identity),
         )
       : undefined;
     const aedes = await Aedes.createBroker({
       persistence,
-      preConnect: this.auth.preConnect,
-      authenticate: this.auth.authenticate,
-      authorizePublish: this.auth.authorizePublish,
-      authorizeSubscribe: this.auth.authorizeSubscribe,
-      authorizeForward: this.auth.authorizeForward,
+      preConnect: auth.preConnect,
+      authenticate: limits
+        ? (client, username, password, done) =>
+            auth.authenticate(client, username, password, (err, ok) => {
+              const identity = !err && ok ? auth.identity(client) : undefined;
+              const refusal = identity ? limits.admit(client, identity.realm) : null;
+              if (!refusal) {
+                done(err, ok);
+                return;
+              }
+              this.logger.info(
+                { mqttClient: identity?.clientId, realm: identity?.realm, ...refusal },
+                'MQTT client refused by a connection limit',
+              );
+              const error = new Error(`rate limited: ${refusal.reason}`);
+              done(Object.assign(error, { returnCode: SERVER_UNAVAILABLE }), false);
+            })
+        : auth.authenticate,
+      authorizePublish: limits
+        ? (client, packet, callback) =>
+            auth.authorizePublish(client, packet, (err) => {
+              const identity = auth.identity(client);
+              if (err || !client || !identity) callback(err);
+              else
+                limits.throttle(client, identity.realm, packet.payload.length, () =>
+                  callback(null),
+                );
+            })
+        : auth.authorizePublish,
+      authorizeSubscribe: auth.authorizeSubscribe,
+      authorizeForward: auth.authorizeForward,
       published: this.bridge.published,
+    });
+    auth.delivered = metrics ? (realm, topic) => metrics.messageDelivered(realm, topic) : null;
+    aedes.on('client', (client) => {
+      const identity = auth.identity(client);
+      if (!identity) return;
+      metrics?.connection();
+      let set = this.clientsByRealm.get(identity.realm);
+      if (!set) this.clientsByRealm.set(identity.realm, (set = new Set()));
+      set.add(client);
+    });
+    aedes.on('clientDisconnect', (client) => {
+      const identity = auth.identity(client);
+      const set = identity ? this.clientsByRealm.get(identity.realm) : undefined;
+      set?.delete(client);
+      if (set?.size === 0) this.clientsByRealm.delete(identity!.realm);
     });
     this.aedes = aedes;
     aedes.on('clientError', (client, err) => {
@@ -159,5 +230,6 @@ export class MqttListener {
     this.server = null;
     if (server?.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     this.boundAt = null;
+    this.clientsByRealm.clear();
   }
 }

@@ -20,6 +20,7 @@ import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
 import type { MqttLimits } from './mqtt-limits';
 import { publishPresence } from './mqtt-presence';
+import { guardParser } from './packet-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
 import { StoredPersistence } from './stored-persistence';
@@ -158,6 +159,7 @@ export class MqttListener {
     });
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       const client = aedes.handle(conn, req);
+      guardParser(client, settings.max_packet_size);
       this.auth.watch(client);
     };
     const bindHost = settings.host ?? host;

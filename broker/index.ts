@@ -328,7 +328,16 @@ export function createBroker(
       const server = await host.listen(port, bindHost);
       ownServer = server;
       guard.bound(bindHost);
-      if (live.current.mqtt.enabled) await mqtt.listen(live.current.mqtt, bindHost);
+      if (live.current.mqtt.enabled) {
+        try {
+          await mqtt.listen(live.current.mqtt, bindHost);
+        } catch (err) {
+          // All or nothing: a broker whose MQTT port is taken does not stay half up.
+          ownServer = null;
+          await server.close();
+          throw err;
+        }
+      }
       bound = { port: server.port, host: bindHost };
       logger.info(
         { port: server.port, host: bindHost, version: BROKER_VERSION },

@@ -12,6 +12,7 @@ import { createServer as createNetServer, type AddressInfo, type Server } from '
 import { createServer as createTlsServer } from 'node:tls';
 import { Aedes, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
+import { SwitchboardError } from '../../shared/error-catalogue';
 import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
@@ -37,6 +38,19 @@ export interface MqttListenerOptions {
 
 /** CONNACK 3.1.1 return code 3 "server unavailable" (a connection limit refused the client). */
 const SERVER_UNAVAILABLE = 3;
+
+/**
+ * A taken port as `SWB_ERR_PORT_IN_USE`, naming the MQTT port and how to change it (the CLI
+ * exits with `CliExitCode.PORT_IN_USE`); other errors unchanged.
+ */
+function portInUse(err: Error, port: number, which: 'tcp' | 'ws'): Error {
+  if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') return err;
+  const message =
+    which === 'tcp'
+      ? `MQTT port ${port} is already in use: set another with --mqtt-port <n> (or mqtt.port in the settings file; 0 = any free port)`
+      : `MQTT WebSocket port ${port} is already in use: set another mqtt.ws_port in the settings file (0 = any free port)`;
+  return new SwitchboardError('SWB_ERR_PORT_IN_USE', message);
+}
 
 /** Where the listener is bound; `wsPort` null without a WebSocket listener. */
 export interface MqttBound {
@@ -87,7 +101,8 @@ export class MqttListener {
 
   /**
    * Starts aedes and binds `settings.port` (0 = any free port) on `settings.host ?? host`.
-   * @throws the bind error (EADDRINUSE…) or a TLS file read error; nothing stays open then.
+   * @throws SwitchboardError `SWB_ERR_PORT_IN_USE` naming the MQTT port when it is taken; other
+   *   bind errors or a TLS file read error as Node raises them. Nothing stays open then.
    */
   async listen(settings: MqttSettings, host: string): Promise<MqttBound> {
     const auth = this.auth;
@@ -172,7 +187,7 @@ export class MqttListener {
         : createNetServer((conn) => handle(conn));
       this.server = server;
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
+        server.once('error', (err) => reject(portInUse(err, settings.port, 'tcp')));
         server.listen(settings.port, bindHost, () => {
           server.off('error', reject);
           resolve();
@@ -187,7 +202,7 @@ export class MqttListener {
         });
         this.wss = wss;
         await new Promise<void>((resolve, reject) => {
-          wss.once('error', reject);
+          wss.once('error', (err) => reject(portInUse(err, settings.ws_port ?? 0, 'ws')));
           wss.once('listening', () => {
             wss.off('error', reject);
             resolve();

@@ -115,7 +115,9 @@ export function createBroker(
     ...socketIoOptions(settings.max_http_buffer_size, settings),
     allowRequest: guard.allowRequest,
   });
-  const connectionsCurrent = (): number => io.engine?.clientsCount ?? 0;
+  // socket.io plus MQTT clients (the MQTT listener is built below, once routing exists).
+  let mqttConnected = (): number => 0;
+  const connectionsCurrent = (): number => (io.engine?.clientsCount ?? 0) + mqttConnected();
   const metrics = new BrokerMetrics(
     settings.input_limits.max_event_labels_per_realm,
     connectionsCurrent,
@@ -143,7 +145,7 @@ export function createBroker(
   store.observeCommits?.((ms) => metrics.storageCommitted(ms));
   const dlqDepths = store.dlqDepths?.bind(store);
   if (dlqDepths) metrics.watchDlq(dlqDepths);
-  metrics.watchTransports(() => transportCounts(io));
+  metrics.watchTransports(() => transportCounts(io, mqttConnected()));
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
@@ -265,7 +267,8 @@ export function createBroker(
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
-  const mqtt = createMqttListener(auth, ctx.tokens, router, metrics, logger);
+  const mqtt = createMqttListener(auth, ctx.tokens, router, metrics, logger, store, rateLimits);
+  mqttConnected = () => mqtt.connectedCount;
   // §16: the bundled `/remote`, then the custom namespaces of the settings.
   attachRemote(io, remoteTickets, () => live.current.remote, logger);
   const namespaceLoader = new NamespaceLoader(io, () => live.current, logger);
@@ -277,7 +280,7 @@ export function createBroker(
   const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
 
   const getStats = (): Stats =>
-    brokerStats(realms, ledger, connectionsCurrent(), live.current.node_id);
+    brokerStats(realms, ledger, connectionsCurrent(), live.current.node_id, mqtt.realmCounts());
   const health = (): Health => brokerHealth(startedAt, live.current.node_id);
   const adminApi = requireAdminBearer(
     createHttpApi({
@@ -325,7 +328,16 @@ export function createBroker(
       const server = await host.listen(port, bindHost);
       ownServer = server;
       guard.bound(bindHost);
-      if (live.current.mqtt.enabled) await mqtt.listen(live.current.mqtt, bindHost);
+      if (live.current.mqtt.enabled) {
+        try {
+          await mqtt.listen(live.current.mqtt, bindHost);
+        } catch (err) {
+          // All or nothing: a broker whose MQTT port is taken does not stay half up.
+          ownServer = null;
+          await server.close();
+          throw err;
+        }
+      }
       bound = { port: server.port, host: bindHost };
       logger.info(
         { port: server.port, host: bindHost, version: BROKER_VERSION },

@@ -48,6 +48,8 @@ export const RealmStatsSchema = z.object({
   subscriptions: z.number().int(),
   queued: z.number().int().optional(),
   queues: z.array(QueueDepthSchema).optional(),
+  /** MQTT clients of the realm connected now (absent when none; docs/mqtt.md). */
+  mqtt_clients: z.number().int().optional(),
 });
 export type RealmStats = z.infer<typeof RealmStatsSchema>;
 

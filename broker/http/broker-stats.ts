@@ -16,12 +16,17 @@ function count<T extends { online: boolean }>(m: Map<string, T>) {
   return { total: m.size, online };
 }
 
-/** `stats` (§10.5): per realm, producers and consumers (total/online), subscribed keys, depths. */
+/**
+ * `stats` (§10.5): per realm, producers and consumers (total/online), subscribed keys, depths,
+ * and (Switchboard, issue 14) `mqtt_clients`: MQTT clients connected now, when there are any.
+ * `connectionsCurrent` counts socket.io and MQTT connections.
+ */
 export function brokerStats(
   realms: RealmDirectory,
   ledger: QueueLedger,
   connectionsCurrent: number,
   nodeId: string | undefined,
+  mqttClients: ReadonlyMap<string, number> = new Map(),
 ): Stats {
   const out: Stats = { realms: {}, connections_current: connectionsCurrent };
   for (const realm of realms.values()) {
@@ -41,6 +46,15 @@ export function brokerStats(
       subscriptions: 0,
       ...queueStats(ledger, name),
     };
+  }
+  for (const [name, n] of mqttClients) {
+    out.realms[name] ??= {
+      producers: { total: 0, online: 0 },
+      consumers: { total: 0, online: 0 },
+      subscriptions: 0,
+      ...queueStats(ledger, name),
+    };
+    out.realms[name].mqtt_clients = n;
   }
   if (nodeId) out.cluster_node_id = nodeId;
   return out;

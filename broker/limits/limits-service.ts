@@ -157,6 +157,28 @@ export class LimitsService {
     return true;
   }
 
+  /**
+   * Admits a connection of another protocol (MQTT) from `ip` into `realm`, counted with the
+   * `/` sockets against the connection limits until `releaseConnection`. Null when admitted;
+   * a refusal is counted in `tyo_mq_rate_limited_total` and the caller closes the connection.
+   */
+  admitOtherConnection(ip: string, realm: string): Refusal | null {
+    const refusal = this.connectionRefusal(ip, realm);
+    if (refusal) {
+      this.metrics.rateLimit(refusal.reason);
+      return refusal;
+    }
+    bump(this.perIp, ip, 1);
+    bump(this.perRealm, realm, 1);
+    return null;
+  }
+
+  /** Ends the count of a connection admitted by `admitOtherConnection`. */
+  releaseOtherConnection(ip: string, realm: string): void {
+    bump(this.perIp, ip, -1);
+    bump(this.perRealm, realm, -1);
+  }
+
   private connectionRefusal(ip: string, realm: string): Refusal | null {
     if (!this.config.enabled) return null;
     const maxPerIp = this.config.value('max_connections_per_ip');

@@ -215,7 +215,7 @@ export class BrokerMetrics {
     const transports = () => this.transportSource;
     new Gauge({
       name: MetricName.CONNECTIONS_BY_TRANSPORT,
-      help: 'Engine.IO clients connected now, by transport',
+      help: 'Clients connected now, by transport (Engine.IO websocket/polling; mqtt)',
       labelNames: ['transport'],
       registers,
       collect() {

@@ -3,11 +3,14 @@
  */
 import type { AuthState } from '../auth/auth-state';
 import type { TokenValidator } from '../auth/token-validator';
+import type { LimitsService } from '../limits/limits-service';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { Router } from '../routing/router';
+import type { MessageStore } from '../storage/message-store';
 import { MqttAuth } from './mqtt-auth';
 import { MqttBridge } from './mqtt-bridge';
+import { MqttLimits } from './mqtt-limits';
 import { MqttListener } from './mqtt-listener';
 
 export function createMqttListener(
@@ -16,6 +19,8 @@ export function createMqttListener(
   router: Router,
   metrics: BrokerMetrics,
   logger: Logger,
+  store?: MessageStore,
+  limits?: LimitsService,
 ): MqttListener {
   const mqttAuth = new MqttAuth(auth, tokens, logger);
   return new MqttListener(
@@ -23,5 +28,10 @@ export function createMqttListener(
     mqttAuth,
     new MqttBridge(mqttAuth, router, metrics, logger),
     logger,
+    {
+      state: store?.mqttState,
+      limits: limits ? new MqttLimits(limits) : undefined,
+      metrics,
+    },
   );
 }

@@ -24,6 +24,7 @@ import type { TokenValidator } from '../auth/token-validator';
 import { keyMatches } from '../handlers/authentication-handler';
 import type { Logger } from '../logging/logger';
 import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
+import { restoredWillIdentity } from './stored-persistence';
 
 /** What an authenticated MQTT client is (kept per aedes client). */
 export interface MqttIdentity {
@@ -68,6 +69,8 @@ export class MqttAuth {
   private readonly pending = new WeakMap<Client, RawPacket[]>();
   /** Outbound packets already stripped of their realm prefix. */
   private readonly forwarded = new WeakSet<object>();
+  /** Called once per message forwarded to a client (not `$` topics): the delivered counter. */
+  delivered: ((realm: string, topic: string) => void) | null = null;
 
   constructor(
     private readonly auth: AuthState,
@@ -155,15 +158,20 @@ export class MqttAuth {
   ): void => {
     const scoped = unscopeTopic(packet.topic);
     let identity = this.identity(client);
-    // A will restored from persistence without its client: its realm is in its client id.
-    if (!identity && !client && !this.auth.enabled && scoped) {
-      identity = {
-        realm: scoped.realm,
-        role: 'both',
-        clientId: '',
-        tokenHash: null,
-        authenticated: false,
-      };
+    // A will restored from persistence (a previous run) without its client: authorized as a
+    // publish of the identity stored with it, if that identity is still valid.
+    if (!identity && !client) {
+      const restored = restoredWillIdentity(packet);
+      if (restored && this.stillValid(restored)) identity = restored;
+      else if (!restored && !this.auth.enabled && scoped) {
+        identity = {
+          realm: scoped.realm,
+          role: 'both',
+          clientId: '',
+          tokenHash: null,
+          authenticated: false,
+        };
+      }
     }
     if (!identity || !scoped || scoped.realm !== identity.realm) {
       callback(new Error('not authorized'));
@@ -180,6 +188,27 @@ export class MqttAuth {
     }
     callback(null);
   };
+
+  /**
+   * Whether an identity admitted earlier (a restored will's) would still be admitted: its static
+   * token still grants the same realm and role, or, admitted without credentials, its realm
+   * still needs none. JWT and external grants cannot be re-checked without the client: false.
+   */
+  stillValid(identity: MqttIdentity): boolean {
+    if (!this.auth.enabled) return true;
+    if (identity.tokenHash !== null) {
+      const entry = this.auth.tokenByHash(identity.tokenHash);
+      return (
+        entry !== undefined &&
+        entry !== null &&
+        (entry.realm === identity.realm || entry.realm === Protocol.ADMIN_REALM) &&
+        entry.role === identity.role
+      );
+    }
+    if (!identity.authenticated) return !authRequired(this.auth, identity.realm);
+    // Realm + PSK: a consumer, whose wills are refused by role anyway.
+    return identity.role === 'consumer' && this.auth.realm(identity.realm) !== undefined;
+  }
 
   readonly authorizeSubscribe = (
     client: Client,
@@ -218,6 +247,7 @@ export class MqttAuth {
     if (sub && p.qos !== undefined && (sub.qos ?? 0) < p.qos) p.qos = sub.qos ?? 0;
     packet.topic = scoped.topic;
     this.forwarded.add(packet);
+    if (this.delivered && !scoped.topic.startsWith('$')) this.delivered(scoped.realm, scoped.topic);
     return packet;
   };
 

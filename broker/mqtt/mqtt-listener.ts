@@ -2,20 +2,55 @@
  * The MQTT listener (issue 14): one aedes instance served over TCP (or TLS when `mqtt.tls` is
  * set) and optionally MQTT over WebSocket (`mqtt.ws_port`, `mqtt.ws_path`), with Switchboard's
  * auth (mqtt-auth.ts) and routing (mqtt-bridge.ts). Started by the broker's `listen()`, closed by
- * its `close()`. Sessions and retained messages live in aedes' in-memory persistence.
+ * its `close()`. Sessions and retained messages are kept in the message store when it can keep
+ * them (`MessageStore.mqttState`, the SQLite store; stored-persistence.ts), else in aedes'
+ * in-memory persistence.
  */
 import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { Aedes } from 'aedes';
+import { Aedes, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
+import { SwitchboardError } from '../../shared/error-catalogue';
 import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
+import type { BrokerMetrics } from '../metrics/broker-metrics';
+import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
+import type { MqttLimits } from './mqtt-limits';
+import { publishPresence } from './mqtt-presence';
+import { guardParser } from './packet-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
+import { StoredPersistence } from './stored-persistence';
+
+/** What the listener shares with the rest of the broker (all optional for tests). */
+export interface MqttListenerOptions {
+  /** Where sessions and retained messages survive restarts; undefined = in memory. */
+  state?: MqttStateStore;
+  /** Connection limits and publish rates (mqtt-limits.ts). */
+  limits?: MqttLimits;
+  /** Connections and deliveries counted with the socket.io ones. */
+  metrics?: BrokerMetrics;
+}
+
+/** CONNACK 3.1.1 return code 3 "server unavailable" (a connection limit refused the client). */
+const SERVER_UNAVAILABLE = 3;
+
+/**
+ * A taken port as `SWB_ERR_PORT_IN_USE`, naming the MQTT port and how to change it (the CLI
+ * exits with `CliExitCode.PORT_IN_USE`); other errors unchanged.
+ */
+function portInUse(err: Error, port: number, which: 'tcp' | 'ws'): Error {
+  if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') return err;
+  const message =
+    which === 'tcp'
+      ? `MQTT port ${port} is already in use: set another with --mqtt-port <n> (or mqtt.port in the settings file; 0 = any free port)`
+      : `MQTT WebSocket port ${port} is already in use: set another mqtt.ws_port in the settings file (0 = any free port)`;
+  return new SwitchboardError('SWB_ERR_PORT_IN_USE', message);
+}
 
 /** Where the listener is bound; `wsPort` null without a WebSocket listener. */
 export interface MqttBound {
@@ -31,13 +66,29 @@ export class MqttListener {
   private stopBridge: (() => void) | null = null;
   private stopRevocations: (() => void) | null = null;
   private boundAt: MqttBound | null = null;
+  private readonly clientsByRealm = new Map<string, Set<Client>>();
 
   constructor(
     private readonly authState: AuthState,
     private readonly auth: MqttAuth,
     private readonly bridge: MqttBridge,
     private readonly logger: Logger,
+    private readonly options: MqttListenerOptions = {},
   ) {}
+
+  /** MQTT clients connected now (CONNACK sent, not yet gone). */
+  get connectedCount(): number {
+    let n = 0;
+    for (const set of this.clientsByRealm.values()) n += set.size;
+    return n;
+  }
+
+  /** MQTT clients connected now, per realm (`/api/stats`). */
+  realmCounts(): Map<string, number> {
+    const out = new Map<string, number>();
+    for (const [realm, set] of this.clientsByRealm) if (set.size > 0) out.set(realm, set.size);
+    return out;
+  }
 
   get bound(): MqttBound | null {
     return this.boundAt;
@@ -50,23 +101,80 @@ export class MqttListener {
 
   /**
    * Starts aedes and binds `settings.port` (0 = any free port) on `settings.host ?? host`.
-   * @throws the bind error (EADDRINUSE…) or a TLS file read error; nothing stays open then.
+   * @throws SwitchboardError `SWB_ERR_PORT_IN_USE` naming the MQTT port when it is taken; other
+   *   bind errors or a TLS file read error as Node raises them. Nothing stays open then.
    */
   async listen(settings: MqttSettings, host: string): Promise<MqttBound> {
+    const auth = this.auth;
+    const { state, limits, metrics } = this.options;
+    const persistence = state
+      ? new StoredPersistence(
+          state,
+          (client) => auth.identity(client),
+          (identity) => auth.stillValid(identity),
+        )
+      : undefined;
     const aedes = await Aedes.createBroker({
-      preConnect: this.auth.preConnect,
-      authenticate: this.auth.authenticate,
-      authorizePublish: this.auth.authorizePublish,
-      authorizeSubscribe: this.auth.authorizeSubscribe,
-      authorizeForward: this.auth.authorizeForward,
+      persistence,
+      preConnect: auth.preConnect,
+      authenticate: limits
+        ? (client, username, password, done) =>
+            auth.authenticate(client, username, password, (err, ok) => {
+              const identity = !err && ok ? auth.identity(client) : undefined;
+              const refusal = identity ? limits.admit(client, identity.realm) : null;
+              if (!refusal) {
+                done(err, ok);
+                return;
+              }
+              this.logger.info(
+                { mqttClient: identity?.clientId, realm: identity?.realm, ...refusal },
+                'MQTT client refused by a connection limit',
+              );
+              const error = new Error(`rate limited: ${refusal.reason}`);
+              done(Object.assign(error, { returnCode: SERVER_UNAVAILABLE }), false);
+            })
+        : auth.authenticate,
+      authorizePublish: limits
+        ? (client, packet, callback) =>
+            auth.authorizePublish(client, packet, (err) => {
+              const identity = auth.identity(client);
+              if (err || !client || !identity) callback(err);
+              else
+                limits.throttle(client, identity.realm, packet.payload.length, () =>
+                  callback(null),
+                );
+            })
+        : auth.authorizePublish,
+      authorizeSubscribe: auth.authorizeSubscribe,
+      authorizeForward: auth.authorizeForward,
       published: this.bridge.published,
+    });
+    auth.delivered = metrics ? (realm, topic) => metrics.messageDelivered(realm, topic) : null;
+    aedes.on('client', (client) => {
+      const identity = auth.identity(client);
+      if (!identity) return;
+      metrics?.connection();
+      let set = this.clientsByRealm.get(identity.realm);
+      if (!set) this.clientsByRealm.set(identity.realm, (set = new Set()));
+      set.add(client);
+    });
+    aedes.on('clientDisconnect', (client) => {
+      const identity = auth.identity(client);
+      const set = identity ? this.clientsByRealm.get(identity.realm) : undefined;
+      set?.delete(client);
+      if (set?.size === 0) this.clientsByRealm.delete(identity!.realm);
     });
     this.aedes = aedes;
     aedes.on('clientError', (client, err) => {
       this.logger.debug({ mqttClient: client.id, err: err.message }, 'MQTT client error');
     });
+    // aedes reports persistence and will-sweep failures here; unheard, they would crash.
+    (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => {
+      this.logger.error({ err }, 'MQTT broker error');
+    });
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       const client = aedes.handle(conn, req);
+      guardParser(client, settings.max_packet_size);
       this.auth.watch(client);
     };
     const bindHost = settings.host ?? host;
@@ -79,7 +187,7 @@ export class MqttListener {
         : createNetServer((conn) => handle(conn));
       this.server = server;
       await new Promise<void>((resolve, reject) => {
-        server.once('error', reject);
+        server.once('error', (err) => reject(portInUse(err, settings.port, 'tcp')));
         server.listen(settings.port, bindHost, () => {
           server.off('error', reject);
           resolve();
@@ -94,7 +202,7 @@ export class MqttListener {
         });
         this.wss = wss;
         await new Promise<void>((resolve, reject) => {
-          wss.once('error', reject);
+          wss.once('error', (err) => reject(portInUse(err, settings.ws_port ?? 0, 'ws')));
           wss.once('listening', () => {
             wss.off('error', reject);
             resolve();
@@ -104,6 +212,7 @@ export class MqttListener {
         wsPort = (wss.address() as AddressInfo).port;
       }
       this.stopBridge = this.bridge.start(aedes);
+      publishPresence(aedes, this.auth, this.logger);
       this.stopRevocations = watchMqttRevocations(
         this.authState,
         this.auth,
@@ -138,5 +247,6 @@ export class MqttListener {
     this.server = null;
     if (server?.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
     this.boundAt = null;
+    this.clientsByRealm.clear();
   }
 }

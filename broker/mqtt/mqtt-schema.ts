@@ -4,9 +4,11 @@
  *
  * `{enabled (false), port (1883; 0 = any free port), host (the broker's listen host),
  *   ws_port (none: no MQTT-over-WebSocket listener), ws_path ("/mqtt"),
- *   tls: {key, cert} (PEM file paths; when set, the TCP listener speaks MQTT over TLS)}`.
+ *   tls: {key, cert} (PEM file paths; when set, the TCP listener speaks MQTT over TLS),
+ *   max_packet_size (1,048,576 bytes of remaining length; larger packets close the connection)}`.
  */
 import { z } from 'zod';
+import { DEFAULT_MAX_PACKET_SIZE } from './packet-guard';
 
 const Port = z.number().int().min(0).max(65_535);
 
@@ -33,6 +35,11 @@ export const MqttSettingsSchema = z
       .max(256)
       .default('/mqtt'),
     tls: MqttTlsSchema.optional(),
+    /**
+     * Largest packet accepted (bytes of remaining length, MQTT's maximum 268,435,455); a packet
+     * declaring more closes its connection before its body is read.
+     */
+    max_packet_size: z.number().int().min(64).max(268_435_455).default(DEFAULT_MAX_PACKET_SIZE),
   })
   .strict();
 

@@ -7,6 +7,12 @@
  * Clients never see the prefix: it is added on the way in (publish, subscribe, unsubscribe, will)
  * and removed on the way out (`authorizeForward`). aedes' own `$SYS/<broker-id>/…` topics carry
  * no realm prefix, so no client filter can reach them.
+ *
+ * Topics and filters starting with `$` (the broker's, e.g. `$SYS/<realm>/…` presence) are kept
+ * under `$swb:<enc(realm)>/` instead: a filter starting with a wildcard (`#`, `+/…`) is scoped
+ * under `<enc(realm)>/`, a different first level, so it can never match them ([MQTT-4.7.2-1]),
+ * while `$SYS/#` (scoped under the same `$swb:` prefix) does. `enc` never yields a `$`, so the
+ * two kinds of internal names cannot collide.
  */
 
 /** The internal prefix of `realm`'s topics, with its trailing `/`. */
@@ -28,20 +34,36 @@ const prefixes = new Map<string, string>();
  * aedes still refuses it as the protocol requires.
  */
 export function scopeTopic(realm: string, topic: string): string {
-  return topic.length === 0 ? topic : realmPrefix(realm) + topic;
+  if (topic.length === 0) return topic;
+  return topic.charCodeAt(0) === DOLLAR
+    ? SYSTEM_MARK + realmPrefix(realm) + topic
+    : realmPrefix(realm) + topic;
 }
+
+const DOLLAR = 0x24;
+/** First characters of the internal name of a `$` topic (see the module comment). */
+const SYSTEM_MARK = '$swb:';
 
 /** Splits an internal topic into its realm and client-visible topic; null when unscoped. */
 export function unscopeTopic(internal: string): { realm: string; topic: string } | null {
-  const slash = internal.indexOf('/');
-  if (slash <= 0) return null;
+  let start = 0;
+  if (internal.charCodeAt(0) === DOLLAR) {
+    // aedes' own `$SYS/<broker-id>/…` topics belong to no realm.
+    if (!internal.startsWith(SYSTEM_MARK)) return null;
+    start = SYSTEM_MARK.length;
+  }
+  const slash = internal.indexOf('/', start);
+  if (slash <= start) return null;
+  const topic = internal.slice(slash + 1);
+  // A `$swb:` name holds a `$` topic and a plain one never does: anything else is forged.
+  if (start > 0 !== (topic.charCodeAt(0) === DOLLAR)) return null;
   let realm: string;
   try {
-    realm = decodeURIComponent(internal.slice(0, slash));
+    realm = decodeURIComponent(internal.slice(start, slash));
   } catch {
     return null;
   }
-  return { realm, topic: internal.slice(slash + 1) };
+  return { realm, topic };
 }
 
 /** The aedes client id of MQTT client `id` in `realm` (sessions and takeover are per realm). */

@@ -9,6 +9,7 @@
  */
 import { randomFillSync } from 'node:crypto';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
+import type { MqttStateStore } from './mqtt-state';
 
 /** Default store TTL (§9.3, §18): 86,400 s. */
 export const DEFAULT_STORE_TTL_SECONDS = 86_400;
@@ -140,6 +141,11 @@ export interface MessageStore {
    * SQLite store: worker round trip, fsync included). For the storage commit histogram.
    */
   observeCommits?(listener: (ms: number) => void): void;
+  /**
+   * Optional: MQTT sessions and retained messages kept across restarts (the SQLite store).
+   * Without it the MQTT listener keeps them in memory.
+   */
+  readonly mqttState?: MqttStateStore;
 }
 
 /** Random bytes drawn in blocks: one `randomFillSync` per 4 KiB instead of one call per id. */

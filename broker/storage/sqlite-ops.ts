@@ -8,6 +8,7 @@
  * transaction (one commit, one fsync with `synchronous: FULL`).
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { MqttStateWrite } from './mqtt-state';
 import type { SqliteStatements, Row } from './sqlite-statements';
 
 export const SQLITE_OPS = {
@@ -53,6 +54,8 @@ export const SQLITE_OPS = {
   countQueued: (s: SqliteStatements, realm: string, now: number) => s.countQueued(realm, now),
   purgeRealm: (s: SqliteStatements, realm: string) => s.purgeRealm(realm),
   loadSubscriptions: (s: SqliteStatements) => s.loadSubscriptions(),
+  mqttWrite: (s: SqliteStatements, change: MqttStateWrite) => s.mqtt.write(change),
+  mqttLoad: (s: SqliteStatements) => s.mqtt.load(),
 } satisfies Record<string, (s: SqliteStatements, ...args: never[]) => unknown>;
 
 export type SqliteOps = typeof SQLITE_OPS;

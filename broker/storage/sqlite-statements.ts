@@ -11,6 +11,7 @@ import {
   type QueueCount,
   type StoredEntry,
 } from './message-store';
+import { MqttStatements } from './mqtt-state';
 
 /** A `messages` row as stored: the envelope is JSON text. */
 export interface Row {
@@ -89,7 +90,11 @@ export class SqliteStatements {
     { realm: string; key: string; consumer: string; record: string }
   >;
 
+  /** The MQTT session state tables (migration 5). */
+  readonly mqtt: MqttStatements;
+
   constructor(db: Database) {
+    this.mqtt = new MqttStatements(db);
     this.insert = db.prepare(
       `INSERT OR REPLACE INTO messages (${COLUMNS})
        VALUES (@id, @realm, @event, @consumer, @payload, @producer, @created_at, @expires_at, @attempts)`,

@@ -29,6 +29,7 @@ import {
   type QueueCount,
   type StoredEntry,
 } from './message-store';
+import type { MqttStateStore } from './mqtt-state';
 import { opCall, type OpArgs, type OpCall, type OpName, type OpResult } from './sqlite-ops';
 import type { Row } from './sqlite-statements';
 import { SqliteWorkerClient } from './sqlite-worker-client';
@@ -164,6 +165,12 @@ export class SqliteStore implements MessageStore {
   loadSubscriptions(): Promise<PersistedSubscription[]> {
     return this.read('loadSubscriptions');
   }
+
+  /** MQTT sessions and retained messages (migration 5), through the same group commit. */
+  readonly mqttState: MqttStateStore = {
+    load: () => this.read('mqttLoad'),
+    write: (change) => this.write('mqttWrite', change),
+  };
 
   /** Reports each committed write batch's round trip in ms (one call per batch, not per row). */
   observeCommits(listener: (ms: number) => void): void {

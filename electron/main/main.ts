@@ -12,6 +12,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Protocol } from '../../shared/protocol-events';
 import { createLocalConsole, type LocalConsole } from '../services/local-console';
+import { DEFAULT_LOCAL_MQTT_PORT } from '../web/cli-flags';
 import { handleAppProtocol, registerAppScheme } from './app-protocol';
 import { registerConsoleIpc } from './console-ipc';
 import { createMainWindow, lockDownWebContents } from './main-window';
@@ -32,6 +33,7 @@ async function onReady(): Promise<void> {
   lockDownWebContents();
   local = createLocalConsole({
     brokerPort: Protocol.DEFAULT_PORT,
+    mqttPort: DEFAULT_LOCAL_MQTT_PORT,
     dataDir: path.join(app.getPath('userData'), 'broker-data'),
     launcher: createUtilityProcessLauncher({ entry: BROKER_HOST }),
     // Later step (issue 12): a `safeStorage`-backed SecretStore here, refusing the `basic_text`

@@ -48,6 +48,8 @@ export interface BrokerSupervisorOptions {
   dataDir: string;
   /** Optional settings file passed as `--settings`. */
   settingsFile?: string;
+  /** More broker CLI flags (e.g. `--mqtt-port 1883`), after the supervisor's own. */
+  extraArgs?: readonly string[];
   /** Default: fork `broker/cli.ts` through tsx. */
   launcher?: BrokerLauncher;
   /** Child environment. Default `process.env`. */
@@ -241,6 +243,7 @@ export class BrokerSupervisor {
     }
     const args = ['--port', String(port), '--data-dir', dataDir, '--host', this.boundHost];
     if (this.options.settingsFile) args.push('--settings', this.options.settingsFile);
+    args.push(...(this.options.extraArgs ?? []));
     const child = this.launcher({ args, env: this.options.env ?? process.env });
     this.child = child;
     this.update('starting', { pid: child.pid ?? null });

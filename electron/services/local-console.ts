@@ -18,6 +18,12 @@ export interface LocalConsoleOptions {
   brokerPort: number;
   /** Local broker bind address. Default `127.0.0.1`. */
   brokerHost?: string;
+  /**
+   * The local broker's MQTT (TCP) port, on `brokerHost` (`--mqtt-port`; docs/mqtt.md); 0 = any
+   * free port. Default: no MQTT listener. The console CLI and the desktop app pass 1883
+   * (`--broker-mqtt-port`). A taken port stops the broker with `SWB_ERR_PORT_IN_USE` naming it.
+   */
+  mqttPort?: number;
   /** Local broker data directory. */
   dataDir: string;
   /** Broker settings file. Default `<dataDir>/settings.json` (created, with the `default` realm
@@ -78,6 +84,7 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
     dataDir: options.dataDir,
     settingsFile: options.settingsFile ?? path.join(options.dataDir, 'settings.json'),
     launcher: options.launcher,
+    extraArgs: options.mqttPort === undefined ? [] : ['--mqtt-port', String(options.mqttPort)],
   });
   const connections = new ConnectionManager({ intervalMs: options.pollIntervalMs });
   connections.addLocal(supervisor, adminToken);

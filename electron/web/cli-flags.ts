@@ -23,6 +23,8 @@ import {
 import { Protocol } from '../../shared/protocol-events';
 
 export const DEFAULT_CONSOLE_PORT = 17353;
+/** Default MQTT port of the console's local broker (MQTT's standard port; docs/mqtt.md). */
+export const DEFAULT_LOCAL_MQTT_PORT = 1883;
 
 /** Default per-user data directory of the local broker. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -40,6 +42,10 @@ const FlagsSchema = z
     }),
     brokerPort: Port.default(Protocol.DEFAULT_PORT),
     brokerHost: z.string().min(1).default('127.0.0.1'),
+    /** null = the local broker serves no MQTT (`--broker-mqtt-port off`). */
+    brokerMqttPort: z
+      .union([z.literal('off').transform(() => null), Port])
+      .default(DEFAULT_LOCAL_MQTT_PORT),
     dataDir: z.string().min(1).optional(),
     settings: z.string().min(1).optional(),
     logLevel: z
@@ -65,6 +71,9 @@ Options:
                          (default: ${Protocol.DEFAULT_PORT})
   --broker-host <h>    local broker address; 0.0.0.0 = every interface (authentication is on)
                          (default: 127.0.0.1)
+  --broker-mqtt-port <n|off>
+                       local broker's MQTT (TCP) port, same address; 0 = any free port,
+                         off = no MQTT; see docs/mqtt.md (default: ${DEFAULT_LOCAL_MQTT_PORT})
   --data-dir <dir>     local broker data directory
                          (default: $SWITCHBOARD_DATA_DIR, else ~/.switchboard/data)
   --settings <file>    broker settings file (JSON), passed to the broker
@@ -96,6 +105,7 @@ export function parseConsoleFlags(
         host: { type: 'string' },
         'broker-port': { type: 'string' },
         'broker-host': { type: 'string' },
+        'broker-mqtt-port': { type: 'string' },
         'data-dir': { type: 'string' },
         settings: { type: 'string' },
         'log-level': { type: 'string' },
@@ -114,6 +124,7 @@ export function parseConsoleFlags(
     host: values.host,
     brokerPort: values['broker-port'],
     brokerHost: values['broker-host'],
+    brokerMqttPort: values['broker-mqtt-port'],
     dataDir: values['data-dir'],
     settings: values.settings,
     logLevel: values['log-level'] ?? fromEnv,
@@ -129,9 +140,10 @@ export function parseConsoleFlags(
         `Invalid ${source} ${fromEnv ?? String(values['log-level'])}: ${issue?.message}`,
       );
     }
-    if (key === 'port' || key === 'brokerPort') {
+    if (key === 'port' || key === 'brokerPort' || key === 'brokerMqttPort') {
+      const off = key === 'brokerMqttPort' ? ', off = no MQTT' : '';
       throw new Error(
-        `Invalid ${flag} ${String(values[flag.slice(2)])}: use 0-65535 (0 = any free port)`,
+        `Invalid ${flag} ${String(values[flag.slice(2)])}: use 0-65535 (0 = any free port${off})`,
       );
     }
     throw new Error(`Invalid ${flag}: ${issue?.message ?? 'invalid value'}`);

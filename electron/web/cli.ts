@@ -95,6 +95,7 @@ async function main(): Promise<void> {
   const local = createLocalConsole({
     brokerPort: flags.brokerPort,
     brokerHost: flags.brokerHost,
+    mqttPort: flags.brokerMqttPort ?? undefined,
     dataDir: flags.dataDir,
     settingsFile: flags.settings,
     // One log level for the console and the broker it starts.

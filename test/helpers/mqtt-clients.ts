@@ -23,6 +23,28 @@ export async function mqttClient(h: Harness, opts: IClientOptions = {}): Promise
   return client;
 }
 
+/**
+ * An MQTT.js client that is still connecting: listeners attached at once see the CONNACK and
+ * every message after it (a persistent session's backlog follows the CONNACK immediately).
+ */
+export function mqttConnecting(h: Harness, opts: IClientOptions = {}): MqttClient {
+  const client = connect(`mqtt://127.0.0.1:${mqttPort(h)}`, {
+    reconnectPeriod: 0,
+    connectTimeout: 5_000,
+    ...opts,
+  });
+  h.onClose(() => client.endAsync(true));
+  return client;
+}
+
+/** Resolves with the CONNACK's session-present flag of a connecting client. */
+export function sessionPresent(client: MqttClient): Promise<boolean> {
+  return new Promise((resolve, reject) => {
+    client.once('connect', (ack) => resolve(ack.sessionPresent));
+    client.once('error', reject);
+  });
+}
+
 /** Connects and resolves with the CONNACK code of a refusal (or 0 when accepted). */
 export function connackCode(h: Harness, opts: IClientOptions = {}): Promise<number> {
   return new Promise((resolve, reject) => {

@@ -33,6 +33,8 @@ export function startConsole(dataDir: string): Promise<RunningConsole> {
       '0',
       '--broker-port',
       '0',
+      '--broker-mqtt-port',
+      '0',
       '--data-dir',
       dataDir,
     ],

@@ -76,6 +76,39 @@ export const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE dlq ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0;
     `,
   },
+  {
+    version: 5,
+    description:
+      'MQTT sessions and retained messages (aedes persistence: subscriptions, queued and in-flight packets, QoS 2 receipts, wills)',
+    sql: `
+      CREATE TABLE IF NOT EXISTS mqtt_retained (
+        topic TEXT PRIMARY KEY,
+        packet TEXT NOT NULL
+      );
+      CREATE TABLE IF NOT EXISTS mqtt_subscriptions (
+        client_id TEXT NOT NULL,
+        topic TEXT NOT NULL,
+        options TEXT NOT NULL,
+        PRIMARY KEY (client_id, topic)
+      );
+      CREATE TABLE IF NOT EXISTS mqtt_outgoing (
+        seq INTEGER PRIMARY KEY,
+        client_id TEXT NOT NULL,
+        packet TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS idx_mqtt_outgoing_client ON mqtt_outgoing (client_id, seq);
+      CREATE TABLE IF NOT EXISTS mqtt_incoming (
+        client_id TEXT NOT NULL,
+        message_id INTEGER NOT NULL,
+        packet TEXT NOT NULL,
+        PRIMARY KEY (client_id, message_id)
+      );
+      CREATE TABLE IF NOT EXISTS mqtt_wills (
+        client_id TEXT PRIMARY KEY,
+        packet TEXT NOT NULL
+      );
+    `,
+  },
 ];
 
 /** Highest schema version this build knows. */

@@ -10,7 +10,12 @@ import { parseSettings, createBroker } from '../../../broker/index';
 
 describe('mqtt settings', () => {
   it('is off by default on port 1883 with ws_path /mqtt', () => {
-    expect(parseSettings({}).mqtt).toEqual({ enabled: false, port: 1883, ws_path: '/mqtt' });
+    expect(parseSettings({}).mqtt).toEqual({
+      enabled: false,
+      port: 1883,
+      ws_path: '/mqtt',
+      max_packet_size: 1_048_576,
+    });
   });
 
   it('refuses unknown keys and bad ports with their path', () => {

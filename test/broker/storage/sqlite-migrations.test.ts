@@ -84,6 +84,30 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  it('5: adds the MQTT state tables (retained, subscriptions, outgoing in seq order, incoming, wills)', () => {
+    const db = fresh();
+    migrate(db, 4);
+    expect(migrate(db, 5)).toBe(5);
+    const tables = (
+      db
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'mqtt_%'")
+        .all() as Array<{ name: string }>
+    ).map((t) => t.name);
+    expect(tables.sort()).toEqual([
+      'mqtt_incoming',
+      'mqtt_outgoing',
+      'mqtt_retained',
+      'mqtt_subscriptions',
+      'mqtt_wills',
+    ]);
+    const sub = db.prepare(
+      "INSERT INTO mqtt_subscriptions (client_id, topic, options) VALUES ('default/c', 'default/t', '{}')",
+    );
+    sub.run();
+    expect(() => sub.run()).toThrow(/UNIQUE/);
+    db.close();
+  });
+
   it('is idempotent and a store opens a file migrated by an older build', async () => {
     const file = join(dir, 'old.sqlite');
     const db = new Database(file);

@@ -1,0 +1,59 @@
+/**
+ * Hardening of aedes' packet parser (mqtt-packet 9) for one connection (issue 14):
+ *   - `maxPacketSize` (bytes of remaining length, `mqtt.max_packet_size`): a packet declaring
+ *     more is refused as soon as its fixed header is parsed, before its body is buffered. The
+ *     parser never allocates from a declared length: it keeps the chunks as they arrive (`bl`),
+ *     so a huge declared length with few bytes holds only those bytes, and with this cap at
+ *     most `maxPacketSize` of them;
+ *   - UTF-8 strings (client id, topics, filters, username, will topic) must be well-formed UTF-8
+ *     without U+0000 ([MQTT-1.5.3-1], [MQTT-1.5.3-2]); mqtt-packet decodes them leniently.
+ * A refusal is a parser error: aedes emits `clientError` and closes this connection only.
+ * These are mqtt-packet internals (`_parseLength`, `_parseString`); test/broker/mqtt covers them.
+ */
+import type { Client } from 'aedes';
+
+/** Default `mqtt.max_packet_size`: 1 MiB of remaining length. */
+export const DEFAULT_MAX_PACKET_SIZE = 1_048_576;
+
+interface ParserInternals {
+  packet: { length: number };
+  _pos: number;
+  _list: { length: number; slice(start: number, end: number): Buffer };
+  _parseLength(): boolean;
+  _parseNum(): number;
+  _parseString(): string | null;
+  _emitError(err: Error): void;
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Installs the guards on `client`'s parser. */
+export function guardParser(client: Client, maxPacketSize: number): void {
+  const parser = (client as unknown as { _parser: ParserInternals })._parser;
+  const parseLength = parser._parseLength.bind(parser);
+  parser._parseLength = () => {
+    if (!parseLength()) return false;
+    if (parser.packet.length > maxPacketSize) {
+      parser._emitError(
+        new Error(`packet of ${parser.packet.length} bytes over max_packet_size ${maxPacketSize}`),
+      );
+      return false;
+    }
+    return true;
+  };
+  // mqtt-packet's own `_parseString`, with a strict decoder (null = the parser's "cannot parse").
+  parser._parseString = () => {
+    const length = parser._parseNum();
+    const end = length + parser._pos;
+    if (length === -1 || end > parser._list.length || end > parser.packet.length) return null;
+    let text: string;
+    try {
+      text = utf8.decode(parser._list.slice(parser._pos, end));
+    } catch {
+      return null;
+    }
+    if (text.includes('\u0000')) return null;
+    parser._pos += length;
+    return text;
+  };
+}

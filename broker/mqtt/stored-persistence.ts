@@ -1,0 +1,282 @@
+/**
+ * aedes persistence on Switchboard's message store (issue 14): retained messages and persistent
+ * sessions (subscriptions, queued and in-flight QoS 1/2 packets, QoS 2 receipts, wills) survive
+ * a broker restart when the store keeps MQTT state (`MessageStore.mqttState`, the SQLite store).
+ *
+ * Design: aedes' own in-memory persistence (aedes-persistence 11) stays the working copy, so
+ * topic matching, retained look-ups and session restores cost what they cost in plain aedes;
+ * every change is also written through the store's group commit (one transaction, off the event
+ * loop, on disk when the promise resolves), and the whole state is read back once when the
+ * listener starts. Each aedes call resolves after its write commits, so a QoS 1 PUBACK to a
+ * publisher follows the durable copies of its message.
+ *
+ * Outgoing queues are kept here (not in the parent) with a sequence number per packet, so a
+ * PUBACK deletes exactly its row and a restart restores each queue in its original order.
+ * Message ids are not stored: aedes assigns fresh ones when it drains a queue on reconnect.
+ *
+ * Wills keep the identity of the client that left them (realm, role, token hash), so a will
+ * restored after a restart is authorized like a publish of that client (`restoredWillIdentity`).
+ * Memory: like aedes' memory persistence, the whole state is held in memory too.
+ */
+import { Readable } from 'node:stream';
+import type { Client, Subscription } from 'aedes';
+import type { AedesPacket } from 'aedes-packet';
+import PacketJs from 'aedes-packet';
+// The class has no declaration next to its file; it is typed through its `types/` one.
+// @ts-expect-error TS7016: typed as MemoryPersistenceType below
+import MemoryPersistenceJs from 'aedes-persistence/asyncPersistence.js';
+import type MemoryPersistenceType from 'aedes-persistence/types/asyncPersistence';
+import type { MqttStateSnapshot, MqttStateStore } from '../storage/mqtt-state';
+import type { MqttIdentity } from './mqtt-auth';
+
+const MemoryPersistence = MemoryPersistenceJs as typeof MemoryPersistenceType;
+/** aedes' packet copy (fresh message id); its typings declare a namespace, not the class. */
+const Packet = PacketJs as unknown as new (original: AedesPacket) => Pkt;
+
+type Pkt = AedesPacket & { [key: string]: unknown };
+interface Queued {
+  seq: number;
+  packet: Pkt;
+}
+
+const restoredIdentities = new WeakMap<object, MqttIdentity>();
+
+/** The identity stored with a will restored from a previous run (null client at publish). */
+export function restoredWillIdentity(packet: object): MqttIdentity | undefined {
+  return restoredIdentities.get(packet);
+}
+
+/** A packet as JSON text, its payload in base64. */
+export function encodePacket(packet: object, extra: Record<string, unknown> = {}): string {
+  const { payload, ...rest } = packet as { payload?: Buffer | string };
+  const body = payload === undefined ? undefined : Buffer.from(payload).toString('base64');
+  return JSON.stringify({ ...rest, ...extra, payload: body });
+}
+
+/** The inverse of `encodePacket`. */
+export function decodePacket(text: string): Pkt {
+  const raw = JSON.parse(text) as Record<string, unknown>;
+  if (typeof raw.payload === 'string') raw.payload = Buffer.from(raw.payload, 'base64');
+  return raw as Pkt;
+}
+
+const asClient = (id: string) => ({ id }) as unknown as Client;
+
+export class StoredPersistence extends MemoryPersistence {
+  private readonly outgoing = new Map<string, Queued[]>();
+  private seq = 0;
+
+  /**
+   * @param state the store's MQTT state (read at `setup`, written on every change)
+   * @param identityOf the identity of a connected client, kept with its will
+   */
+  constructor(
+    private readonly state: MqttStateStore,
+    private readonly identityOf: (client: Client) => MqttIdentity | undefined,
+    private readonly stillValid: (identity: MqttIdentity) => boolean,
+  ) {
+    super();
+  }
+
+  /**
+   * Wills of clients gone with another (or a previous) broker. A restored will whose client's
+   * credentials are no longer valid (revoked token, removed realm) is deleted, not published:
+   * aedes' will sweep would otherwise retry it forever.
+   */
+  override streamWill(brokers?: Record<string, unknown>): Readable {
+    const wills = super.streamWill(brokers as never);
+    const keep = async function* (this: StoredPersistence) {
+      for await (const will of wills as AsyncIterable<Pkt>) {
+        const identity = restoredIdentities.get(will);
+        if (identity && !this.stillValid(identity)) {
+          await this.delWill(asClient(String(will.clientId)));
+          continue;
+        }
+        yield will;
+      }
+    };
+    return Readable.from(keep.call(this));
+  }
+
+  /** Loads the stored state before aedes serves anyone (aedes awaits it in `listen`). */
+  override async setup(broker: unknown): Promise<void> {
+    await super.setup(broker);
+    this.restore(await this.state.load());
+  }
+
+  private restore(snap: MqttStateSnapshot): void {
+    // The parent's methods only touch memory here (no await needed for correctness).
+    for (const r of snap.retained) void super.storeRetained(decodePacket(r.packet));
+    const byClient = new Map<string, Subscription[]>();
+    for (const s of snap.subscriptions) {
+      const list = byClient.get(s.client_id) ?? [];
+      list.push({ topic: s.topic, ...(JSON.parse(s.options) as object) } as Subscription);
+      byClient.set(s.client_id, list);
+    }
+    for (const [id, subs] of byClient) void super.addSubscriptions(asClient(id), subs);
+    for (const o of snap.outgoing) {
+      this.queueOf(o.client_id).push({ seq: o.seq, packet: decodePacket(o.packet) });
+      this.seq = Math.max(this.seq, o.seq);
+    }
+    for (const i of snap.incoming) {
+      const packet = decodePacket(i.packet);
+      packet.messageId = i.message_id;
+      void super.incomingStorePacket(asClient(i.client_id), packet);
+    }
+    for (const w of snap.wills) {
+      const { identity, ...rest } = decodePacket(w.packet) as Pkt & { identity?: MqttIdentity };
+      const packet = rest as Pkt;
+      const brokerId = packet.brokerId;
+      void super.putWill(asClient(w.client_id), packet);
+      // putWill stamps the current broker: keep the old one, so aedes publishes it as orphaned.
+      packet.brokerId = brokerId;
+      if (identity) restoredIdentities.set(packet, identity);
+    }
+  }
+
+  override async storeRetained(packet: AedesPacket): Promise<void> {
+    await super.storeRetained(packet);
+    const { topic, payload } = packet as unknown as { topic: string; payload: Buffer };
+    const empty = payload.length === 0;
+    await this.state.write({
+      op: 'retained',
+      topic,
+      packet: empty ? null : encodePacket(packet),
+    });
+  }
+
+  override async addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
+    await super.addSubscriptions(client, subs);
+    await Promise.all(
+      subs.map((sub) => {
+        const { topic, ...options } = sub;
+        return this.state.write({
+          op: 'subscribe',
+          clientId: client.id,
+          topic,
+          options: JSON.stringify(options),
+        });
+      }),
+    );
+  }
+
+  override async removeSubscriptions(client: Client, topics: string[]): Promise<void> {
+    await super.removeSubscriptions(client, topics);
+    await Promise.all(
+      topics.map((topic) => this.state.write({ op: 'unsubscribe', clientId: client.id, topic })),
+    );
+  }
+
+  override async cleanSubscriptions(client: Client): Promise<void> {
+    await super.cleanSubscriptions(client);
+    await this.state.write({ op: 'cleanSubscriptions', clientId: client.id });
+  }
+
+  override async outgoingEnqueue(sub: { clientId: string }, packet: AedesPacket): Promise<void> {
+    await this.outgoingEnqueueCombi([sub], packet);
+  }
+
+  override async outgoingEnqueueCombi(
+    subs: { clientId: string }[],
+    packet: AedesPacket,
+  ): Promise<void> {
+    if (subs.length === 0) return;
+    const text = encodePacket(new Packet(packet));
+    await Promise.all(
+      subs.map((sub) => {
+        const seq = ++this.seq;
+        this.queueOf(sub.clientId).push({ seq, packet: new Packet(packet) });
+        return this.state.write({ op: 'enqueue', seq, clientId: sub.clientId, packet: text });
+      }),
+    );
+  }
+
+  /**
+   * Before a queued packet is (re)sent: the same packet gets its new message id (memory only);
+   * a PUBREL replacing a PUBLISH with the same message id (QoS 2) is stored in its place.
+   * @throws Error "no such packet" as aedes-persistence does.
+   */
+  override async outgoingUpdate(client: Client, packet: AedesPacket): Promise<void> {
+    const queue = this.queueOf(client.id);
+    for (const entry of queue) {
+      const old = entry.packet;
+      if (old.brokerId === packet.brokerId) {
+        if (old.brokerCounter === packet.brokerCounter) {
+          old.messageId = packet.messageId;
+          return;
+        }
+      } else if (old.messageId === packet.messageId) {
+        entry.packet = packet as Pkt;
+        const text = encodePacket(packet);
+        await this.state.write({ op: 'replaceOutgoing', seq: entry.seq, packet: text });
+        return;
+      }
+    }
+    throw new Error('no such packet');
+  }
+
+  override async outgoingClearMessageId(client: Client, packet: AedesPacket): Promise<AedesPacket> {
+    const queue = this.queueOf(client.id);
+    const i = queue.findIndex((e) => e.packet.messageId === packet.messageId);
+    if (i < 0) return undefined as unknown as AedesPacket;
+    const [entry] = queue.splice(i, 1);
+    if (queue.length === 0) this.outgoing.delete(client.id);
+    await this.state.write({ op: 'dequeue', seq: entry!.seq });
+    return entry!.packet;
+  }
+
+  override outgoingStream(client: Client): Readable {
+    // A snapshot: packets queued while the stream drains are delivered live.
+    return Readable.from((this.outgoing.get(client.id) ?? []).map((e) => e.packet));
+  }
+
+  override async incomingStorePacket(client: Client, packet: AedesPacket): Promise<void> {
+    await super.incomingStorePacket(client, packet);
+    await this.state.write({
+      op: 'incoming',
+      clientId: client.id,
+      messageId: packet.messageId ?? 0,
+      packet: encodePacket(packet),
+    });
+  }
+
+  override async incomingDelPacket(client: Client, packet: AedesPacket): Promise<void> {
+    await super.incomingDelPacket(client, packet);
+    await this.state.write({
+      op: 'incoming',
+      clientId: client.id,
+      messageId: packet.messageId ?? 0,
+      packet: null,
+    });
+  }
+
+  override async cleanIncoming(client: Client): Promise<void> {
+    await super.cleanIncoming(client);
+    await this.state.write({ op: 'cleanIncoming', clientId: client.id });
+  }
+
+  override async putWill(client: Client, packet: AedesPacket): Promise<void> {
+    await super.putWill(client, packet);
+    const identity = this.identityOf(client);
+    await this.state.write({
+      op: 'will',
+      clientId: client.id,
+      packet: encodePacket(packet, identity ? { identity } : {}),
+    });
+  }
+
+  override async delWill(client: Client) {
+    const will = await super.delWill(client);
+    if (will) await this.state.write({ op: 'will', clientId: client.id, packet: null });
+    return will;
+  }
+
+  private queueOf(clientId: string): Queued[] {
+    let queue = this.outgoing.get(clientId);
+    if (!queue) {
+      queue = [];
+      this.outgoing.set(clientId, queue);
+    }
+    return queue;
+  }
+}

@@ -1,0 +1,125 @@
+/**
+ * MQTT session state in the SQLite message store (issue 14; migration 5): what aedes'
+ * persistence keeps — retained messages, persistent sessions' subscriptions, their queued and
+ * in-flight outgoing packets, QoS 2 receipts, and wills — so it survives a broker restart.
+ *
+ * The store only keeps text: packets arrive already encoded (JSON, payload in base64) by the
+ * MQTT side (`broker/mqtt/sqlite-persistence.ts`), which owns their meaning. Client ids and
+ * topics are the realm-scoped internal names. Writes go through the store's group commit, like
+ * every other write, so they are off the event loop and a resolved write is on disk.
+ */
+import type { Database, Statement } from 'better-sqlite3';
+
+/** One write to the MQTT state tables. */
+export type MqttStateWrite =
+  | { op: 'retained'; topic: string; packet: string | null }
+  | { op: 'subscribe'; clientId: string; topic: string; options: string }
+  | { op: 'unsubscribe'; clientId: string; topic: string }
+  | { op: 'cleanSubscriptions'; clientId: string }
+  | { op: 'enqueue'; seq: number; clientId: string; packet: string }
+  | { op: 'replaceOutgoing'; seq: number; packet: string }
+  | { op: 'dequeue'; seq: number }
+  | { op: 'incoming'; clientId: string; messageId: number; packet: string | null }
+  | { op: 'cleanIncoming'; clientId: string }
+  | { op: 'will'; clientId: string; packet: string | null };
+
+/** Everything stored, as read once when the MQTT listener starts. Outgoing in `seq` order. */
+export interface MqttStateSnapshot {
+  retained: Array<{ topic: string; packet: string }>;
+  subscriptions: Array<{ client_id: string; topic: string; options: string }>;
+  outgoing: Array<{ seq: number; client_id: string; packet: string }>;
+  incoming: Array<{ client_id: string; message_id: number; packet: string }>;
+  wills: Array<{ client_id: string; packet: string }>;
+}
+
+/**
+ * The MQTT state facet of a store that can keep it (the SQLite store). Writes resolve once
+ * committed; a failed commit rejects.
+ */
+export interface MqttStateStore {
+  load(): Promise<MqttStateSnapshot>;
+  write(change: MqttStateWrite): Promise<void>;
+}
+
+/** The prepared statements of the MQTT state tables (run inside the storage worker). */
+export class MqttStatements {
+  private readonly run: { [K in MqttStateWrite['op']]: Statement<unknown[]> };
+  private readonly deleteRetained: Statement<[string]>;
+  private readonly deleteIncoming: Statement<[string, number]>;
+  private readonly deleteWill: Statement<[string]>;
+  private readonly db: Database;
+
+  constructor(db: Database) {
+    this.db = db;
+    this.run = {
+      retained: db.prepare('INSERT OR REPLACE INTO mqtt_retained (topic, packet) VALUES (?, ?)'),
+      subscribe: db.prepare(
+        'INSERT OR REPLACE INTO mqtt_subscriptions (client_id, topic, options) VALUES (?, ?, ?)',
+      ),
+      unsubscribe: db.prepare('DELETE FROM mqtt_subscriptions WHERE client_id = ? AND topic = ?'),
+      cleanSubscriptions: db.prepare('DELETE FROM mqtt_subscriptions WHERE client_id = ?'),
+      enqueue: db.prepare('INSERT INTO mqtt_outgoing (seq, client_id, packet) VALUES (?, ?, ?)'),
+      replaceOutgoing: db.prepare('UPDATE mqtt_outgoing SET packet = ? WHERE seq = ?'),
+      dequeue: db.prepare('DELETE FROM mqtt_outgoing WHERE seq = ?'),
+      incoming: db.prepare(
+        'INSERT OR REPLACE INTO mqtt_incoming (client_id, message_id, packet) VALUES (?, ?, ?)',
+      ),
+      cleanIncoming: db.prepare('DELETE FROM mqtt_incoming WHERE client_id = ?'),
+      will: db.prepare('INSERT OR REPLACE INTO mqtt_wills (client_id, packet) VALUES (?, ?)'),
+    };
+    this.deleteRetained = db.prepare('DELETE FROM mqtt_retained WHERE topic = ?');
+    this.deleteIncoming = db.prepare(
+      'DELETE FROM mqtt_incoming WHERE client_id = ? AND message_id = ?',
+    );
+    this.deleteWill = db.prepare('DELETE FROM mqtt_wills WHERE client_id = ?');
+  }
+
+  write(w: MqttStateWrite): void {
+    switch (w.op) {
+      case 'retained':
+        if (w.packet === null) this.deleteRetained.run(w.topic);
+        else this.run.retained.run(w.topic, w.packet);
+        return;
+      case 'subscribe':
+        this.run.subscribe.run(w.clientId, w.topic, w.options);
+        return;
+      case 'unsubscribe':
+        this.run.unsubscribe.run(w.clientId, w.topic);
+        return;
+      case 'cleanSubscriptions':
+        this.run.cleanSubscriptions.run(w.clientId);
+        return;
+      case 'enqueue':
+        this.run.enqueue.run(w.seq, w.clientId, w.packet);
+        return;
+      case 'replaceOutgoing':
+        this.run.replaceOutgoing.run(w.packet, w.seq);
+        return;
+      case 'dequeue':
+        this.run.dequeue.run(w.seq);
+        return;
+      case 'incoming':
+        if (w.packet === null) this.deleteIncoming.run(w.clientId, w.messageId);
+        else this.run.incoming.run(w.clientId, w.messageId, w.packet);
+        return;
+      case 'cleanIncoming':
+        this.run.cleanIncoming.run(w.clientId);
+        return;
+      case 'will':
+        if (w.packet === null) this.deleteWill.run(w.clientId);
+        else this.run.will.run(w.clientId, w.packet);
+        return;
+    }
+  }
+
+  load(): MqttStateSnapshot {
+    const all = <T>(sql: string) => this.db.prepare(sql).all() as T[];
+    return {
+      retained: all('SELECT topic, packet FROM mqtt_retained ORDER BY rowid'),
+      subscriptions: all('SELECT client_id, topic, options FROM mqtt_subscriptions ORDER BY rowid'),
+      outgoing: all('SELECT seq, client_id, packet FROM mqtt_outgoing ORDER BY seq'),
+      incoming: all('SELECT client_id, message_id, packet FROM mqtt_incoming ORDER BY rowid'),
+      wills: all('SELECT client_id, packet FROM mqtt_wills ORDER BY rowid'),
+    };
+  }
+}

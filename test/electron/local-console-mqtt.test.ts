@@ -1,0 +1,66 @@
+/**
+ * The console's local broker serves MQTT (issue 14): `createLocalConsole({mqttPort})` starts the
+ * real broker process with `--mqtt-port`, and an MQTT.js client makes a round trip through it;
+ * the console CLI's `--broker-mqtt-port` defaults to 1883 and accepts `off`.
+ */
+import path from 'node:path';
+import { connectAsync } from 'mqtt';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
+import { DEFAULT_LOCAL_MQTT_PORT, parseConsoleFlags } from '../../electron/web/cli-flags';
+import { waitUntil } from '../helpers/wait';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+let dir: TempDir | undefined;
+let local: LocalConsole | undefined;
+afterEach(async () => {
+  await local?.close();
+  await dir?.remove();
+  local = dir = undefined;
+});
+
+/** The MQTT port the broker logged (`MQTT listening`), once it has. */
+function loggedMqttPort(c: LocalConsole): number | null {
+  for (const { line } of c.supervisor.logs()) {
+    if (!line.includes('MQTT listening')) continue;
+    const port = (JSON.parse(line) as { port?: unknown }).port;
+    if (typeof port === 'number') return port;
+  }
+  return null;
+}
+
+describe('MQTT on the console local broker', () => {
+  it('starts the local broker with an MQTT listener that clients can use', async () => {
+    dir = await makeTempDir();
+    local = createLocalConsole({
+      brokerPort: 0,
+      mqttPort: 0,
+      dataDir: path.join(dir.path, 'data'),
+      supervisor: { env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'info' } },
+    });
+    await local.startBroker();
+    await waitUntil(() => loggedMqttPort(local!) !== null, 'MQTT listening logged');
+    const client = await connectAsync(`mqtt://127.0.0.1:${loggedMqttPort(local)}`, {
+      reconnectPeriod: 0,
+    });
+    try {
+      await client.subscribeAsync('console/t', { qos: 1 });
+      const got = new Promise<string>((resolve) =>
+        client.once('message', (_t, p) => resolve(p.toString())),
+      );
+      await client.publishAsync('console/t', 'hello', { qos: 1 });
+      expect(await got).toBe('hello');
+    } finally {
+      await client.endAsync(true);
+    }
+  }, 60_000);
+
+  it('the console CLI flag --broker-mqtt-port: 1883 by default, off, or a port', () => {
+    expect(parseConsoleFlags([], {}).brokerMqttPort).toBe(DEFAULT_LOCAL_MQTT_PORT);
+    expect(parseConsoleFlags(['--broker-mqtt-port', 'off'], {}).brokerMqttPort).toBeNull();
+    expect(parseConsoleFlags(['--broker-mqtt-port', '0'], {}).brokerMqttPort).toBe(0);
+    expect(() => parseConsoleFlags(['--broker-mqtt-port', 'x'], {})).toThrow(
+      /--broker-mqtt-port x: use 0-65535 \(0 = any free port, off = no MQTT\)/,
+    );
+  });
+});

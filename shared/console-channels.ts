@@ -12,10 +12,29 @@ export const CONSOLE_METHOD_NAMES = [
   'nextRequest',
   'decideRequest',
   'listRealms',
+  // Realms, tokens, request queue (shared/console-api-realms.ts) and activity (-activity.ts).
+  'createRealm',
+  'setRealmLifetime',
+  'setRealmFlag',
+  'clearRealmSecret',
+  'removeRealm',
+  'revealGeneratedSecret',
+  'listTokens',
+  'revokeToken',
+  'revokeManagementToken',
+  'removeValidator',
+  'listPendingRequests',
+  'listActivity',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
-export const CONSOLE_EVENT_NAMES = ['overview', 'localBroker', 'pendingRequest'] as const;
+export const CONSOLE_EVENT_NAMES = [
+  'overview',
+  'localBroker',
+  'pendingRequest',
+  // Activity (shared/console-api-activity.ts).
+  'activity',
+] as const;
 
 /** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */
 export const ConsoleChannel = {

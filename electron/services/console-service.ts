@@ -7,8 +7,10 @@ import type { ConsoleService } from '../../shared/console-api';
 import type { BrokerSupervisor } from './broker-supervisor';
 import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
-import { ManagerPool, toAuthorizationRequest, toRealmList } from './manager-pool';
+import { toAuthorizationRequest, toRealmList } from './manager-pool';
 import { RequestWatcher } from './request-watcher';
+import { ActivityLog, AuditedManagerPool } from './activity-log';
+import { createRealmsConsoleService } from './realms-console-service';
 
 /** A ConsoleService plus `close()`, which detaches it from its sources. */
 export type ClosableConsoleService = ConsoleService & { close(): void };
@@ -18,6 +20,8 @@ export interface ConsoleServiceDeps {
   supervisor: BrokerSupervisor;
   /** Period of the pending-request check in ms. Default 1000. */
   requestPollMs?: number;
+  /** The console's data directory, where the audit log lives; absent = in memory only. */
+  dataDir?: string;
 }
 
 /**
@@ -32,9 +36,15 @@ export function createConsoleService({
   connections,
   supervisor,
   requestPollMs,
+  dataDir,
 }: ConsoleServiceDeps): ClosableConsoleService {
   const hub = new ConsoleEventHub();
-  const pool = new ManagerPool(connections);
+  // Every signed command goes through the audit log (activity-log.ts).
+  const activity = new ActivityLog({
+    dataDir: dataDir ?? null,
+    onEntry: (e) => hub.emit('activity', e),
+  });
+  const pool = new AuditedManagerPool(connections, activity);
   const watcher = new RequestWatcher({
     pool,
     connectionIds: () => connections.ids(),
@@ -64,6 +74,7 @@ export function createConsoleService({
       const reply = await pool.get(connectionId).command({ command: 'get' });
       return toRealmList(connectionId, reply.settings);
     },
+    ...createRealmsConsoleService({ pool, activity }),
     on: (event, listener) => hub.on(event, listener),
     close: () => {
       watcher.stop();

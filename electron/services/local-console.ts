@@ -79,7 +79,7 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
   });
   const connections = new ConnectionManager({ intervalMs: options.pollIntervalMs });
   connections.addLocal(supervisor, adminToken);
-  const service = createConsoleService({ connections, supervisor });
+  const service = createConsoleService({ connections, supervisor, dataDir: options.dataDir });
   let closing: Promise<void> | null = null;
   return {
     service,

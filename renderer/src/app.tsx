@@ -6,11 +6,18 @@ import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
 import { OverviewView } from './views/overview-view';
 import { RequestsView } from './views/requests-view';
+import { RealmsView } from './views/realms-view';
+import { TokensView } from './views/tokens-view';
+import { ActivityView } from './views/activity-view';
+import { useRequestNotifications } from './views/request-notifications';
 
-type Section = 'overview' | 'requests';
-const SECTIONS: { id: Section; label: string }[] = [
-  { id: 'overview', label: 'Overview' },
-  { id: 'requests', label: 'Requests' },
+type Section = 'overview' | 'requests' | 'realms' | 'tokens' | 'activity';
+const SECTIONS: { id: Section; label: string; View: typeof OverviewView }[] = [
+  { id: 'overview', label: 'Overview', View: OverviewView },
+  { id: 'requests', label: 'Requests', View: RequestsView },
+  { id: 'realms', label: 'Realms', View: RealmsView },
+  { id: 'tokens', label: 'Tokens', View: TokensView },
+  { id: 'activity', label: 'Activity', View: ActivityView },
 ];
 
 const LINK_TONES: Record<string, BadgeTone> = {
@@ -24,6 +31,8 @@ export function App({ client }: { client: ConsoleClient | null }) {
   const connection = useAppStore((s) => s.connection);
   const pendingCount = useAppStore((s) => Object.values(s.pending).filter(Boolean).length);
   const [section, setSection] = useState<Section>('overview');
+  useRequestNotifications(client);
+  const View = SECTIONS.find(({ id }) => id === section)?.View ?? OverviewView;
   useEffect(() => {
     if (!client) return undefined;
     // A new client is a new console (a new link): nothing of the previous one applies.
@@ -62,11 +71,7 @@ export function App({ client }: { client: ConsoleClient | null }) {
         />
       </header>
       {client ? (
-        section === 'overview' ? (
-          <OverviewView client={client} />
-        ) : (
-          <RequestsView client={client} />
-        )
+        <View client={client} />
       ) : (
         <main className="page">
           <div className="error-banner" role="alert">

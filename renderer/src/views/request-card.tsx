@@ -1,28 +1,24 @@
 /**
  * One pending authorization request (§7.4 fields) with Approve (role, default: as requested) and
- * Reject (optional reason). Keyed by request id, so a new request starts with fresh inputs.
+ * Reject (optional reason); keys `a` and `r` do the same when no field has the focus. Keyed by
+ * request id, so a new request starts with fresh inputs.
  */
-import { useState } from 'react';
-import {
-  LOCAL_CONNECTION_ID,
-  TokenRole,
-  type AuthorizationRequest,
-} from '../../../shared/console-api';
+import { useEffect, useRef, useState } from 'react';
+import { TokenRole, type AuthorizationRequest } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { formatDuration } from '../format';
 import { useAppStore } from '../store/app-store';
 import { decideRequest } from '../store/request-actions';
 
-const connectionId = LOCAL_CONNECTION_ID;
-
 export interface RequestCardProps {
   client: ConsoleClient;
+  connectionId: string;
   request: AuthorizationRequest;
   /** Epoch ms, for the age. */
   now: number;
 }
 
-export function RequestCard({ client, request, now }: RequestCardProps) {
+export function RequestCard({ client, connectionId, request, now }: RequestCardProps) {
   const deciding = useAppStore((s) => s.deciding);
   const [role, setRole] = useState<TokenRole | ''>('');
   const [reason, setReason] = useState('');
@@ -36,6 +32,20 @@ export function RequestCard({ client, request, now }: RequestCardProps) {
       ...(!approved && reason.trim() ? { reason: reason.trim() } : {}),
     });
   };
+  const latest = useRef({ decide, deciding });
+  latest.current = { decide, deciding };
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
+      if (event.ctrlKey || event.metaKey || event.altKey || latest.current.deciding) return;
+      if (event.key !== 'a' && event.key !== 'r') return;
+      event.preventDefault();
+      latest.current.decide(event.key === 'a');
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 
   return (
     <section className="panel" aria-label="Pending request" data-testid="request-card">
@@ -84,7 +94,7 @@ export function RequestCard({ client, request, now }: RequestCardProps) {
           onClick={() => decide(true)}
           data-testid="request-approve"
         >
-          Approve
+          Approve <kbd>a</kbd>
         </button>
         <label className="field field--grow">
           <span>Reason</span>
@@ -103,7 +113,7 @@ export function RequestCard({ client, request, now }: RequestCardProps) {
           onClick={() => decide(false)}
           data-testid="request-reject"
         >
-          Reject
+          Reject <kbd>r</kbd>
         </button>
       </div>
     </section>

@@ -3,7 +3,7 @@
  * newest first, live (`activity` events). Kept by the host in its data directory; parameters that
  * are secrets appear only as `<set>` / `<cleared>`.
  */
-import { useCallback, useEffect, useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { ActivityEntry } from '../../../shared/console-api-activity';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
@@ -27,19 +27,29 @@ export function ActivityView({ client }: { client: ConsoleClient }) {
   const [entries, setEntries] = useState<ActivityEntry[]>([]);
   const [error, setError] = useState<ErrorInfo | null>(null);
 
-  const reload = useCallback(async () => {
-    const result = await client.api.listActivity({ connectionId, limit: LIMIT });
-    if (result.ok) setEntries(result.value.entries);
-    setError(result.ok ? null : result.error);
-  }, [client, connectionId]);
-
   useEffect(() => {
-    void reload();
-    return client.api.on('activity', (entry) => {
+    let live = true;
+    void client.api.listActivity({ connectionId, limit: LIMIT }).then((result) => {
+      if (!live) return;
+      // Entries that arrived as events meanwhile stay (merged by seq).
+      if (result.ok)
+        setEntries((list) => {
+          const seen = new Set(list.map((e) => e.seq));
+          return [...list, ...result.value.entries.filter((e) => !seen.has(e.seq))]
+            .sort((a, b) => b.seq - a.seq)
+            .slice(0, LIMIT);
+        });
+      setError(result.ok ? null : result.error);
+    });
+    const stop = client.api.on('activity', (entry) => {
       if (entry.connectionId !== connectionId) return;
       setEntries((list) => [entry, ...list.filter((e) => e.seq !== entry.seq)].slice(0, LIMIT));
     });
-  }, [client, connectionId, reload]);
+    return () => {
+      live = false;
+      stop();
+    };
+  }, [client, connectionId]);
 
   return (
     <main className="page" data-testid="activity-view">

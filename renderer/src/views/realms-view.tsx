@@ -5,9 +5,8 @@
  * expired ephemeral realm leaves the list on time.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { RealmList, RealmSummary } from '../../../shared/console-api';
+import type { RealmSummary } from '../../../shared/console-api';
 import type { GeneratedSecret } from '../../../shared/console-api-realms';
-import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
@@ -17,6 +16,7 @@ import { RealmManage } from './realm-manage';
 import { SecretReveal } from './secret-reveal';
 import { useConnectionId } from './use-connection-id';
 import { useConsoleAction } from './use-console-action';
+import { usePolled } from './use-polled';
 import { useNow } from './use-now';
 
 const RELOAD_MS = 3_000;
@@ -147,22 +147,16 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
   const now = useNow();
   const action = useConsoleAction();
-  const [list, setList] = useState<RealmList | null>(null);
-  const [loadError, setLoadError] = useState<ErrorInfo | null>(null);
+  const {
+    value: list,
+    error: loadError,
+    reload,
+  } = usePolled(
+    useCallback(() => client.api.listRealms({ connectionId }), [client, connectionId]),
+    RELOAD_MS,
+  );
   const [open, setOpen] = useState<string | null>(null);
   const [secret, setSecret] = useState<GeneratedSecret | null>(null);
-
-  const reload = useCallback(async () => {
-    const result = await client.api.listRealms({ connectionId });
-    if (result.ok) setList(result.value);
-    setLoadError(result.ok ? null : result.error);
-  }, [client, connectionId]);
-
-  useEffect(() => {
-    void reload();
-    const timer = setInterval(() => void reload(), RELOAD_MS);
-    return () => clearInterval(timer);
-  }, [reload]);
 
   // Reload right after the next expiry (the broker disposes within a second of it).
   const nextExpiry = list?.realms.reduce<number | null>(

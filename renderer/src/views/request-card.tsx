@@ -33,7 +33,9 @@ export function RequestCard({ client, connectionId, request, now }: RequestCardP
     });
   };
   const latest = useRef({ decide, deciding });
-  latest.current = { decide, deciding };
+  useEffect(() => {
+    latest.current = { decide, deciding };
+  });
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       const target = event.target as HTMLElement | null;

@@ -6,9 +6,7 @@
  * The protocol shows a manager only the oldest pending request of a filter (`AUTHORIZATION_NEXT`,
  * §7.2), so the queue holds the oldest one of each realm; later ones appear as these are decided.
  */
-import { useCallback, useEffect, useState } from 'react';
-import type { AuthorizationRequest } from '../../../shared/console-api';
-import type { ErrorInfo } from '../../../shared/error-catalogue';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { formatDuration } from '../format';
@@ -20,6 +18,7 @@ import { RequestCard } from './request-card';
 import { askNotificationPermission, notificationPermission } from './request-notifications';
 import { useConnectionId } from './use-connection-id';
 import { useNow } from './use-now';
+import { usePolled } from './use-polled';
 
 const QUEUE_RELOAD_MS = 3_000;
 
@@ -35,36 +34,33 @@ export function RequestsView({ client }: { client: ConsoleClient }) {
   const lastDecision = useAppStore((s) => s.lastDecision);
   const now = useNow();
   const [filter, setFilter] = useState('');
-  const [queue, setQueue] = useState<AuthorizationRequest[]>([]);
-  const [queueError, setQueueError] = useState<ErrorInfo | null>(null);
   const [selectedId, setSelectedId] = useState<string | null>(null);
   const [permission, setPermission] = useState(notificationPermission);
 
-  const reloadQueue = useCallback(async () => {
-    const result = await client.api.listPendingRequests({
-      connectionId,
-      ...(filter ? { realm: filter } : {}),
-    });
-    if (result.ok) setQueue(result.value.requests);
-    setQueueError(result.ok ? null : result.error);
-  }, [client, connectionId, filter]);
+  const polled = usePolled(
+    useCallback(
+      () => client.api.listPendingRequests({ connectionId, ...(filter ? { realm: filter } : {}) }),
+      [client, connectionId, filter],
+    ),
+    QUEUE_RELOAD_MS,
+  );
+  const { error: queueError, reload: reloadQueue } = polled;
+  const queue = useMemo(() => polled.value?.requests ?? [], [polled.value]);
 
   useEffect(() => {
     void refreshRequests(client, connectionId);
   }, [client, connectionId]);
+  useEffect(
+    () =>
+      client.api.on('pendingRequest', (p) => {
+        if (p.connectionId === connectionId) void reloadQueue();
+      }),
+    [client, connectionId, reloadQueue],
+  );
   useEffect(() => {
-    void reloadQueue();
-    const timer = setInterval(() => void reloadQueue(), QUEUE_RELOAD_MS);
-    const stop = client.api.on('pendingRequest', (p) => {
-      if (p.connectionId === connectionId) void reloadQueue();
-    });
-    return () => {
-      clearInterval(timer);
-      stop();
-    };
-  }, [client, connectionId, reloadQueue]);
-  useEffect(() => {
-    if (lastDecision) void reloadQueue();
+    if (!lastDecision) return undefined;
+    const timer = setTimeout(() => void reloadQueue(), 0);
+    return () => clearTimeout(timer);
   }, [lastDecision, reloadQueue]);
 
   const index = Math.max(

@@ -4,9 +4,8 @@
  * management tokens (create — the token is revealed once — and revoke), external validators
  * (remove). Tokens are shown by the first characters of their SHA-256 hash, never themselves.
  */
-import { useCallback, useEffect, useState } from 'react';
-import type { GeneratedSecret, TokenList } from '../../../shared/console-api-realms';
-import type { ErrorInfo } from '../../../shared/error-catalogue';
+import { useCallback, useState } from 'react';
+import type { GeneratedSecret } from '../../../shared/console-api-realms';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
@@ -14,6 +13,7 @@ import '../styles/realms.css';
 import { SecretReveal } from './secret-reveal';
 import { useConnectionId } from './use-connection-id';
 import { useConsoleAction } from './use-console-action';
+import { usePolled } from './use-polled';
 
 const short = (hash: string): string => hash.slice(0, 12);
 
@@ -68,23 +68,15 @@ function ConfirmButton({
 export function TokensView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
   const action = useConsoleAction();
-  const [list, setList] = useState<TokenList | null>(null);
-  const [loadError, setLoadError] = useState<ErrorInfo | null>(null);
+  const polled = usePolled(
+    useCallback(() => client.api.listTokens({ connectionId }), [client, connectionId]),
+    5_000,
+  );
+  const { value: list, error: loadError, reload } = polled;
   const [secret, setSecret] = useState<GeneratedSecret | null>(null);
   const [prefix, setPrefix] = useState('');
   const [ephemeralOnly, setEphemeralOnly] = useState(true);
   const [maxTtl, setMaxTtl] = useState('7d');
-
-  const reload = useCallback(async () => {
-    const result = await client.api.listTokens({ connectionId });
-    if (result.ok) setList(result.value);
-    setLoadError(result.ok ? null : result.error);
-  }, [client, connectionId]);
-  useEffect(() => {
-    void reload();
-    const timer = setInterval(() => void reload(), 5_000);
-    return () => clearInterval(timer);
-  }, [reload]);
 
   const createManagementToken = async () => {
     const value = await action.run(

@@ -27,15 +27,30 @@ export interface ManagerClientOptions {
   timeoutMs?: number;
 }
 
+/**
+ * Signed calls sent on one socket before the client moves to a fresh one. Proof-gated events do
+ * not authenticate the socket, and a broker may cap what an unauthenticated socket sends
+ * (Switchboard: 64 events, then it drops the next one and disconnects — `pre_auth_events`), so
+ * the client opens a new socket well before, and closes the old one once its calls are answered.
+ */
+export const CALLS_PER_SOCKET = 48;
+
 export class ManagerClient {
-  private readonly socket: Socket;
+  private socket: Socket;
+  private sent = 0;
+  private readonly inflight = new Map<Socket, number>();
+  private closed = false;
   private readonly timeoutMs: number;
 
   constructor(private readonly options: ManagerClientOptions) {
     this.timeoutMs = options.timeoutMs ?? 5_000;
-    const url = new URL(options.url);
+    this.socket = this.open();
+  }
+
+  private open(): Socket {
+    const url = new URL(this.options.url);
     const basePath = url.pathname.replace(/\/+$/, '');
-    this.socket = io(url.origin, {
+    const socket = io(url.origin, {
       path: `${basePath}/socket.io`,
       transports: ['websocket'],
       forceNew: true,
@@ -43,6 +58,33 @@ export class ManagerClient {
       reconnectionDelay: 250,
       reconnectionDelayMax: 5_000,
     });
+    // socket.io-client does not reconnect after a server-side disconnect on its own.
+    socket.on('disconnect', (reason) => {
+      if (reason === 'io server disconnect' && !this.closed && socket === this.socket) {
+        socket.connect();
+      }
+    });
+    return socket;
+  }
+
+  /** The socket for the next call (a fresh one every `CALLS_PER_SOCKET` calls). */
+  private take(): Socket {
+    if (this.sent >= CALLS_PER_SOCKET) {
+      const old = this.socket;
+      this.socket = this.open();
+      this.sent = 0;
+      if (!this.inflight.get(old)) old.close();
+    }
+    this.sent += 1;
+    this.inflight.set(this.socket, (this.inflight.get(this.socket) ?? 0) + 1);
+    return this.socket;
+  }
+
+  private settle(socket: Socket): void {
+    const left = (this.inflight.get(socket) ?? 1) - 1;
+    if (left > 0) return void this.inflight.set(socket, left);
+    this.inflight.delete(socket);
+    if (socket !== this.socket) socket.close();
   }
 
   /** The URL this client talks to. */
@@ -50,7 +92,7 @@ export class ManagerClient {
     return this.options.url;
   }
 
-  /** Whether the socket is connected right now. */
+  /** Whether the current socket is connected right now. */
   connected(): boolean {
     return this.socket.connected;
   }
@@ -82,7 +124,9 @@ export class ManagerClient {
 
   /** Closes the socket; pending calls fail with `SWB_ERR_BROKER_UNREACHABLE`. */
   close(): void {
+    this.closed = true;
     this.socket.close();
+    for (const socket of this.inflight.keys()) socket.close();
   }
 
   /**
@@ -92,8 +136,9 @@ export class ManagerClient {
    */
   private async signed(action: SignedActionName, body: object): Promise<ManagerReply> {
     let reply: ManagerReply | null;
+    const socket = this.take();
     try {
-      reply = (await this.socket
+      reply = (await socket
         .timeout(this.timeoutMs)
         .emitWithAck(action, signEnvelope(this.options.secret, action, body))) as ManagerReply;
     } catch {
@@ -101,6 +146,8 @@ export class ManagerClient {
         'SWB_ERR_BROKER_UNREACHABLE',
         `No answer from ${this.options.url} to ${action} within ${this.timeoutMs} ms`,
       );
+    } finally {
+      this.settle(socket);
     }
     if (!reply || typeof reply !== 'object') {
       throw new SwitchboardError('SWB_ERR_INTERNAL', `Empty reply to ${action}`);

@@ -9,10 +9,12 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ActivityLog, auditParams } from '../../electron/services/activity-log';
 import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
+import { ManagerClient } from '../../electron/services/manager-client';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
 import type { SwitchboardError } from '../../shared/error-catalogue';
 import { ClientEvent } from '../../shared/protocol-events';
 import { authenticate } from '../helpers/auth-clients';
+import { localAdminToken } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const connectionId = LOCAL_CONNECTION_ID;
@@ -221,6 +223,27 @@ describe('realms console service on the real local broker', () => {
     const entries = (await local.service.listActivity({ connectionId })).entries;
     expect(entries.find((e) => e.action === 'add_management_token')?.params.token).toBe('<set>');
   });
+
+  it('keeps one manager client working past the broker pre-auth budget (64 events)', async () => {
+    const manager = new ManagerClient({
+      url: brokerUrl,
+      secret: localAdminToken(path.join(dir.path, 'data')),
+      timeoutMs: 3_000,
+    });
+    try {
+      for (let round = 0; round < 30; round += 1) {
+        // Concurrent calls, so a socket is retired while others are still in flight.
+        const replies = await Promise.all([
+          manager.next(),
+          manager.next('keyed'),
+          manager.command({ command: 'get' }),
+        ]);
+        expect(replies[2].ok).toBe(true);
+      }
+    } finally {
+      manager.close();
+    }
+  }, 60_000);
 
   it('removes a realm only with its name typed, and records failures', async () => {
     const wrong = await local.service

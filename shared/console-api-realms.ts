@@ -195,6 +195,26 @@ export const RealmsMethods = {
     input: z.object({ connectionId: ConnectionId, tokenHash: TokenHash }).strict(),
     output: RealmActionSchema,
   },
+  /**
+   * `set_external_auth` (§8.3): sets the validator of a scope (`target` = realm or prefix; `""`
+   * for global). `secret` absent keeps the current one; it is sent to the broker only.
+   */
+  setValidator: {
+    input: z
+      .object({
+        connectionId: ConnectionId,
+        scope: z.enum(['global', 'realm', 'prefix']),
+        target: z.string().max(256),
+        url: z
+          .string()
+          .url()
+          .max(2048)
+          .regex(/^https?:\/\//i, 'an http(s) URL'),
+        secret: z.string().min(1).max(1024).optional(),
+      })
+      .strict(),
+    output: RealmActionSchema,
+  },
   /** `set_external_auth` with an empty URL: removes the validator of that scope. */
   removeValidator: {
     input: z

@@ -22,6 +22,7 @@ export const CONSOLE_METHOD_NAMES = [
   'listTokens',
   'revokeToken',
   'revokeManagementToken',
+  'setValidator',
   'removeValidator',
   'listPendingRequests',
   'listActivity',

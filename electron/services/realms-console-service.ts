@@ -28,6 +28,7 @@ type RealmsServiceMethods = Pick<
   | 'listTokens'
   | 'revokeToken'
   | 'revokeManagementToken'
+  | 'setValidator'
   | 'removeValidator'
   | 'listPendingRequests'
   | 'listActivity'
@@ -226,6 +227,22 @@ export function createRealmsConsoleService({
     revokeManagementToken: async ({ connectionId, tokenHash }) => {
       await send(connectionId, { command: 'revoke_management_token', token_hash: tokenHash });
       return action(connectionId, tokenHash.slice(0, 12), 'Management token revoked.');
+    },
+
+    setValidator: async ({ connectionId, scope, target, url, secret }) => {
+      if (scope !== 'global' && !target) {
+        throw new SwitchboardError('SWB_ERR_VALIDATION', `A ${scope} validator needs its ${scope}`);
+      }
+      const body: { command: string } & Record<string, unknown> = {
+        command: 'set_external_auth',
+        auth_url: url,
+      };
+      if (secret) body.auth_secret = secret;
+      if (scope === 'realm') body.realm = target;
+      if (scope === 'prefix') body.realm_prefix = target;
+      await send(connectionId, body);
+      const label = scope === 'global' ? 'global' : `${scope} ${target}`;
+      return action(connectionId, target, `External validator (${label}) set.`);
     },
 
     removeValidator: async ({ connectionId, scope, target }) => {

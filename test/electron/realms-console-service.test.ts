@@ -222,6 +222,38 @@ describe('realms console service on the real local broker', () => {
     expect((await local.service.listTokens({ connectionId })).managementTokens).toEqual([]);
     const entries = (await local.service.listActivity({ connectionId })).entries;
     expect(entries.find((e) => e.action === 'add_management_token')?.params.token).toBe('<set>');
+
+    const validatorSecret = 'validator-shared-secret-41d2a9';
+    await local.service.setValidator({
+      connectionId,
+      scope: 'prefix',
+      target: 'ci-',
+      url: 'https://auth.example.test/check',
+      secret: validatorSecret,
+    });
+    await local.service.setValidator({
+      connectionId,
+      scope: 'realm',
+      target: 'keyed',
+      url: 'http://127.0.0.1:9/v',
+    });
+    const withValidators = await local.service.listTokens({ connectionId });
+    expect(withValidators.validators).toEqual([
+      { scope: 'realm', target: 'keyed', url: 'http://127.0.0.1:9/v', secretConfigured: false },
+      {
+        scope: 'prefix',
+        target: 'ci-',
+        url: 'https://auth.example.test/check',
+        secretConfigured: true,
+      },
+    ]);
+    expect(JSON.stringify(withValidators)).not.toContain(validatorSecret);
+    await local.service.removeValidator({ connectionId, scope: 'prefix', target: 'ci-' });
+    await local.service.removeValidator({ connectionId, scope: 'realm', target: 'keyed' });
+    expect((await local.service.listTokens({ connectionId })).validators).toEqual([]);
+    const audit = JSON.stringify(await local.service.listActivity({ connectionId }));
+    expect(audit).not.toContain(validatorSecret);
+    expect(audit).toContain('"auth_secret":"<set>"');
   });
 
   it('keeps one manager client working past the broker pre-auth budget (64 events)', async () => {

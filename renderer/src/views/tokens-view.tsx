@@ -2,7 +2,7 @@
  * Clients and tokens of the selected connection, from the broker's public settings (§8.4):
  * approved client tokens (revoke with confirmation; the broker then disconnects their sessions),
  * management tokens (create — the token is revealed once — and revoke), external validators
- * (remove). Tokens are shown by the first characters of their SHA-256 hash, never themselves.
+ * (set, remove). Tokens are shown by the first characters of their SHA-256 hash, never themselves.
  */
 import { useCallback, useState } from 'react';
 import type { GeneratedSecret } from '../../../shared/console-api-realms';
@@ -14,6 +14,7 @@ import { SecretReveal } from './secret-reveal';
 import { useConnectionId } from './use-connection-id';
 import { useConsoleAction } from './use-console-action';
 import { usePolled } from './use-polled';
+import { ValidatorForm } from './validator-form';
 
 const short = (hash: string): string => hash.slice(0, 12);
 
@@ -272,10 +273,7 @@ export function TokensView({ client }: { client: ConsoleClient }) {
           </li>
         ))}
       </ul>
-      <p className="muted small-inline">
-        Adding a validator (URL and shared secret, `set_external_auth`) is not in the console yet:
-        use the broker&apos;s settings file.
-      </p>
+      <ValidatorForm client={client} connectionId={connectionId} action={action} reload={reload} />
     </main>
   );
 }

@@ -10,6 +10,8 @@ import { z } from 'zod';
 import type { ErrorInfo } from './error-catalogue';
 import { HealthSchema, StatsSchema } from './http-api';
 import { ConnectionsEvents, ConnectionsMethods } from './console-api-connections';
+import { ActivityEvents, ActivityMethods } from './console-api-activity';
+import { RealmsEvents, RealmsMethods } from './console-api-realms';
 import type {
   CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
   CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
@@ -167,6 +169,8 @@ export const ConsoleMethods = {
   /** The connection's realms from the `get` command's public settings (§8.4). Errors as above. */
   listRealms: { input: ConnectionIdInput, output: RealmListSchema },
   ...ConnectionsMethods,
+  ...RealmsMethods,
+  ...ActivityMethods,
 } as const;
 
 /** Server-pushed event streams, each with its payload schema. */
@@ -178,6 +182,8 @@ export const ConsoleEvents = {
   /** The oldest pending authorization request of a connection changed (checked every second). */
   pendingRequest: PendingRequestSchema,
   ...ConnectionsEvents,
+  ...RealmsEvents,
+  ...ActivityEvents,
 } as const;
 
 export type ConsoleMethodName = keyof typeof ConsoleMethods;

@@ -21,6 +21,20 @@ export const CONSOLE_METHOD_NAMES = [
   'exportConnections',
   'importConnections',
   'getSecretStoreInfo',
+  // Realms, tokens, request queue (shared/console-api-realms.ts) and activity (-activity.ts).
+  'createRealm',
+  'setRealmLifetime',
+  'setRealmFlag',
+  'clearRealmSecret',
+  'removeRealm',
+  'revealGeneratedSecret',
+  'listTokens',
+  'revokeToken',
+  'revokeManagementToken',
+  'setValidator',
+  'removeValidator',
+  'listPendingRequests',
+  'listActivity',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
@@ -30,6 +44,8 @@ export const CONSOLE_EVENT_NAMES = [
   'pendingRequest',
   // Connections (shared/console-api-connections.ts)
   'connections',
+  // Activity (shared/console-api-activity.ts).
+  'activity',
 ] as const;
 
 /** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */

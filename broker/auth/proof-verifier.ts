@@ -89,3 +89,16 @@ export function verifyManagerProof(
 function isObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
+
+/**
+ * Approximate frame size in bytes of a verified signed event (its JSON text), for giving back
+ * the pre-auth budget it used (`LimitsService.creditSignedEvent`). Only called after a proof
+ * verified, so the payload is already bounded by the input limits.
+ */
+export function signedSize(payload: unknown): number {
+  try {
+    return JSON.stringify(payload)?.length ?? 0;
+  } catch {
+    return 0;
+  }
+}

@@ -12,7 +12,7 @@ import { SignedAction } from '../../shared/admin-signature';
 import { ServerEvent, type AdminFailure, type ServerEventName } from '../../shared/protocol-events';
 import { ROLES } from '../auth/auth-schema';
 import { publicRequest, RequestFailure } from '../auth/authorization-requests';
-import { verifyManagerProof } from '../auth/proof-verifier';
+import { signedSize, verifyManagerProof } from '../auth/proof-verifier';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { EventHandler } from './handler-context';
 
@@ -82,6 +82,7 @@ export const handleAuthorizationNext: EventHandler<unknown> = (ctx, socket, payl
       failure(verified.code, verified.message),
     );
   }
+  ctx.limits.creditSignedEvent(socket, signedSize(payload));
   const scoped = verified.scope.kind === 'realm' ? verified.scope.realm : realm;
   const next = ctx.authRequests.next(scoped);
   reply(socket, ack, ServerEvent.AUTHORIZATION_NEXT_RESULT, {
@@ -102,6 +103,7 @@ export const handleAuthorizationDecide: EventHandler<unknown> = (ctx, socket, pa
     reply(socket, ack, ServerEvent.AUTHORIZATION_FAIL, failure(code, message));
   };
   if (!verified.ok) return refuse(verified.code, verified.message);
+  ctx.limits.creditSignedEvent(socket, signedSize(payload));
   if (!request) return refuse(404, RequestFailure.NOT_FOUND);
   if (typeof body.approved !== 'boolean') return refuse(400, 'approved must be true or false');
   const reason = typeof body.reason === 'string' ? body.reason : null;

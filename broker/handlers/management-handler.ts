@@ -16,7 +16,7 @@ import { SignedAction } from '../../shared/admin-signature';
 import { Protocol, ServerEvent, type ManagementReply } from '../../shared/protocol-events';
 import { CommandError, type CommandBody } from '../admin/command-types';
 import { REALM_SCOPABLE, commandSpec } from '../admin/management-commands';
-import { verifyManagerProof } from '../auth/proof-verifier';
+import { signedSize, verifyManagerProof } from '../auth/proof-verifier';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { HandlerContext } from './handler-context';
 
@@ -64,6 +64,7 @@ export function handleManagementCommand(
     send(socket, verdict, ack, true);
     return;
   }
+  ctx.limits.creditSignedEvent(socket, signedSize(envelope));
   const body: CommandBody =
     typeof verdict.body === 'object' && verdict.body !== null && !Array.isArray(verdict.body)
       ? (verdict.body as CommandBody)

@@ -328,6 +328,20 @@ export class LimitsService {
   }
 
   /**
+   * Gives back the pre-auth budget a correctly signed command used (`spec/protocol-admin.md` §6:
+   * each signed event carries its own proof, so a manager need not authenticate its socket). The
+   * budget exists to bound what an anonymous socket may cost; a proven manager is not anonymous,
+   * and without this a console polling once a second would be cut off after 64 calls.
+   * `bytes` is the command's approximate frame size. Never throws.
+   */
+  creditSignedEvent(socket: BrokerSocket, bytes: number): void {
+    const st = this.sockets.get(socket.id);
+    if (!st) return;
+    st.preAuthEvents = Math.max(0, st.preAuthEvents - 1);
+    st.preAuthBytes = Math.max(0, st.preAuthBytes - bytes);
+  }
+
+  /**
    * Pre-auth budget. Events are counted when dispatched (a client may pipeline events behind its
    * `AUTHENTICATION`; those handled after it succeeded are free); bytes when the frame arrives,
    * since that is when the broker holds them. Returns false when the budget is exhausted.

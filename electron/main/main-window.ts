@@ -1,17 +1,21 @@
 /**
  * Window creation and the app-wide web-contents lockdown: sandboxed renderer with context
  * isolation and no Node, navigation limited to our own pages, no new windows, no webviews,
- * every permission request denied.
+ * every permission request denied except desktop notifications for our own pages (new
+ * authorization requests, issue 12).
  */
 import { app, BrowserWindow, session, shell } from 'electron';
 import { APP_URL, isAppUrl } from './app-protocol';
 
 /** Installs the lockdown for every web contents created from now on. Call once, before windows. */
 export function lockDownWebContents(): void {
-  session.defaultSession.setPermissionRequestHandler((_contents, _permission, callback) =>
-    callback(false),
+  session.defaultSession.setPermissionRequestHandler((contents, permission, callback) =>
+    callback(permission === 'notifications' && isAppUrl(contents.getURL())),
   );
-  session.defaultSession.setPermissionCheckHandler(() => false);
+  session.defaultSession.setPermissionCheckHandler(
+    (_contents, permission, requestingOrigin) =>
+      permission === 'notifications' && isAppUrl(requestingOrigin),
+  );
   app.on('web-contents-created', (_event, contents) => {
     contents.on('will-navigate', (event, url) => {
       if (!isAppUrl(url)) event.preventDefault();

@@ -9,9 +9,11 @@ import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
 import type { ConnectionProfileStore } from './connection-profiles';
 import { createConnectionsService } from './connections-console-service';
-import { ManagerPool, toAuthorizationRequest, toRealmList } from './manager-pool';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
+import { toAuthorizationRequest, toRealmList } from './manager-pool';
+import { ActivityLog, AuditedManagerPool } from './activity-log';
+import { createRealmsConsoleService } from './realms-console-service';
 
 /** A ConsoleService plus `close()`, which detaches it from its sources. */
 export type ClosableConsoleService = ConsoleService & { close(): void };
@@ -25,6 +27,8 @@ export interface ConsoleServiceDeps {
   profiles?: ConnectionProfileStore;
   /** Where secrets live (for `getSecretStoreInfo`; values never leave it). */
   secrets?: SecretStore;
+  /** The console's data directory, where the audit log lives; absent = in memory only. */
+  dataDir?: string;
 }
 
 /**
@@ -43,9 +47,15 @@ export function createConsoleService({
   requestPollMs,
   profiles,
   secrets,
+  dataDir,
 }: ConsoleServiceDeps): ClosableConsoleService {
   const hub = new ConsoleEventHub();
-  const pool = new ManagerPool(connections);
+  // Every signed command goes through the audit log (activity-log.ts).
+  const activity = new ActivityLog({
+    dataDir: dataDir ?? null,
+    onEntry: (e) => hub.emit('activity', e),
+  });
+  const pool = new AuditedManagerPool(connections, activity);
   const watcher = new RequestWatcher({
     pool,
     connectionIds: () => connections.ids(),
@@ -77,6 +87,7 @@ export function createConsoleService({
       return toRealmList(connectionId, reply.settings);
     },
     ...createConnectionsService({ connections, profiles, secrets }),
+    ...createRealmsConsoleService({ pool, activity }),
     on: (event, listener) => hub.on(event, listener),
     close: () => {
       watcher.stop();

@@ -91,7 +91,13 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
   // Remote profiles live beside the local broker's data, without their secrets.
   const profiles = new ConnectionProfileStore(options.dataDir, secrets);
   loadRemoteConnections(connections, profiles);
-  const service = createConsoleService({ connections, supervisor, profiles, secrets });
+  const service = createConsoleService({
+    connections,
+    supervisor,
+    profiles,
+    secrets,
+    dataDir: options.dataDir,
+  });
   let closing: Promise<void> | null = null;
   return {
     service,

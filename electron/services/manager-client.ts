@@ -34,6 +34,7 @@ export class ManagerClient {
   private readonly socket: Socket;
   private readonly timeoutMs: number;
   private lastConnectError: string | null = null;
+  private closed = false;
 
   constructor(private readonly options: ManagerClientOptions) {
     this.timeoutMs = options.timeoutMs ?? 5_000;
@@ -58,6 +59,11 @@ export class ManagerClient {
     });
     this.socket.on('connect', () => {
       this.lastConnectError = null;
+    });
+    // socket.io-client does not reconnect after a server-side disconnect on its own (a broker
+    // restarting its namespaces, a limit enforced): a manager must come back by itself.
+    this.socket.on('disconnect', (reason) => {
+      if (reason === 'io server disconnect' && !this.closed) this.socket.connect();
     });
   }
 
@@ -124,6 +130,7 @@ export class ManagerClient {
 
   /** Closes the socket; pending calls fail with `SWB_ERR_BROKER_UNREACHABLE`. */
   close(): void {
+    this.closed = true;
     this.socket.close();
   }
 

@@ -14,6 +14,10 @@ import { bindConsole } from './store/bind-console';
 import { ConnectionsView } from './views/connections-view';
 import { OverviewView } from './views/overview-view';
 import { RequestsView } from './views/requests-view';
+import { RealmsView } from './views/realms-view';
+import { TokensView } from './views/tokens-view';
+import { ActivityView } from './views/activity-view';
+import { useRequestNotifications } from './views/request-notifications';
 import './styles/app-shell.css';
 
 /** One section of the app: add yours with one line. Views read `selectedConnectionId`. */
@@ -25,6 +29,9 @@ interface Section {
 const SECTIONS: Section[] = [
   { id: 'overview', label: 'Overview', View: OverviewView },
   { id: 'requests', label: 'Requests', View: RequestsView },
+  { id: 'realms', label: 'Realms', View: RealmsView },
+  { id: 'tokens', label: 'Tokens', View: TokensView },
+  { id: 'activity', label: 'Activity', View: ActivityView },
   { id: 'connections', label: 'Connections', View: ConnectionsView },
 ];
 
@@ -39,6 +46,7 @@ export function App({ client }: { client: ConsoleClient | null }) {
   const connection = useAppStore((s) => s.connection);
   const pendingCount = useAppStore((s) => (s.pending[s.selectedConnectionId] ? 1 : 0));
   const [sectionId, setSectionId] = useState<string>('overview');
+  useRequestNotifications(client);
   useEffect(() => {
     if (!client) return undefined;
     // A new client is a new console (a new link): nothing of the previous one applies.

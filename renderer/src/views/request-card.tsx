@@ -1,8 +1,9 @@
 /**
  * One pending authorization request (§7.4 fields) with Approve (role, default: as requested) and
- * Reject (optional reason). Keyed by request id, so a new request starts with fresh inputs.
+ * Reject (optional reason); keys `a` and `r` do the same when no field has the focus. Keyed by
+ * request id, so a new request starts with fresh inputs.
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { TokenRole, type AuthorizationRequest } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { formatDuration } from '../format';
@@ -11,7 +12,6 @@ import { decideRequest } from '../store/request-actions';
 
 export interface RequestCardProps {
   client: ConsoleClient;
-  /** The connection the request belongs to (the selected one). */
   connectionId: string;
   request: AuthorizationRequest;
   /** Epoch ms, for the age. */
@@ -32,6 +32,22 @@ export function RequestCard({ client, connectionId, request, now }: RequestCardP
       ...(!approved && reason.trim() ? { reason: reason.trim() } : {}),
     });
   };
+  const latest = useRef({ decide, deciding });
+  useEffect(() => {
+    latest.current = { decide, deciding };
+  });
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => {
+      const target = event.target as HTMLElement | null;
+      if (target && /^(INPUT|SELECT|TEXTAREA)$/.test(target.tagName)) return;
+      if (event.ctrlKey || event.metaKey || event.altKey || latest.current.deciding) return;
+      if (event.key !== 'a' && event.key !== 'r') return;
+      event.preventDefault();
+      latest.current.decide(event.key === 'a');
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
 
   return (
     <section className="panel" aria-label="Pending request" data-testid="request-card">
@@ -80,7 +96,7 @@ export function RequestCard({ client, connectionId, request, now }: RequestCardP
           onClick={() => decide(true)}
           data-testid="request-approve"
         >
-          Approve
+          Approve <kbd>a</kbd>
         </button>
         <label className="field field--grow">
           <span>Reason</span>
@@ -99,7 +115,7 @@ export function RequestCard({ client, connectionId, request, now }: RequestCardP
           onClick={() => decide(false)}
           data-testid="request-reject"
         >
-          Reject
+          Reject <kbd>r</kbd>
         </button>
       </div>
     </section>

@@ -1,0 +1,304 @@
+/**
+ * The console's audit log (issue 12, Activity): one JSON line per command this console sent to a
+ * broker, appended to `<dataDir>/console-activity.jsonl` (mode 0600), bounded, never holding a
+ * secret. `AuditedManagerPool` wraps the ManagerPool so every signed call goes through it.
+ *
+ * Redaction is by schema, not by looking at values: each wire action has an allow-list of its
+ * parameters (`AUDIT_PARAMS`); a parameter marked secret is recorded only as `"<set>"` or
+ * `"<cleared>"`, and a parameter the list does not know is dropped.
+ */
+import {
+  appendFileSync,
+  mkdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { randomBytes } from 'node:crypto';
+import type { ActivityEntry } from '../../shared/console-api-activity';
+import { SignedAction } from '../../shared/admin-signature';
+import { SwitchboardError } from '../../shared/error-catalogue';
+import type { ConnectionManager } from './connection-manager';
+import type { ManagerClient } from './manager-client';
+import { ManagerPool } from './manager-pool';
+
+/** File name of the audit log inside the console's data directory. */
+export const ACTIVITY_FILE_NAME = 'console-activity.jsonl';
+
+type Param = 'plain' | 'secret';
+const REALM = { realm: 'plain' } as const;
+const PSK = { key: 'secret', preshared_key: 'secret', presharedKey: 'secret' } as const;
+const MANAGER_KEY = { manager_key: 'secret', managerKey: 'secret' } as const;
+
+/** Per wire action, the parameters an audit entry may keep (§8.2 catalogue, §7.3). */
+export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
+  reload_settings: {},
+  set_global_auth: { enabled: 'plain' },
+  set_persistence: { storage: 'plain', backend: 'plain', default_ttl: 'plain' },
+  add_realm: {
+    ...REALM,
+    required: 'plain',
+    require_acceptance: 'plain',
+    e2ee: 'plain',
+    ephemeral: 'plain',
+    temporary: 'plain',
+    disposable: 'plain',
+    ttl: 'plain',
+    ...PSK,
+    ...MANAGER_KEY,
+  },
+  rename_realm: { from: 'plain', to: 'plain' },
+  remove_realm: REALM,
+  set_realm_auth: { ...REALM, required: 'plain' },
+  set_realm_manager_key: { ...REALM, ...MANAGER_KEY },
+  set_realm_key: { ...REALM, ...PSK, require_key: 'plain' },
+  set_realm_acceptance: { ...REALM, required: 'plain' },
+  set_realm_e2ee: { ...REALM, e2ee: 'plain', policy: 'plain' },
+  set_realm_lifetime: { ...REALM, ephemeral: 'plain', temporary: 'plain', ttl: 'plain' },
+  add_management_token: {
+    token: 'secret',
+    realm_prefix: 'plain',
+    ephemeral_only: 'plain',
+    max_ttl: 'plain',
+  },
+  revoke_management_token: { token_hash: 'plain' },
+  set_external_auth: {
+    ...REALM,
+    realm_prefix: 'plain',
+    auth_url: 'plain',
+    auth_secret: 'secret',
+  },
+  revoke_token: {
+    token: 'secret',
+    token_hash: 'plain',
+    tokenHash: 'plain',
+    ...REALM,
+    client_id: 'plain',
+    allow_admin: 'plain',
+  },
+  dlq_replay: { ...REALM, msg_id: 'plain', id: 'plain' },
+  dlq_discard: { ...REALM, msg_id: 'plain', id: 'plain' },
+  [SignedAction.AUTHORIZATION_DECIDE]: {
+    request_id: 'plain',
+    approved: 'plain',
+    role: 'plain',
+    reason: 'plain',
+  },
+};
+
+/** Reads, not decisions: not recorded (the request watcher alone sends one NEXT a second). */
+export const UNAUDITED_ACTIONS = new Set(['get', 'stats', 'dlq_list', 'AUTHORIZATION_NEXT']);
+
+type ParamValue = string | number | boolean | null;
+
+/** The entry's `params`: allowed keys only, secrets as `<set>`/`<cleared>`, strings ≤ 200 chars. */
+export function auditParams(
+  action: string,
+  body: Record<string, unknown>,
+): Record<string, ParamValue> {
+  const schema = AUDIT_PARAMS[action] ?? {};
+  const params: Record<string, ParamValue> = {};
+  for (const [key, kind] of Object.entries(schema)) {
+    if (!Object.hasOwn(body, key) || body[key] === undefined) continue;
+    const value = body[key];
+    if (kind === 'secret') params[key] = value ? '<set>' : '<cleared>';
+    else if (value === null || typeof value === 'boolean' || typeof value === 'number')
+      params[key] = value;
+    else if (typeof value === 'string') params[key] = value.slice(0, 200);
+    else params[key] = '<object>';
+  }
+  return params;
+}
+
+function auditTarget(body: Record<string, unknown>): string | null {
+  for (const key of ['realm', 'from', 'realm_prefix', 'request_id']) {
+    if (typeof body[key] === 'string' && body[key]) return body[key];
+  }
+  return null;
+}
+
+function defaultActor(): string {
+  try {
+    return `console (${os.userInfo().username})`;
+  } catch {
+    return 'console';
+  }
+}
+
+export interface ActivityLogOptions {
+  /** Directory of the log file; null keeps entries in memory only (tests). */
+  dataDir: string | null;
+  /** Entries kept; the file is compacted to this many once it holds 1.5×. Default 5000. */
+  maxEntries?: number;
+  actor?: string;
+  onEntry?: (entry: ActivityEntry) => void;
+}
+
+export class ActivityLog {
+  readonly file: string | null;
+  readonly actor: string;
+  private readonly maxEntries: number;
+  private memory: ActivityEntry[] = [];
+  private lines = 0;
+  private seq = 0;
+
+  constructor(private readonly options: ActivityLogOptions) {
+    this.file = options.dataDir ? path.join(options.dataDir, ACTIVITY_FILE_NAME) : null;
+    this.actor = options.actor ?? defaultActor();
+    this.maxEntries = options.maxEntries ?? 5_000;
+    const existing = this.readAll();
+    this.lines = existing.length;
+    this.seq = existing.reduce((max, entry) => Math.max(max, entry.seq), 0);
+  }
+
+  /** Records one sent command. Never throws: a log that cannot be written must not fail a command. */
+  record(entry: Omit<ActivityEntry, 'seq' | 'actor'>): ActivityEntry {
+    const full: ActivityEntry = { seq: ++this.seq, actor: this.actor, ...entry };
+    try {
+      if (this.file) {
+        mkdirSync(path.dirname(this.file), { recursive: true });
+        // One write of one line with O_APPEND: concurrent appends do not interleave.
+        appendFileSync(this.file, `${JSON.stringify(full)}\n`, { mode: 0o600 });
+        this.lines += 1;
+        if (this.lines > this.maxEntries * 1.5) this.compact();
+      } else {
+        this.memory.push(full);
+        if (this.memory.length > this.maxEntries) this.memory = this.memory.slice(-this.maxEntries);
+      }
+    } catch {
+      // Disk full or read-only: the command itself succeeded or failed on its own.
+    }
+    this.options.onEntry?.(full);
+    return full;
+  }
+
+  /** Newest first, optionally of one connection. */
+  list(filter: { connectionId?: string; limit?: number } = {}): ActivityEntry[] {
+    const limit = filter.limit ?? 200;
+    const entries = this.readAll().filter(
+      (entry) => !filter.connectionId || entry.connectionId === filter.connectionId,
+    );
+    return entries.slice(-limit).reverse();
+  }
+
+  private readAll(): ActivityEntry[] {
+    if (!this.file) return [...this.memory];
+    let text: string;
+    try {
+      text = readFileSync(this.file, 'utf8');
+    } catch {
+      return [];
+    }
+    const entries: ActivityEntry[] = [];
+    for (const line of text.split('\n')) {
+      if (!line) continue;
+      try {
+        entries.push(JSON.parse(line) as ActivityEntry);
+      } catch {
+        // A torn last line after a crash: skip it.
+      }
+    }
+    return entries;
+  }
+
+  /** Keeps the newest `maxEntries`, rewriting the file atomically (temp file + rename). */
+  private compact(): void {
+    if (!this.file) return;
+    const kept = this.readAll().slice(-this.maxEntries);
+    const temp = `${this.file}.${randomBytes(4).toString('hex')}.tmp`;
+    try {
+      writeFileSync(temp, kept.map((entry) => `${JSON.stringify(entry)}\n`).join(''), {
+        mode: 0o600,
+        flag: 'wx',
+      });
+      renameSync(temp, this.file);
+      this.lines = kept.length;
+    } catch {
+      rmSync(temp, { force: true });
+    }
+  }
+}
+
+/**
+ * A ManagerPool whose clients record every signed call (except the reads of `UNAUDITED_ACTIONS`)
+ * in `activity`, with its result. Drop-in for `ManagerPool`.
+ */
+export class AuditedManagerPool extends ManagerPool {
+  private readonly wrapped = new WeakMap<ManagerClient, ManagerClient>();
+
+  constructor(
+    connections: ConnectionManager,
+    private readonly activity: ActivityLog,
+    timeoutMs?: number,
+  ) {
+    super(connections, timeoutMs);
+  }
+
+  override get(connectionId: string): ManagerClient {
+    const client = super.get(connectionId);
+    let audited = this.wrapped.get(client);
+    if (!audited) {
+      audited = this.audit(connectionId, client);
+      this.wrapped.set(client, audited);
+    }
+    return audited;
+  }
+
+  private audit(connectionId: string, client: ManagerClient): ManagerClient {
+    const run = async <T>(
+      action: string,
+      body: Record<string, unknown>,
+      call: () => Promise<T>,
+    ) => {
+      if (UNAUDITED_ACTIONS.has(action)) return call();
+      const started = performance.now();
+      const base = { at: Date.now(), connectionId, action, target: auditTarget(body) };
+      const params = auditParams(action, body);
+      try {
+        const value = await call();
+        this.activity.record({
+          ...base,
+          params,
+          ok: true,
+          error: null,
+          durationMs: elapsed(started),
+        });
+        return value;
+      } catch (error) {
+        const reason =
+          error instanceof SwitchboardError
+            ? `${error.code}: ${error.message}`
+            : 'SWB_ERR_INTERNAL';
+        this.activity.record({
+          ...base,
+          params,
+          ok: false,
+          error: reason,
+          durationMs: elapsed(started),
+        });
+        throw error;
+      }
+    };
+    return new Proxy(client, {
+      get(target, property) {
+        if (property === 'command') {
+          return (body: { command: string } & Record<string, unknown>) =>
+            run(body.command, body, () => target.command(body));
+        }
+        if (property === 'decide') {
+          return (id: string, approved: boolean, role?: string, reason?: string) =>
+            run(SignedAction.AUTHORIZATION_DECIDE, { request_id: id, approved, role, reason }, () =>
+              target.decide(id, approved, role, reason),
+            );
+        }
+        const value = Reflect.get(target, property, target) as unknown;
+        return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
+      },
+    });
+  }
+}
+
+const elapsed = (started: number): number => Math.max(0, Math.round(performance.now() - started));

@@ -1,0 +1,249 @@
+/**
+ * The actions on one realm (Realms view): lifetime (extend, convert), switches (auth, producer
+ * acceptance, key required), keys (generate / rotate / clear the pre-shared key and the manager
+ * key; a generated one is handed to `onSecret` for the one-shot reveal), and removal with
+ * type-the-name confirmation. Each is one signed management command (§8.2).
+ */
+import { useState } from 'react';
+import type { RealmSummary } from '../../../shared/console-api';
+import type { GeneratedSecret } from '../../../shared/console-api-realms';
+import type { ConsoleClient } from '../api/console-client';
+import type { ConsoleAction } from './use-console-action';
+
+export interface RealmManageProps {
+  client: ConsoleClient;
+  connectionId: string;
+  realm: RealmSummary;
+  action: ConsoleAction;
+  onSecret: (secret: GeneratedSecret) => void;
+  reload: () => Promise<void>;
+}
+
+const STRUCTURAL = new Set(['default', '*']);
+
+export function RealmManage({
+  client,
+  connectionId,
+  realm,
+  action,
+  onSecret,
+  reload,
+}: RealmManageProps) {
+  const [ttl, setTtl] = useState('1h');
+  const [confirmRotate, setConfirmRotate] = useState<'realmKey' | 'managerKey' | null>(null);
+  const [requireKey, setRequireKey] = useState(true);
+  const [typed, setTyped] = useState('');
+  const name = realm.name;
+  const id = (suffix: string): string => `realm-${suffix}-${name}`;
+  const structural = STRUCTURAL.has(name);
+  const base = { connectionId, realm: name };
+
+  const flag = (flagName: 'auth' | 'acceptance' | 'keyRequired', value: boolean) =>
+    void action.run(
+      () => client.api.setRealmFlag({ ...base, flag: flagName, value }),
+      (v) => v.summary,
+      reload,
+    );
+
+  const generate = async (kind: 'realmKey' | 'managerKey') => {
+    setConfirmRotate(null);
+    const secret = await action.run(
+      () =>
+        client.api.revealGeneratedSecret({
+          ...base,
+          kind,
+          ...(kind === 'realmKey' ? { requireKey } : {}),
+        }),
+      // The summary never repeats the secret: it is shown by the reveal panel only.
+      (value) => value.summary,
+      reload,
+    );
+    if (secret) onSecret(secret);
+  };
+  const onKey = (kind: 'realmKey' | 'managerKey', configured: boolean) => {
+    if (configured && confirmRotate !== kind) setConfirmRotate(kind);
+    else void generate(kind);
+  };
+
+  const keyRow = (kind: 'realmKey' | 'managerKey', label: string, configured: boolean) => (
+    <div className="manage-row">
+      <span className="manage-row__label">{label}</span>
+      <span className="row-actions">
+        <button
+          type="button"
+          className="button"
+          disabled={action.busy}
+          onClick={() => onKey(kind, configured)}
+          data-testid={id(`${kind}-generate`)}
+        >
+          {!configured ? 'Generate' : confirmRotate === kind ? 'Confirm rotate' : 'Rotate'}
+        </button>
+        {configured && (
+          <button
+            type="button"
+            className="button button--danger"
+            disabled={action.busy}
+            onClick={() =>
+              void action.run(
+                () => client.api.clearRealmSecret({ ...base, kind }),
+                (v) => v.summary,
+                reload,
+              )
+            }
+            data-testid={id(`${kind}-clear`)}
+          >
+            Clear
+          </button>
+        )}
+        {confirmRotate === kind && (
+          <span className="muted small-inline">
+            Rotating refuses the old key to new connections.{' '}
+            <button type="button" className="link-button" onClick={() => setConfirmRotate(null)}>
+              Cancel
+            </button>
+          </span>
+        )}
+      </span>
+    </div>
+  );
+
+  return (
+    <div className="realm-manage" data-testid={id('manage')}>
+      {!structural && (
+        <div className="manage-row">
+          <span className="manage-row__label">Lifetime</span>
+          <span className="row-actions">
+            <input
+              className="input input--short"
+              aria-label={`TTL for ${name}`}
+              value={ttl}
+              onChange={(e) => setTtl(e.target.value)}
+              data-testid={id('ttl')}
+            />
+            <button
+              type="button"
+              className="button"
+              disabled={action.busy || !ttl.trim()}
+              onClick={() =>
+                void action.run(
+                  () => client.api.setRealmLifetime({ ...base, ephemeral: true, ttl: ttl.trim() }),
+                  (v) => v.summary,
+                  reload,
+                )
+              }
+              data-testid={id('extend')}
+            >
+              {realm.ephemeral ? 'Expire in TTL' : 'Make ephemeral'}
+            </button>
+            {realm.ephemeral && (
+              <button
+                type="button"
+                className="button"
+                disabled={action.busy}
+                onClick={() =>
+                  void action.run(
+                    () => client.api.setRealmLifetime({ ...base, ephemeral: false }),
+                    (v) => v.summary,
+                    reload,
+                  )
+                }
+                data-testid={id('permanent')}
+              >
+                Make permanent
+              </button>
+            )}
+          </span>
+        </div>
+      )}
+      <div className="manage-row">
+        <span className="manage-row__label">Switches</span>
+        <span className="row-actions">
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={realm.authRequired}
+              disabled={action.busy || name === '*'}
+              onChange={(e) => flag('auth', e.target.checked)}
+              data-testid={id('auth')}
+            />
+            auth required
+          </label>
+          <label className="check">
+            <input
+              type="checkbox"
+              checked={realm.acceptanceRequired}
+              disabled={action.busy || name === '*'}
+              onChange={(e) => flag('acceptance', e.target.checked)}
+              data-testid={id('acceptance')}
+            />
+            producers need acceptance
+          </label>
+          <label
+            className="check"
+            title={
+              realm.keyConfigured
+                ? 'The protocol sets require_key only with the key: rotate the key to change it.'
+                : undefined
+            }
+          >
+            <input
+              type="checkbox"
+              checked={realm.keyRequired}
+              disabled={action.busy || realm.keyConfigured}
+              onChange={(e) => flag('keyRequired', e.target.checked)}
+              data-testid={id('key-required')}
+            />
+            consumers need the key
+          </label>
+        </span>
+      </div>
+      {realm.keyConfigured && (
+        <p className="muted small-inline">
+          With a key set, “consumers need the key” changes only with a new key: tick or untick
+          “require key” below, then rotate.
+        </p>
+      )}
+      {keyRow('realmKey', 'Pre-shared key', realm.keyConfigured)}
+      <label className="check manage-indent">
+        <input
+          type="checkbox"
+          checked={requireKey}
+          onChange={(e) => setRequireKey(e.target.checked)}
+          data-testid={id('require-key-next')}
+        />
+        require key (applies to the next generated key)
+      </label>
+      {!structural && keyRow('managerKey', 'Manager key', realm.managerKeyConfigured)}
+      {!structural && (
+        <div className="manage-row">
+          <span className="manage-row__label">Remove</span>
+          <span className="row-actions">
+            <input
+              className="input"
+              placeholder={`type ${name} to confirm`}
+              aria-label={`Type ${name} to confirm removal`}
+              value={typed}
+              onChange={(e) => setTyped(e.target.value)}
+              data-testid={id('remove-confirm')}
+            />
+            <button
+              type="button"
+              className="button button--danger"
+              disabled={action.busy || typed !== name}
+              onClick={() =>
+                void action.run(
+                  () => client.api.removeRealm({ ...base, confirmName: typed }),
+                  (v) => v.summary,
+                  reload,
+                )
+              }
+              data-testid={id('remove')}
+            >
+              Remove realm
+            </button>
+          </span>
+        </div>
+      )}
+    </div>
+  );
+}

@@ -12,10 +12,22 @@ export const CONSOLE_METHOD_NAMES = [
   'nextRequest',
   'decideRequest',
   'listRealms',
+  // Operations views (shared/console-api-operations.ts).
+  'getMetricsHistory',
+  'listDeadLetters',
+  'replayDeadLetters',
+  'discardDeadLetters',
+  'listClients',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
-export const CONSOLE_EVENT_NAMES = ['overview', 'localBroker', 'pendingRequest'] as const;
+export const CONSOLE_EVENT_NAMES = [
+  'overview',
+  'localBroker',
+  'pendingRequest',
+  // Operations views (shared/console-api-operations.ts).
+  'metricsPoint',
+] as const;
 
 /** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */
 export const ConsoleChannel = {

@@ -8,6 +8,7 @@ import type { BrokerSupervisor } from './broker-supervisor';
 import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
 import { ManagerPool, toAuthorizationRequest, toRealmList } from './manager-pool';
+import { createOperationsService } from './operations-console-service';
 import { RequestWatcher } from './request-watcher';
 
 /** A ConsoleService plus `close()`, which detaches it from its sources. */
@@ -46,6 +47,7 @@ export function createConsoleService({
     connections.onOverview((overview) => hub.emit('overview', overview)),
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
   ];
+  const operations = createOperationsService({ connections, pool, hub, disposers: detach });
   return {
     getOverview: ({ connectionId }) => connections.overview(connectionId),
     getLocalBroker: async () => supervisor.status(),
@@ -64,6 +66,7 @@ export function createConsoleService({
       const reply = await pool.get(connectionId).command({ command: 'get' });
       return toRealmList(connectionId, reply.settings);
     },
+    ...operations,
     on: (event, listener) => hub.on(event, listener),
     close: () => {
       watcher.stop();

@@ -17,7 +17,7 @@ import {
 } from '../../shared/http-api';
 import { MetricName } from '../../shared/metric-names';
 import { httpGetText } from './http-get';
-import { parsePrometheusText, sumSamples } from './prometheus-text';
+import { parsePrometheusText, sumSamples, type PromExposition } from './prometheus-text';
 import { RingBuffer } from './ring-buffer';
 
 /** Where to scrape: `baseUrl` like `http://127.0.0.1:17352`; optional admin bearer token (§10.2). */
@@ -43,6 +43,9 @@ export interface BrokerSample {
   rates: { produced: number; delivered: number } | null;
 }
 
+/** Listener of `onSample`: the sample and the exposition it was read from (null if unread). */
+export type SampleListener = (sample: BrokerSample, metrics: PromExposition | null) => void;
+
 export interface MetricsPollerOptions {
   /** A fixed target, or a function asked before every scrape (null: nothing to scrape now). */
   target: ScrapeTarget | (() => ScrapeTarget | null);
@@ -58,7 +61,7 @@ export interface MetricsPollerOptions {
 
 export class MetricsPoller {
   private readonly buffer: RingBuffer<BrokerSample>;
-  private readonly listeners = new Set<(sample: BrokerSample) => void>();
+  private readonly listeners = new Set<SampleListener>();
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -95,8 +98,12 @@ export class MetricsPoller {
     return this.buffer.toArray();
   }
 
-  /** Subscribes to every new sample; returns the unsubscribe function. */
-  onSample(listener: (sample: BrokerSample) => void): () => void {
+  /**
+   * Subscribes to every new sample, with the parsed `/api/metrics` it came from (null when the
+   * broker was not read; not kept, so the ring buffer stays small); returns the unsubscribe
+   * function.
+   */
+  onSample(listener: SampleListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -123,13 +130,14 @@ export class MetricsPoller {
     const target =
       typeof this.options.target === 'function' ? this.options.target() : this.options.target;
     let sample: BrokerSample;
+    let metrics: PromExposition | null = null;
     if (!target) {
       sample = this.unreachable(
         this.options.unavailableError ?? errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
       );
     } else {
       try {
-        sample = await this.read(target);
+        ({ sample, metrics } = await this.read(target));
       } catch (error) {
         sample = this.unreachable(
           errorInfo('SWB_ERR_BROKER_UNREACHABLE', (error as Error).message),
@@ -138,11 +146,13 @@ export class MetricsPoller {
     }
     this.buffer.push(sample);
     this.lastReachable = sample.reachable ? sample : null;
-    for (const listener of this.listeners) listener(sample);
+    for (const listener of this.listeners) listener(sample, metrics);
     return sample;
   }
 
-  private async read(target: ScrapeTarget): Promise<BrokerSample> {
+  private async read(
+    target: ScrapeTarget,
+  ): Promise<{ sample: BrokerSample; metrics: PromExposition }> {
     const [healthJson, statsJson, metricsText] = await Promise.all([
       this.get(target, HttpPath.HEALTH, false),
       this.get(target, HttpPath.STATS, true),
@@ -163,7 +173,7 @@ export class MetricsPoller {
       connectionsCurrent: sumSamples(exposition, MetricName.CONNECTIONS_CURRENT),
     };
     const stamp = this.stamp();
-    return {
+    const sample: BrokerSample = {
       ...stamp,
       reachable: true,
       error: null,
@@ -172,6 +182,7 @@ export class MetricsPoller {
       counters,
       rates: this.rates(counters, stamp.monotonicAt),
     };
+    return { sample, metrics: exposition };
   }
 
   private stamp(): Pick<BrokerSample, 'sampledAt' | 'seq' | 'monotonicAt'> {

@@ -1,4 +1,4 @@
-/** App shell: top bar with the link state and the section navigation (Overview, Requests). */
+/** App shell: top bar with the link state and the section navigation (Overview, Requests, Dead letters, Clients). */
 import { useEffect, useState } from 'react';
 import type { ConsoleClient } from './api/console-client';
 import { StatusBadge, type BadgeTone } from './components/status-badge';
@@ -6,11 +6,15 @@ import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
 import { OverviewView } from './views/overview-view';
 import { RequestsView } from './views/requests-view';
+import { ClientsView } from './views/clients-view';
+import { DeadLettersView } from './views/dead-letters-view';
 
-type Section = 'overview' | 'requests';
+type Section = 'overview' | 'requests' | 'dead-letters' | 'clients';
 const SECTIONS: { id: Section; label: string }[] = [
   { id: 'overview', label: 'Overview' },
   { id: 'requests', label: 'Requests' },
+  { id: 'dead-letters', label: 'Dead letters' },
+  { id: 'clients', label: 'Clients' },
 ];
 
 const LINK_TONES: Record<string, BadgeTone> = {
@@ -64,6 +68,10 @@ export function App({ client }: { client: ConsoleClient | null }) {
       {client ? (
         section === 'overview' ? (
           <OverviewView client={client} />
+        ) : section === 'dead-letters' ? (
+          <DeadLettersView client={client} />
+        ) : section === 'clients' ? (
+          <ClientsView client={client} />
         ) : (
           <RequestsView client={client} />
         )

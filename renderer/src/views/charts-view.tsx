@@ -4,7 +4,7 @@
  * 5 min / 1 h / since the console started. The history is fetched once per range from the
  * service (`getMetricsHistory`) and then extended by `metricsPoint` events.
  */
-import { useEffect, useMemo, useState } from 'react';
+import { memo, useEffect, useMemo, useState } from 'react';
 import {
   CartesianGrid,
   Legend,
@@ -69,12 +69,13 @@ const CHARTS: { title: string; testId: string; series: Series[] }[] = [
 /** Series and axis colours: SVG attributes take no CSS variables; these read on both themes. */
 const AXIS = '#8a94a3';
 
-const clock = (t: number): string =>
-  new Date(t).toLocaleTimeString('en-GB', {
-    hour: '2-digit',
-    minute: '2-digit',
-    second: '2-digit',
-  });
+/** One formatter for every tick: `toLocaleTimeString` builds a new one per call (slow). */
+const CLOCK = new Intl.DateTimeFormat('en-GB', {
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+const clock = (t: number): string => CLOCK.format(t);
 
 function useMetricPoints(client: ConsoleClient, connectionId: string, range: MetricRange) {
   const [points, setPoints] = useState<MetricPoint[] | null>(null);
@@ -114,7 +115,54 @@ function useMetricPoints(client: ConsoleClient, connectionId: string, range: Met
   return { points, error };
 }
 
-export function ChartsView({ client }: { client: ConsoleClient }) {
+/** One chart; memoised so that only a new set of rows (a new point) redraws it. */
+const Chart = memo(function Chart({
+  chart,
+  rows,
+  realm,
+}: {
+  chart: (typeof CHARTS)[number];
+  rows: ChartRow[];
+  realm: string | null;
+}) {
+  return (
+    <figure className="ops-chart" data-testid={chart.testId}>
+      <figcaption className="ops-chart__title">{chart.title}</figcaption>
+      <ResponsiveContainer width="100%" height={180}>
+        <LineChart data={rows} margin={CHART_MARGIN}>
+          <CartesianGrid stroke={AXIS} strokeOpacity={0.25} vertical={false} />
+          <XAxis dataKey="t" tickFormatter={clock} stroke={AXIS} fontSize={11} minTickGap={40} />
+          <YAxis stroke={AXIS} fontSize={11} allowDecimals={false} width={48} />
+          <Tooltip labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />
+          <Legend wrapperStyle={LEGEND_STYLE} />
+          {chart.series
+            .filter((s) => !(realm && s.key === 'rateLimited'))
+            .map((s) => (
+              <Line
+                key={s.key}
+                type="linear"
+                dataKey={s.key}
+                name={s.label}
+                stroke={s.color}
+                dot={false}
+                strokeWidth={2}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
+            ))}
+        </LineChart>
+      </ResponsiveContainer>
+    </figure>
+  );
+});
+
+const CHART_MARGIN = { top: 4, right: 8, bottom: 0, left: -16 };
+const TOOLTIP_STYLE = { background: 'var(--panel)', border: '1px solid var(--line)' };
+const LEGEND_STYLE = { fontSize: 12 };
+const tooltipLabel = (t: unknown): string => clock(Number(t));
+
+/** Memoised: the Overview re-renders on every `overview` event; the charts only on their own. */
+export const ChartsView = memo(function ChartsView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
   const [range, setRange] = useState<MetricRange>('5m');
   const [realm, setRealm] = useState<string | null>(null);
@@ -214,42 +262,7 @@ export function ChartsView({ client }: { client: ConsoleClient }) {
       ) : (
         <div className="ops-charts__grid">
           {CHARTS.map((chart) => (
-            <figure key={chart.testId} className="ops-chart" data-testid={chart.testId}>
-              <figcaption className="ops-chart__title">{chart.title}</figcaption>
-              <ResponsiveContainer width="100%" height={180}>
-                <LineChart data={rows} margin={{ top: 4, right: 8, bottom: 0, left: -16 }}>
-                  <CartesianGrid stroke={AXIS} strokeOpacity={0.25} vertical={false} />
-                  <XAxis
-                    dataKey="t"
-                    tickFormatter={clock}
-                    stroke={AXIS}
-                    fontSize={11}
-                    minTickGap={40}
-                  />
-                  <YAxis stroke={AXIS} fontSize={11} allowDecimals={false} width={48} />
-                  <Tooltip
-                    labelFormatter={(t) => clock(Number(t))}
-                    contentStyle={{ background: 'var(--panel)', border: '1px solid var(--line)' }}
-                  />
-                  <Legend wrapperStyle={{ fontSize: 12 }} />
-                  {chart.series
-                    .filter((s) => !(realm && s.key === 'rateLimited'))
-                    .map((s) => (
-                      <Line
-                        key={s.key}
-                        type="monotone"
-                        dataKey={s.key}
-                        name={s.label}
-                        stroke={s.color}
-                        dot={false}
-                        strokeWidth={2}
-                        isAnimationActive={false}
-                        connectNulls={false}
-                      />
-                    ))}
-                </LineChart>
-              </ResponsiveContainer>
-            </figure>
+            <Chart key={chart.testId} chart={chart} rows={rows} realm={realm} />
           ))}
         </div>
       )}
@@ -259,4 +272,4 @@ export function ChartsView({ client }: { client: ConsoleClient }) {
       </p>
     </section>
   );
-}
+});

@@ -2,9 +2,11 @@
 import type { DeadLetter } from '../../../shared/console-api-operations';
 import { JsonViewer } from '../components/json-viewer';
 
-/** Epoch ms as a local date-time; null → `—`. */
+const STAMP = new Intl.DateTimeFormat('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
+
+/** Epoch ms as a local date-time; null → `—`. One shared formatter (rows call it often). */
 export function stamp(ms: number | null): string {
-  return ms === null ? '—' : new Date(ms).toLocaleString('en-GB');
+  return ms === null ? '—' : STAMP.format(ms);
 }
 
 export interface DeadLetterDetailProps {

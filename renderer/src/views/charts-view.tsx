@@ -7,7 +7,6 @@
 import { memo, useEffect, useMemo, useState } from 'react';
 import {
   CartesianGrid,
-  Legend,
   Line,
   LineChart,
   ResponsiveContainer,
@@ -125,6 +124,7 @@ const Chart = memo(function Chart({
   rows: ChartRow[];
   realm: string | null;
 }) {
+  const visible = chart.series.filter((s) => !(realm && s.key === 'rateLimited'));
   return (
     <figure className="ops-chart" data-testid={chart.testId}>
       <figcaption className="ops-chart__title">{chart.title}</figcaption>
@@ -134,31 +134,36 @@ const Chart = memo(function Chart({
           <XAxis dataKey="t" tickFormatter={clock} stroke={AXIS} fontSize={11} minTickGap={40} />
           <YAxis stroke={AXIS} fontSize={11} allowDecimals={false} width={48} />
           <Tooltip labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />
-          <Legend wrapperStyle={LEGEND_STYLE} />
-          {chart.series
-            .filter((s) => !(realm && s.key === 'rateLimited'))
-            .map((s) => (
-              <Line
-                key={s.key}
-                type="linear"
-                dataKey={s.key}
-                name={s.label}
-                stroke={s.color}
-                dot={false}
-                strokeWidth={2}
-                isAnimationActive={false}
-                connectNulls={false}
-              />
-            ))}
+          {visible.map((s) => (
+            <Line
+              key={s.key}
+              type="linear"
+              dataKey={s.key}
+              name={s.label}
+              stroke={s.color}
+              dot={false}
+              strokeWidth={2}
+              isAnimationActive={false}
+              connectNulls={false}
+            />
+          ))}
         </LineChart>
       </ResponsiveContainer>
+      {/* An HTML legend: recharts' own re-measures itself and, where it wraps, loops. */}
+      <ul className="ops-legend">
+        {visible.map((s) => (
+          <li key={s.key}>
+            <span className="ops-legend__swatch" style={{ background: s.color }} />
+            {s.label}
+          </li>
+        ))}
+      </ul>
     </figure>
   );
 });
 
 const CHART_MARGIN = { top: 4, right: 8, bottom: 0, left: -16 };
 const TOOLTIP_STYLE = { background: 'var(--panel)', border: '1px solid var(--line)' };
-const LEGEND_STYLE = { fontSize: 12 };
 const tooltipLabel = (t: unknown): string => clock(Number(t));
 
 /** Memoised: the Overview re-renders on every `overview` event; the charts only on their own. */

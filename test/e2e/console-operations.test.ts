@@ -32,12 +32,20 @@ const value = async (page: Page, testId: string): Promise<number> =>
 
 /** Screenshots `name` at 1280 px, then at 390 px checking there is no horizontal overflow. */
 async function shoot(page: Page, name: string): Promise<void> {
-  await page.screenshot({ path: path.join(SHOTS, `${name}-1280.png`), fullPage: true });
+  await page.screenshot({
+    path: path.join(SHOTS, `${name}-1280.png`),
+    fullPage: true,
+    timeout: 60_000,
+  });
   await page.setViewportSize({ width: 390, height: 844 });
   await expect
     .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
     .toBeLessThanOrEqual(390);
-  await page.screenshot({ path: path.join(SHOTS, `${name}-390.png`), fullPage: true });
+  await page.screenshot({
+    path: path.join(SHOTS, `${name}-390.png`),
+    fullPage: true,
+    timeout: 60_000,
+  });
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
@@ -91,7 +99,7 @@ describe('console operations views end to end', () => {
       .poll(() => page.getByTestId('overview-status').textContent(), { timeout: 15_000 })
       .toBe('running');
     await expect
-      .poll(() => page.getByTestId('chart-messages').count(), { timeout: 10_000 })
+      .poll(() => page.getByTestId('chart-messages').count(), { timeout: 20_000 })
       .toBe(1);
 
     // A real producer sends for a few seconds: the produced rate shows it, then falls back.
@@ -103,14 +111,14 @@ describe('console operations views end to end', () => {
     );
     try {
       await expect
-        .poll(() => value(page, 'chart-produced-rate'), { timeout: 10_000 })
+        .poll(() => value(page, 'chart-produced-rate'), { timeout: 20_000 })
         .toBeGreaterThan(10);
       await shoot(page, 'ops-overview-charts');
     } finally {
       clearInterval(timer);
     }
     await expect
-      .poll(() => value(page, 'chart-produced-rate'), { timeout: 10_000 })
+      .poll(() => value(page, 'chart-produced-rate'), { timeout: 20_000 })
       .toBeLessThan(1);
     // The line is drawn (an SVG path per series).
     expect(await page.getByTestId('chart-messages').locator('path.recharts-curve').count()).toBe(3);
@@ -137,7 +145,7 @@ describe('console operations views end to end', () => {
     fleet.emit(ClientEvent.PRODUCER, jsProducerPayload('fleet'));
     await new Promise((resolve) => setTimeout(resolve, 300));
     fleet.emit(ClientEvent.PRODUCE, producePayload('job', { order: 42 }, { from: 'fleet' }));
-    await expect.poll(() => received.length, { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => received.length, { timeout: 20_000 }).toBe(1);
 
     await page.getByTestId('nav-dead-letters').click();
     await expect.poll(() => page.getByTestId('dlq-row').count(), { timeout: 15_000 }).toBe(1);
@@ -158,19 +166,19 @@ describe('console operations views end to end', () => {
     ackNow = true;
     await page.getByTestId('dlq-detail-replay').click();
     await page.getByTestId('dlq-confirm-yes').click();
-    await expect.poll(() => received.length, { timeout: 10_000 }).toBe(2);
+    await expect.poll(() => received.length, { timeout: 20_000 }).toBe(2);
     expect(received[1]!.message).toEqual({ order: 42 });
     expect(received[1]!.replay_count).toBe(1);
     await expect.poll(() => page.getByTestId('dlq-notice').textContent()).toBe('Replayed 1 of 1.');
     await expect.poll(() => page.getByTestId('dlq-empty').count()).toBe(1);
     await page.getByTestId('dlq-refresh').click();
-    await expect.poll(() => page.getByTestId('dlq-empty').count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => page.getByTestId('dlq-empty').count(), { timeout: 20_000 }).toBe(1);
     expect(await page.getByTestId('dlq-row').count()).toBe(0);
 
     // The Clients view lists the consumer with its subscription.
     await page.getByTestId('nav-clients').click();
     const card = page.getByTestId('client-consumer-slow-worker');
-    await expect.poll(() => card.count(), { timeout: 10_000 }).toBe(1);
+    await expect.poll(() => card.count(), { timeout: 20_000 }).toBe(1);
     const subscription = await card.getByTestId('client-subscription').textContent();
     expect(subscription).toContain('fleet-job');
     expect(subscription).toContain('durable');
@@ -184,5 +192,5 @@ describe('console operations views end to end', () => {
     expect(pageErrors).toEqual([]);
     process.kill(-(app.child.pid as number), 'SIGINT');
     await app.exited;
-  }, 180_000);
+  }, 300_000);
 });

@@ -84,3 +84,35 @@ export function realmsOf(points: MetricPoint[]): string[] {
   for (const p of points.slice(-60)) for (const name of Object.keys(p.realms)) names.add(name);
   return [...names].sort();
 }
+
+/** Most rows drawn per chart: more than a chart's width in pixels buys nothing and costs time. */
+export const MAX_DRAWN_ROWS = 150;
+
+/**
+ * At most `max` rows: consecutive rows averaged in equal buckets (a series stays null only where
+ * every row of the bucket is null, so outages still show as gaps).
+ */
+export function thinRows(rows: ChartRow[], max = MAX_DRAWN_ROWS): ChartRow[] {
+  if (rows.length <= max) return rows;
+  const per = Math.ceil(rows.length / max);
+  const out: ChartRow[] = [];
+  for (let i = 0; i < rows.length; i += per) {
+    const bucket = rows.slice(i, i + per);
+    const row = { t: bucket[bucket.length - 1]!.t } as ChartRow;
+    for (const key of Object.keys(bucket[0]!) as (keyof ChartRow)[]) {
+      if (key === 't') continue;
+      let sum = 0;
+      let n = 0;
+      for (const r of bucket) {
+        const v = r[key];
+        if (v !== null) {
+          sum += v;
+          n += 1;
+        }
+      }
+      row[key] = n === 0 ? null : sum / n;
+    }
+    out.push(row);
+  }
+  return out;
+}

@@ -19,7 +19,14 @@ import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatCard } from '../components/stat-card';
 import { formatCount, formatRate } from '../format';
-import { ALL_REFETCH_AFTER, appendPoint, chartRows, realmsOf, type ChartRow } from './charts-model';
+import {
+  ALL_REFETCH_AFTER,
+  appendPoint,
+  chartRows,
+  realmsOf,
+  thinRows,
+  type ChartRow,
+} from './charts-model';
 import { useConnectionId } from './operations-connection';
 import '../styles/operations.css';
 
@@ -76,6 +83,9 @@ const CLOCK = new Intl.DateTimeFormat('en-GB', {
 });
 const clock = (t: number): string => CLOCK.format(t);
 
+/** How often appended points are drawn, ms: the charts redraw at most this often. */
+const DRAW_EVERY_MS = 2_000;
+
 function useMetricPoints(client: ConsoleClient, connectionId: string, range: MetricRange) {
   const [points, setPoints] = useState<MetricPoint[] | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -83,18 +93,20 @@ function useMetricPoints(client: ConsoleClient, connectionId: string, range: Met
   useEffect(() => {
     let live = true;
     let appended = 0;
-    const buffered: MetricPoint[] = [];
     let loaded = false;
+    let pending: MetricPoint[] = [];
     const stop = client.api.on('metricsPoint', (event) => {
-      if (event.connectionId !== connectionId) return;
-      if (!loaded) {
-        buffered.push(event.point);
-        return;
-      }
-      appended += 1;
-      setPoints((current) => appendPoint(current ?? [], event.point, range));
-      if (range === 'all' && appended >= ALL_REFETCH_AFTER) setGeneration((g) => g + 1);
+      if (event.connectionId === connectionId) pending.push(event.point);
     });
+    const flush = (): void => {
+      if (!loaded || pending.length === 0) return;
+      const batch = pending;
+      pending = [];
+      appended += batch.length;
+      setPoints((current) => batch.reduce((acc, p) => appendPoint(acc, p, range), current ?? []));
+      if (range === 'all' && appended >= ALL_REFETCH_AFTER) setGeneration((g) => g + 1);
+    };
+    const timer = setInterval(flush, DRAW_EVERY_MS);
     void client.api.getMetricsHistory({ connectionId, range }).then((result) => {
       if (!live) return;
       if (!result.ok) {
@@ -104,10 +116,12 @@ function useMetricPoints(client: ConsoleClient, connectionId: string, range: Met
       }
       setError(null);
       loaded = true;
-      setPoints(buffered.reduce((acc, p) => appendPoint(acc, p, range), result.value.points));
+      setPoints(result.value.points);
+      flush();
     });
     return () => {
       live = false;
+      clearInterval(timer);
       stop();
     };
   }, [client, connectionId, range, generation]);
@@ -173,6 +187,7 @@ export const ChartsView = memo(function ChartsView({ client }: { client: Console
   const [realm, setRealm] = useState<string | null>(null);
   const { points, error } = useMetricPoints(client, connectionId, range);
   const rows = useMemo(() => chartRows(points ?? [], realm), [points, realm]);
+  const drawn = useMemo(() => thinRows(rows), [rows]);
   const realms = useMemo(() => realmsOf(points ?? []), [points]);
   const latest = points?.[points.length - 1] ?? null;
   const lastUp = [...(points ?? [])].reverse().find((p) => p.up) ?? null;
@@ -267,7 +282,7 @@ export const ChartsView = memo(function ChartsView({ client }: { client: Console
       ) : (
         <div className="ops-charts__grid">
           {CHARTS.map((chart) => (
-            <Chart key={chart.testId} chart={chart} rows={rows} realm={realm} />
+            <Chart key={chart.testId} chart={chart} rows={drawn} realm={realm} />
           ))}
         </div>
       )}

@@ -182,7 +182,7 @@ describe('console operations views end to end', () => {
     const subscription = await card.getByTestId('client-subscription').textContent();
     expect(subscription).toContain('fleet-job');
     expect(subscription).toContain('durable');
-    expect(subscription).toContain('ACK within 0.2 s');
+    expect(subscription).toContain('ACK within 200 ms');
     expect(await page.getByTestId('client-producer-fleet').textContent()).toContain('online');
     expect(await page.getByTestId('clients-disconnect-note').textContent()).toContain(
       'no management command',

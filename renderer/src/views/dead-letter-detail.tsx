@@ -1,4 +1,5 @@
 /** Details of one dead letter: where it came from, why, when, its payload, and its actions. */
+import { useEffect, useRef } from 'react';
 import type { DeadLetter } from '../../../shared/console-api-operations';
 import { JsonViewer } from '../components/json-viewer';
 
@@ -18,8 +19,11 @@ export interface DeadLetterDetailProps {
 
 export function DeadLetterDetail({ entry, busy, onClose, onAction }: DeadLetterDetailProps) {
   const { origin } = entry;
+  const ref = useRef<HTMLElement>(null);
+  // On a phone the details open below the list: bring them into view.
+  useEffect(() => ref.current?.scrollIntoView?.({ block: 'nearest' }), [entry.id]);
   return (
-    <aside className="panel ops-detail" aria-label="Dead letter" data-testid="dlq-detail">
+    <aside ref={ref} className="panel ops-detail" aria-label="Dead letter" data-testid="dlq-detail">
       <header className="ops-detail__header">
         <h3 className="section-title">Dead letter</h3>
         <button type="button" className="button" onClick={onClose}>

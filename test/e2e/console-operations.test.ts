@@ -11,6 +11,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBrokerStatus } from '../../shared/console-api';
+import type { DeadLetterPage } from '../../shared/console-api-operations';
 import { ClientEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import { exactConsumeEvent } from '../helpers/broker-harness';
 import {
@@ -147,6 +148,13 @@ describe('console operations views end to end', () => {
     fleet.emit(ClientEvent.PRODUCE, producePayload('job', { order: 42 }, { from: 'fleet' }));
     await expect.poll(() => received.length, { timeout: 20_000 }).toBe(1);
 
+    await expect
+      .poll(
+        async () =>
+          (await callApi<DeadLetterPage>(app!, 'listDeadLetters', { connectionId: 'local' })).total,
+        { timeout: 20_000 },
+      )
+      .toBe(1);
     await page.getByTestId('nav-dead-letters').click();
     await expect.poll(() => page.getByTestId('dlq-row').count(), { timeout: 15_000 }).toBe(1);
     const row = page.getByTestId('dlq-row').first();

@@ -64,6 +64,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const [confirm, setConfirm] = useState<{ kind: ActionKind; ids: string[] } | null>(null);
   const [running, setRunning] = useState<Running | null>(null);
   const [generation, setGeneration] = useState(0);
+  const [brokerDepth, setBrokerDepth] = useState<number | null>(null);
   const cancelRef = useRef(false);
   const scrollRef = useRef<HTMLDivElement>(null);
 
@@ -103,7 +104,20 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
     };
   }, [client, connectionId, realm, generation]);
 
+  // The broker's DLQ depth from the metric samples, to say when the loaded list is out of date.
+  useEffect(
+    () =>
+      client.api.on('metricsPoint', ({ connectionId: id, point }) => {
+        if (id !== connectionId || !point.up) return;
+        setBrokerDepth(realm ? (point.realms[realm]?.dlqDepth ?? 0) : point.dlqDepth);
+      }),
+    [client, connectionId, realm],
+  );
+  const stale = !loading && !running && brokerDepth !== null && brokerDepth !== entries.length;
+
   const shown = useMemo(() => searchEntries(entries, deferredQuery), [entries, deferredQuery]);
+  // The React Compiler is not used here; the list re-renders on scroll by design.
+  // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({
     count: shown.length,
     getScrollElement: () => scrollRef.current,
@@ -280,6 +294,15 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
       {notice && (
         <p className="ops-notice" role="status" data-testid="dlq-notice">
           {notice}
+        </p>
+      )}
+      {stale && (
+        <p className="ops-notice" role="status" data-testid="dlq-stale">
+          The broker now holds {formatCount(brokerDepth)} dead letter{brokerDepth === 1 ? '' : 's'}{' '}
+          {realm ? `in ${realm}` : 'in all realms'}; the list shows {formatCount(entries.length)}.{' '}
+          <button type="button" className="button" onClick={() => setGeneration((g) => g + 1)}>
+            Load again
+          </button>
         </p>
       )}
       {loading && (

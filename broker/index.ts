@@ -26,6 +26,7 @@ import { QueueLedger } from './delivery/queue-ledger';
 import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
+import { brokerClients } from './http/broker-clients';
 import { createHttpApi, forbidden } from './http/http-api';
 import { brokerHealth, brokerStats } from './http/broker-stats';
 import { createRealmProvisioning } from './http/realm-provisioning';
@@ -287,6 +288,7 @@ export function createBroker(
       settings: () => live.current,
       health,
       stats: getStats,
+      clients: () => brokerClients(realms, ledger),
       metrics: () => metrics.render(),
       listDlq: (realm) => store.listDlq(realm),
       hostAllowed: (req) => guard.hostAllowed(req.headers.host),

@@ -12,6 +12,7 @@ import { HealthSchema, StatsSchema } from './http-api';
 import { ConnectionsEvents, ConnectionsMethods } from './console-api-connections';
 import { ActivityEvents, ActivityMethods } from './console-api-activity';
 import { RealmsEvents, RealmsMethods } from './console-api-realms';
+import { OperationsEvents, OperationsMethods } from './console-api-operations';
 import type {
   CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
   CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
@@ -171,6 +172,7 @@ export const ConsoleMethods = {
   ...ConnectionsMethods,
   ...RealmsMethods,
   ...ActivityMethods,
+  ...OperationsMethods,
 } as const;
 
 /** Server-pushed event streams, each with its payload schema. */
@@ -184,6 +186,7 @@ export const ConsoleEvents = {
   ...ConnectionsEvents,
   ...RealmsEvents,
   ...ActivityEvents,
+  ...OperationsEvents,
 } as const;
 
 export type ConsoleMethodName = keyof typeof ConsoleMethods;

@@ -35,6 +35,12 @@ export const CONSOLE_METHOD_NAMES = [
   'removeValidator',
   'listPendingRequests',
   'listActivity',
+  // Operations views (shared/console-api-operations.ts).
+  'getMetricsHistory',
+  'listDeadLetters',
+  'replayDeadLetters',
+  'discardDeadLetters',
+  'listClients',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
@@ -46,6 +52,8 @@ export const CONSOLE_EVENT_NAMES = [
   'connections',
   // Activity (shared/console-api-activity.ts).
   'activity',
+  // Operations views (shared/console-api-operations.ts).
+  'metricsPoint',
 ] as const;
 
 /** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */

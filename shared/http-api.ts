@@ -13,6 +13,8 @@ export const HttpPath = {
   HEALTHZ: '/healthz',
   METRICS: '/api/metrics',
   STATS: '/api/stats',
+  /** Switchboard extension: connected producers and consumers with their subscriptions. */
+  CLIENTS: '/api/clients',
 } as const;
 
 /** `GET /api/realms/{realm}/dlq` (§10.6); the realm is one percent-encoded path segment. */
@@ -60,3 +62,55 @@ export const StatsSchema = z.object({
   cluster_node_id: z.string().optional(),
 });
 export type Stats = z.infer<typeof StatsSchema>;
+
+/** One subscription of a consumer, as `GET /api/clients` lists it (Switchboard extension). */
+export const ClientSubscriptionSchema = z.object({
+  /** Subscription key (§6.1), e.g. `fleet-job` or a topic key. */
+  key: z.string(),
+  /** The producer named in `SUBSCRIBE`, or `TYO-MQ-ALL`. */
+  producer: z.string(),
+  /** `topic` for a topic pattern, else null (exact event). */
+  mode: z.enum(['topic']).nullable(),
+  pattern: z.string().nullable(),
+  group: z.string().nullable(),
+  durable: z.boolean(),
+  ack_required: z.boolean(),
+  ack_timeout_ms: z.number(),
+  consumer_id: z.string(),
+  /** Durable copies held for this subscription's queue now (0 when not durable). */
+  backlog: z.number().int().nonnegative(),
+});
+export type ClientSubscription = z.infer<typeof ClientSubscriptionSchema>;
+
+/** A registered producer; `offline_since` is epoch ms, null while online. */
+export const ClientProducerSchema = z.object({
+  name: z.string(),
+  id: z.string().nullable(),
+  online: z.boolean(),
+  offline_since: z.number().nullable(),
+  /** Created by a subscription before the producer ever connected (§5.1). */
+  placeholder: z.boolean(),
+  subscribers: z.number().int().nonnegative(),
+});
+export type ClientProducer = z.infer<typeof ClientProducerSchema>;
+
+export const ClientConsumerSchema = z.object({
+  name: z.string(),
+  id: z.string(),
+  online: z.boolean(),
+  offline_since: z.number().nullable(),
+  subscriptions: z.array(ClientSubscriptionSchema),
+});
+export type ClientConsumer = z.infer<typeof ClientConsumerSchema>;
+
+/** `GET /api/clients` (Switchboard extension, docs/http-api.md): registrations per realm. */
+export const ClientsSchema = z.object({
+  realms: z.record(
+    z.string(),
+    z.object({
+      producers: z.array(ClientProducerSchema),
+      consumers: z.array(ClientConsumerSchema),
+    }),
+  ),
+});
+export type Clients = z.infer<typeof ClientsSchema>;

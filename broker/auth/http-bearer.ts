@@ -25,7 +25,7 @@ export function hasAdminBearer(auth: AuthState, req: IncomingMessage): boolean {
 
 /**
  * Wraps the HTTP API handler: with auth enabled, `GET /api/metrics` (unless `metrics_auth:
- * false`), `/api/stats` and `/api/realms/{realm}/dlq` need the admin bearer while their route is
+ * false`), `/api/stats`, `/api/clients` and `/api/realms/{realm}/dlq` need the admin bearer while their route is
  * on; a refusal is answered here with 401. Other requests go to `inner` unchanged.
  */
 export function requireAdminBearer(
@@ -47,7 +47,10 @@ export function requireAdminBearer(
     // A route switched off is not guarded: the API answers it with the bare 403 (§10.1).
     const guarded =
       (path === HttpPath.METRICS && api.metrics && api.metrics_auth) ||
-      (api.stats && (path === HttpPath.STATS || /^\/api\/realms\/[^/]+\/dlq$/.test(rawPath)));
+      (api.stats &&
+        (path === HttpPath.STATS ||
+          path === HttpPath.CLIENTS ||
+          /^\/api\/realms\/[^/]+\/dlq$/.test(rawPath)));
     if (!guarded) return inner(req, res);
     if (hasAdminBearer(auth, req)) return inner(req, res);
     const body = JSON.stringify({ ok: false, code: 401, message: BEARER_REQUIRED });

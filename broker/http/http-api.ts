@@ -1,6 +1,7 @@
 /**
  * The opt-in HTTP API on the broker's port: `GET /health` (alias `/healthz`),
  * `GET /api/metrics` (Prometheus text via prom-client), `GET /api/stats` and
+ * `GET /api/clients` (Switchboard: registrations per realm, `broker-clients.ts`) and
  * `GET /api/realms/{realm}/dlq` (`{realm, entries, next_cursor}`, oldest first, paged by
  * `limit`/`cursor` and capped at `http_api.max_response_bytes`, see `dlq-page.ts`; off with
  * `stats: false`).
@@ -16,7 +17,7 @@
  * headers were already sent), never an unhandled rejection.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpPath, type Health, type Stats } from '../../shared/http-api';
+import { HttpPath, type Clients, type Health, type Stats } from '../../shared/http-api';
 import type { Settings } from '../config/settings-schema';
 import { pageDlq, parseDlqQuery, type PageableEntry } from './dlq-page';
 
@@ -27,6 +28,8 @@ export interface HttpApiDeps {
   settings: () => Settings;
   health: () => Health;
   stats: () => Stats;
+  /** `GET /api/clients` (Switchboard extension): registrations per realm. */
+  clients: () => Clients;
   metrics: () => Promise<{ contentType: string; body: string }>;
   /** DLQ entries of a realm (§10.6), oldest first. */
   listDlq: (realm: string) => Promise<readonly PageableEntry[]>;
@@ -123,7 +126,7 @@ function routeRequest(deps: HttpApiDeps) {
     const ours =
       dlq !== null ||
       ((path === HttpPath.HEALTH || path === HttpPath.HEALTHZ) && api.health) ||
-      (path === HttpPath.STATS && api.stats) ||
+      ((path === HttpPath.STATS || path === HttpPath.CLIENTS) && api.stats) ||
       (path === HttpPath.METRICS && api.metrics);
     if (!ours) return false;
     if (!deps.hostAllowed(req)) {
@@ -164,6 +167,10 @@ function routeRequest(deps: HttpApiDeps) {
     }
     if (path === HttpPath.STATS && api.stats) {
       sendJson(res, 200, deps.stats());
+      return true;
+    }
+    if (path === HttpPath.CLIENTS && api.stats) {
+      sendJson(res, 200, deps.clients());
       return true;
     }
     if (path === HttpPath.METRICS && api.metrics) {

@@ -21,7 +21,15 @@ import {
   type BrokerSample,
   type ScrapeTarget,
 } from './metrics-poller';
+import type { PromExposition } from './prometheus-text';
 import { remoteTarget } from './remote-target';
+
+/** Listener of every scrape of every connection, with its parsed metrics (null if unread). */
+export type ConnectionSampleListener = (
+  connectionId: string,
+  sample: BrokerSample,
+  metrics: PromExposition | null,
+) => void;
 
 /** Poller settings shared by every connection. Defaults: 1000 ms period, 2000 ms timeout. */
 export interface ConnectionManagerOptions {
@@ -57,6 +65,7 @@ export class ConnectionManager {
   private readonly connections = new Map<string, Connection>();
   private readonly listeners = new Set<(overview: Overview) => void>();
   private readonly changeListeners = new Set<(changedId: string | null) => void>();
+  private readonly sampleListeners = new Set<ConnectionSampleListener>();
 
   constructor(private readonly options: ConnectionManagerOptions = {}) {}
 
@@ -120,9 +129,10 @@ export class ConnectionManager {
         : errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
     });
     const disposers = [
-      poller.onSample((sample) => {
+      poller.onSample((sample, metrics) => {
         this.track(profile.id, sample);
         this.publish(this.compose(profile, sample));
+        for (const listener of this.sampleListeners) listener(profile.id, sample, metrics);
       }),
       // Scrape right away when the local broker changes state, so the UI does not lag a period.
       profile.local?.onStatus((status) => {
@@ -199,6 +209,12 @@ export class ConnectionManager {
     return () => this.listeners.delete(listener);
   }
 
+  /** Subscribes to every scrape of every connection (metric history); returns the unsubscribe. */
+  onSample(listener: ConnectionSampleListener): () => void {
+    this.sampleListeners.add(listener);
+    return () => this.sampleListeners.delete(listener);
+  }
+
   /** Stops every poller and forgets every connection. */
   close(): void {
     for (const connection of this.connections.values()) {
@@ -207,6 +223,7 @@ export class ConnectionManager {
     }
     this.connections.clear();
     this.listeners.clear();
+    this.sampleListeners.clear();
     this.changeListeners.clear();
   }
 

@@ -9,6 +9,7 @@ import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
 import type { ConnectionProfileStore } from './connection-profiles';
 import { createConnectionsService } from './connections-console-service';
+import { createOperationsService } from './operations-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { toAuthorizationRequest, toRealmList } from './manager-pool';
@@ -68,6 +69,7 @@ export function createConsoleService({
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
     connections.onChange(() => hub.emit('connections', connections.summaries())),
   ];
+  const operations = createOperationsService({ connections, pool, hub, disposers: detach });
   return {
     getOverview: ({ connectionId }) => connections.overview(connectionId),
     getLocalBroker: async () => supervisor.status(),
@@ -88,6 +90,7 @@ export function createConsoleService({
     },
     ...createConnectionsService({ connections, profiles, secrets }),
     ...createRealmsConsoleService({ pool, activity }),
+    ...operations,
     on: (event, listener) => hub.on(event, listener),
     close: () => {
       watcher.stop();

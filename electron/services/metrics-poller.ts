@@ -18,7 +18,7 @@ import {
 import { MetricName } from '../../shared/metric-names';
 import { apiUrl, assertBearerAllowed, parseBrokerUrl, type EndpointTls } from './broker-endpoint';
 import { httpGetText } from './http-get';
-import { parsePrometheusText, sumSamples } from './prometheus-text';
+import { parsePrometheusText, sumSamples, type PromExposition } from './prometheus-text';
 import { RingBuffer } from './ring-buffer';
 
 /**
@@ -66,6 +66,9 @@ export interface BrokerSample {
   rates: { produced: number; delivered: number } | null;
 }
 
+/** Listener of `onSample`: the sample and the exposition it was read from (null if unread). */
+export type SampleListener = (sample: BrokerSample, metrics: PromExposition | null) => void;
+
 export interface MetricsPollerOptions {
   /** A fixed target, or a function asked before every scrape (null: nothing to scrape now). */
   target: ScrapeTarget | (() => ScrapeTarget | null);
@@ -81,7 +84,7 @@ export interface MetricsPollerOptions {
 
 export class MetricsPoller {
   private readonly buffer: RingBuffer<BrokerSample>;
-  private readonly listeners = new Set<(sample: BrokerSample) => void>();
+  private readonly listeners = new Set<SampleListener>();
   private readonly intervalMs: number;
   private timer: NodeJS.Timeout | null = null;
   private running = false;
@@ -118,8 +121,12 @@ export class MetricsPoller {
     return this.buffer.toArray();
   }
 
-  /** Subscribes to every new sample; returns the unsubscribe function. */
-  onSample(listener: (sample: BrokerSample) => void): () => void {
+  /**
+   * Subscribes to every new sample, with the parsed `/api/metrics` it came from (null when the
+   * broker was not read; not kept, so the ring buffer stays small); returns the unsubscribe
+   * function.
+   */
+  onSample(listener: SampleListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -144,25 +151,28 @@ export class MetricsPoller {
 
   private async scrape(): Promise<BrokerSample> {
     let sample: BrokerSample;
+    let metrics: PromExposition | null = null;
     try {
       const target =
         typeof this.options.target === 'function' ? this.options.target() : this.options.target;
-      sample = target
-        ? await this.read(target)
-        : this.unreachable(
-            this.options.unavailableError ?? errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
-          );
+      if (target) ({ sample, metrics } = await this.read(target));
+      else
+        sample = this.unreachable(
+          this.options.unavailableError ?? errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
+        );
     } catch (error) {
       // Down, refused, or a profile that cannot be used (unreadable CA file…): one outage.
       sample = this.unreachable(errorInfo('SWB_ERR_BROKER_UNREACHABLE', (error as Error).message));
     }
     this.buffer.push(sample);
     this.lastReachable = sample.reachable ? sample : null;
-    for (const listener of this.listeners) listener(sample);
+    for (const listener of this.listeners) listener(sample, metrics);
     return sample;
   }
 
-  private async read(target: ScrapeTarget): Promise<BrokerSample> {
+  private async read(
+    target: ScrapeTarget,
+  ): Promise<{ sample: BrokerSample; metrics: PromExposition }> {
     // Before any request: the admin token never crosses a network in clear without an opt-in.
     if (target.bearerToken) {
       assertBearerAllowed(parseBrokerUrl(target.baseUrl), target.allowInsecureBearer === true);
@@ -188,7 +198,7 @@ export class MetricsPoller {
       connectionsCurrent: sumSamples(exposition, MetricName.CONNECTIONS_CURRENT),
     };
     const stamp = this.stamp();
-    return {
+    const sample: BrokerSample = {
       ...stamp,
       reachable: true,
       error: null,
@@ -197,6 +207,7 @@ export class MetricsPoller {
       counters,
       rates: this.rates(counters, stamp.monotonicAt),
     };
+    return { sample, metrics: exposition };
   }
 
   private stamp(): Pick<BrokerSample, 'sampledAt' | 'seq' | 'monotonicAt'> {

@@ -18,6 +18,8 @@ import { RealmsView } from './views/realms-view';
 import { TokensView } from './views/tokens-view';
 import { ActivityView } from './views/activity-view';
 import { useRequestNotifications } from './views/request-notifications';
+import { ClientsView } from './views/clients-view';
+import { DeadLettersView } from './views/dead-letters-view';
 import './styles/app-shell.css';
 
 /** One section of the app: add yours with one line. Views read `selectedConnectionId`. */
@@ -31,6 +33,8 @@ const SECTIONS: Section[] = [
   { id: 'requests', label: 'Requests', View: RequestsView },
   { id: 'realms', label: 'Realms', View: RealmsView },
   { id: 'tokens', label: 'Tokens', View: TokensView },
+  { id: 'dead-letters', label: 'Dead letters', View: DeadLettersView },
+  { id: 'clients', label: 'Clients', View: ClientsView },
   { id: 'activity', label: 'Activity', View: ActivityView },
   { id: 'connections', label: 'Connections', View: ConnectionsView },
 ];

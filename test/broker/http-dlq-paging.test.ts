@@ -158,6 +158,7 @@ describe('HTTP routes answer their own failures (issue 8 item 1)', () => {
       settings: () => parseSettings({ http_api: { enabled: true } }),
       health: () => ({ status: 'ok', version: 't', uptime_seconds: 0, node_id: null }),
       stats: failing.stats ?? (() => ({ realms: {}, connections_current: 0 })),
+      clients: () => ({ realms: {} }),
       metrics: failing.metrics ?? (async () => ({ contentType: 'text/plain', body: '' })),
       listDlq: failing.listDlq ?? (async () => []),
       onError: (err) => errors.push(err),

@@ -12,6 +12,7 @@ import { StatusBadge } from '../components/status-badge';
 import { formatCount, formatDuration, formatRate } from '../format';
 import { useAppStore } from '../store/app-store';
 import { restartLocalBroker } from '../store/bind-console';
+import { ChartsView } from './charts-view';
 import { buildOverviewModel, type OnlineTotal } from './overview-model';
 
 function onlineTotal(value: OnlineTotal | null): string {
@@ -146,6 +147,8 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
           detail="open now"
         />
       </div>
+
+      <ChartsView client={client} />
 
       <p className="muted small" data-testid="overview-sampled-at">
         {model.sampledAt

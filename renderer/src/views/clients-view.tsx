@@ -1,0 +1,193 @@
+/**
+ * Clients: the producers and consumers registered with the broker, per realm, each consumer with
+ * its subscriptions (key, mode, group, durable, ACK) and durable backlog. Read from the broker's
+ * `GET /api/clients` every 2 s. The tyo-mq protocol has no management command that disconnects
+ * one client, so the view says so and points at what does exist.
+ */
+import { useEffect, useState } from 'react';
+import type { ClientList } from '../../../shared/console-api-operations';
+import type { ClientConsumer, ClientProducer } from '../../../shared/http-api';
+import type { ConsoleClient } from '../api/console-client';
+import { ErrorBanner } from '../components/error-banner';
+import { StatusBadge } from '../components/status-badge';
+import { formatCount } from '../format';
+import { useConnectionId } from './operations-connection';
+import '../styles/operations.css';
+
+/** Refresh period of the listing, ms. */
+const REFRESH_MS = 2_000;
+
+const ackLabel = (required: boolean, timeoutMs: number): string =>
+  required
+    ? `ACK within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`
+    : 'no ACK';
+
+function ProducerCard({ producer }: { producer: ClientProducer }) {
+  return (
+    <li className="ops-client" data-testid={`client-producer-${producer.name}`}>
+      <div className="ops-client__head">
+        <strong>{producer.name}</strong>
+        <StatusBadge
+          label={producer.placeholder ? 'never connected' : producer.online ? 'online' : 'offline'}
+          tone={producer.online ? 'ok' : 'idle'}
+        />
+      </div>
+      <p className="muted small">
+        {formatCount(producer.subscribers)} subscriber{producer.subscribers === 1 ? '' : 's'}
+        {producer.id && ` · id ${producer.id}`}
+      </p>
+    </li>
+  );
+}
+
+function ConsumerCard({ consumer }: { consumer: ClientConsumer }) {
+  return (
+    <li className="ops-client" data-testid={`client-consumer-${consumer.name}`}>
+      <div className="ops-client__head">
+        <strong>{consumer.name}</strong>
+        <StatusBadge
+          label={consumer.online ? 'online' : 'offline'}
+          tone={consumer.online ? 'ok' : 'idle'}
+        />
+        <button
+          type="button"
+          className="button ops-client__disconnect"
+          disabled
+          aria-describedby="clients-disconnect-note"
+          title="The tyo-mq protocol has no command to disconnect one client"
+        >
+          Disconnect
+        </button>
+      </div>
+      {consumer.subscriptions.length === 0 ? (
+        <p className="muted small">No subscriptions.</p>
+      ) : (
+        <ul className="ops-subs">
+          {consumer.subscriptions.map((sub) => (
+            <li key={sub.key} className="ops-sub" data-testid="client-subscription">
+              <code className="ops-sub__key">{sub.key}</code>
+              <span className="ops-sub__facts">
+                <span>
+                  {sub.mode === 'topic' ? `topic ${sub.pattern ?? ''}` : `from ${sub.producer}`}
+                </span>
+                {sub.group && <span>group {sub.group}</span>}
+                <span>{sub.durable ? 'durable' : 'live only'}</span>
+                <span>{ackLabel(sub.ack_required, sub.ack_timeout_ms)}</span>
+                {sub.durable && (
+                  <span data-testid="client-backlog" data-value={sub.backlog}>
+                    backlog {formatCount(sub.backlog)}
+                  </span>
+                )}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+export function ClientsView({ client }: { client: ConsoleClient }) {
+  const connectionId = useConnectionId();
+  const [list, setList] = useState<ClientList | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [onlineOnly, setOnlineOnly] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const load = async (): Promise<void> => {
+      const result = await client.api.listClients({ connectionId });
+      if (!live) return;
+      if (result.ok) {
+        setList(result.value);
+        setError(null);
+      } else {
+        setError(
+          `${result.error.message} — the list refreshes on its own once the broker answers.`,
+        );
+      }
+      timer = setTimeout(() => void load(), REFRESH_MS);
+    };
+    void load();
+    return () => {
+      live = false;
+      if (timer) clearTimeout(timer);
+    };
+  }, [client, connectionId]);
+
+  const realms = (list?.realms ?? []).map((realm) => ({
+    ...realm,
+    producers: onlineOnly ? realm.producers.filter((p) => p.online) : realm.producers,
+    consumers: onlineOnly ? realm.consumers.filter((c) => c.online) : realm.consumers,
+  }));
+
+  return (
+    <main className="page" data-testid="clients-view">
+      <header className="page__header">
+        <div>
+          <h2 className="page__title">Clients</h2>
+          <p className="muted">
+            {list ? `Updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}` : 'Loading…'}
+          </p>
+        </div>
+        <label className="ops-check">
+          <input
+            type="checkbox"
+            checked={onlineOnly}
+            onChange={(e) => setOnlineOnly(e.target.checked)}
+          />
+          Online only
+        </label>
+      </header>
+      <ErrorBanner title="Clients:" message={error} testId="clients-error" />
+      <p className="ops-notice" id="clients-disconnect-note" data-testid="clients-disconnect-note">
+        Disconnecting one client: the tyo-mq protocol has no management command for it. To cut a
+        client off, revoke its token (its sessions are disconnected) or remove its realm.
+      </p>
+      {list && realms.length === 0 && (
+        <p className="ops-empty" data-testid="clients-empty">
+          No producers or consumers are registered. Clients appear here as soon as they identify
+          themselves (<code>PRODUCER</code>, <code>CONSUMER</code>, <code>SUBSCRIBE</code>).
+        </p>
+      )}
+      {realms.map((realm) => (
+        <section key={realm.name} className="panel" data-testid={`clients-realm-${realm.name}`}>
+          <h3 className="section-title">
+            Realm {realm.name}{' '}
+            <span className="muted small">
+              {formatCount(realm.producers.length)} producers ·{' '}
+              {formatCount(realm.consumers.length)} consumers
+            </span>
+          </h3>
+          <div className="ops-clients">
+            <div>
+              <h4 className="ops-detail__sub">Producers</h4>
+              {realm.producers.length === 0 ? (
+                <p className="muted small">None.</p>
+              ) : (
+                <ul className="ops-client-list">
+                  {realm.producers.map((p) => (
+                    <ProducerCard key={p.name} producer={p} />
+                  ))}
+                </ul>
+              )}
+            </div>
+            <div>
+              <h4 className="ops-detail__sub">Consumers</h4>
+              {realm.consumers.length === 0 ? (
+                <p className="muted small">None.</p>
+              ) : (
+                <ul className="ops-client-list">
+                  {realm.consumers.map((c) => (
+                    <ConsumerCard key={c.name} consumer={c} />
+                  ))}
+                </ul>
+              )}
+            </div>
+          </div>
+        </section>
+      ))}
+    </main>
+  );
+}

@@ -1,0 +1,419 @@
+/**
+ * Dead letters: the broker's DLQ of one realm (or all), loaded page by page, in a virtualised
+ * list (`@tanstack/react-virtual`) that stays smooth with 10,000+ entries; search in event,
+ * consumer, reason and payload; origin and replay count per entry (entries dead-lettered again
+ * flagged); a JSON viewer for the payload; replay or discard one or many with confirmation and a
+ * cancellable progress bar; export as JSON lines.
+ */
+import { useVirtualizer } from '@tanstack/react-virtual';
+import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import type { DeadLetter } from '../../../shared/console-api-operations';
+import type { ConsoleClient } from '../api/console-client';
+import { ErrorBanner } from '../components/error-banner';
+import { formatCount } from '../format';
+import { useAppStore } from '../store/app-store';
+import { DeadLetterDetail, stamp } from './dead-letter-detail';
+import { DeadLetterRow, ROW_HEIGHT } from './dead-letter-row';
+import {
+  LOAD_PAGE,
+  MAX_LOADED_ENTRIES,
+  indexEntry,
+  runBatches,
+  searchEntries,
+  toJsonLines,
+  type BatchProgress,
+  type IndexedDeadLetter,
+} from './dead-letters-model';
+import { useConnectionId } from './operations-connection';
+import '../styles/operations.css';
+
+type ActionKind = 'replay' | 'discard';
+const VERB: Record<ActionKind, string> = { replay: 'Replay', discard: 'Discard' };
+
+interface Running {
+  kind: ActionKind;
+  progress: BatchProgress;
+  cancelling: boolean;
+}
+
+function download(name: string, text: string): void {
+  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
+  const anchor = document.createElement('a');
+  anchor.href = url;
+  anchor.download = name;
+  anchor.click();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+export function DeadLettersView({ client }: { client: ConsoleClient }) {
+  const connectionId = useConnectionId();
+  const statsRealms = useAppStore((s) => s.overviews[connectionId]?.stats?.realms);
+  const realmNames = useMemo(
+    () => [...new Set(['default', ...Object.keys(statsRealms ?? {})])].sort(),
+    [statsRealms],
+  );
+  const [realm, setRealm] = useState('');
+  const [entries, setEntries] = useState<IndexedDeadLetter[]>([]);
+  const [loading, setLoading] = useState<{ loaded: number; total: number } | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
+  const [query, setQuery] = useState('');
+  const deferredQuery = useDeferredValue(query);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const [focused, setFocused] = useState<string | null>(null);
+  const [confirm, setConfirm] = useState<{ kind: ActionKind; ids: string[] } | null>(null);
+  const [running, setRunning] = useState<Running | null>(null);
+  const [generation, setGeneration] = useState(0);
+  const [brokerDepth, setBrokerDepth] = useState<number | null>(null);
+  const cancelRef = useRef(false);
+  const scrollRef = useRef<HTMLDivElement>(null);
+
+  // Load every page (oldest first); a newer load (realm change, refresh) supersedes this one.
+  useEffect(() => {
+    let live = true;
+    setEntries([]);
+    setSelected(new Set());
+    setFocused(null);
+    setError(null);
+    setLoading({ loaded: 0, total: 0 });
+    void (async () => {
+      let cursor: string | null = null;
+      let loaded = 0;
+      do {
+        const result = await client.api.listDeadLetters({
+          connectionId,
+          ...(realm ? { realm } : {}),
+          cursor,
+          limit: LOAD_PAGE,
+        });
+        if (!live) return;
+        if (!result.ok) {
+          setError(`${result.error.message} — check that the broker is running, then Refresh.`);
+          break;
+        }
+        const page = result.value.entries.map(indexEntry);
+        loaded += page.length;
+        setEntries((current) => current.concat(page));
+        setLoading({ loaded, total: result.value.total });
+        cursor = result.value.nextCursor;
+      } while (cursor && loaded < MAX_LOADED_ENTRIES);
+      if (live) setLoading(null);
+    })();
+    return () => {
+      live = false;
+    };
+  }, [client, connectionId, realm, generation]);
+
+  // The broker's DLQ depth from the metric samples, to say when the loaded list is out of date.
+  useEffect(
+    () =>
+      client.api.on('metricsPoint', ({ connectionId: id, point }) => {
+        if (id !== connectionId || !point.up) return;
+        setBrokerDepth(realm ? (point.realms[realm]?.dlqDepth ?? 0) : point.dlqDepth);
+      }),
+    [client, connectionId, realm],
+  );
+  const stale = !loading && !running && brokerDepth !== null && brokerDepth !== entries.length;
+
+  const shown = useMemo(() => searchEntries(entries, deferredQuery), [entries, deferredQuery]);
+  // The React Compiler is not used here; the list re-renders on scroll by design.
+  // eslint-disable-next-line react-hooks/incompatible-library
+  const virtualizer = useVirtualizer({
+    count: shown.length,
+    getScrollElement: () => scrollRef.current,
+    estimateSize: () => ROW_HEIGHT,
+    overscan: 8,
+  });
+  const focusedEntry = useMemo(
+    () => (focused ? (entries.find((e) => e.entry.id === focused)?.entry ?? null) : null),
+    [entries, focused],
+  );
+
+  const toggle = useCallback((id: string) => {
+    setSelected((current) => {
+      const next = new Set(current);
+      if (next.has(id)) next.delete(id);
+      else next.add(id);
+      return next;
+    });
+  }, []);
+
+  const run = async (kind: ActionKind, ids: string[]): Promise<void> => {
+    setConfirm(null);
+    setNotice(null);
+    cancelRef.current = false;
+    setRunning({ kind, progress: { done: 0, total: ids.length }, cancelling: false });
+    const method = kind === 'replay' ? client.api.replayDeadLetters : client.api.discardDeadLetters;
+    let settledCount = 0;
+    try {
+      await runBatches(
+        ids,
+        async (batch) => {
+          const result = await method({ connectionId, ...(realm ? { realm } : {}), ids: batch });
+          if (!result.ok) throw new Error(result.error.message);
+          return result.value;
+        },
+        {
+          cancelled: () => cancelRef.current,
+          onProgress: (progress) => setRunning((r) => (r ? { ...r, progress } : r)),
+          onSettled: (settled) => {
+            settledCount += settled.length;
+            const gone = new Set(settled);
+            setEntries((current) => current.filter((e) => !gone.has(e.entry.id)));
+            setSelected((current) => new Set([...current].filter((id) => !gone.has(id))));
+          },
+        },
+      );
+      const rest = ids.length - settledCount;
+      setNotice(
+        `${kind === 'replay' ? 'Replayed' : 'Discarded'} ${formatCount(settledCount)} of ${formatCount(ids.length)}` +
+          (rest > 0 ? `; cancelled — the other ${formatCount(rest)} are still in the DLQ.` : '.'),
+      );
+    } catch (failure) {
+      setError(
+        `${VERB[kind]} stopped: ${(failure as Error).message}. Entries already handled are gone ` +
+          'from the list; the rest are still in the DLQ — try again.',
+      );
+    } finally {
+      setRunning(null);
+    }
+  };
+
+  const exportShown = (): void => {
+    const source: DeadLetter[] = selected.size
+      ? entries.filter((e) => selected.has(e.entry.id)).map((e) => e.entry)
+      : shown.map((e) => e.entry);
+    download(
+      `dead-letters-${realm || 'all-realms'}-${new Date().toISOString().slice(0, 19)}.jsonl`,
+      toJsonLines(source),
+    );
+  };
+
+  const busy = running !== null;
+  return (
+    <main className="page page--wide" data-testid="dead-letters-view">
+      <header className="page__header">
+        <div>
+          <h2 className="page__title">Dead letters</h2>
+          <p className="muted" data-testid="dlq-count">
+            {formatCount(entries.length)} loaded
+            {shown.length !== entries.length && ` · ${formatCount(shown.length)} match`}
+            {selected.size > 0 && ` · ${formatCount(selected.size)} selected`}
+          </p>
+        </div>
+        <div className="page__actions ops-wrap">
+          <button
+            type="button"
+            className="button"
+            disabled={busy}
+            onClick={() => setGeneration((g) => g + 1)}
+            data-testid="dlq-refresh"
+          >
+            Refresh
+          </button>
+          <button
+            type="button"
+            className="button"
+            disabled={shown.length === 0}
+            onClick={exportShown}
+            data-testid="dlq-export"
+          >
+            Export {selected.size ? 'selected' : 'shown'} (JSON lines)
+          </button>
+        </div>
+      </header>
+
+      <div className="ops-toolbar">
+        <label className="field">
+          Realm
+          <select
+            value={realm}
+            disabled={busy}
+            onChange={(e) => setRealm(e.target.value)}
+            data-testid="dlq-realm"
+          >
+            <option value="">All realms</option>
+            {realmNames.map((name) => (
+              <option key={name} value={name}>
+                {name}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field field--grow">
+          Search event, consumer, reason, payload
+          <input
+            type="search"
+            value={query}
+            placeholder="e.g. order 42"
+            onChange={(e) => setQuery(e.target.value)}
+            data-testid="dlq-search"
+          />
+        </label>
+      </div>
+
+      <div className="ops-toolbar">
+        <button
+          type="button"
+          className="button"
+          disabled={busy || shown.length === 0}
+          onClick={() => setSelected(new Set(shown.map((e) => e.entry.id)))}
+          data-testid="dlq-select-all"
+        >
+          Select all shown ({formatCount(shown.length)})
+        </button>
+        <button
+          type="button"
+          className="button"
+          disabled={busy || selected.size === 0}
+          onClick={() => setSelected(new Set())}
+        >
+          Clear selection
+        </button>
+        <button
+          type="button"
+          className="button button--primary"
+          disabled={busy || selected.size === 0}
+          onClick={() => setConfirm({ kind: 'replay', ids: [...selected] })}
+          data-testid="dlq-replay-selected"
+        >
+          Replay selected
+        </button>
+        <button
+          type="button"
+          className="button button--danger"
+          disabled={busy || selected.size === 0}
+          onClick={() => setConfirm({ kind: 'discard', ids: [...selected] })}
+          data-testid="dlq-discard-selected"
+        >
+          Discard selected
+        </button>
+      </div>
+
+      <ErrorBanner title="Dead letters:" message={error} testId="dlq-error" />
+      {notice && (
+        <p className="ops-notice" role="status" data-testid="dlq-notice">
+          {notice}
+        </p>
+      )}
+      {stale && (
+        <p className="ops-notice" role="status" data-testid="dlq-stale">
+          The broker now holds {formatCount(brokerDepth)} dead letter{brokerDepth === 1 ? '' : 's'}{' '}
+          {realm ? `in ${realm}` : 'in all realms'}; the list shows {formatCount(entries.length)}.{' '}
+          <button type="button" className="button" onClick={() => setGeneration((g) => g + 1)}>
+            Load again
+          </button>
+        </p>
+      )}
+      {loading && (
+        <div className="ops-progress" data-testid="dlq-loading">
+          <span>
+            Loading {formatCount(loading.loaded)}
+            {loading.total ? ` of ${formatCount(loading.total)}` : ''}…
+          </span>
+          <progress max={loading.total || 1} value={loading.loaded} />
+        </div>
+      )}
+      {confirm && (
+        <div
+          className="panel ops-confirm"
+          role="alertdialog"
+          aria-label="Confirm"
+          data-testid="dlq-confirm"
+        >
+          <p>
+            {confirm.kind === 'replay'
+              ? `Replay ${formatCount(confirm.ids.length)} dead letter${confirm.ids.length === 1 ? '' : 's'} to the consumer each was meant for? Each goes back to its queue and is delivered again.`
+              : `Discard ${formatCount(confirm.ids.length)} dead letter${confirm.ids.length === 1 ? '' : 's'}? They are deleted for good.`}
+          </p>
+          <div className="ops-wrap">
+            <button
+              type="button"
+              className={`button ${confirm.kind === 'replay' ? 'button--primary' : 'button--danger'}`}
+              onClick={() => void run(confirm.kind, confirm.ids)}
+              data-testid="dlq-confirm-yes"
+            >
+              {VERB[confirm.kind]} {formatCount(confirm.ids.length)}
+            </button>
+            <button type="button" className="button" onClick={() => setConfirm(null)}>
+              Keep them
+            </button>
+          </div>
+        </div>
+      )}
+      {running && (
+        <div className="ops-progress" data-testid="dlq-progress">
+          <span>
+            {running.kind === 'replay' ? 'Replaying' : 'Discarding'}{' '}
+            {formatCount(running.progress.done)} of {formatCount(running.progress.total)}…
+          </span>
+          <progress max={running.progress.total || 1} value={running.progress.done} />
+          <button
+            type="button"
+            className="button"
+            disabled={running.cancelling}
+            title="Stops after the batch in flight; entries not yet handled stay in the DLQ"
+            onClick={() => {
+              cancelRef.current = true;
+              setRunning((r) => (r ? { ...r, cancelling: true } : r));
+            }}
+            data-testid="dlq-cancel"
+          >
+            {running.cancelling ? 'Cancelling…' : 'Cancel'}
+          </button>
+        </div>
+      )}
+
+      <div className="ops-dlq">
+        <div
+          ref={scrollRef}
+          className="ops-list"
+          data-testid="dlq-list"
+          role="list"
+          aria-label="Dead letters"
+        >
+          {shown.length === 0 && !loading ? (
+            <p className="ops-empty" data-testid="dlq-empty">
+              {entries.length === 0
+                ? 'No dead letters. Copies land here when a consumer does not ACK within its retries.'
+                : 'Nothing matches the search.'}
+            </p>
+          ) : (
+            <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
+              {virtualizer.getVirtualItems().map((item) => {
+                const { entry } = shown[item.index]!;
+                return (
+                  <DeadLetterRow
+                    key={entry.id}
+                    entry={entry}
+                    top={item.start}
+                    selected={selected.has(entry.id)}
+                    focused={focused === entry.id}
+                    onToggle={toggle}
+                    onFocus={setFocused}
+                  />
+                );
+              })}
+            </div>
+          )}
+        </div>
+        {focusedEntry && (
+          <DeadLetterDetail
+            entry={focusedEntry}
+            busy={busy}
+            onClose={() => setFocused(null)}
+            onAction={(kind) => setConfirm({ kind, ids: [focusedEntry.id] })}
+          />
+        )}
+      </div>
+      <p className="muted small">
+        Loaded{' '}
+        {entries.length >= MAX_LOADED_ENTRIES
+          ? `the oldest ${formatCount(MAX_LOADED_ENTRIES)}`
+          : 'all'}{' '}
+        entries
+        {entries[0] ? `; oldest dead-lettered ${stamp(entries[0].entry.deadLetteredAt)}` : ''}.
+      </p>
+    </main>
+  );
+}

@@ -21,6 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import console from 'node:console';
 import process from 'node:process';
+import { setTimeout } from 'node:timers';
 import { fileURLToPath, URL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));

@@ -14,7 +14,12 @@ import {
   preventWebview,
   windowOpenHandler,
 } from './window-policy';
-import { fitWindowState, readWindowState, trackWindowState, writeWindowState } from './window-state';
+import {
+  fitWindowState,
+  readWindowState,
+  trackWindowState,
+  writeWindowState,
+} from './window-state';
 
 /** Installs the lockdown for every web contents created from now on. Call once, before windows. */
 export function lockDownWebContents(): void {

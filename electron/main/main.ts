@@ -36,8 +36,7 @@ registerAppScheme();
 let local: LocalConsole | null = null;
 let quitting = false;
 
-const windowStateFile = (): string =>
-  path.join(app.getPath('userData'), WINDOW_STATE_FILE_NAME);
+const windowStateFile = (): string => path.join(app.getPath('userData'), WINDOW_STATE_FILE_NAME);
 
 function openWindow(): BrowserWindow {
   return createMainWindow(PRELOAD, windowStateFile());
@@ -84,13 +83,16 @@ if (!app.requestSingleInstanceLock()) {
       window.focus();
     }
   });
-  app.whenReady().then(onReady).catch((error: unknown) => {
-    dialog.showErrorBox(
-      'Switchboard could not start',
-      error instanceof Error ? error.message : String(error),
-    );
-    app.exit(1);
-  });
+  app
+    .whenReady()
+    .then(onReady)
+    .catch((error: unknown) => {
+      dialog.showErrorBox(
+        'Switchboard could not start',
+        error instanceof Error ? error.message : String(error),
+      );
+      app.exit(1);
+    });
   app.on('activate', () => {
     if (BrowserWindow.getAllWindows().length === 0 && local) openWindow();
   });

@@ -101,7 +101,10 @@ export interface TrackedWindow {
 export function trackWindowState(
   window: TrackedWindow,
   save: (state: WindowState) => void,
-  { debounceMs = 500, onError = () => undefined }: { debounceMs?: number; onError?: (error: unknown) => void } = {},
+  {
+    debounceMs = 500,
+    onError = () => undefined,
+  }: { debounceMs?: number; onError?: (error: unknown) => void } = {},
 ): () => void {
   let timer: ReturnType<typeof setTimeout> | null = null;
   const saveNow = (): void => {
@@ -118,7 +121,8 @@ export function trackWindowState(
     if (timer) clearTimeout(timer);
     timer = setTimeout(saveNow, debounceMs);
   };
-  for (const event of ['resize', 'move', 'maximize', 'unmaximize'] as const) window.on(event, later);
+  for (const event of ['resize', 'move', 'maximize', 'unmaximize'] as const)
+    window.on(event, later);
   window.on('close', saveNow);
   return () => {
     if (timer) clearTimeout(timer);

@@ -57,7 +57,9 @@ export function plainTextSecretsAllowed(
   env: Record<string, string | undefined>,
 ): boolean {
   const value = env[ALLOW_PLAINTEXT_ENV]?.trim().toLowerCase();
-  return argv.includes(ALLOW_PLAINTEXT_FLAG) || value === '1' || value === 'true' || value === 'yes';
+  return (
+    argv.includes(ALLOW_PLAINTEXT_FLAG) || value === '1' || value === 'true' || value === 'yes'
+  );
 }
 
 const FileSchema = z.object({
@@ -154,7 +156,7 @@ export class SafeStorageSecretStore implements SecretStore {
 
 function basicTextRefusal(): string {
   return [
-    'Switchboard will not store its secrets (the local broker admin token, remote brokers\' credentials):',
+    "Switchboard will not store its secrets (the local broker admin token, remote brokers' credentials):",
     'no OS keychain is available. Electron\'s safeStorage chose the "basic_text" backend, whose key is',
     'built into every copy of Chromium, so anyone who can read your files could read the secrets.',
     'Fix: run a Secret Service keyring (for example gnome-keyring) or KWallet in your session, or pick one',

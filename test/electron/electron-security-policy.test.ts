@@ -186,7 +186,14 @@ describe('navigation, new windows, webviews', () => {
 
 describe('permissions', () => {
   it('denies every permission request and check', () => {
-    for (const permission of ['media', 'notifications', 'geolocation', 'clipboard-read', 'openExternal', 'unknown']) {
+    for (const permission of [
+      'media',
+      'notifications',
+      'geolocation',
+      'clipboard-read',
+      'openExternal',
+      'unknown',
+    ]) {
       const callback = vi.fn();
       denyPermissionRequest({}, permission, callback);
       expect(callback.mock.calls, permission).toEqual([[false]]);
@@ -281,7 +288,9 @@ describe('application menu', () => {
       ...(Array.isArray(item.submenu) ? roles(item.submenu) : []),
     ]);
   const hasClick = (template: ReturnType<typeof appMenuTemplate>): boolean =>
-    template.some((item) => !!item.click || (Array.isArray(item.submenu) && hasClick(item.submenu)));
+    template.some(
+      (item) => !!item.click || (Array.isArray(item.submenu) && hasClick(item.submenu)),
+    );
 
   it('has no developer tools or reload in packaged builds, on every platform', () => {
     for (const platform of ['darwin', 'linux', 'win32'] as const) {
@@ -316,7 +325,9 @@ describe('the app installs these policies', () => {
     expect(source('electron/main/console-ipc.ts')).toContain(
       'ipcMain.handle(ConsoleChannel.INVOKE, consoleInvokeHandler(service, onInternal))',
     );
-    expect(source('electron/main/app-protocol.ts')).toContain('serveAppFile(rendererDir, request.url)');
+    expect(source('electron/main/app-protocol.ts')).toContain(
+      'serveAppFile(rendererDir, request.url)',
+    );
     const main = source('electron/main/main.ts');
     expect(main).toContain('app.requestSingleInstanceLock()');
     expect(main).toContain('new SafeStorageSecretStore(');

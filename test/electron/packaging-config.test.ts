@@ -13,7 +13,10 @@ const REPO = path.resolve(import.meta.dirname, '..', '..');
 const requireFromBuilder = createRequire(resolveFromRepo('app-builder-lib/package.json'));
 const yaml = requireFromBuilder('js-yaml') as { load(text: string): unknown };
 const { validateConfiguration } = requireFromBuilder('./out/util/config/config') as {
-  validateConfiguration(config: unknown, logger: { isEnabled: boolean; add(): void }): Promise<void>;
+  validateConfiguration(
+    config: unknown,
+    logger: { isEnabled: boolean; add(): void },
+  ): Promise<void>;
 };
 
 function resolveFromRepo(id: string): string {
@@ -34,11 +37,15 @@ interface BuilderConfig {
   win: { target: string[] };
 }
 
-const config = yaml.load(readFileSync(path.join(REPO, 'electron-builder.yml'), 'utf8')) as BuilderConfig;
+const config = yaml.load(
+  readFileSync(path.join(REPO, 'electron-builder.yml'), 'utf8'),
+) as BuilderConfig;
 
 describe('electron-builder.yml', () => {
   it('is a valid electron-builder configuration (its own schema)', async () => {
-    await expect(validateConfiguration(config, { isEnabled: false, add() {} })).resolves.toBeUndefined();
+    await expect(
+      validateConfiguration(config, { isEnabled: false, add() {} }),
+    ).resolves.toBeUndefined();
     // The validation is real: an unknown fuse is refused.
     const wrong = { ...config, electronFuses: { ...config.electronFuses, runAsNod: false } };
     await expect(validateConfiguration(wrong, { isEnabled: false, add() {} })).rejects.toThrow(
@@ -59,9 +66,13 @@ describe('electron-builder.yml', () => {
     expect(config.asarUnpack).toContain('**/node_modules/better-sqlite3/build/Release/*.node');
     expect(config.npmRebuild).toBe(true);
     expect(config.buildDependenciesFromSource).toBe(false);
-    expect(config.files).toEqual(expect.arrayContaining(['dist/electron/**/*', 'dist/renderer/**/*']));
+    expect(config.files).toEqual(
+      expect.arrayContaining(['dist/electron/**/*', 'dist/renderer/**/*']),
+    );
     // No sources, tests or secrets files in the package.
-    expect(config.files.some((pattern) => /^(broker|electron|test|renderer\/src)\//.test(pattern))).toBe(false);
+    expect(
+      config.files.some((pattern) => /^(broker|electron|test|renderer\/src)\//.test(pattern)),
+    ).toBe(false);
   });
 
   it('sets the fuses: no RunAsNode, no NODE_OPTIONS, no inspect, app only from the asar', () => {

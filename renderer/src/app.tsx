@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'react';
 import type { ConsoleClient } from './api/console-client';
 import { StatusBadge, type BadgeTone } from './components/status-badge';
+import { ThemeToggle } from './components/theme-toggle';
 import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
 import { OverviewView } from './views/overview-view';
@@ -60,6 +61,7 @@ export function App({ client }: { client: ConsoleClient | null }) {
           tone={client ? (LINK_TONES[connection] ?? 'idle') : 'bad'}
           testId="link-status"
         />
+        <ThemeToggle />
       </header>
       {client ? (
         section === 'overview' ? (

@@ -81,6 +81,9 @@ if (!app.requestSingleInstanceLock()) {
     if (window) {
       if (window.isMinimized()) window.restore();
       window.focus();
+    } else if (local) {
+      // macOS keeps running with no window: a second launch opens one.
+      openWindow();
     }
   });
   app

@@ -15,7 +15,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { lookup } from 'node:dns/promises';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { cpSync, existsSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -168,15 +168,45 @@ if (checkOnly) {
   process.exit(0);
 }
 
+/**
+ * electron-builder rebuilds better-sqlite3 for Electron's ABI in place, in node_modules: after a
+ * package (or a failed attempt) Node itself could no longer load it, breaking `npm test` and
+ * `npm run console`. Its Node build is kept aside and put back whatever happens.
+ */
+const nativeBuild = path.join(
+  path.dirname(require.resolve('better-sqlite3/package.json')),
+  'build',
+);
+const nativeBackup = `${nativeBuild}.node-abi-backup`;
+function keepNodeBuild() {
+  rmSync(nativeBackup, { recursive: true, force: true });
+  if (existsSync(nativeBuild))
+    cpSync(nativeBuild, nativeBackup, { recursive: true, verbatimSymlinks: true });
+}
+function restoreNodeBuild() {
+  if (!existsSync(nativeBackup)) return;
+  rmSync(nativeBuild, { recursive: true, force: true });
+  renameSync(nativeBackup, nativeBuild);
+}
+
 const run = (command, commandArgs) => {
   const result = spawnSync(command, commandArgs, { cwd: root, stdio: 'inherit' });
   if (result.status !== 0) {
+    restoreNodeBuild();
     console.error(`npm run dist: \`${command} ${commandArgs.join(' ')}\` failed (see above).`);
     process.exit(result.status ?? 1);
   }
 };
 run(process.execPath, [path.join(root, 'scripts', 'build-electron.mjs')]);
 const builderCli = require.resolve('electron-builder/cli.js');
+keepNodeBuild();
+// Ctrl-C reaches electron-builder too (same process group); put the Node build back before leaving.
+for (const signal of ['SIGINT', 'SIGTERM']) {
+  process.on(signal, () => {
+    restoreNodeBuild();
+    process.exit(130);
+  });
+}
 run(process.execPath, [
   builderCli,
   '--config',
@@ -186,4 +216,5 @@ run(process.execPath, [
   '--publish',
   'never',
 ]);
+restoreNodeBuild();
 console.log('npm run dist: packages written to release/');

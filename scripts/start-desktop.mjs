@@ -40,7 +40,11 @@ if (!binary || !existsSync(binary)) {
 
 const { buildElectron } = await import('./build-electron.mjs');
 await buildElectron();
-const child = spawn(binary, [root], { stdio: 'inherit', env: process.env });
+// Extra arguments reach the app (`npm start -- --allow-plaintext-secrets`, docs/console.md).
+const child = spawn(binary, [root, ...process.argv.slice(2)], {
+  stdio: 'inherit',
+  env: process.env,
+});
 const forward = (signal) => child.kill(signal);
 process.on('SIGINT', forward);
 process.on('SIGTERM', forward);

@@ -6,34 +6,20 @@
  * Every call's sender frame is checked to be our own top-level page (`app://switchboard/`), so a
  * navigated, framed or foreign page cannot use the bridge; inputs go through the same zod
  * validation as the web host (console-dispatch.ts). Source: ARCHITECTURE §3 (VS Code: every IPC
- * sender validated).
+ * sender validated). The handler is console-ipc-handler.ts.
  */
-import { BrowserWindow, ipcMain, type WebFrameMain } from 'electron';
+import { BrowserWindow, ipcMain } from 'electron';
 import { CONSOLE_EVENT_NAMES, ConsoleChannel, type ConsoleService } from '../../shared/console-api';
-import { errorInfo } from '../../shared/error-catalogue';
 import { ConnectionWatch } from '../services/connection-watch';
-import { dispatchConsoleCall } from '../services/console-dispatch';
-import { isAppUrl } from './app-protocol';
-
-/** True when `frame` is the main frame of one of our pages. */
-export function isTrustedFrame(frame: WebFrameMain | null | undefined): boolean {
-  return !!frame && frame.parent === null && isAppUrl(frame.url);
-}
+import { consoleInvokeHandler } from './console-ipc-handler';
+import { isTrustedFrame } from './window-policy';
 
 /** Registers the IPC handler and event forwarding; returns a function that removes both. */
 export function registerConsoleIpc(
   service: ConsoleService,
   onInternal?: (error: unknown, method: string) => void,
 ): () => void {
-  ipcMain.handle(ConsoleChannel.INVOKE, async (event, method: unknown, input: unknown) => {
-    if (!isTrustedFrame(event.senderFrame)) {
-      return {
-        ok: false,
-        error: errorInfo('SWB_ERR_FORBIDDEN_ORIGIN', 'IPC sender is not the Switchboard app'),
-      };
-    }
-    return dispatchConsoleCall(service, method, input, onInternal);
-  });
+  ipcMain.handle(ConsoleChannel.INVOKE, consoleInvokeHandler(service, onInternal));
   // Each window's watched connections (ConsoleApi.watchConnections), by webContents id.
   const watches = new Map<number, ConnectionWatch>();
   const watchOf = (id: number): ConnectionWatch => {

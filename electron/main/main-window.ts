@@ -1,59 +1,57 @@
 /**
- * Window creation and the app-wide web-contents lockdown: sandboxed renderer with context
- * isolation and no Node, navigation limited to our own pages, no new windows, no webviews,
- * every permission request denied except desktop notifications for our own pages (new
- * authorization requests, issue 12).
+ * Window creation and the app-wide web-contents lockdown, installing the policies of
+ * window-policy.ts (options and handlers) and window-state.ts (bounds kept across launches).
+ * Electron glue only.
  */
-import { app, BrowserWindow, session, shell } from 'electron';
-import { APP_URL, isAppUrl } from './app-protocol';
+import { app, BrowserWindow, screen, session, shell } from 'electron';
+import { APP_URL } from './app-origin';
+import {
+  browserWindowOptions,
+  denyDevicePermission,
+  denyPermissionCheck,
+  denyPermissionRequest,
+  MIN_WINDOW_SIZE,
+  preventNavigation,
+  preventWebview,
+  windowOpenHandler,
+} from './window-policy';
+import {
+  fitWindowState,
+  readWindowState,
+  trackWindowState,
+  writeWindowState,
+} from './window-state';
 
 /** Installs the lockdown for every web contents created from now on. Call once, before windows. */
 export function lockDownWebContents(): void {
-  session.defaultSession.setPermissionRequestHandler((contents, permission, callback) =>
-    callback(permission === 'notifications' && isAppUrl(contents.getURL())),
-  );
-  session.defaultSession.setPermissionCheckHandler(
-    (_contents, permission, requestingOrigin) =>
-      permission === 'notifications' && isAppUrl(requestingOrigin),
-  );
+  const ses = session.defaultSession;
+  ses.setPermissionRequestHandler(denyPermissionRequest);
+  ses.setPermissionCheckHandler(denyPermissionCheck);
+  ses.setDevicePermissionHandler(denyDevicePermission);
   app.on('web-contents-created', (_event, contents) => {
-    contents.on('will-navigate', (event, url) => {
-      if (!isAppUrl(url)) event.preventDefault();
-    });
-    contents.on('will-redirect', (event, url) => {
-      if (!isAppUrl(url)) event.preventDefault();
-    });
-    contents.on('will-attach-webview', (event) => event.preventDefault());
-    contents.setWindowOpenHandler(({ url }) => {
-      // Documentation links open in the user's browser; nothing opens inside the app.
-      if (url.startsWith('https://')) void shell.openExternal(url);
-      return { action: 'deny' };
-    });
+    contents.on('will-navigate', preventNavigation);
+    contents.on('will-frame-navigate', preventNavigation);
+    contents.on('will-redirect', preventNavigation);
+    contents.on('will-attach-webview', preventWebview);
+    contents.setWindowOpenHandler(windowOpenHandler((url) => shell.openExternal(url)));
   });
 }
 
-/** Opens the console window on `app://switchboard/index.html`. */
-export function createMainWindow(preloadPath: string): BrowserWindow {
-  const window = new BrowserWindow({
-    width: 1200,
-    height: 800,
-    minWidth: 720,
-    minHeight: 480,
-    title: 'Switchboard',
-    show: false,
-    webPreferences: {
-      preload: preloadPath,
-      contextIsolation: true,
-      sandbox: true,
-      nodeIntegration: false,
-      nodeIntegrationInWorker: false,
-      webSecurity: true,
-      allowRunningInsecureContent: false,
-      webviewTag: false,
-      spellcheck: false,
-    },
+/**
+ * Opens the console window on `app://switchboard/index.html`, where it was last time if that
+ * place is still on a display (`stateFile`, window-state.ts), and keeps tracking it.
+ */
+export function createMainWindow(preloadPath: string, stateFile: string): BrowserWindow {
+  const workAreas = screen.getAllDisplays().map((display) => display.workArea);
+  const saved = fitWindowState(readWindowState(stateFile), workAreas, MIN_WINDOW_SIZE);
+  const window = new BrowserWindow(browserWindowOptions(preloadPath, saved?.bounds));
+  trackWindowState(window, (state) => writeWindowState(stateFile, state), {
+    onError: (error) => console.error('could not save the window state:', error),
   });
-  window.once('ready-to-show', () => window.show());
+  window.once('ready-to-show', () => {
+    if (saved?.maximized) window.maximize();
+    window.show();
+  });
   void window.loadURL(APP_URL);
   return window;
 }

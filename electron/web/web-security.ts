@@ -8,6 +8,7 @@
  */
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { contentSecurityPolicy } from '../services/content-security-policy';
 
 /** A fresh 256-bit secret, base64url (43 characters). */
 export function generateSecret(): string {
@@ -58,21 +59,8 @@ export class HostPolicy {
     // CSP host-sources cannot express IPv6 literals; 'self' covers same-origin sockets (CSP 3).
     const sockets = [...this.hosts]
       .filter((host) => !host.startsWith('['))
-      .map((host) => `ws://${host}`)
-      .join(' ');
-    return [
-      "default-src 'none'",
-      "script-src 'self'",
-      "style-src 'self'",
-      "img-src 'self' data:",
-      "font-src 'self'",
-      `connect-src 'self' ${sockets}`,
-      "manifest-src 'self'",
-      "base-uri 'none'",
-      "form-action 'none'",
-      "frame-ancestors 'none'",
-      "object-src 'none'",
-    ].join('; ');
+      .map((host) => `ws://${host}`);
+    return contentSecurityPolicy(["'self'", ...sockets]);
   }
 }
 

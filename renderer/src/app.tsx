@@ -9,6 +9,7 @@ import type { ConsoleClient } from './api/console-client';
 import { ConnectionSwitcher } from './components/connection-switcher';
 import { HostAccessScreen, StaleBanner } from './components/host-screens';
 import { StatusBadge, type BadgeTone } from './components/status-badge';
+import { ThemeToggle } from './components/theme-toggle';
 import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
 import { ConnectionsView } from './views/connections-view';
@@ -96,6 +97,7 @@ export function App({ client }: { client: ConsoleClient | null }) {
             testId="link-status"
           />
         </fieldset>
+        <ThemeToggle />
       </header>
       {stale && <StaleBanner />}
       <fieldset className="app__content" disabled={stale} data-testid="app-content">

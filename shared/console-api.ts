@@ -9,6 +9,8 @@
 import { z } from 'zod';
 import type { ErrorInfo } from './error-catalogue';
 import { HealthSchema, StatsSchema } from './http-api';
+import { LocalEvents, localMethods } from './console-api-local';
+import { TapEvents, TapMethods } from './console-api-tap';
 import type {
   CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
   CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
@@ -165,6 +167,8 @@ export const ConsoleMethods = {
   },
   /** The connection's realms from the `get` command's public settings (§8.4). Errors as above. */
   listRealms: { input: ConnectionIdInput, output: RealmListSchema },
+  ...TapMethods,
+  ...localMethods(LocalBrokerStatusSchema),
 } as const;
 
 /** Server-pushed event streams, each with its payload schema. */
@@ -175,6 +179,8 @@ export const ConsoleEvents = {
   localBroker: LocalBrokerStatusSchema,
   /** The oldest pending authorization request of a connection changed (checked every second). */
   pendingRequest: PendingRequestSchema,
+  ...TapEvents,
+  ...LocalEvents,
 } as const;
 
 export type ConsoleMethodName = keyof typeof ConsoleMethods;

@@ -12,10 +12,33 @@ export const CONSOLE_METHOD_NAMES = [
   'nextRequest',
   'decideRequest',
   'listRealms',
+  // Live tap and test publisher (console-api-tap.ts).
+  'tapStart',
+  'tapStop',
+  'publishMessage',
+  // Local broker view and demo mode (console-api-local.ts).
+  'startLocalBroker',
+  'stopLocalBroker',
+  'getLocalBrokerLogs',
+  'readLocalSettings',
+  'validateLocalSettings',
+  'saveLocalSettings',
+  'startDemo',
+  'stopDemo',
+  'getDemo',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
-export const CONSOLE_EVENT_NAMES = ['overview', 'localBroker', 'pendingRequest'] as const;
+export const CONSOLE_EVENT_NAMES = [
+  'overview',
+  'localBroker',
+  'pendingRequest',
+  // Live tap (console-api-tap.ts).
+  'tapBatch',
+  // Local broker view and demo mode (console-api-local.ts).
+  'localBrokerLog',
+  'demo',
+] as const;
 
 /** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */
 export const ConsoleChannel = {

@@ -9,6 +9,8 @@ import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
 import { ManagerPool, toAuthorizationRequest, toRealmList } from './manager-pool';
 import { RequestWatcher } from './request-watcher';
+import { createLocalBrokerConsoleService } from './local-broker-console-service';
+import { createTapConsoleService } from './tap-console-service';
 
 /** A ConsoleService plus `close()`, which detaches it from its sources. */
 export type ClosableConsoleService = ConsoleService & { close(): void };
@@ -42,6 +44,8 @@ export function createConsoleService({
     intervalMs: requestPollMs,
   });
   watcher.start();
+  const tap = createTapConsoleService({ connections, pool, hub });
+  const local = createLocalBrokerConsoleService({ supervisor, connections, pool, hub });
   const detach = [
     connections.onOverview((overview) => hub.emit('overview', overview)),
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
@@ -64,8 +68,12 @@ export function createConsoleService({
       const reply = await pool.get(connectionId).command({ command: 'get' });
       return toRealmList(connectionId, reply.settings);
     },
+    ...tap.methods,
+    ...local.methods,
     on: (event, listener) => hub.on(event, listener),
     close: () => {
+      tap.close();
+      local.close();
       watcher.stop();
       pool.close();
       detach.forEach((dispose) => dispose());

@@ -1,17 +1,24 @@
 /** App shell: top bar with the link state and the section navigation (Overview, Requests). */
-import { useEffect, useState } from 'react';
+import { useEffect, useState, type ComponentType } from 'react';
 import type { ConsoleClient } from './api/console-client';
 import { StatusBadge, type BadgeTone } from './components/status-badge';
 import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
 import { OverviewView } from './views/overview-view';
 import { RequestsView } from './views/requests-view';
+import { DemoView } from './views/demo-view';
+import { LocalBrokerView } from './views/local-broker-view';
+import { TapView } from './views/tap-view';
 
-type Section = 'overview' | 'requests';
-const SECTIONS: { id: Section; label: string }[] = [
-  { id: 'overview', label: 'Overview' },
-  { id: 'requests', label: 'Requests' },
+/** The sections of the navigation, in order, each with its view (one line per section). */
+const SECTIONS: { id: string; label: string; View: ComponentType<{ client: ConsoleClient }> }[] = [
+  { id: 'overview', label: 'Overview', View: OverviewView },
+  { id: 'requests', label: 'Requests', View: RequestsView },
+  { id: 'tap', label: 'Live tap', View: TapView },
+  { id: 'local', label: 'Local broker', View: LocalBrokerView },
+  { id: 'demo', label: 'Demo', View: DemoView },
 ];
+type Section = string;
 
 const LINK_TONES: Record<string, BadgeTone> = {
   online: 'ok',
@@ -62,11 +69,10 @@ export function App({ client }: { client: ConsoleClient | null }) {
         />
       </header>
       {client ? (
-        section === 'overview' ? (
-          <OverviewView client={client} />
-        ) : (
-          <RequestsView client={client} />
-        )
+        (() => {
+          const View = (SECTIONS.find(({ id }) => id === section) ?? SECTIONS[0])!.View;
+          return <View client={client} />;
+        })()
       ) : (
         <main className="page">
           <div className="error-banner" role="alert">

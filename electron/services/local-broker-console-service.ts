@@ -85,6 +85,16 @@ export function createLocalBrokerConsoleService({
     // Bounded like the supervisor's own tail, whatever the broker writes between two flushes.
     if (pendingLines.length > 500) pendingLines.splice(0, pendingLines.length - 500);
   });
+  // A restarted broker keeps its port: reconnect the manager client now rather than after its
+  // backoff, so the first command after a start or restart does not time out.
+  const detachStatus = supervisor.onStatus((status) => {
+    if (status.state !== 'running') return;
+    try {
+      pool.get(LOCAL_CONNECTION_ID).reconnectNow();
+    } catch {
+      // No credential or not reachable yet: the next call reports it.
+    }
+  });
   const demo = new DemoWorkload({
     connectionId: LOCAL_CONNECTION_ID,
     url: () => connections.profile(LOCAL_CONNECTION_ID).target()?.baseUrl ?? null,
@@ -144,6 +154,7 @@ export function createLocalBrokerConsoleService({
     close: () => {
       clearInterval(flushTimer);
       detachLog();
+      detachStatus();
       demo.abandon();
     },
   };

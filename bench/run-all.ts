@@ -17,6 +17,8 @@
  *   - MQTT (`scenarios/mqtt.ts`): QoS 0 and QoS 1 msgs/s through Switchboard's MQTT listener vs
  *     plain aedes, `ratio = switchboard / aedes` (goal ≥ 0.8).
  *   - fan-out variants: 1→10 1 KiB under other client/server options (see `variantsScenario`).
+ *   - renderer tap (`scenarios/renderer-tap.ts`, BENCH_ONLY=renderer-tap): the console's Live tap
+ *     in Chromium at 5,000 messages/s — long tasks per second, pause latency, renderer heap.
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -25,7 +27,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt  run only these scenarios (comma-separated)
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-tap  run only these scenarios (comma-separated)
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
@@ -62,6 +64,7 @@ import { runDurable, type DurableConfig } from './scenarios/durable';
 import { runAuthOverhead } from './scenarios/auth-overhead';
 import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
+import { rendererTapConfig, runRendererTap } from './scenarios/renderer-tap';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -301,6 +304,13 @@ async function main(): Promise<void> {
     : await runMqttBench(mqttBenchConfig(quick), fork, (l) => log(`mqtt ${l}`)).catch(
         (err: unknown) => (errors.push(`mqtt: ${(err as Error).message}`), null),
       );
+  // Renderer (BENCH_ONLY=renderer-tap): the console's Live tap in Chromium at 5,000 msg/s. It
+  // starts a whole console, so quick mode (the smoke test) runs it only when named.
+  const rendererTap = !(only ? only.has('renderer-tap') : !quick)
+    ? null
+    : await runRendererTap(rendererTapConfig(quick), (l) => log(l)).catch(
+        (err: unknown) => (errors.push(`renderer-tap: ${(err as Error).message}`), null),
+      );
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -348,6 +358,7 @@ async function main(): Promise<void> {
     durable,
     slow_consumer: slowConsumer,
     mqtt,
+    renderer_tap: rendererTap,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

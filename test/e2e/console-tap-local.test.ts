@@ -272,6 +272,7 @@ describe('console tap, publisher, local broker and demo end to end', () => {
     await expect.poll(() => text(page, 'local-state'), { timeout: 15_000 }).toBe('stopped');
     await page.getByTestId('local-start').click();
     await expect.poll(() => text(page, 'local-state'), { timeout: 30_000 }).toBe('running');
+    manager.reconnectNow();
     const after = await callApi<RealmList>(app, 'listRealms', { connectionId: 'local' });
     expect(after.realms.map((r) => r.name)).toContain('from-editor');
   }, 120_000);

@@ -39,7 +39,13 @@ export function LogTail({ client }: { client: ConsoleClient }) {
       setLines((old) => [...old, ...added].slice(-MAX_LINES)),
     );
     void client.api.getLocalBrokerLogs({}).then((result) => {
-      if (live && result.ok) setLines((old) => [...result.value.lines, ...old].slice(-MAX_LINES));
+      if (!live || !result.ok) return;
+      // Lines streamed before this answer may also be in it: keep each once.
+      const key = (l: BrokerLogLineView): string => `${l.at}|${l.stream}|${l.line}`;
+      const fetched = new Set(result.value.lines.map(key));
+      setLines((old) =>
+        [...result.value.lines, ...old.filter((l) => !fetched.has(key(l)))].slice(-MAX_LINES),
+      );
     });
     return () => {
       live = false;

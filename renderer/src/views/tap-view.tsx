@@ -3,8 +3,12 @@
  * arrive (newest first, capped, sampled by the host above a rate), with pause, clear and a
  * filter; below, the test publisher (publish-form.tsx).
  */
-import { useEffect, useMemo, useState, useSyncExternalStore } from 'react';
-import { TAP_DEFAULT_MAX_RATE, type TapTarget } from '../../../shared/console-api-tap';
+import { memo, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import {
+  TAP_DEFAULT_MAX_RATE,
+  type TapMessage,
+  type TapTarget,
+} from '../../../shared/console-api-tap';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
@@ -29,6 +33,23 @@ function RealmOptions({ connectionId }: { connectionId: string }) {
     </datalist>
   );
 }
+
+/** One message row; memoised, so a new batch renders only its new rows. */
+const TapRow = memo(function TapRow({ message: m }: { message: TapMessage }) {
+  return (
+    <li className="tap-row" data-testid="tap-row">
+      <span className="tap-row__time">{new Date(m.at).toLocaleTimeString('en-GB')}</span>
+      <span className="tap-row__event" data-testid="tap-row-event">
+        {m.event}
+      </span>
+      <span className="tap-row__from">from {m.from}</span>
+      <code className="tap-row__payload" data-testid="tap-row-payload">
+        {m.payload}
+        {m.truncated && '…'}
+      </code>
+    </li>
+  );
+});
 
 export function TapView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
@@ -261,17 +282,7 @@ export function TapView({ client }: { client: ConsoleClient }) {
 
       <ol className="tap-list" data-testid="tap-list" data-rows={snap.rows.length}>
         {snap.rows.map((m) => (
-          <li key={m.seq} className="tap-row" data-testid="tap-row">
-            <span className="tap-row__time">{new Date(m.at).toLocaleTimeString('en-GB')}</span>
-            <span className="tap-row__event" data-testid="tap-row-event">
-              {m.event}
-            </span>
-            <span className="tap-row__from">from {m.from}</span>
-            <code className="tap-row__payload" data-testid="tap-row-payload">
-              {m.payload}
-              {m.truncated && '…'}
-            </code>
-          </li>
+          <TapRow key={m.seq} message={m} />
         ))}
       </ol>
       {snap.rows.length === 0 && (

@@ -30,10 +30,14 @@ export interface RendererTapConfig {
   seconds: number;
   /** Pause/resume cycles measured. */
   pauses: number;
+  /** Seconds of idle baseline (tap running, no messages) before the load. */
+  baselineSeconds: number;
 }
 
 export const rendererTapConfig = (quick: boolean): RendererTapConfig =>
-  quick ? { rate: 5_000, seconds: 5, pauses: 2 } : { rate: 5_000, seconds: 20, pauses: 5 };
+  quick
+    ? { rate: 5_000, seconds: 5, pauses: 2, baselineSeconds: 2 }
+    : { rate: 5_000, seconds: 20, pauses: 5, baselineSeconds: 5 };
 
 const mib = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
@@ -99,6 +103,10 @@ export async function runRendererTap(
     await page.getByTestId('tap-start').click();
     await page.getByTestId('tap-state').filter({ hasText: 'tapping' }).waitFor();
     const heapBefore = await heapBytes(page);
+    // Baseline: the same page, tap running, no messages — long tasks here are the machine's.
+    const baselineStart = await page.evaluate(() => performance.now());
+    await page.waitForTimeout(config.baselineSeconds * 1_000);
+    const baselineEnd = await page.evaluate(() => performance.now());
 
     producer = io(`http://127.0.0.1:${broker.port}`, { transports: ['websocket'], forceNew: true });
     const socket = producer;
@@ -153,6 +161,7 @@ export async function runRendererTap(
       () =>
         (window as unknown as { __longTasks: { start: number; duration: number }[] }).__longTasks,
     );
+    const baseline = tasks.filter((t) => t.start >= baselineStart && t.start <= baselineEnd);
     const inLoad = tasks.filter((t) => t.start >= pageLoadStart && t.start <= pageLoadEnd);
     const seconds = Math.max(1, Math.ceil((pageLoadEnd - pageLoadStart) / 1_000));
     const perSecond = new Array<number>(seconds).fill(0);
@@ -177,6 +186,12 @@ export async function runRendererTap(
         max_task_ms: Math.round(maxTask),
         per_second_ms: perSecond.map((ms) => Math.round(ms)),
         worst_second_ms: Math.round(Math.max(...perSecond)),
+      },
+      baseline_idle: {
+        seconds: config.baselineSeconds,
+        long_task_count: baseline.length,
+        long_task_ms: Math.round(baseline.reduce((sum, t) => sum + t.duration, 0)),
+        max_task_ms: Math.round(baseline.reduce((max, t) => Math.max(max, t.duration), 0)),
       },
       pause_effect_ms: pauses,
       heap_before_mib: mib(heapBefore),

@@ -76,6 +76,7 @@ export class DemoWorkload {
   start(): Promise<DemoStatus> {
     if (this.running) return Promise.resolve(this.status());
     return this.serial(async () => {
+      if (this.running) return this.status();
       const url = this.options.url();
       if (!url) throw new SwitchboardError('SWB_ERR_BROKER_NOT_RUNNING');
       const manager = this.options.manager();

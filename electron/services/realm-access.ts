@@ -8,7 +8,7 @@
  * console asks for (`AUTHORIZATION_REQUEST`) and approves itself (signed `AUTHORIZATION_DECIDE`),
  * revoked (`revoke_token`) when the socket is closed. The token never leaves this process.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { io, type Socket } from 'socket.io-client';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { ClientEvent, Protocol, ServerEvent } from '../../shared/protocol-events';
@@ -22,6 +22,8 @@ export interface RealmSocket {
   socket: Socket;
   realm: string;
   access: RealmAccess;
+  /** SHA-256 hex of the temporary token, else null. */
+  tokenHash: string | null;
   /** Closes the socket, then revokes a temporary token (best effort). Idempotent. */
   close(): Promise<void>;
 }
@@ -38,6 +40,39 @@ export interface OpenRealmSocketOptions {
   clientName: string;
   /** Per step timeout in ms. Default 5000. */
   timeoutMs?: number;
+  /** Told the hash of a temporary token before it is approved (so a sweep spares it). */
+  onTemporaryToken?: (tokenHash: string) => void;
+}
+
+/** Client names of the console's temporary tokens (`AUTHORIZATION_REQUEST.client_name`). */
+export const CONSOLE_CLIENT_NAMES = ['Switchboard console tap', 'Switchboard console publisher'];
+
+/**
+ * Revokes temporary tokens a previous console run left behind (it exited before revoking
+ * them), sparing `active` hashes. Best effort: failures are ignored.
+ */
+export async function revokeStaleConsoleTokens(
+  manager: ManagerClient,
+  active: ReadonlySet<string>,
+): Promise<number> {
+  try {
+    const reply = await manager.command({ command: 'get' });
+    const tokens = ((reply.settings as { tokens?: unknown } | undefined)?.tokens ?? []) as {
+      client_name?: unknown;
+      token_hash?: unknown;
+    }[];
+    let revoked = 0;
+    for (const token of tokens) {
+      const hash = token.token_hash;
+      if (typeof hash !== 'string' || active.has(hash)) continue;
+      if (!CONSOLE_CLIENT_NAMES.includes(String(token.client_name))) continue;
+      await manager.command({ command: 'revoke_token', token_hash: hash });
+      revoked += 1;
+    }
+    return revoked;
+  } catch {
+    return 0;
+  }
 }
 
 /**
@@ -60,6 +95,7 @@ export async function openRealmSocket(options: OpenRealmSocketOptions): Promise<
   };
   try {
     let access: RealmAccess;
+    let tokenHash: string | null = null;
     if (!realms.authEnabled) {
       if (realm !== Protocol.DEFAULT_REALM) {
         throw new SwitchboardError(
@@ -98,12 +134,14 @@ export async function openRealmSocket(options: OpenRealmSocketOptions): Promise<
           `The broker refused a console token for realm "${realm}": ${requested?.message ?? 'no answer'}`,
         );
       }
+      tokenHash = createHash('sha256').update(token, 'utf8').digest('hex');
+      options.onTemporaryToken?.(tokenHash);
       await manager.decide(requested.request_id, true, 'both', 'console tap/publisher');
       revoke = () => manager.command({ command: 'revoke_token', token });
       await authenticate(socket, { token, realm }, timeoutMs);
       access = 'temporary';
     }
-    return { socket, realm, access, close };
+    return { socket, realm, access, tokenHash, close };
   } catch (error) {
     await close();
     throw error;

@@ -14,7 +14,12 @@ import { ClientEvent } from '../../shared/protocol-events';
 import type { ConnectionManager } from './connection-manager';
 import type { ConsoleEventHub } from './console-event-hub';
 import type { ManagerPool } from './manager-pool';
-import { openRealmSocket, type RealmSocket } from './realm-access';
+import {
+  CONSOLE_CLIENT_NAMES,
+  openRealmSocket,
+  revokeStaleConsoleTokens,
+  type RealmSocket,
+} from './realm-access';
 import { TapSession } from './tap-session';
 
 /** Most taps running at once in one console (each holds a socket). */
@@ -54,18 +59,35 @@ export function createTapConsoleService({
   }, 1_000);
   sweep.unref();
 
+  /** Hashes of the temporary tokens in use, and the connections already swept of stale ones. */
+  const activeTokens = new Set<string>();
+  const swept = new Set<string>();
+
   const open = async (connectionId: string, realm: string, clientName: string) => {
     const profile = connections.profile(connectionId);
     const manager = pool.get(connectionId);
     const secret = profile.secret?.() ?? null;
-    return openRealmSocket({
+    if (!swept.has(connectionId)) {
+      swept.add(connectionId);
+      await revokeStaleConsoleTokens(manager, activeTokens);
+    }
+    const client = await openRealmSocket({
       url: manager.url,
       realm,
       manager,
       // The local connection's secret is the global admin token.
       adminToken: profile.local ? secret : null,
       clientName,
+      onTemporaryToken: (hash) => activeTokens.add(hash),
     });
+    const close = client.close;
+    return {
+      ...client,
+      close: async () => {
+        await close();
+        if (client.tokenHash) activeTokens.delete(client.tokenHash);
+      },
+    } satisfies RealmSocket;
   };
 
   return {
@@ -77,7 +99,7 @@ export function createTapConsoleService({
             `At most ${MAX_TAPS} taps can run at once: stop one first`,
           );
         }
-        const client = await open(connectionId, realm, 'Switchboard console tap');
+        const client = await open(connectionId, realm, CONSOLE_CLIENT_NAMES[0]!);
         const tapId = randomBytes(16).toString('hex');
         const rate = maxRatePerSec ?? TAP_DEFAULT_MAX_RATE;
         const session = new TapSession({

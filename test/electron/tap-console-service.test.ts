@@ -10,6 +10,10 @@ import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
 import { ManagerClient } from '../../electron/services/manager-client';
+import {
+  CONSOLE_CLIENT_NAMES,
+  revokeStaleConsoleTokens,
+} from '../../electron/services/realm-access';
 import { LOCAL_ADMIN_TOKEN_SECRET, FileSecretStore } from '../../electron/services/secret-store';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
 import type { TapBatch } from '../../shared/console-api-tap';
@@ -112,6 +116,27 @@ describe('tap and local broker console services on the real local broker', () =>
     expect(await tokens()).toBe(1);
     await local.service.tapStop({ connectionId, tapId: tap.tapId });
     await expect.poll(tokens).toBe(0);
+  }, 30_000);
+
+  it('revokes temporary tokens a previous console run left behind', async () => {
+    const requester = await openProducer('default');
+    const asked = (await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
+      realm: 'locked',
+      role: 'both',
+      client_id: 'switchboard-console-old',
+      client_name: CONSOLE_CLIENT_NAMES[0],
+      client_token: 'left-behind-token-9f1c2a7e5b',
+    })) as { request_id: string };
+    await manager.decide(asked.request_id, true, 'both');
+    const names = async () =>
+      (
+        (await manager.command({ command: 'get' })).settings as {
+          tokens: { client_name: string }[];
+        }
+      ).tokens.map((t) => t.client_name);
+    expect(await names()).toContain(CONSOLE_CLIENT_NAMES[0]);
+    expect(await revokeStaleConsoleTokens(manager, new Set())).toBe(1);
+    expect(await names()).not.toContain(CONSOLE_CLIENT_NAMES[0]);
   }, 30_000);
 
   it('stops a tap whose realm is removed, saying why', async () => {

@@ -49,6 +49,20 @@ async function heapBytes(page: Page): Promise<number> {
   return usedSize;
 }
 
+/** Main-thread busy time so far, in ms, by kind (CDP Performance metrics, wall clock). */
+async function busyMs(page: Page): Promise<Record<string, number>> {
+  const cdp = await page.context().newCDPSession(page);
+  await cdp.send('Performance.enable');
+  const { metrics } = await cdp.send('Performance.getMetrics');
+  await cdp.detach();
+  const pick = (name: string): number => (metrics.find((m) => m.name === name)?.value ?? 0) * 1_000;
+  return {
+    task: pick('TaskDuration'),
+    script: pick('ScriptDuration'),
+    layout: pick('LayoutDuration') + pick('RecalcStyleDuration'),
+  };
+}
+
 async function received(page: Page): Promise<number> {
   return Number(await page.getByTestId('tap-stats').getAttribute('data-received'));
 }
@@ -133,6 +147,7 @@ export async function runRendererTap(
       }
     }, 10);
     const receivedStart = await received(page);
+    const busyStart = await busyMs(page);
     let peakHeap = 0;
     const third = (config.seconds * 1_000) / 3;
     for (let i = 0; i < 3; i += 1) {
@@ -146,6 +161,9 @@ export async function runRendererTap(
     }
     const loadSeconds = (performance.now() - loadStart) / 1_000;
     const sentInLoad = sent;
+    const busyEnd = await busyMs(page);
+    const perS = (key: string): number =>
+      Math.round(((busyEnd[key] ?? 0) - (busyStart[key] ?? 0)) / loadSeconds);
     const hostReceived = (await received(page)) - receivedStart;
     const stats = await page.getByTestId('tap-stats').innerText();
     log('renderer-tap: measuring pause');
@@ -192,6 +210,11 @@ export async function runRendererTap(
         max_task_ms: Math.round(maxTask),
         per_second_ms: perSecond.map((ms) => Math.round(ms)),
         worst_second_ms: Math.round(Math.max(...perSecond)),
+      },
+      main_thread_busy_ms_per_s: {
+        task: perS('task'),
+        script: perS('script'),
+        style_layout: perS('layout'),
       },
       baseline_idle: {
         seconds: config.baselineSeconds,

@@ -12,7 +12,7 @@ import type { ErrorInfo } from '../../../shared/error-catalogue';
 /** Messages the page keeps per tap. */
 export const TAP_RING_CAPACITY = 500;
 /** Rows rendered at most (newest first). */
-export const TAP_VISIBLE_ROWS = 200;
+export const TAP_VISIBLE_ROWS = 100;
 
 export interface TapSnapshot {
   info: TapInfo | null;
@@ -42,7 +42,7 @@ export class TapModel {
   private timer: ReturnType<typeof setTimeout> | null = null;
   private snap: TapSnapshot;
 
-  constructor(private readonly renderEveryMs = 200) {
+  constructor(private readonly renderEveryMs = 250) {
     this.snap = {
       info: null,
       running: false,

@@ -16,7 +16,7 @@
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { chromium, type Page } from 'playwright-core';
+import { chromium, type CDPSession, type Page } from 'playwright-core';
 import { io, type Socket } from 'socket.io-client';
 import type { LocalBrokerStatus } from '../../shared/console-api';
 import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
@@ -50,11 +50,8 @@ async function heapBytes(page: Page): Promise<number> {
 }
 
 /** Main-thread busy time so far, in ms, by kind (CDP Performance metrics, wall clock). */
-async function busyMs(page: Page): Promise<Record<string, number>> {
-  const cdp = await page.context().newCDPSession(page);
-  await cdp.send('Performance.enable');
+async function busyMs(cdp: CDPSession): Promise<Record<string, number>> {
   const { metrics } = await cdp.send('Performance.getMetrics');
-  await cdp.detach();
   const pick = (name: string): number => (metrics.find((m) => m.name === name)?.value ?? 0) * 1_000;
   return {
     task: pick('TaskDuration'),
@@ -147,7 +144,10 @@ export async function runRendererTap(
       }
     }, 10);
     const receivedStart = await received(page);
-    const busyStart = await busyMs(page);
+    // One session for the whole run: the metrics count from `Performance.enable`.
+    const perf = await page.context().newCDPSession(page);
+    await perf.send('Performance.enable');
+    const busyStart = await busyMs(perf);
     let peakHeap = 0;
     const third = (config.seconds * 1_000) / 3;
     for (let i = 0; i < 3; i += 1) {
@@ -161,7 +161,7 @@ export async function runRendererTap(
     }
     const loadSeconds = (performance.now() - loadStart) / 1_000;
     const sentInLoad = sent;
-    const busyEnd = await busyMs(page);
+    const busyEnd = await busyMs(perf);
     const perS = (key: string): number =>
       Math.round(((busyEnd[key] ?? 0) - (busyStart[key] ?? 0)) / loadSeconds);
     const hostReceived = (await received(page)) - receivedStart;

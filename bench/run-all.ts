@@ -19,6 +19,8 @@
  *   - fan-out variants: 1→10 1 KiB under other client/server options (see `variantsScenario`).
  *   - renderer DLQ (`scenarios/renderer-dlq.ts`): the console's Dead letters view in Chromium
  *     with 10,000 entries: time to first rows and to all loaded, long tasks while scrolling.
+ *   - renderer tap (`scenarios/renderer-tap.ts`, BENCH_ONLY=renderer-tap): the console's Live tap
+ *     in Chromium at 5,000 messages/s — long tasks per second, pause latency, renderer heap.
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -27,7 +29,9 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq  run only these scenarios (comma-separated)
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap
+ *                              run only these scenarios (comma-separated; the renderer ones
+ *                              start Chromium and are skipped in quick mode unless named)
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
@@ -65,6 +69,7 @@ import { runAuthOverhead } from './scenarios/auth-overhead';
 import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';
+import { rendererTapConfig, runRendererTap } from './scenarios/renderer-tap';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -305,10 +310,17 @@ async function main(): Promise<void> {
         (err: unknown) => (errors.push(`mqtt: ${(err as Error).message}`), null),
       );
   // Renderer (BENCH_ONLY=renderer-dlq): the console's Dead letters view in Chromium (issue 13).
-  const rendererDlq = !runs('renderer-dlq')
+  const rendererDlq = !(only ? only.has('renderer-dlq') : !quick)
     ? null
     : await runRendererDlqBench(quick, (l) => log(`renderer-dlq ${l}`)).catch(
         (err: unknown) => (errors.push(`renderer-dlq: ${(err as Error).message}`), null),
+      );
+  // Renderer (BENCH_ONLY=renderer-tap): the console's Live tap in Chromium at 5,000 msg/s. It
+  // starts a whole console, so quick mode (the smoke test) runs it only when named.
+  const rendererTap = !(only ? only.has('renderer-tap') : !quick)
+    ? null
+    : await runRendererTap(rendererTapConfig(quick), (l) => log(l)).catch(
+        (err: unknown) => (errors.push(`renderer-tap: ${(err as Error).message}`), null),
       );
   const doc = {
     schema: 'switchboard-bench/1',
@@ -358,6 +370,7 @@ async function main(): Promise<void> {
     slow_consumer: slowConsumer,
     mqtt,
     renderer_dlq: rendererDlq,
+    renderer_tap: rendererTap,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

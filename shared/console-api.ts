@@ -13,6 +13,8 @@ import { ConnectionsEvents, ConnectionsMethods } from './console-api-connections
 import { ActivityEvents, ActivityMethods } from './console-api-activity';
 import { RealmsEvents, RealmsMethods } from './console-api-realms';
 import { OperationsEvents, OperationsMethods } from './console-api-operations';
+import { LocalEvents, localMethods } from './console-api-local';
+import { TapEvents, TapMethods } from './console-api-tap';
 import type {
   CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
   CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
@@ -173,6 +175,8 @@ export const ConsoleMethods = {
   ...RealmsMethods,
   ...ActivityMethods,
   ...OperationsMethods,
+  ...TapMethods,
+  ...localMethods(LocalBrokerStatusSchema),
 } as const;
 
 /** Server-pushed event streams, each with its payload schema. */
@@ -187,6 +191,8 @@ export const ConsoleEvents = {
   ...RealmsEvents,
   ...ActivityEvents,
   ...OperationsEvents,
+  ...TapEvents,
+  ...LocalEvents,
 } as const;
 
 export type ConsoleMethodName = keyof typeof ConsoleMethods;

@@ -41,6 +41,20 @@ export const CONSOLE_METHOD_NAMES = [
   'replayDeadLetters',
   'discardDeadLetters',
   'listClients',
+  // Live tap and test publisher (console-api-tap.ts).
+  'tapStart',
+  'tapStop',
+  'publishMessage',
+  // Local broker view and demo mode (console-api-local.ts).
+  'startLocalBroker',
+  'stopLocalBroker',
+  'getLocalBrokerLogs',
+  'readLocalSettings',
+  'validateLocalSettings',
+  'saveLocalSettings',
+  'startDemo',
+  'stopDemo',
+  'getDemo',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */
@@ -54,6 +68,11 @@ export const CONSOLE_EVENT_NAMES = [
   'activity',
   // Operations views (shared/console-api-operations.ts).
   'metricsPoint',
+  // Live tap (console-api-tap.ts).
+  'tapBatch',
+  // Local broker view and demo mode (console-api-local.ts).
+  'localBrokerLog',
+  'demo',
 ] as const;
 
 /** IPC channel names (Electron) and HTTP/WebSocket paths (web host) of the two transports. */

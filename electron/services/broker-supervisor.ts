@@ -152,6 +152,11 @@ export class BrokerSupervisor {
     return { host: wildcard ? '127.0.0.1' : this.boundHost, port: this.current.port };
   }
 
+  /** The settings file passed to the broker as `--settings`, if any. */
+  get settingsFile(): string | undefined {
+    return this.options.settingsFile;
+  }
+
   /** The last `logCapacity` lines of broker output, oldest first. */
   logs(): BrokerLogLine[] {
     return this.logBuffer.toArray();

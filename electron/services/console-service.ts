@@ -15,6 +15,8 @@ import type { SecretStore } from './secret-store';
 import { toAuthorizationRequest, toRealmList } from './manager-pool';
 import { ActivityLog, AuditedManagerPool } from './activity-log';
 import { createRealmsConsoleService } from './realms-console-service';
+import { createLocalBrokerConsoleService } from './local-broker-console-service';
+import { createTapConsoleService } from './tap-console-service';
 
 /** A ConsoleService plus `close()`, which detaches it from its sources. */
 export type ClosableConsoleService = ConsoleService & { close(): void };
@@ -64,6 +66,8 @@ export function createConsoleService({
     intervalMs: requestPollMs,
   });
   watcher.start();
+  const tap = createTapConsoleService({ connections, pool, hub });
+  const local = createLocalBrokerConsoleService({ supervisor, connections, pool, hub });
   const detach = [
     connections.onOverview((overview) => hub.emit('overview', overview)),
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
@@ -91,8 +95,12 @@ export function createConsoleService({
     ...createConnectionsService({ connections, profiles, secrets }),
     ...createRealmsConsoleService({ pool, activity }),
     ...operations,
+    ...tap.methods,
+    ...local.methods,
     on: (event, listener) => hub.on(event, listener),
     close: () => {
+      tap.close();
+      local.close();
       watcher.stop();
       pool.close();
       detach.forEach((dispose) => dispose());

@@ -128,6 +128,16 @@ export class ManagerClient {
     return this.signed(SignedAction.AUTH_MANAGEMENT_COMMAND, body);
   }
 
+  /**
+   * Reconnects at once when the socket is down, instead of waiting out socket.io's backoff (up
+   * to 5 s): called when the local broker reports `running` again, so the next call does not time out.
+   */
+  reconnectNow(): void {
+    if (this.socket.connected || this.closed) return;
+    this.socket.disconnect();
+    this.socket.connect();
+  }
+
   /** Closes the socket; pending calls fail with `SWB_ERR_BROKER_UNREACHABLE`. */
   close(): void {
     this.closed = true;

@@ -21,6 +21,9 @@ import { ActivityView } from './views/activity-view';
 import { useRequestNotifications } from './views/request-notifications';
 import { ClientsView } from './views/clients-view';
 import { DeadLettersView } from './views/dead-letters-view';
+import { DemoView } from './views/demo-view';
+import { LocalBrokerView } from './views/local-broker-view';
+import { TapView } from './views/tap-view';
 import './styles/app-shell.css';
 
 /** One section of the app: add yours with one line. Views read `selectedConnectionId`. */
@@ -36,7 +39,10 @@ const SECTIONS: Section[] = [
   { id: 'tokens', label: 'Tokens', View: TokensView },
   { id: 'dead-letters', label: 'Dead letters', View: DeadLettersView },
   { id: 'clients', label: 'Clients', View: ClientsView },
+  { id: 'tap', label: 'Live tap', View: TapView },
   { id: 'activity', label: 'Activity', View: ActivityView },
+  { id: 'local', label: 'Local broker', View: LocalBrokerView },
+  { id: 'demo', label: 'Demo', View: DemoView },
   { id: 'connections', label: 'Connections', View: ConnectionsView },
 ];
 

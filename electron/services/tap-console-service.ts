@@ -1,0 +1,188 @@
+/**
+ * The live tap and test publisher methods of the ConsoleService (`shared/console-api-tap.ts`).
+ *
+ * Each tap is a real tyo-mq consumer socket (realm-access.ts, tap-session.ts); its batches go to
+ * the `tapBatch` stream tagged with an unguessable `tapId`, and the page shows only its own taps.
+ * Taps stop on `tapStop`, when their socket drops, when the service closes, and when no client
+ * has listened to `tapBatch` for `orphanMs` (every page that could show them is gone).
+ */
+import { randomBytes } from 'node:crypto';
+import type { ConsoleService } from '../../shared/console-api';
+import { TAP_DEFAULT_MAX_RATE } from '../../shared/console-api-tap';
+import { SwitchboardError } from '../../shared/error-catalogue';
+import { ClientEvent } from '../../shared/protocol-events';
+import type { ConnectionManager } from './connection-manager';
+import type { ConsoleEventHub } from './console-event-hub';
+import type { ManagerPool } from './manager-pool';
+import {
+  CONSOLE_CLIENT_NAMES,
+  openRealmSocket,
+  revokeStaleConsoleTokens,
+  type RealmSocket,
+} from './realm-access';
+import { TapSession } from './tap-session';
+
+/** Most taps running at once in one console (each holds a socket). */
+export const MAX_TAPS = 16;
+
+export interface TapServiceDeps {
+  connections: ConnectionManager;
+  pool: ManagerPool;
+  hub: ConsoleEventHub;
+  /** Stop taps nobody listens to after this long, in ms. Default 10,000. */
+  orphanMs?: number;
+}
+
+type TapMethodNames = 'tapStart' | 'tapStop' | 'publishMessage';
+
+export function createTapConsoleService({
+  connections,
+  pool,
+  hub,
+  orphanMs = 10_000,
+}: TapServiceDeps): {
+  methods: Pick<ConsoleService, TapMethodNames>;
+  /** Stops every tap (their sockets close at once; token revocations finish on their own). */
+  close(): void;
+} {
+  const taps = new Map<string, TapSession>();
+  let orphanSince: number | null = null;
+  const sweep = setInterval(() => {
+    if (taps.size === 0 || hub.listenerCount('tapBatch') > 0) {
+      orphanSince = null;
+      return;
+    }
+    orphanSince ??= Date.now();
+    if (Date.now() - orphanSince >= orphanMs) {
+      for (const tap of [...taps.values()]) void tap.stop();
+    }
+  }, 1_000);
+  sweep.unref();
+
+  /** Hashes of the temporary tokens in use, and the connections already swept of stale ones. */
+  const activeTokens = new Set<string>();
+  const swept = new Set<string>();
+
+  const open = async (connectionId: string, realm: string, clientName: string) => {
+    const profile = connections.profile(connectionId);
+    const manager = pool.get(connectionId);
+    const secret = profile.secret?.() ?? null;
+    if (!swept.has(connectionId)) {
+      swept.add(connectionId);
+      await revokeStaleConsoleTokens(manager, activeTokens);
+    }
+    const client = await openRealmSocket({
+      url: manager.url,
+      realm,
+      manager,
+      // The local connection's secret is the global admin token.
+      adminToken: profile.local ? secret : null,
+      clientName,
+      onTemporaryToken: (hash) => activeTokens.add(hash),
+    });
+    const close = client.close;
+    return {
+      ...client,
+      close: async () => {
+        await close();
+        if (client.tokenHash) activeTokens.delete(client.tokenHash);
+      },
+    } satisfies RealmSocket;
+  };
+
+  return {
+    methods: {
+      tapStart: async ({ connectionId, realm, target, maxRatePerSec }) => {
+        if (taps.size >= MAX_TAPS) {
+          throw new SwitchboardError(
+            'SWB_ERR_RATE_LIMITED',
+            `At most ${MAX_TAPS} taps can run at once: stop one first`,
+          );
+        }
+        const client = await open(connectionId, realm, CONSOLE_CLIENT_NAMES[0]!);
+        const tapId = randomBytes(16).toString('hex');
+        const rate = maxRatePerSec ?? TAP_DEFAULT_MAX_RATE;
+        const session = new TapSession({
+          tapId,
+          connectionId,
+          client,
+          target,
+          maxRatePerSec: rate,
+          emit: (batch) => hub.emit('tapBatch', batch),
+          onEnd: () => taps.delete(tapId),
+        });
+        taps.set(tapId, session);
+        return {
+          tapId,
+          connectionId,
+          realm,
+          subscriptionKey: session.key,
+          maxRatePerSec: rate,
+          access: client.access,
+        };
+      },
+      tapStop: async ({ tapId }) => {
+        const tap = taps.get(tapId);
+        if (!tap) return { stopped: false };
+        await tap.stop();
+        return { stopped: true };
+      },
+      publishMessage: async ({
+        connectionId,
+        realm,
+        event,
+        from,
+        messageJson,
+        guaranteed,
+        ttlSeconds,
+      }) => {
+        let message: unknown;
+        try {
+          message = JSON.parse(messageJson);
+        } catch (error) {
+          throw new SwitchboardError(
+            'SWB_ERR_VALIDATION',
+            `The message is not valid JSON: ${(error as Error).message}`,
+          );
+        }
+        const client: RealmSocket = await open(
+          connectionId,
+          realm,
+          'Switchboard console publisher',
+        );
+        try {
+          const payload: Record<string, unknown> = {
+            event,
+            message,
+            from: from ?? 'switchboard-console',
+          };
+          if (guaranteed) payload.guaranteed = true;
+          if (ttlSeconds !== undefined) payload.ttl = ttlSeconds;
+          const reply = (await client.socket
+            .timeout(5_000)
+            .emitWithAck(ClientEvent.PRODUCE, payload)
+            .catch(() => null)) as { ok?: boolean; msgIds?: string[]; message?: string } | null;
+          if (!reply) {
+            throw new SwitchboardError(
+              'SWB_ERR_BROKER_UNREACHABLE',
+              'The broker did not confirm the message within 5 s',
+            );
+          }
+          if (!reply.ok) {
+            throw new SwitchboardError(
+              'SWB_ERR_STORAGE',
+              `The broker could not store the message: ${reply.message ?? 'no reason given'}`,
+            );
+          }
+          return { realm, event, storedCopies: reply.msgIds?.length ?? 0, at: Date.now() };
+        } finally {
+          await client.close();
+        }
+      },
+    },
+    close: () => {
+      clearInterval(sweep);
+      for (const tap of [...taps.values()]) void tap.stop();
+    },
+  };
+}

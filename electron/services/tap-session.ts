@@ -1,0 +1,189 @@
+/**
+ * One live tap: a consumer socket subscribed (no ACK, not durable) to a topic pattern or a
+ * producer's event, whose deliveries are sampled down to `maxRatePerSec` and pushed as batches
+ * of at most one per `batchMs`, so neither the transport nor the page is flooded however fast
+ * the realm runs.
+ *
+ * Source: `spec/protocol-core.md` §3.3 (SUBSCRIBE), Note 3.4 (UNSUBSCRIBE by `{event, producer,
+ * consumer}`), §8 (envelope), §11 (topic keys), Note 2.3-A (`TM-ALL`).
+ */
+import {
+  ClientEvent,
+  Protocol,
+  allEventsKey,
+  anyProducerKey,
+  consumeEvent,
+  subscriptionKey,
+  type DeliveryEnvelope,
+} from '../../shared/protocol-events';
+import {
+  TAP_PREVIEW_CHARS,
+  type TapBatch,
+  type TapMessage,
+  type TapTarget,
+} from '../../shared/console-api-tap';
+import type { ErrorInfo } from '../../shared/error-catalogue';
+import type { RealmSocket } from './realm-access';
+
+export interface TapSessionOptions {
+  tapId: string;
+  connectionId: string;
+  client: RealmSocket;
+  target: TapTarget;
+  maxRatePerSec: number;
+  emit: (batch: TapBatch) => void;
+  /** Called once when the session ends, whatever the reason. */
+  onEnd: () => void;
+  /** Batch period in ms. Default 100. */
+  batchMs?: number;
+}
+
+/** The subscription key and the `SUBSCRIBE` payload for a target (§2.2, §11). */
+export function tapSubscription(
+  target: TapTarget,
+  consumer: string,
+): { key: string; subscribe: Record<string, unknown> } {
+  const base = { consumer, consumer_id: consumer, durable: false, ack: false };
+  if (target.kind === 'topic') {
+    return {
+      key: anyProducerKey(target.pattern),
+      subscribe: {
+        ...base,
+        event: target.pattern,
+        producer: Protocol.ALL_PUBLISHERS,
+        mode: 'topic',
+      },
+    };
+  }
+  const all = target.event.toUpperCase() === Protocol.EVENT_ALL;
+  return {
+    key: all ? allEventsKey(target.producer) : subscriptionKey(target.producer, target.event),
+    subscribe: {
+      ...base,
+      event: target.event,
+      producer: target.producer,
+      ...(all ? { scope: Protocol.SCOPE_ALL } : {}),
+    },
+  };
+}
+
+/** `value` as JSON text cut to `TAP_PREVIEW_CHARS`. */
+export function preview(value: unknown): { payload: string; truncated: boolean } {
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? 'null';
+  } catch {
+    text = String(value);
+  }
+  return text.length > TAP_PREVIEW_CHARS
+    ? { payload: text.slice(0, TAP_PREVIEW_CHARS), truncated: true }
+    : { payload: text, truncated: false };
+}
+
+export class TapSession {
+  readonly key: string;
+  private readonly consumer: string;
+  private readonly subscribe: Record<string, unknown>;
+  private readonly perWindow: number;
+  private readonly timer: NodeJS.Timeout;
+  private pending: TapMessage[] = [];
+  private seq = 0;
+  private received = 0;
+  private sampledOut = 0;
+  private windowCount = 0;
+  /** Arrivals per batch window over the last second (ring of 1000/batchMs buckets). */
+  private readonly buckets: number[];
+  private bucket = 0;
+  private dirty = false;
+  private ended = false;
+
+  constructor(private readonly options: TapSessionOptions) {
+    const batchMs = options.batchMs ?? 100;
+    this.consumer = `switchboard-tap-${options.tapId.slice(0, 12)}`;
+    const { key, subscribe } = tapSubscription(options.target, this.consumer);
+    this.key = key;
+    this.subscribe = subscribe;
+    this.buckets = new Array<number>(Math.max(1, Math.round(1_000 / batchMs))).fill(0);
+    this.perWindow = Math.max(1, Math.ceil((options.maxRatePerSec * batchMs) / 1_000));
+    const socket = options.client.socket;
+    socket.on(consumeEvent(key), (envelope: DeliveryEnvelope) => this.arrive(envelope));
+    socket.on('disconnect', () => {
+      if (!this.ended) {
+        void this.end({
+          code: 'SWB_ERR_BROKER_UNREACHABLE',
+          message: 'The broker closed the tap connection (stopped, restarted, or realm removed)',
+        });
+      }
+    });
+    socket.emit(ClientEvent.SUBSCRIBE, subscribe);
+    this.timer = setInterval(() => this.flush(), batchMs);
+  }
+
+  /** Unsubscribes, closes the socket (revoking a temporary token) and sends the last batch. */
+  stop(): Promise<void> {
+    return this.end(null);
+  }
+
+  private arrive(envelope: DeliveryEnvelope): void {
+    this.received += 1;
+    this.buckets[this.bucket] = (this.buckets[this.bucket] ?? 0) + 1;
+    this.dirty = true;
+    // Sampling: at most `perWindow` messages per batch window pass; the rest are only counted.
+    if (this.windowCount >= this.perWindow) {
+      this.sampledOut += 1;
+      return;
+    }
+    this.windowCount += 1;
+    const raw = envelope as DeliveryEnvelope & { msgId?: unknown };
+    this.pending.push({
+      seq: this.seq++,
+      at: Date.now(),
+      event: typeof envelope?.event === 'string' ? envelope.event : '',
+      from: typeof envelope?.from === 'string' ? envelope.from : '',
+      ...preview(envelope?.message),
+      msgId: typeof raw?.msgId === 'string' ? raw.msgId : null,
+    });
+  }
+
+  private flush(): void {
+    this.windowCount = 0;
+    this.bucket = (this.bucket + 1) % this.buckets.length;
+    const wasDirty = this.dirty;
+    this.buckets[this.bucket] = 0;
+    if (!wasDirty) return;
+    this.dirty = this.buckets.some((n) => n > 0);
+    this.send('running', null);
+  }
+
+  private send(state: TapBatch['state'], error: ErrorInfo | null): void {
+    const messages = this.pending;
+    this.pending = [];
+    this.options.emit({
+      tapId: this.options.tapId,
+      connectionId: this.options.connectionId,
+      messages,
+      received: this.received,
+      sampledOut: this.sampledOut,
+      ratePerSec: this.buckets.reduce((sum, n) => sum + n, 0),
+      state,
+      error,
+    });
+  }
+
+  private async end(error: ErrorInfo | null): Promise<void> {
+    if (this.ended) return;
+    this.ended = true;
+    clearInterval(this.timer);
+    const socket = this.options.client.socket;
+    if (socket.connected) {
+      socket.emit(ClientEvent.UNSUBSCRIBE, {
+        event: this.subscribe.event,
+        producer: this.subscribe.producer,
+        consumer: this.consumer,
+      });
+    }
+    await this.options.client.close();
+    this.send('stopped', error);
+    this.options.onEnd();
+  }
+}

@@ -152,7 +152,7 @@ describe('console realms, tokens and activity end to end', () => {
       .toContain('pop-up created');
     await expect
       .poll(() => text(page, 'realm-countdown-pop-up'))
-      .toMatch(/ephemeral · [5-8]s left/);
+      .toMatch(/ephemeral · [1-8]s left/);
     const first = Number(
       /(\d+)s left/.exec((await text(page, 'realm-countdown-pop-up')) ?? '')?.[1],
     );

@@ -38,6 +38,10 @@ import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { transportCounts } from './metrics/transport-counts';
+import { Embedding } from './embedding/embedding';
+import { withEmbedding } from './embedding/embedding-api';
+import { BrokerEvent } from './embedding/embedding-types';
+import { InProcessPubSub } from './embedding/in-process';
 import { createMqttListener } from './mqtt/create-mqtt-listener';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
@@ -51,6 +55,7 @@ import { RequestGuard } from './transport/request-guard';
 import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
 import type { Broker, BrokerOptions } from './broker-types';
+import type { EmbeddingApi } from './embedding/embedding-types';
 import { BROKER_VERSION } from './version';
 
 export type { Settings, SettingsInput } from './config/settings-schema';
@@ -72,6 +77,8 @@ export { signEnvelope } from './auth/proof';
 export type { NonceStore } from './auth/nonce-store';
 
 export type { Broker, BrokerOptions, BrokerStatus } from './broker-types';
+export type * from './embedding/embedding-types';
+export { BrokerEvent } from './embedding/embedding-types';
 
 /**
  * Builds a broker from settings.
@@ -198,6 +205,13 @@ export function createBroker(
   );
   const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
+  // The embedding API (docs/embedding.md): hooks, events, in-process publish/subscribe.
+  const embed = new Embedding(logger, options.hooks);
+  embed.onForward((filter) => {
+    delivery.forward = filter;
+    acks.forward = filter;
+  });
+  const pubsub = new InProcessPubSub(router, embed, metrics, logger);
   const persistence = new SubscriptionPersistence(store, logger);
   const expiry = new DurableExpiry(
     realms,
@@ -263,9 +277,10 @@ export function createBroker(
     remoteTickets,
     pingIntervalMs: settings.ping_interval,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
+    embed,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
-  const mqtt = createMqttListener(auth, ctx.tokens, router, metrics, logger);
+  const mqtt = createMqttListener(auth, ctx.tokens, router, metrics, logger, embed);
   // §16: the bundled `/remote`, then the custom namespaces of the settings.
   attachRemote(io, remoteTickets, () => live.current.remote, logger);
   const namespaceLoader = new NamespaceLoader(io, () => live.current, logger);
@@ -313,7 +328,7 @@ export function createBroker(
   let ownServer: OwnServer | null = null;
   let bound: { port: number; host: string } | null = null;
 
-  return {
+  const handle: Omit<Broker, keyof EmbeddingApi> = {
     get settings() {
       return live.current;
     },
@@ -325,7 +340,10 @@ export function createBroker(
       const server = await host.listen(port, bindHost);
       ownServer = server;
       guard.bound(bindHost);
-      if (live.current.mqtt.enabled) await mqtt.listen(live.current.mqtt, bindHost);
+      if (live.current.mqtt.enabled) {
+        await mqtt.listen(live.current.mqtt, bindHost);
+        embed.attachAedes(mqtt.broker);
+      }
       bound = { port: server.port, host: bindHost };
       logger.info(
         { port: server.port, host: bindHost, version: BROKER_VERSION },
@@ -358,6 +376,8 @@ export function createBroker(
       bound = null;
       await runtime.close();
       await store.close();
+      pubsub.close();
+      embed.emit(BrokerEvent.CLOSED);
     },
     getStats,
     expireDurableSubscriptions: (now) => expiry.sweep(now),
@@ -387,4 +407,5 @@ export function createBroker(
       return socket ? backPressure.bufferedBytes(socket) : null;
     },
   };
+  return withEmbedding(handle, embed, pubsub);
 }

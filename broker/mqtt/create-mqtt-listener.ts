@@ -6,6 +6,8 @@ import type { TokenValidator } from '../auth/token-validator';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { Router } from '../routing/router';
+import type { Embedding } from '../embedding/embedding';
+import { EmbeddedMqttAuth, EmbeddedMqttBridge } from '../embedding/mqtt-hooks';
 import { MqttAuth } from './mqtt-auth';
 import { MqttBridge } from './mqtt-bridge';
 import { MqttListener } from './mqtt-listener';
@@ -16,12 +18,18 @@ export function createMqttListener(
   router: Router,
   metrics: BrokerMetrics,
   logger: Logger,
+  /** The embedding API (docs/embedding.md): its hooks run inside aedes' hooks. */
+  embed?: Embedding,
 ): MqttListener {
-  const mqttAuth = new MqttAuth(auth, tokens, logger);
+  const mqttAuth = embed
+    ? embed.useMqtt(EmbeddedMqttAuth.create(auth, tokens, logger, embed))
+    : new MqttAuth(auth, tokens, logger);
   return new MqttListener(
     auth,
     mqttAuth,
-    new MqttBridge(mqttAuth, router, metrics, logger),
+    embed
+      ? EmbeddedMqttBridge.create(mqttAuth, router, metrics, logger, embed)
+      : new MqttBridge(mqttAuth, router, metrics, logger),
     logger,
   );
 }

@@ -256,13 +256,13 @@ export function forwardAedesEvents(aedes: Aedes, mqttAuth: EmbeddedMqttAuth, emb
       const v = view(client);
       if (v) embed.emit(BrokerEvent.CLIENT_ERROR, v.client, err);
     },
-    ack: (packet: { topic?: string; messageId?: number }, client: Client) => {
+    ack: (packet: { topic?: string; messageId?: number } | undefined, client: Client) => {
       const v = view(client);
       if (!v) return;
-      const info = { realm: v.identity.realm, msgId: String(packet.messageId ?? '') };
+      const info = { realm: v.identity.realm, msgId: String(packet?.messageId ?? '') };
       embed.emit(
         BrokerEvent.ACK,
-        packet.topic ? { ...info, topic: visible(packet.topic, v.identity.realm) } : info,
+        packet?.topic ? { ...info, topic: visible(packet.topic, v.identity.realm) } : info,
         v.client,
       );
     },
@@ -277,12 +277,19 @@ export function forwardAedesEvents(aedes: Aedes, mqttAuth: EmbeddedMqttAuth, emb
       if (v) embed.emit(BrokerEvent.UNSUBSCRIBE, topics.map((t) => visible(t, v.identity.realm)), v.client);
     },
   };
-  for (const [event, listener] of Object.entries(listeners)) {
-    aedes.on(event as 'client', listener as (client: Client) => void);
-  }
+  // Never let a mapping bug escape into aedes' emit (it would end the client or the process).
+  const guarded = Object.entries(listeners).map(([event, listener]) => {
+    const safe = (...args: unknown[]) => {
+      try {
+        (listener as (...a: unknown[]) => void)(...args);
+      } catch (err) {
+        embed.logger.error({ err, event }, 'MQTT event not re-emitted');
+      }
+    };
+    aedes.on(event as 'client', safe);
+    return [event, safe] as const;
+  });
   return () => {
-    for (const [event, listener] of Object.entries(listeners)) {
-      aedes.off(event, listener as (client: Client) => void);
-    }
+    for (const [event, safe] of guarded) aedes.off(event, safe);
   };
 }

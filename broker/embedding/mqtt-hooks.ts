@@ -137,9 +137,11 @@ export class EmbeddedMqttAuth extends MqttAuth {
         .then(() => hook(view, request))
         .then((result) => {
           if (!result) return done(null, null);
-          const topic = result.topic === request.topic ? granted.topic : scopeTopic(realm, result.topic);
-          const qos = Math.min(2, Math.max(0, Math.trunc(result.qos))) as Subscription['qos'];
-          done(null, { ...granted, topic, qos: Number.isNaN(qos) ? granted.qos : qos });
+          // In place, as aedes' own example does: it persists the packet's subscription objects.
+          if (result.topic !== request.topic) granted.topic = scopeTopic(realm, result.topic);
+          const qos = Math.min(2, Math.max(0, Math.trunc(result.qos)));
+          if (!Number.isNaN(qos)) granted.qos = qos as Subscription['qos'];
+          done(null, granted);
         })
         .catch((e: unknown) => {
           // A thrown error negates the filter (0x80) rather than closing the connection.

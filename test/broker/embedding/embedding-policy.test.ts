@@ -54,7 +54,7 @@ describe('authorizePublish', () => {
     const pub = await mqttClient(ctx.h);
     await pub.publishAsync('ok', 'x', { qos: 1 });
     expect(await got).toMatchObject({ topic: 'ok', text: '[x]' });
-    const closed = new Promise((resolve) => pub.once('close', resolve));
+    const closed = new Promise<void>((resolve) => pub.once('close', () => resolve()));
     pub.publish('forbidden', 'y', { qos: 1 });
     await closed;
     // Only the publisher was closed.

@@ -120,7 +120,10 @@ export interface BrokerHooks {
    * socket.io `AUTH_FAIL {code: 401, message}`; MQTT CONNACK 5 "not authorized", or the
    * thrown error's `returnCode` (1–5).
    */
-  authenticate?: (client: BrokerClient, credentials: ClientCredentials) => MaybePromise<boolean>;
+  authenticate?: (
+    client: BrokerClient,
+    credentials: ClientCredentials,
+  ) => MaybePromise<boolean | void>;
   /**
    * Called for every message a client publishes (socket.io `PRODUCE`, MQTT `PUBLISH` and
    * will), before it is routed; not for `broker.publish`. Throw to refuse (socket.io

@@ -98,8 +98,7 @@ export class Embedding {
   /** Whether routed messages are observed (a `published` hook or `publish` listeners). */
   get observesPublish(): boolean {
     return (
-      this.current.published !== undefined ||
-      this.emitter.listenerCount(BrokerEvent.PUBLISH) > 0
+      this.current.published !== undefined || this.emitter.listenerCount(BrokerEvent.PUBLISH) > 0
     );
   }
 

@@ -7,13 +7,7 @@
  * `returnCode`, 2–5); `authorizeSubscribe` → SUBACK 0x80 for that filter; `authorizePublish` →
  * the connection is closed (MQTT 3.1.1 has no negative PUBACK).
  */
-import type {
-  Aedes,
-  AedesPublishPacket,
-  AuthenticateError,
-  Client,
-  Subscription,
-} from 'aedes';
+import type { Aedes, AedesPublishPacket, AuthenticateError, Client, Subscription } from 'aedes';
 import type { AuthState } from '../auth/auth-state';
 import type { TokenValidator } from '../auth/token-validator';
 import type { Logger } from '../logging/logger';
@@ -89,7 +83,8 @@ export class EmbeddedMqttAuth extends MqttAuth {
           this.refused.add(client);
           const e = this.embed.hookFailed(view, 'authenticate', err);
           const code = (err as { returnCode?: unknown }).returnCode;
-          const returnCode = typeof code === 'number' && code >= 2 && code <= 5 ? code : NOT_AUTHORIZED;
+          const returnCode =
+            typeof code === 'number' && code >= 2 && code <= 5 ? code : NOT_AUTHORIZED;
           done(Object.assign(new Error(e.message), { returnCode }) as AuthenticateError, false);
         });
     });
@@ -276,7 +271,12 @@ export function forwardAedesEvents(aedes: Aedes, mqttAuth: EmbeddedMqttAuth, emb
     },
     unsubscribe: (topics: string[], client: Client) => {
       const v = view(client);
-      if (v) embed.emit(BrokerEvent.UNSUBSCRIBE, topics.map((t) => visible(t, v.identity.realm)), v.client);
+      if (v)
+        embed.emit(
+          BrokerEvent.UNSUBSCRIBE,
+          topics.map((t) => visible(t, v.identity.realm)),
+          v.client,
+        );
     },
   };
   // Never let a mapping bug escape into aedes' emit (it would end the client or the process).

@@ -74,7 +74,8 @@ export function authorizeProduce(
     origin: 'socket.io',
   };
   if (payload.enc !== undefined) message.enc = payload.enc;
-  if (payload.method === 'broadcast') message.broadcast = payload.broadcast === 'group' ? 'group' : 'realm';
+  if (payload.method === 'broadcast')
+    message.broadcast = payload.broadcast === 'group' ? 'group' : 'realm';
   const fallback = `Publishing to '${payload.event}' refused`;
   inOrder(ctx, socket, async () => {
     try {

@@ -44,7 +44,9 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   const embed = ctx.embed;
   if (embed?.hooks.authorizePublish) {
     const durable = isGuaranteed(payload);
-    authorizeProduce(ctx, embed, socket, payload, ack, durable, (p) => produce(ctx, socket, p, ack));
+    authorizeProduce(ctx, embed, socket, payload, ack, durable, (p) =>
+      produce(ctx, socket, p, ack),
+    );
     return;
   }
   produce(ctx, socket, payload, ack);

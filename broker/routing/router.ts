@@ -79,10 +79,7 @@ export class Router {
    * Adds an observer of every routed message; returns its removal. `interested(realm)` makes
    * `mayDeliver` true for realms the observer wants even without subscriptions.
    */
-  addTap(
-    tap: (msg: ProducedMessage) => void,
-    interested?: (realm: string) => boolean,
-  ): () => void {
+  addTap(tap: (msg: ProducedMessage) => void, interested?: (realm: string) => boolean): () => void {
     this.taps.push(tap);
     if (interested) this.interests.push(interested);
     return () => {

@@ -66,7 +66,11 @@ describe('authenticate with auth off', () => {
     expect(clients).toHaveLength(1);
     expect(clients[0]).toMatchObject({ protocol: 'socket.io', realm: 'default', role: 'both' });
     // Accepted: the socket.io handshake `auth` carries the credentials.
-    const good = io(harness.url, { forceNew: true, transports: ['websocket'], auth: { ticket: 'ok' } });
+    const good = io(harness.url, {
+      forceNew: true,
+      transports: ['websocket'],
+      auth: { ticket: 'ok' },
+    });
     harness.onClose(() => void good.disconnect());
     const pong = await good.timeout(5_000).emitWithAck(ClientEvent.PING, {});
     expect(JSON.parse(pong as string)).toMatchObject({ pong: 'PONG' });
@@ -119,9 +123,14 @@ describe('authenticate with auth off', () => {
       },
     });
     const errors: string[] = [];
-    harness.broker.on('clientError', (client, err) => errors.push(`${client.protocol}: ${err.message}`));
+    harness.broker.on('clientError', (client, err) =>
+      errors.push(`${client.protocol}: ${err.message}`),
+    );
     const s = await harness.connect();
-    expect(await authenticate(s, { token: 'boom' })).toMatchObject({ event: 'AUTH_FAIL', code: 401 });
+    expect(await authenticate(s, { token: 'boom' })).toMatchObject({
+      event: 'AUTH_FAIL',
+      code: 401,
+    });
     expect(await connackCode(harness, { username: 'boom', password: 'x' })).toBe(5);
     expect(errors).toContain('socket.io: hook bug');
     expect(errors).toContain('mqtt: async hook bug');
@@ -165,9 +174,15 @@ describe('authenticate after Switchboard auth', () => {
     );
     h = harness;
     const a = await harness.connect();
-    expect(await authenticate(a, { token: 'alpha-both' })).toMatchObject({ event: 'AUTH_OK', realm: 'alpha' });
+    expect(await authenticate(a, { token: 'alpha-both' })).toMatchObject({
+      event: 'AUTH_OK',
+      realm: 'alpha',
+    });
     const b = await harness.connect();
-    expect(await authenticate(b, { token: 'alpha-producer' })).toMatchObject({ event: 'AUTH_FAIL', code: 401 });
+    expect(await authenticate(b, { token: 'alpha-producer' })).toMatchObject({
+      event: 'AUTH_FAIL',
+      code: 401,
+    });
     // A token Switchboard refuses never reaches the hook.
     const c = await harness.connect();
     expect(await authenticate(c, { token: 'forged' })).toMatchObject({ event: 'AUTH_FAIL' });

@@ -7,7 +7,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { BrokerClient, BrokerMessage } from '../../../broker/index';
-import { ClientEvent, ServerEvent, anyProducerKey, consumeEvent } from '../../../shared/protocol-events';
+import {
+  ClientEvent,
+  ServerEvent,
+  anyProducerKey,
+  consumeEvent,
+} from '../../../shared/protocol-events';
 import { produce, subscribe, sync, useBroker } from '../../helpers/broker-harness';
 import { mqttClient, nextMessage } from '../../helpers/mqtt-clients';
 import { delay, expectNothing, waitFor, waitUntil } from '../../helpers/wait';
@@ -26,11 +31,17 @@ describe('authorizePublish', () => {
     const c = await ctx.h.consumer('c1');
     await subscribe(c, 'c1', 'TYO-MQ-ALL', '#', { mode: 'topic' });
     const got: unknown[] = [];
-    c.on(topicEvent('#'), (e: { event: string; message: unknown }) => got.push([e.event, e.message]));
+    c.on(topicEvent('#'), (e: { event: string; message: unknown }) =>
+      got.push([e.event, e.message]),
+    );
     const p = await ctx.h.producer('p1');
     const refused = waitFor(p, ServerEvent.AUTH_FAIL);
     produce(p, 'p1', 'a', 1);
-    const reply = await p.emitWithAck(ClientEvent.PRODUCE, { event: 'secret/x', message: 2, from: 'p1' });
+    const reply = await p.emitWithAck(ClientEvent.PRODUCE, {
+      event: 'secret/x',
+      message: 2,
+      from: 'p1',
+    });
     produce(p, 'p1', 'b', 3);
     expect(reply).toEqual({ ok: false, code: 403, message: 'no secrets' });
     expect(await refused).toEqual({ code: 403, message: 'no secrets' });

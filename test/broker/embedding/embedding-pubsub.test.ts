@@ -26,9 +26,9 @@ describe('in-process publish', () => {
     const ioSeen: unknown[] = [];
     c.on(topicEvent('alerts/+'), (envelope: unknown) => ioSeen.push(envelope));
 
-    await expect(broker.publish({ topic: 'alerts/fire', payload: { level: 3 } })).resolves.toEqual(
-      { msgIds: [] },
-    );
+    await expect(broker.publish({ topic: 'alerts/fire', payload: { level: 3 } })).resolves.toEqual({
+      msgIds: [],
+    });
     await waitUntil(() => mqttSeen.length === 1 && ioSeen.length === 1, 'both deliveries');
     await delay(150);
     expect(mqttSeen).toEqual(['alerts/fire {"level":3}']);
@@ -41,14 +41,24 @@ describe('in-process publish', () => {
     await subscribe(c, 'keeper', 'ops', 'job', { durable: true });
     c.disconnect();
     await waitUntil(() => ctx.h.stats().consumers.online === 0, 'consumer offline');
-    const { msgIds } = await broker.publish({ topic: 'job', from: 'ops', payload: 1, durable: true });
+    const { msgIds } = await broker.publish({
+      topic: 'job',
+      from: 'ops',
+      payload: 1,
+      durable: true,
+    });
     expect(msgIds).toHaveLength(1);
-    expect(await broker.store.get(msgIds[0]!)).toMatchObject({ realm: 'default', event: 'ops-job' });
+    expect(await broker.store.get(msgIds[0]!)).toMatchObject({
+      realm: 'default',
+      event: 'ops-job',
+    });
   });
 
   it('refuses a bad packet with SWB_ERR_VALIDATION', async () => {
     const broker = ctx.h.broker;
-    await expect(broker.publish({ topic: '' })).rejects.toMatchObject({ code: 'SWB_ERR_VALIDATION' });
+    await expect(broker.publish({ topic: '' })).rejects.toMatchObject({
+      code: 'SWB_ERR_VALIDATION',
+    });
     await expect(broker.publish({ topic: 'x', realm: '__proto__' })).rejects.toMatchObject({
       code: 'SWB_ERR_VALIDATION',
     });
@@ -108,7 +118,9 @@ describe('typed events', () => {
     broker.on('client', (c) => log.push(`client ${who(c)}`));
     broker.on('clientDisconnect', (c) => log.push(`gone ${who(c)}`));
     broker.on('publish', (m, c) => log.push(`publish ${m.topic} ${c ? who(c) : 'local'}`));
-    broker.on('subscribe', (subs, c) => log.push(`subscribe ${subs[0]!.topic}/${subs[0]!.qos} ${who(c)}`));
+    broker.on('subscribe', (subs, c) =>
+      log.push(`subscribe ${subs[0]!.topic}/${subs[0]!.qos} ${who(c)}`),
+    );
     broker.on('unsubscribe', (topics) => log.push(`unsubscribe ${topics.join()}`));
     broker.on('ack', (a) => log.push(`ack ${a.realm}`));
 
@@ -140,7 +152,9 @@ describe('typed events', () => {
     const broker = ctx.h.broker;
     const log: string[] = [];
     broker.on('client', (c) => log.push(`client ${c.protocol} ${c.id}`));
-    broker.on('subscribe', (subs, c) => log.push(`subscribe ${subs[0]!.topic}/${subs[0]!.qos} ${c.id}`));
+    broker.on('subscribe', (subs, c) =>
+      log.push(`subscribe ${subs[0]!.topic}/${subs[0]!.qos} ${c.id}`),
+    );
     broker.on('publish', (m, c) => log.push(`publish ${m.topic} ${String(m.payload)} ${c?.id}`));
     broker.on('ack', (a, c) => log.push(`ack ${a.realm} ${typeof a.msgId} ${c.id}`));
     broker.on('unsubscribe', (topics, c) => log.push(`unsubscribe ${topics.join()} ${c.id}`));

@@ -38,10 +38,7 @@ import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { transportCounts } from './metrics/transport-counts';
-import { Embedding } from './embedding/embedding';
-import { withEmbedding } from './embedding/embedding-api';
-import { BrokerEvent } from './embedding/embedding-types';
-import { InProcessPubSub } from './embedding/in-process';
+import { createEmbedding, withEmbedding } from './embedding/embedding-api';
 import { createMqttListener } from './mqtt/create-mqtt-listener';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
@@ -77,8 +74,7 @@ export { signEnvelope } from './auth/proof';
 export type { NonceStore } from './auth/nonce-store';
 
 export type { Broker, BrokerOptions, BrokerStatus } from './broker-types';
-export type * from './embedding/embedding-types';
-export { BrokerEvent } from './embedding/embedding-types';
+export * from './embedding/embedding-types';
 
 /**
  * Builds a broker from settings.
@@ -206,12 +202,15 @@ export function createBroker(
   const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
   // The embedding API (docs/embedding.md): hooks, events, in-process publish/subscribe.
-  const embed = new Embedding(logger, options.hooks);
-  embed.onForward((filter) => {
-    delivery.forward = filter;
-    acks.forward = filter;
+  const embedding = createEmbedding({
+    logger,
+    hooks: options.hooks,
+    router,
+    delivery,
+    acks,
+    metrics,
   });
-  const pubsub = new InProcessPubSub(router, embed, metrics, logger);
+  const embed = embedding.embed;
   const persistence = new SubscriptionPersistence(store, logger);
   const expiry = new DurableExpiry(
     realms,
@@ -376,8 +375,7 @@ export function createBroker(
       bound = null;
       await runtime.close();
       await store.close();
-      pubsub.close();
-      embed.emit(BrokerEvent.CLOSED);
+      embedding.closed();
     },
     getStats,
     expireDurableSubscriptions: (now) => expiry.sweep(now),
@@ -407,5 +405,5 @@ export function createBroker(
       return socket ? backPressure.bufferedBytes(socket) : null;
     },
   };
-  return withEmbedding(handle, embed, pubsub);
+  return withEmbedding(handle, embedding);
 }

@@ -4,17 +4,63 @@
  * style: `broker.authorizePublish = async (client, message) => {…}`), and `on` / `once` / `off`
  * for the typed events.
  */
-import { HOOK_NAMES, type Embedding } from './embedding';
-import type { BrokerEventName, BrokerEvents, EmbeddingApi } from './embedding-types';
-import type { InProcessPubSub } from './in-process';
+import type { AckTracker } from '../delivery/ack-tracker';
+import type { Delivery } from '../delivery/delivery';
+import type { Logger } from '../logging/logger';
+import type { BrokerMetrics } from '../metrics/broker-metrics';
+import type { Router } from '../routing/router';
+import { Embedding, HOOK_NAMES } from './embedding';
+import {
+  BrokerEvent,
+  type BrokerEventName,
+  type BrokerEvents,
+  type BrokerHooks,
+  type EmbeddingApi,
+} from './embedding-types';
+import { InProcessPubSub } from './in-process';
+
+/** What `createBroker` wires the embedding API with. */
+export interface EmbeddingWiring {
+  logger: Logger;
+  hooks?: BrokerHooks;
+  router: Router;
+  delivery: Delivery;
+  acks: AckTracker;
+  metrics: BrokerMetrics;
+}
+
+/** The embedding API's parts, for the composition root. */
+export interface EmbeddingParts {
+  embed: Embedding;
+  pubsub: InProcessPubSub;
+  /** `close()`: stops in-process subscriptions and emits `closed`. */
+  closed(): void;
+}
+
+/** Creates the hooks/events state and in-process pub/sub, wired to delivery and routing. */
+export function createEmbedding(w: EmbeddingWiring): EmbeddingParts {
+  const embed = new Embedding(w.logger, w.hooks);
+  embed.onForward((filter) => {
+    w.delivery.forward = filter;
+    w.acks.forward = filter;
+  });
+  const pubsub = new InProcessPubSub(w.router, embed, w.metrics, w.logger);
+  return {
+    embed,
+    pubsub,
+    closed() {
+      pubsub.close();
+      embed.emit(BrokerEvent.CLOSED);
+    },
+  };
+}
 
 type Listener<E extends BrokerEventName> = (...args: BrokerEvents[E]) => void;
 
 /** Adds the embedding API to `handle` (in place) and returns it. */
 export function withEmbedding<T extends object>(
   handle: T,
-  embedding: Embedding,
-  pubsub: InProcessPubSub,
+  { embed: embedding, pubsub }: EmbeddingParts,
 ): T & EmbeddingApi {
   const api = handle as T & EmbeddingApi;
   for (const name of HOOK_NAMES) {

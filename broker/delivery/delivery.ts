@@ -248,15 +248,20 @@ export class Delivery {
     this.metrics.messageDelivered(realm, envelope.event);
   }
 
-  /** Emits one envelope on several event names to one socket, counted as one delivery. */
+  /**
+   * Emits one envelope on several event names to one socket, counted as one delivery.
+   * `forwarded`: the forward filter was already applied to `envelope` for this socket.
+   */
   emitMany(
     realm: string,
     socket: BrokerSocket,
     eventNames: readonly `CONSUME-${string}`[],
     envelope: DeliveryEnvelope,
+    forwarded = false,
   ): void {
     if (!this.gate.admit(realm, socket)) return;
-    const copy = this.forward === null ? envelope : this.forward(realm, socket, envelope);
+    const copy =
+      forwarded || this.forward === null ? envelope : this.forward(realm, socket, envelope);
     if (copy === null) return;
     for (const name of eventNames) emitDelivery(socket, name, copy);
     this.metrics.messageDelivered(realm, envelope.event);

@@ -159,6 +159,18 @@ describe('authorizeForward', () => {
     expect(calls.sort()).toEqual(['mqtt', 'mqtt', 'socket.io', 'socket.io']);
   });
 
+  it('decides a realm broadcast per recipient too', async () => {
+    const broker = ctx.h.broker;
+    const a = await ctx.h.consumer('a');
+    const b = await ctx.h.consumer('b');
+    broker.authorizeForward = (client, message) => (client.id === b.id ? null : message);
+    const gotA = waitFor(a, consumeEvent('news'));
+    const p = await ctx.h.producer('p1');
+    p.emit(ClientEvent.PRODUCE, { event: 'news', message: 'all', from: 'p1', method: 'broadcast' });
+    expect(await gotA).toMatchObject({ message: 'all' });
+    await expectNothing(b, consumeEvent('news'));
+  });
+
   it('a throwing hook drops that copy only; a durable ACK copy stays unacknowledged', async () => {
     const broker = ctx.h.broker;
     let fail = true;

@@ -341,7 +341,7 @@ export function createBroker(
       guard.bound(bindHost);
       if (live.current.mqtt.enabled) {
         await mqtt.listen(live.current.mqtt, bindHost);
-        embed.attachAedes(mqtt.broker);
+        embedding.attachAedes(mqtt.broker);
       }
       bound = { port: server.port, host: bindHost };
       logger.info(

@@ -4,6 +4,7 @@
  * style: `broker.authorizePublish = async (client, message) => {…}`), and `on` / `once` / `off`
  * for the typed events.
  */
+import type { Aedes } from 'aedes';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { Delivery } from '../delivery/delivery';
 import type { Logger } from '../logging/logger';
@@ -18,6 +19,7 @@ import {
   type EmbeddingApi,
 } from './embedding-types';
 import { InProcessPubSub } from './in-process';
+import { forwardAedesEvents } from './mqtt-hooks';
 
 /** What `createBroker` wires the embedding API with. */
 export interface EmbeddingWiring {
@@ -33,6 +35,8 @@ export interface EmbeddingWiring {
 export interface EmbeddingParts {
   embed: Embedding;
   pubsub: InProcessPubSub;
+  /** After the MQTT listener started: re-emit its aedes client events as broker events. */
+  attachAedes(aedes: Aedes | null): void;
   /** `close()`: stops in-process subscriptions and emits `closed`. */
   closed(): void;
 }
@@ -48,6 +52,10 @@ export function createEmbedding(w: EmbeddingWiring): EmbeddingParts {
   return {
     embed,
     pubsub,
+    attachAedes(aedes) {
+      const mqttAuth = embed.mqttSide;
+      if (aedes && mqttAuth) forwardAedesEvents(aedes, mqttAuth, embed);
+    },
     closed() {
       pubsub.close();
       embed.emit(BrokerEvent.CLOSED);

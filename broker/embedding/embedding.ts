@@ -6,13 +6,13 @@
  * Event listeners and hooks that throw are logged (and reported as `clientError`), never fatal.
  */
 import { EventEmitter } from 'node:events';
-import type { Aedes, Client as MqttClient } from 'aedes';
+import type { Client as MqttClient } from 'aedes';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
 import type { SocketForward } from '../delivery/delivery';
 import type { Logger } from '../logging/logger';
 import type { MqttIdentity } from '../mqtt/mqtt-auth';
 import type { ProducedMessage } from '../routing/produced-message';
-import { forwardAedesEvents, type EmbeddedMqttAuth } from './mqtt-hooks';
+import type { EmbeddedMqttAuth } from './mqtt-hooks';
 import type { BrokerSocket } from '../transport/socket-types';
 import {
   BrokerEvent,
@@ -147,15 +147,16 @@ export class Embedding {
     return mqttAuth;
   }
 
-  /** Re-emits a started aedes instance's client events (after the MQTT listener's `listen`). */
-  attachAedes(aedes: Aedes | null): void {
-    if (aedes && this.mqttAuth) forwardAedesEvents(aedes, this.mqttAuth, this);
+  /** The MQTT auth mapping registered with `useMqtt`, if any. */
+  get mqttSide(): EmbeddedMqttAuth | null {
+    return this.mqttAuth;
   }
 
   /** A socket was admitted: `client` now, `clientDisconnect` when it goes. */
   socketAdmitted(socket: BrokerSocket): void {
     const client = this.socketClient(socket);
     socket.once('disconnect', () => this.emit(BrokerEvent.CLIENT_DISCONNECT, client));
+    socket.on('error', (err: Error) => this.emit(BrokerEvent.CLIENT_ERROR, client, err));
     this.emit(BrokerEvent.CLIENT, client);
   }
 

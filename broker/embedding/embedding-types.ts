@@ -177,7 +177,10 @@ export interface BrokerEvents {
   client: [client: BrokerClient];
   /** An admitted client disconnected. */
   clientDisconnect: [client: BrokerClient];
-  /** A client's request failed: a hook threw, or the transport reported an error. */
+  /**
+   * A hook threw or rejected for this client, `authenticate` refused it, a handler failed on
+   * its request, or its transport reported an error. (A negated subscription is not one.)
+   */
   clientError: [client: BrokerClient, error: Error];
   /** A message was routed; `client` null for `broker.publish`. */
   publish: [message: BrokerMessage, client: BrokerClient | null];

@@ -44,8 +44,8 @@ function refuse(
   fallback: string,
   ack: Ack,
 ): void {
-  const error = embed.hookFailed(client, hook, err);
-  const message = error.message || fallback;
+  // A negation (null) is an answer, not a failure: only errors become `clientError`.
+  const message = err === null ? fallback : embed.hookFailed(client, hook, err).message || fallback;
   ctx.limits.rejectedInput(RejectReason.UNAUTHORIZED);
   if (socket.connected) socket.emit(ServerEvent.AUTH_FAIL, { code: 403, message });
   ack?.({ ok: false, code: 403, message });
@@ -114,7 +114,10 @@ export function authorizeSubscription(
     try {
       const hook = embed.hooks.authorizeSubscribe;
       granted = hook ? await hook(client, request) : request;
-      if (granted === null || granted === undefined) throw new Error(fallback);
+      if (granted === null || granted === undefined) {
+        refuse(ctx, embed, socket, client, 'authorizeSubscribe', null, fallback, undefined);
+        return;
+      }
       if (typeof granted.topic !== 'string' || granted.topic.length === 0) {
         throw new Error('authorizeSubscribe returned an empty topic');
       }

@@ -165,9 +165,9 @@ export const BrokerEvent = {
 /** What an `ack` event reports: the acknowledged copy. */
 export interface AckInfo {
   realm: string;
-  /** socket.io: the acknowledged `msgId`; MQTT: the packet's message id as text. */
+  /** socket.io: the acknowledged `msgId`; MQTT: the packet id as text (may be empty). */
   msgId: string;
-  /** The topic, when known (always for MQTT). */
+  /** The topic, when the acknowledged packet still carries it. */
   topic?: string;
 }
 
@@ -184,7 +184,7 @@ export interface BrokerEvents {
   clientError: [client: BrokerClient, error: Error];
   /** A message was routed; `client` null for `broker.publish`. */
   publish: [message: BrokerMessage, client: BrokerClient | null];
-  /** A client acknowledged a delivered copy (socket.io `ACK`, MQTT PUBACK/PUBREC). */
+  /** A client acknowledged a delivered copy (socket.io `ACK`, MQTT PUBACK / PUBCOMP). */
   ack: [ack: AckInfo, client: BrokerClient];
   /** A client's subscriptions were granted. */
   subscribe: [subscriptions: SubscriptionRequest[], client: BrokerClient];

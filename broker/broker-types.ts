@@ -7,6 +7,7 @@ import type { Stats } from '../shared/http-api';
 import type { AuthState } from './auth/auth-state';
 import type { NonceStore } from './auth/nonce-store';
 import type { Settings } from './config/settings-schema';
+import type { BrokerHooks, EmbeddingApi } from './embedding/embedding-types';
 import type { Logger } from './logging/logger';
 import type { MessageStore, StoredEntry } from './storage/message-store';
 
@@ -35,6 +36,11 @@ export interface BrokerOptions {
   settingsOverrides?: Record<string, unknown>;
   /** Watch the settings file for edits; default true. */
   watchSettings?: boolean;
+  /**
+   * Policy hooks for socket.io and MQTT clients (docs/embedding.md); also assignable later as
+   * properties of the handle.
+   */
+  hooks?: BrokerHooks;
 }
 
 /** Read-only view of a running broker. Times in ms. */
@@ -54,7 +60,11 @@ export interface BrokerStatus {
   mqttWsPort: number | null;
 }
 
-export interface Broker {
+/**
+ * The handle `createBroker` returns. With `EmbeddingApi` (docs/embedding.md): in-process
+ * `publish`/`subscribe`, the policy hooks as properties, and typed events via `on`/`once`/`off`.
+ */
+export interface Broker extends EmbeddingApi {
   /**
    * The settings in force (replaced whole by a reload; read it at each use). Its `auth` is the
    * block as loaded; the live, persisted auth configuration is `auth`.

@@ -39,6 +39,7 @@ import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
 import { transportCounts } from './metrics/transport-counts';
+import { createEmbedding, withEmbedding } from './embedding/embedding-api';
 import { createMqttListener } from './mqtt/create-mqtt-listener';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
@@ -52,6 +53,7 @@ import { RequestGuard } from './transport/request-guard';
 import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
 import type { Broker, BrokerOptions } from './broker-types';
+import type { EmbeddingApi } from './embedding/embedding-types';
 import { BROKER_VERSION } from './version';
 
 export type { Settings, SettingsInput } from './config/settings-schema';
@@ -79,6 +81,7 @@ export { signEnvelope } from './auth/proof';
 export type { NonceStore } from './auth/nonce-store';
 
 export type { Broker, BrokerOptions, BrokerStatus } from './broker-types';
+export * from './embedding/embedding-types';
 
 /**
  * Builds a broker from settings.
@@ -207,6 +210,16 @@ export function createBroker(
   );
   const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
+  // The embedding API (docs/embedding.md): hooks, events, in-process publish/subscribe.
+  const embedding = createEmbedding({
+    logger,
+    hooks: options.hooks,
+    router,
+    delivery,
+    acks,
+    metrics,
+  });
+  const embed = embedding.embed;
   const persistence = new SubscriptionPersistence(store, logger);
   const expiry = new DurableExpiry(
     realms,
@@ -272,9 +285,19 @@ export function createBroker(
     remoteTickets,
     pingIntervalMs: settings.ping_interval,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
+    embed,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
-  const mqtt = createMqttListener(auth, ctx.tokens, router, metrics, logger, store, rateLimits);
+  const mqtt = createMqttListener(
+    auth,
+    ctx.tokens,
+    router,
+    metrics,
+    logger,
+    store,
+    rateLimits,
+    embed,
+  );
   mqttConnected = () => mqtt.connectedCount;
   // §16: the bundled `/remote`, then the custom namespaces of the settings.
   attachRemote(io, remoteTickets, () => live.current.remote, logger);
@@ -324,7 +347,7 @@ export function createBroker(
   let ownServer: OwnServer | null = null;
   let bound: { port: number; host: string } | null = null;
 
-  return {
+  const handle: Omit<Broker, keyof EmbeddingApi> = {
     get settings() {
       return live.current;
     },
@@ -339,6 +362,7 @@ export function createBroker(
       if (live.current.mqtt.enabled) {
         try {
           await mqtt.listen(live.current.mqtt, bindHost);
+          embedding.attachAedes(mqtt.broker);
         } catch (err) {
           // All or nothing: a broker whose MQTT port is taken does not stay half up.
           ownServer = null;
@@ -378,6 +402,7 @@ export function createBroker(
       bound = null;
       await runtime.close();
       await store.close();
+      embedding.closed();
     },
     getStats,
     expireDurableSubscriptions: (now) => expiry.sweep(now),
@@ -407,4 +432,5 @@ export function createBroker(
       return socket ? backPressure.bufferedBytes(socket) : null;
     },
   };
+  return withEmbedding(handle, embedding);
 }

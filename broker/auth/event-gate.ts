@@ -12,6 +12,7 @@ import {
   ServerEvent,
   type ClientEventName,
 } from '../../shared/protocol-events';
+import { admitSocket, socketCredentials } from '../embedding/socket-admission';
 import type { HandlerContext } from '../handlers/handler-context';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
@@ -49,7 +50,8 @@ export const EVENT_GATES = {
 export const MAX_QUEUED_DURING_AUTH = 256;
 
 /**
- * Whether `event` may proceed on `socket`. A refusal has been answered (`AUTH_FAIL 401|403`,
+ * Whether `event` may proceed on `socket` now (`raw`: its payload, replayed after an
+ * asynchronous admission). A refusal has been answered (`AUTH_FAIL 401|403`,
  * plus the callback, if any, with the same code) and logged; the event must be dropped.
  * Unauthenticated sockets are admitted implicitly where §3.4 allows.
  */
@@ -58,6 +60,7 @@ export function passGate(
   socket: BrokerSocket,
   event: ClientEventName,
   callback: ((reply: unknown) => void) | undefined,
+  raw?: unknown,
 ): boolean {
   const gate: EventGate = EVENT_GATES[event];
   if (gate === 'none') return true;
@@ -83,11 +86,24 @@ export function passGate(
   if (role === null) {
     return refuse(ctx, socket, event, callback, 401, `Authentication required before ${event}`);
   }
-  data.authenticated = true;
-  data.realm = realm;
-  data.role = role;
-  ctx.logger.info({ socket: socket.id, realm, role, event }, 'socket admitted implicitly');
-  return true;
+  // Admitted at once without an embedding `authenticate` hook; with one, this event runs again
+  // (first in line) once the hook accepts the socket.
+  let deciding = true;
+  let now = false;
+  admitSocket(
+    ctx,
+    socket,
+    { realm, role, tokenHash: null },
+    socketCredentials(socket),
+    () => {
+      ctx.logger.info({ socket: socket.id, realm, role, event }, 'socket admitted implicitly');
+      if (deciding) now = true;
+      else ctx.dispatch(socket, event, raw, callback);
+    },
+    (message) => refuse(ctx, socket, event, callback, 401, message),
+  );
+  deciding = false;
+  return now;
 }
 
 function refuse(

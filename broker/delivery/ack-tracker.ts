@@ -14,6 +14,7 @@ import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-event
 import type { RetryPolicy } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { emitDelivery } from './chunked-emit';
+import type { SocketForward } from './delivery';
 
 /** Delay (ms) before retrying after attempt `n` timed out (§10.3), at most `MAX_TIMER_DELAY_MS`. */
 export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
@@ -76,6 +77,9 @@ export interface AckTrackerHooks {
 
 export class AckTracker {
   private readonly pending = new Map<string, Pending>();
+
+  /** Per-recipient filter (embedding `authorizeForward`); null when none is installed. */
+  forward: SocketForward | null = null;
 
   constructor(private readonly hooks: AckTrackerHooks) {}
 
@@ -189,7 +193,13 @@ export class AckTracker {
       this.hooks.attempted(msgId, n);
     }
     const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
-    emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
+    // A copy the forward filter drops is not sent: it stays unacknowledged (retried, DLQ).
+    const sent = this.forward === null ? envelope : this.forward(copy.realm, socket, envelope);
+    if (sent === envelope) {
+      emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
+    } else if (sent !== null) {
+      emitDelivery(socket, consumeEvent(copy.key), sent);
+    }
     p.sentAt = performance.now();
     this.hooks.delivered(copy.realm, copy.envelope.event);
     p.timer = setTimeout(

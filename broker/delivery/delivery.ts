@@ -83,12 +83,24 @@ export type LocalBroadcast = (
   envelope: DeliveryEnvelope,
 ) => void;
 
+/**
+ * The embedding API's `authorizeForward` for one socket.io recipient: the envelope to send
+ * (the same object, or a rewritten copy), or null to drop the copy for this recipient.
+ */
+export type SocketForward = (
+  realm: string,
+  socket: BrokerSocket,
+  envelope: DeliveryEnvelope,
+) => DeliveryEnvelope | null;
+
 /** Refusals are logged at most once per this many ms per realm (they come in floods). */
 const REFUSAL_LOG_MS = 1_000;
 
 export class Delivery {
   /** `realm → {at, suppressed}` of the last refusal log line. */
   private readonly refusalLog = new Map<string, { at: number; suppressed: number }>();
+  /** Per-recipient filter (embedding `authorizeForward`); null when none is installed. */
+  forward: SocketForward | null = null;
 
   constructor(
     private readonly metrics: BrokerMetrics,
@@ -132,6 +144,19 @@ export class Delivery {
       sockets = sockets.filter((s, j) => j < i || (j > i && this.gate.admit(realm, s)));
       if (sockets.length === 0) return;
       break;
+    }
+    if (this.forward !== null) {
+      // Per recipient: the filter may drop or rewrite each copy, so no shared encoding.
+      let sent = 0;
+      for (const socket of sockets) {
+        const copy = this.forward(realm, socket, envelope);
+        if (copy === null) continue;
+        emitDelivery(socket, eventName, copy);
+        sent++;
+      }
+      if (sent > 0) this.metrics.messageDelivered(realm, envelope.event, sent);
+      if (receivedAt !== undefined) this.metrics.publishDelivered(performance.now() - receivedAt);
+      return;
     }
     const ids = sockets.length === 1 ? null : sockets.map((s) => s.id);
     // A socket listed twice (two consumer names on one connection) gets two copies, as one
@@ -217,19 +242,28 @@ export class Delivery {
     envelope: DeliveryEnvelope,
   ) {
     if (!this.gate.admit(realm, socket)) return;
-    emitDelivery(socket, eventName, envelope);
+    const copy = this.forward === null ? envelope : this.forward(realm, socket, envelope);
+    if (copy === null) return;
+    emitDelivery(socket, eventName, copy);
     this.metrics.messageDelivered(realm, envelope.event);
   }
 
-  /** Emits one envelope on several event names to one socket, counted as one delivery. */
+  /**
+   * Emits one envelope on several event names to one socket, counted as one delivery.
+   * `forwarded`: the forward filter was already applied to `envelope` for this socket.
+   */
   emitMany(
     realm: string,
     socket: BrokerSocket,
     eventNames: readonly `CONSUME-${string}`[],
     envelope: DeliveryEnvelope,
+    forwarded = false,
   ): void {
     if (!this.gate.admit(realm, socket)) return;
-    for (const name of eventNames) emitDelivery(socket, name, envelope);
+    const copy =
+      forwarded || this.forward === null ? envelope : this.forward(realm, socket, envelope);
+    if (copy === null) return;
+    for (const name of eventNames) emitDelivery(socket, name, copy);
     this.metrics.messageDelivered(realm, envelope.event);
   }
 

@@ -9,6 +9,7 @@
  */
 import { ClientEvent, ServerEvent, type AckReply } from '../../shared/protocol-events';
 import type { AckPayload } from '../../shared/protocol-payloads';
+import { BrokerEvent } from '../embedding/embedding-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
 import type { EventHandler, HandlerContext } from './handler-context';
@@ -64,6 +65,8 @@ async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string):
   } catch (err) {
     return { ok: false, code: 500, message: (err as Error).message };
   }
+  const embed = ctx.embed;
+  embed?.emit(BrokerEvent.ACK, { realm: queue.realm, msgId }, embed.socketClient(socket));
   return { ok: true, msgId };
 }
 

@@ -8,18 +8,24 @@
  * serving"), applied to the work a handler starts as well as the handler itself.
  */
 import { ProtocolErrorCode, ServerEvent, type ClientEventName } from '../../shared/protocol-events';
+import { asError } from '../embedding/embedding';
+import { BrokerEvent } from '../embedding/embedding-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { HandlerContext } from './handler-context';
 
 /** Logs a handler failure and tells the sender, if it is still connected. Never throws. */
 export function answerInternalError(
-  ctx: Pick<HandlerContext, 'logger'>,
+  ctx: Pick<HandlerContext, 'logger' | 'embed'>,
   socket: BrokerSocket,
   event: ClientEventName,
   err: unknown,
 ): void {
   try {
     ctx.logger.error({ err, socket: socket.id, event }, 'handler failed');
+    // Embedding API: reported as `clientError` for the sender (docs/embedding.md).
+    if (ctx.embed && socket.data.authenticated) {
+      ctx.embed.emit(BrokerEvent.CLIENT_ERROR, ctx.embed.socketClient(socket), asError(err));
+    }
     if (socket.connected) {
       socket.emit(ServerEvent.ERROR, {
         message: `Internal error while handling ${event}`,
@@ -37,7 +43,7 @@ export function answerInternalError(
  * (socket.io ignores a second call of an ack, so one already answered stays answered).
  */
 export function guardAsync(
-  ctx: Pick<HandlerContext, 'logger'>,
+  ctx: Pick<HandlerContext, 'logger' | 'embed'>,
   socket: BrokerSocket,
   event: ClientEventName,
   work: Promise<unknown>,

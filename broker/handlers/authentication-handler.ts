@@ -15,6 +15,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
+import { admitSocket, replayQueued, socketCredentials } from '../embedding/socket-admission';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { EventHandler, HandlerContext } from './handler-context';
@@ -48,6 +49,7 @@ function fail(ctx: HandlerContext, socket: BrokerSocket, code: 401 | 403, messag
   socket.emit(ServerEvent.AUTH_FAIL, { code, message });
 }
 
+/** Admits the socket (after the embedding `authenticate` hook, if any) and answers `AUTH_OK`. */
 function admit(
   ctx: HandlerContext,
   socket: BrokerSocket,
@@ -55,14 +57,19 @@ function admit(
   role: string,
   tokenHash: string | null,
   via: string,
-): void {
-  const data = socket.data;
-  data.authenticated = true;
-  data.realm = realm;
-  data.role = role;
-  data.tokenHash = tokenHash;
-  ctx.logger.info({ socket: socket.id, realm, role, via }, 'socket authenticated');
-  socket.emit(ServerEvent.AUTH_OK, { realm, role });
+  payload: Record<string, unknown>,
+): Promise<void> | undefined {
+  return admitSocket(
+    ctx,
+    socket,
+    { realm, role, tokenHash },
+    socketCredentials(socket, payload),
+    () => {
+      ctx.logger.info({ socket: socket.id, realm, role, via }, 'socket authenticated');
+      socket.emit(ServerEvent.AUTH_OK, { realm, role });
+    },
+    (message) => fail(ctx, socket, 401, message),
+  );
 }
 
 const connectRole = (role: string | undefined): string =>
@@ -70,18 +77,21 @@ const connectRole = (role: string | undefined): string =>
 
 export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload) => {
   const auth = ctx.auth;
-  // Step 2.
-  if (!auth.enabled) {
-    socket.emit(ServerEvent.AUTH_OK, { realm: Protocol.DEFAULT_REALM, role: 'both' });
-    return;
-  }
   const data = socket.data;
-  // Step 3.
-  if (data.authenticated) return fail(ctx, socket, 403, AuthFailure.ALREADY);
   const p = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<
     string,
     unknown
   >;
+  // Step 2 (an embedding `authenticate` hook still decides, once, when installed).
+  if (!auth.enabled) {
+    if (data.authenticated) {
+      socket.emit(ServerEvent.AUTH_OK, { realm: Protocol.DEFAULT_REALM, role: 'both' });
+      return;
+    }
+    return void admit(ctx, socket, Protocol.DEFAULT_REALM, 'both', null, 'auth-disabled', p);
+  }
+  // Step 3.
+  if (data.authenticated) return fail(ctx, socket, 403, AuthFailure.ALREADY);
   const token = nonEmpty(p.token);
   const realm = nonEmpty(p.realm);
   const role = nonEmpty(p.role);
@@ -106,7 +116,9 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
       return fail(ctx, socket, 403, AuthFailure.ADMIN_REALM);
     }
     // Step 6.
-    if (openRealm) return admit(ctx, socket, declared, connectRole(role), null, 'open-realm');
+    if (openRealm) {
+      return void admit(ctx, socket, declared, connectRole(role), null, 'open-realm', p);
+    }
     // Step 7.
     if (role !== undefined || keyed) {
       const granted = connectRole(role);
@@ -119,13 +131,13 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
       if (granted !== 'consumer' && acceptanceRequired(auth, declared)) {
         return fail(ctx, socket, 403, `Producer must be accepted into realm '${declared}'`);
       }
-      return admit(ctx, socket, declared, granted, null, 'role-declared');
+      return void admit(ctx, socket, declared, granted, null, 'role-declared', p);
     }
     // Step 8.
     return fail(ctx, socket, 401, AuthFailure.MISSING_TOKEN);
   }
   // Step 9.
-  validateToken(ctx, socket, token, realm);
+  validateToken(ctx, socket, token, realm, p);
 };
 
 function validateToken(
@@ -133,6 +145,7 @@ function validateToken(
   socket: BrokerSocket,
   token: string,
   declared: string | undefined,
+  payload: Record<string, unknown>,
 ): void {
   const data = socket.data;
   data.authQueue = [];
@@ -153,7 +166,7 @@ function validateToken(
             return fail(ctx, socket, 403, `Token is not scoped to realm '${declared}'`);
           }
         }
-        admit(ctx, socket, grant.realm, grant.role, grant.tokenHash, grant.via);
+        return admit(ctx, socket, grant.realm, grant.role, grant.tokenHash, grant.via, payload);
       },
       (err: unknown) => {
         ctx.logger.warn(
@@ -168,10 +181,7 @@ function validateToken(
 
 /** Replays, in order, what the socket sent while its token was being validated. */
 function flushQueue(ctx: HandlerContext, socket: BrokerSocket): void {
-  const queue = socket.data.authQueue ?? [];
+  const queue = socket.data.authQueue;
   socket.data.authQueue = null;
-  for (const item of queue) {
-    if (!socket.connected) return;
-    ctx.dispatch(socket, item.event as never, item.raw, item.ack);
-  }
+  replayQueued(ctx, socket, queue);
 }

@@ -227,7 +227,7 @@ export function dispatch(
       return;
     }
     // The auth gate (§3.3) runs before any payload work.
-    if (EVENT_GATES[event] !== 'none' && !passGate(ctx, socket, event, callback)) return;
+    if (EVENT_GATES[event] !== 'none' && !passGate(ctx, socket, event, callback, raw)) return;
     let payload = raw;
     if (route.parseString && typeof raw === 'string') {
       const parsed = parseJsonPayload(raw);

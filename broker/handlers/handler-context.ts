@@ -12,6 +12,7 @@ import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
 import type { Delivery } from '../delivery/delivery';
+import type { Embedding } from '../embedding/embedding';
 import type { QueueLedger } from '../delivery/queue-ledger';
 import type { Replayer } from '../delivery/replay';
 import type { MessageStore } from '../storage/message-store';
@@ -62,6 +63,8 @@ export interface HandlerContext {
   readonly pingIntervalMs: number;
   /** Extra silence, beyond `pingIntervalMs`, after which a socket counts as half-open. */
   readonly halfOpenMarginMs: number;
+  /** The embedding API's hooks and events (docs/embedding.md); absent in bare test contexts. */
+  readonly embed?: Embedding;
   /** Runs an event through the dispatcher's pipeline (used for reassembled chunks). */
   readonly dispatch: (
     socket: BrokerSocket,

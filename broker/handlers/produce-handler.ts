@@ -16,6 +16,7 @@ import {
   ServerEvent,
 } from '../../shared/protocol-events';
 import type { ProducePayload } from '../../shared/protocol-payloads';
+import { authorizeProduce } from '../embedding/socket-policy';
 import type { ProducedMessage } from '../routing/produced-message';
 import { guardAsync } from './async-guard';
 import type { EventHandler } from './handler-context';
@@ -39,6 +40,19 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   payload,
   ack,
 ) => {
+  // The embedding `authorizePublish` hook decides first, asynchronously (socket-policy.ts).
+  const embed = ctx.embed;
+  if (embed?.hooks.authorizePublish) {
+    const durable = isGuaranteed(payload);
+    authorizeProduce(ctx, embed, socket, payload, ack, durable, (p) =>
+      produce(ctx, socket, p, ack),
+    );
+    return;
+  }
+  produce(ctx, socket, payload, ack);
+};
+
+const produce: EventHandler<ProducePayload & { event: string }> = (ctx, socket, payload, ack) => {
   const realmName = socket.data.realm;
   const realm = ctx.realms.get(realmName, true);
   const from = payload.from ?? Protocol.ANONYMOUS;
@@ -77,10 +91,13 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
     enc: payload.enc,
     to: payload.to,
     contentType: payload.contentType,
+    origin: 'socket.io',
     receivedAt: performance.now(),
   };
   ctx.metrics.messageProduced(realmName, msg.event);
   const stored = ctx.router.route(msg);
+  const embed = ctx.embed;
+  if (embed?.observesPublish) embed.routed(msg, embed.socketClient(socket));
   if (stored.length === 0 && !ack) return;
   // Outcomes never reject (StoreOutcome), but a continuation may throw: the guard answers it.
   const confirmed = Promise.all(stored).then((outcomes) => {

@@ -14,6 +14,8 @@ import {
   subscriptionKey,
 } from '../../shared/protocol-events';
 import type { SubscribePayload, UnsubscribePayload } from '../../shared/protocol-payloads';
+import { BrokerEvent } from '../embedding/embedding-types';
+import { authorizeSubscription } from '../embedding/socket-policy';
 import { buildSubscription, subscriptionProblem } from '../routing/subscription-options';
 import { guardAsync } from './async-guard';
 import { bindConsumer } from './consumer-handler';
@@ -25,6 +27,16 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
   socket,
   payload,
 ) => {
+  // The embedding `authorizeSubscribe` hook decides first, asynchronously (socket-policy.ts).
+  const embed = ctx.embed;
+  if (embed?.hooks.authorizeSubscribe) {
+    authorizeSubscription(ctx, embed, socket, payload, (p) => subscribe(ctx, socket, p, undefined));
+    return;
+  }
+  subscribe(ctx, socket, payload, undefined);
+};
+
+const subscribe: EventHandler<SubscribePayload & { event: string }> = (ctx, socket, payload) => {
   const realm = ctx.realms.get(socket.data.realm, true);
   const consumerName = payload.consumer ?? Protocol.ANONYMOUS;
 
@@ -51,6 +63,11 @@ export const handleSubscribe: EventHandler<SubscribePayload & { event: string }>
   const previous = realm.upsertSubscription(record);
   ctx.persistence.upserted(realm.name, record, previous);
   consumer.subscribeTos.add(record.producer);
+  ctx.embed?.emit(
+    BrokerEvent.SUBSCRIBE,
+    [{ topic: payload.event, qos: record.durable || record.ackRequired ? 1 : 0 }],
+    ctx.embed.socketClient(socket),
+  );
 
   // Step 7: notify online producers (§5.4); a specific unknown producer gets a placeholder.
   if (record.producer === Protocol.ALL_PUBLISHERS) {
@@ -87,13 +104,20 @@ export const handleUnsubscribe: EventHandler<UnsubscribePayload> = (ctx, socket,
         : subscriptionKey(producer, payload.event);
     only = payload.consumer ?? null;
   }
+  let any = false;
   for (const name of socket.data.consumers) {
     if (only !== null && name !== only) continue;
     if (realm.consumers.get(name)?.socket !== socket) continue;
     const removed = realm.removeSubscription(key, name);
     if (removed) {
+      any = true;
       ctx.persistence.removed(realm.name, removed);
       ctx.logger.debug({ consumer: name, key }, 'unsubscribed');
     }
+  }
+  const embed = ctx.embed;
+  if (any && embed) {
+    const topic = typeof payload === 'string' ? payload : payload.event;
+    embed.emit(BrokerEvent.UNSUBSCRIBE, [topic], embed.socketClient(socket));
   }
 };

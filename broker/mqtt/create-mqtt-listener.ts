@@ -8,6 +8,8 @@ import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { Router } from '../routing/router';
 import type { MessageStore } from '../storage/message-store';
+import type { Embedding } from '../embedding/embedding';
+import { EmbeddedMqttAuth, EmbeddedMqttBridge } from '../embedding/mqtt-hooks';
 import { MqttAuth } from './mqtt-auth';
 import { MqttBridge } from './mqtt-bridge';
 import { MqttLimits } from './mqtt-limits';
@@ -21,12 +23,18 @@ export function createMqttListener(
   logger: Logger,
   store?: MessageStore,
   limits?: LimitsService,
+  /** The embedding API (docs/embedding.md): its hooks run inside aedes' hooks. */
+  embed?: Embedding,
 ): MqttListener {
-  const mqttAuth = new MqttAuth(auth, tokens, logger);
+  const mqttAuth = embed
+    ? embed.useMqtt(EmbeddedMqttAuth.create(auth, tokens, logger, embed))
+    : new MqttAuth(auth, tokens, logger);
   return new MqttListener(
     auth,
     mqttAuth,
-    new MqttBridge(mqttAuth, router, metrics, logger),
+    embed
+      ? EmbeddedMqttBridge.create(mqttAuth, router, metrics, logger, embed)
+      : new MqttBridge(mqttAuth, router, metrics, logger),
     logger,
     {
       state: store?.mqttState,

@@ -66,9 +66,13 @@ export function deliverBroadcast(
     consumeEvent(allEventsKey(p)),
   ] as const;
   for (const socket of sockets.values()) {
+    // The embedding `authorizeForward` decides once per recipient, for both emissions.
+    const copy =
+      delivery.forward === null ? envelope : delivery.forward(msg.realm, socket, envelope);
+    if (copy === null) continue;
     // The volatile extra exists for fidelity only (§13.1 item 1): no client listens on it.
-    socket.volatile.emit(volatileEvent, envelope);
-    delivery.emitMany(msg.realm, socket, events, envelope);
+    socket.volatile.emit(volatileEvent, copy);
+    delivery.emitMany(msg.realm, socket, events, copy, true);
   }
   return sockets.size;
 }

@@ -22,6 +22,8 @@ export interface ProducedMessage {
   enc?: unknown;
   to?: unknown;
   contentType?: unknown;
+  /** Who sent it: a socket.io `PRODUCE`, an MQTT `PUBLISH`, or the embedding `publish`. */
+  origin?: 'socket.io' | 'mqtt' | 'local';
   /** `performance.now()` (ms) when the broker accepted it, for the publish→deliver histogram. */
   receivedAt?: number;
 }

@@ -30,6 +30,8 @@ import type { SubscriptionRecord } from './registry-types';
 export class Router {
   /** Observers of every routed message (the MQTT bridge), called before routing. */
   private readonly taps: ((msg: ProducedMessage) => void)[] = [];
+  /** Taps that want a realm's messages even with no subscription in it (in-process subscribers). */
+  private readonly interests: ((realm: string) => boolean)[] = [];
 
   constructor(
     private readonly realms: RealmDirectory,
@@ -66,18 +68,25 @@ export class Router {
    */
   mayDeliver(realm: string): boolean {
     if ((this.realms.get(realm)?.subscriptions.size ?? 0) > 0) return true;
+    for (const wants of this.interests) if (wants(realm)) return true;
     return (
       realm !== Protocol.ADMIN_REALM &&
       (this.realms.get(Protocol.ADMIN_REALM)?.subscriptions.size ?? 0) > 0
     );
   }
 
-  /** Adds an observer of every routed message; returns its removal. */
-  addTap(tap: (msg: ProducedMessage) => void): () => void {
+  /**
+   * Adds an observer of every routed message; returns its removal. `interested(realm)` makes
+   * `mayDeliver` true for realms the observer wants even without subscriptions.
+   */
+  addTap(tap: (msg: ProducedMessage) => void, interested?: (realm: string) => boolean): () => void {
     this.taps.push(tap);
+    if (interested) this.interests.push(interested);
     return () => {
       const i = this.taps.indexOf(tap);
       if (i >= 0) this.taps.splice(i, 1);
+      const j = interested ? this.interests.indexOf(interested) : -1;
+      if (j >= 0) this.interests.splice(j, 1);
     };
   }
 

@@ -17,8 +17,9 @@ import { coalesceWrites } from './write-coalescing';
 /** Sets up a newly connected socket. */
 export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.realm = Protocol.DEFAULT_REALM;
-  // Auth disabled: every socket is `{authenticated, default, both}` at once (admin §2.1).
-  socket.data.authenticated = !ctx.auth.enabled;
+  // Auth disabled: every socket is `{authenticated, default, both}` at once (admin §2.1),
+  // unless an embedding `authenticate` hook must decide first (socket-admission.ts).
+  socket.data.authenticated = !ctx.auth.enabled && !ctx.embed?.hooks.authenticate;
   socket.data.role = 'both';
   socket.data.pendingRealm = null;
   socket.data.tokenHash = null;
@@ -32,6 +33,7 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   });
   coalesceWrites(socket);
   attachHandlers(ctx, socket);
+  if (socket.data.authenticated) ctx.embed?.socketAdmitted(socket);
   socket.on('disconnect', (reason) => {
     try {
       releaseSocket(ctx, socket);

@@ -197,7 +197,7 @@ export class StoredPersistence extends MemoryPersistence {
    * @throws Error "no such packet" as aedes-persistence does.
    */
   override async outgoingUpdate(client: Client, packet: AedesPacket): Promise<void> {
-    const queue = this.queueOf(client.id);
+    const queue = this.outgoing.get(client.id) ?? [];
     for (const entry of queue) {
       const old = entry.packet;
       if (old.brokerId === packet.brokerId) {
@@ -216,7 +216,7 @@ export class StoredPersistence extends MemoryPersistence {
   }
 
   override async outgoingClearMessageId(client: Client, packet: AedesPacket): Promise<AedesPacket> {
-    const queue = this.queueOf(client.id);
+    const queue = this.outgoing.get(client.id) ?? [];
     const i = queue.findIndex((e) => e.packet.messageId === packet.messageId);
     if (i < 0) return undefined as unknown as AedesPacket;
     const [entry] = queue.splice(i, 1);

@@ -12,6 +12,7 @@ import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { formatCount } from '../format';
 import { useAppStore } from '../store/app-store';
+import { ActionProgress, ConfirmAction, type ActionKind } from './dead-letter-actions';
 import { DeadLetterDetail, stamp } from './dead-letter-detail';
 import { DeadLetterRow, ROW_HEIGHT } from './dead-letter-row';
 import {
@@ -27,7 +28,6 @@ import {
 import { useConnectionId } from './operations-connection';
 import '../styles/operations.css';
 
-type ActionKind = 'replay' | 'discard';
 const VERB: Record<ActionKind, string> = { replay: 'Replay', discard: 'Discard' };
 
 interface Running {
@@ -315,53 +315,21 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
         </div>
       )}
       {confirm && (
-        <div
-          className="panel ops-confirm"
-          role="alertdialog"
-          aria-label="Confirm"
-          data-testid="dlq-confirm"
-        >
-          <p>
-            {confirm.kind === 'replay'
-              ? `Replay ${formatCount(confirm.ids.length)} dead letter${confirm.ids.length === 1 ? '' : 's'} to the consumer each was meant for? Each goes back to its queue and is delivered again.`
-              : `Discard ${formatCount(confirm.ids.length)} dead letter${confirm.ids.length === 1 ? '' : 's'}? They are deleted for good.`}
-          </p>
-          <div className="ops-wrap">
-            <button
-              type="button"
-              className={`button ${confirm.kind === 'replay' ? 'button--primary' : 'button--danger'}`}
-              onClick={() => void run(confirm.kind, confirm.ids)}
-              data-testid="dlq-confirm-yes"
-            >
-              {VERB[confirm.kind]} {formatCount(confirm.ids.length)}
-            </button>
-            <button type="button" className="button" onClick={() => setConfirm(null)}>
-              Keep them
-            </button>
-          </div>
-        </div>
+        <ConfirmAction
+          kind={confirm.kind}
+          count={confirm.ids.length}
+          onConfirm={() => void run(confirm.kind, confirm.ids)}
+          onKeep={() => setConfirm(null)}
+        />
       )}
       {running && (
-        <div className="ops-progress" data-testid="dlq-progress">
-          <span>
-            {running.kind === 'replay' ? 'Replaying' : 'Discarding'}{' '}
-            {formatCount(running.progress.done)} of {formatCount(running.progress.total)}…
-          </span>
-          <progress max={running.progress.total || 1} value={running.progress.done} />
-          <button
-            type="button"
-            className="button"
-            disabled={running.cancelling}
-            title="Stops after the batch in flight; entries not yet handled stay in the DLQ"
-            onClick={() => {
-              cancelRef.current = true;
-              setRunning((r) => (r ? { ...r, cancelling: true } : r));
-            }}
-            data-testid="dlq-cancel"
-          >
-            {running.cancelling ? 'Cancelling…' : 'Cancel'}
-          </button>
-        </div>
+        <ActionProgress
+          {...running}
+          onCancel={() => {
+            cancelRef.current = true;
+            setRunning((r) => (r ? { ...r, cancelling: true } : r));
+          }}
+        />
       )}
 
       <div className="ops-dlq">

@@ -169,6 +169,7 @@ describe('console operations views end to end', () => {
     await page.getByTestId('dlq-search').fill('no such text');
     await expect.poll(() => page.getByTestId('dlq-empty').count()).toBe(1);
     await page.getByTestId('dlq-search').fill('');
+    await expect.poll(() => page.getByTestId('dlq-row').count(), { timeout: 20_000 }).toBe(1);
     // The list may still be settling from the search: click until the details are open.
     await expect
       .poll(

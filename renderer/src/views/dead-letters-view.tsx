@@ -6,7 +6,7 @@
  * cancellable progress bar; export as JSON lines.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeadLetter } from '../../../shared/console-api-operations';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
@@ -16,6 +16,7 @@ import { ActionProgress, ConfirmAction, type ActionKind } from './dead-letter-ac
 import { DeadLetterDetail, stamp } from './dead-letter-detail';
 import { DeadLetterRow, ROW_HEIGHT } from './dead-letter-row';
 import {
+  FIRST_PAGE,
   LOAD_PAGE,
   MAX_LOADED_ENTRIES,
   indexEntry,
@@ -58,7 +59,6 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [query, setQuery] = useState('');
-  const deferredQuery = useDeferredValue(query);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [focused, setFocused] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<{ kind: ActionKind; ids: string[] } | null>(null);
@@ -84,7 +84,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
           connectionId,
           ...(realm ? { realm } : {}),
           cursor,
-          limit: LOAD_PAGE,
+          limit: loaded === 0 ? FIRST_PAGE : LOAD_PAGE,
         });
         if (!live) return;
         if (!result.ok) {
@@ -115,7 +115,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   );
   const stale = !loading && !running && brokerDepth !== null && brokerDepth !== entries.length;
 
-  const shown = useMemo(() => searchEntries(entries, deferredQuery), [entries, deferredQuery]);
+  const shown = useMemo(() => searchEntries(entries, query), [entries, query]);
   // The React Compiler is not used here; the list re-renders on scroll by design.
   // eslint-disable-next-line react-hooks/incompatible-library
   const virtualizer = useVirtualizer({

@@ -38,6 +38,35 @@ export interface RendererDlqResult {
   load_avg: number[];
 }
 
+/** Scrolls the list top to bottom, one 600 px step per frame, timing long tasks meanwhile. */
+const SCROLL_SCRIPT = `(async () => {
+  window.__long = [];
+  const list = document.querySelector('[data-testid="dlq-list"]');
+  let maxRows = 0;
+  const started = performance.now();
+  await new Promise((resolve) => {
+    const step = () => {
+      list.scrollTop += 600;
+      maxRows = Math.max(maxRows, list.querySelectorAll('[data-testid="dlq-row"]').length);
+      if (list.scrollTop + list.clientHeight >= list.scrollHeight - 1) resolve();
+      else requestAnimationFrame(step);
+    };
+    requestAnimationFrame(step);
+  });
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  const duration = performance.now() - started;
+  const tasks = window.__long;
+  const total = tasks.reduce((a, b) => a + b, 0);
+  return {
+    duration_ms: Math.round(duration),
+    long_tasks: tasks.length,
+    long_task_total_ms: Math.round(total),
+    long_task_max_ms: Math.round(Math.max(0, ...tasks)),
+    long_task_ms_per_s: Math.round((total / duration) * 1000),
+    rows_rendered_max: maxRows,
+  };
+})()`;
+
 /** Writes `n` dead letters (realm `default`, consumer `worker`) into a fresh SQLite store. */
 async function seed(dataDir: string, n: number): Promise<void> {
   const store = new SqliteStore({ filename: path.join(dataDir, DEFAULT_SQLITE_FILENAME) });
@@ -93,13 +122,12 @@ export async function runRendererDlqBench(
       .filter({ hasText: 'running' })
       .waitFor({ timeout: 60_000 });
     // Long tasks are recorded from here on, in the page.
-    await page.evaluate(() => {
-      const w = window as unknown as { __long: number[] };
-      w.__long = [];
+    await page.evaluate(`(() => {
+      window.__long = [];
       new PerformanceObserver((list) => {
-        for (const entry of list.getEntries()) w.__long.push(entry.duration);
+        for (const entry of list.getEntries()) window.__long.push(entry.duration);
       }).observe({ type: 'longtask' });
-    });
+    })()`);
     const clicked = performance.now();
     await page.getByTestId('nav-dead-letters').click();
     await page.getByTestId('dlq-row').first().waitFor({ timeout: 60_000 });
@@ -109,49 +137,21 @@ export async function runRendererDlqBench(
     log(`first rows ${Math.round(firstRows)} ms, all loaded ${Math.round(allLoaded)} ms`);
 
     // Scroll top to bottom in steps, one step per animation frame.
-    const scroll = await page.evaluate(async () => {
-      const w = window as unknown as { __long: number[] };
-      w.__long = [];
-      const list = document.querySelector('[data-testid="dlq-list"]') as HTMLElement;
-      let maxRows = 0;
-      const started = performance.now();
-      await new Promise<void>((resolve) => {
-        const step = (): void => {
-          list.scrollTop += 600;
-          maxRows = Math.max(maxRows, list.querySelectorAll('[data-testid="dlq-row"]').length);
-          if (list.scrollTop + list.clientHeight >= list.scrollHeight - 1) resolve();
-          else requestAnimationFrame(step);
-        };
-        requestAnimationFrame(step);
-      });
-      // Let the last long task (if any) be reported.
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      const duration = performance.now() - started;
-      const tasks = w.__long;
-      const total = tasks.reduce((a, b) => a + b, 0);
-      return {
-        duration_ms: Math.round(duration),
-        long_tasks: tasks.length,
-        long_task_total_ms: Math.round(total),
-        long_task_max_ms: Math.round(Math.max(0, ...tasks)),
-        long_task_ms_per_s: Math.round((total / duration) * 1000),
-        rows_rendered_max: maxRows,
-      };
-    });
+    // A string, not a function: tsx's name-keeping helper (`__name`) does not exist in the page.
+    const scroll = (await page.evaluate(SCROLL_SCRIPT)) as RendererDlqResult['scroll'];
     log(`scroll ${JSON.stringify(scroll)}`);
 
     const searchStart = performance.now();
     await page.getByTestId('dlq-search').fill(`"order":${entries - 1},`);
     await page.waitForFunction(
-      () => document.querySelectorAll('[data-testid="dlq-row"]').length === 1,
+      `document.querySelectorAll('[data-testid="dlq-row"]').length === 1`,
       undefined,
       { timeout: 30_000 },
     );
     const searchMs = performance.now() - searchStart;
-    const heap = await page.evaluate(() => {
-      const memory = (performance as unknown as { memory?: { usedJSHeapSize: number } }).memory;
-      return memory ? memory.usedJSHeapSize : null;
-    });
+    const heap = (await page.evaluate(
+      `performance.memory ? performance.memory.usedJSHeapSize : null`,
+    )) as number | null;
     return {
       entries,
       seed_ms: Math.round(seedMs),

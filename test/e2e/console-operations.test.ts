@@ -169,7 +169,17 @@ describe('console operations views end to end', () => {
     await page.getByTestId('dlq-search').fill('no such text');
     await expect.poll(() => page.getByTestId('dlq-empty').count()).toBe(1);
     await page.getByTestId('dlq-search').fill('');
-    await row.locator('.ops-row__main').click();
+    await expect.poll(() => page.getByTestId('dlq-row').count(), { timeout: 20_000 }).toBe(1);
+    // The list may still be settling from the search: click until the details are open.
+    await expect
+      .poll(
+        async () => {
+          await row.locator('.ops-row__main').click();
+          return page.getByTestId('dlq-detail').count();
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(1);
     expect(await page.getByTestId('dlq-detail-origin').textContent()).toContain('fleet');
     expect(await page.getByTestId('dlq-payload').textContent()).toContain('"order": 42');
     await shoot(page, 'ops-dead-letters');

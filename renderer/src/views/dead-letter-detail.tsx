@@ -20,8 +20,11 @@ export interface DeadLetterDetailProps {
 export function DeadLetterDetail({ entry, busy, onClose, onAction }: DeadLetterDetailProps) {
   const { origin } = entry;
   const ref = useRef<HTMLElement>(null);
-  // On a phone the details open below the list: bring them into view.
-  useEffect(() => ref.current?.scrollIntoView?.({ block: 'nearest' }), [entry.id]);
+  // On a phone the details open below the list: bring them into view. A block body: current
+  // Chromium's scrollIntoView returns a promise, which React would take for a cleanup function.
+  useEffect(() => {
+    ref.current?.scrollIntoView({ block: 'nearest' });
+  }, [entry.id]);
   return (
     <aside ref={ref} className="panel ops-detail" aria-label="Dead letter" data-testid="dlq-detail">
       <header className="ops-detail__header">

@@ -12,8 +12,9 @@ import {
 
 /** Entries loaded into the view at most (the list is virtualised; memory is the limit). */
 export const MAX_LOADED_ENTRIES = 100_000;
-/** Page size of the loading loop. */
+/** Page size of the loading loop; the first page is smaller, so the first rows show sooner. */
 export const LOAD_PAGE = 1_000;
+export const FIRST_PAGE = 200;
 /** Ids per replay/discard call (smaller than the API's maximum, so progress moves and Cancel acts soon). */
 export const ACTION_BATCH = Math.min(100, MAX_DEAD_LETTER_BATCH);
 

@@ -5,16 +5,17 @@
  * flagged); a JSON viewer for the payload; replay or discard one or many with confirmation and a
  * cancellable progress bar; export as JSON lines.
  */
-import { useVirtualizer } from '@tanstack/react-virtual';
-import { useCallback, useDeferredValue, useEffect, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeadLetter } from '../../../shared/console-api-operations';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { formatCount } from '../format';
 import { useAppStore } from '../store/app-store';
+import { ActionProgress, ConfirmAction, type ActionKind } from './dead-letter-actions';
 import { DeadLetterDetail, stamp } from './dead-letter-detail';
-import { DeadLetterRow, ROW_HEIGHT } from './dead-letter-row';
+import { DeadLetterList } from './dead-letter-list';
 import {
+  FIRST_PAGE,
   LOAD_PAGE,
   MAX_LOADED_ENTRIES,
   indexEntry,
@@ -27,7 +28,6 @@ import {
 import { useConnectionId } from './operations-connection';
 import '../styles/operations.css';
 
-type ActionKind = 'replay' | 'discard';
 const VERB: Record<ActionKind, string> = { replay: 'Replay', discard: 'Discard' };
 
 interface Running {
@@ -54,11 +54,13 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   );
   const [realm, setRealm] = useState('');
   const [entries, setEntries] = useState<IndexedDeadLetter[]>([]);
-  const [loading, setLoading] = useState<{ loaded: number; total: number } | null>(null);
+  const [loading, setLoading] = useState<{ loaded: number; total: number } | null>({
+    loaded: 0,
+    total: 0,
+  });
   const [error, setError] = useState<string | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [query, setQuery] = useState('');
-  const deferredQuery = useDeferredValue(query);
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [focused, setFocused] = useState<string | null>(null);
   const [confirm, setConfirm] = useState<{ kind: ActionKind; ids: string[] } | null>(null);
@@ -66,16 +68,21 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const [generation, setGeneration] = useState(0);
   const [brokerDepth, setBrokerDepth] = useState<number | null>(null);
   const cancelRef = useRef(false);
-  const scrollRef = useRef<HTMLDivElement>(null);
 
-  // Load every page (oldest first); a newer load (realm change, refresh) supersedes this one.
-  useEffect(() => {
-    let live = true;
+  /** Forgets the loaded list and loads `nextRealm` (or the same realm again) from the start. */
+  const reload = (nextRealm: string = realm): void => {
     setEntries([]);
     setSelected(new Set());
     setFocused(null);
     setError(null);
     setLoading({ loaded: 0, total: 0 });
+    setRealm(nextRealm);
+    setGeneration((g) => g + 1);
+  };
+
+  // Load every page (oldest first); a newer load (realm change, refresh) supersedes this one.
+  useEffect(() => {
+    let live = true;
     void (async () => {
       let cursor: string | null = null;
       let loaded = 0;
@@ -84,7 +91,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
           connectionId,
           ...(realm ? { realm } : {}),
           cursor,
-          limit: LOAD_PAGE,
+          limit: loaded === 0 ? FIRST_PAGE : LOAD_PAGE,
         });
         if (!live) return;
         if (!result.ok) {
@@ -115,15 +122,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   );
   const stale = !loading && !running && brokerDepth !== null && brokerDepth !== entries.length;
 
-  const shown = useMemo(() => searchEntries(entries, deferredQuery), [entries, deferredQuery]);
-  // The React Compiler is not used here; the list re-renders on scroll by design.
-  // eslint-disable-next-line react-hooks/incompatible-library
-  const virtualizer = useVirtualizer({
-    count: shown.length,
-    getScrollElement: () => scrollRef.current,
-    estimateSize: () => ROW_HEIGHT,
-    overscan: 8,
-  });
+  const shown = useMemo(() => searchEntries(entries, query), [entries, query]);
   const focusedEntry = useMemo(
     () => (focused ? (entries.find((e) => e.entry.id === focused)?.entry ?? null) : null),
     [entries, focused],
@@ -206,7 +205,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
             type="button"
             className="button"
             disabled={busy}
-            onClick={() => setGeneration((g) => g + 1)}
+            onClick={() => reload()}
             data-testid="dlq-refresh"
           >
             Refresh
@@ -229,7 +228,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
           <select
             value={realm}
             disabled={busy}
-            onChange={(e) => setRealm(e.target.value)}
+            onChange={(e) => reload(e.target.value)}
             data-testid="dlq-realm"
           >
             <option value="">All realms</option>
@@ -300,7 +299,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
         <p className="ops-notice" role="status" data-testid="dlq-stale">
           The broker now holds {formatCount(brokerDepth)} dead letter{brokerDepth === 1 ? '' : 's'}{' '}
           {realm ? `in ${realm}` : 'in all realms'}; the list shows {formatCount(entries.length)}.{' '}
-          <button type="button" className="button" onClick={() => setGeneration((g) => g + 1)}>
+          <button type="button" className="button" onClick={() => reload()}>
             Load again
           </button>
         </p>
@@ -315,88 +314,38 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
         </div>
       )}
       {confirm && (
-        <div
-          className="panel ops-confirm"
-          role="alertdialog"
-          aria-label="Confirm"
-          data-testid="dlq-confirm"
-        >
-          <p>
-            {confirm.kind === 'replay'
-              ? `Replay ${formatCount(confirm.ids.length)} dead letter${confirm.ids.length === 1 ? '' : 's'} to the consumer each was meant for? Each goes back to its queue and is delivered again.`
-              : `Discard ${formatCount(confirm.ids.length)} dead letter${confirm.ids.length === 1 ? '' : 's'}? They are deleted for good.`}
-          </p>
-          <div className="ops-wrap">
-            <button
-              type="button"
-              className={`button ${confirm.kind === 'replay' ? 'button--primary' : 'button--danger'}`}
-              onClick={() => void run(confirm.kind, confirm.ids)}
-              data-testid="dlq-confirm-yes"
-            >
-              {VERB[confirm.kind]} {formatCount(confirm.ids.length)}
-            </button>
-            <button type="button" className="button" onClick={() => setConfirm(null)}>
-              Keep them
-            </button>
-          </div>
-        </div>
+        <ConfirmAction
+          kind={confirm.kind}
+          count={confirm.ids.length}
+          onConfirm={() => void run(confirm.kind, confirm.ids)}
+          onKeep={() => setConfirm(null)}
+        />
       )}
       {running && (
-        <div className="ops-progress" data-testid="dlq-progress">
-          <span>
-            {running.kind === 'replay' ? 'Replaying' : 'Discarding'}{' '}
-            {formatCount(running.progress.done)} of {formatCount(running.progress.total)}…
-          </span>
-          <progress max={running.progress.total || 1} value={running.progress.done} />
-          <button
-            type="button"
-            className="button"
-            disabled={running.cancelling}
-            title="Stops after the batch in flight; entries not yet handled stay in the DLQ"
-            onClick={() => {
-              cancelRef.current = true;
-              setRunning((r) => (r ? { ...r, cancelling: true } : r));
-            }}
-            data-testid="dlq-cancel"
-          >
-            {running.cancelling ? 'Cancelling…' : 'Cancel'}
-          </button>
-        </div>
+        <ActionProgress
+          {...running}
+          onCancel={() => {
+            cancelRef.current = true;
+            setRunning((r) => (r ? { ...r, cancelling: true } : r));
+          }}
+        />
       )}
 
       <div className="ops-dlq">
-        <div
-          ref={scrollRef}
-          className="ops-list"
-          data-testid="dlq-list"
-          role="list"
-          aria-label="Dead letters"
-        >
-          {shown.length === 0 && !loading ? (
-            <p className="ops-empty" data-testid="dlq-empty">
-              {entries.length === 0
+        <DeadLetterList
+          shown={shown}
+          empty={
+            shown.length === 0 && !loading
+              ? entries.length === 0
                 ? 'No dead letters. Copies land here when a consumer does not ACK within its retries.'
-                : 'Nothing matches the search.'}
-            </p>
-          ) : (
-            <div style={{ height: virtualizer.getTotalSize(), position: 'relative' }}>
-              {virtualizer.getVirtualItems().map((item) => {
-                const { entry } = shown[item.index]!;
-                return (
-                  <DeadLetterRow
-                    key={entry.id}
-                    entry={entry}
-                    top={item.start}
-                    selected={selected.has(entry.id)}
-                    focused={focused === entry.id}
-                    onToggle={toggle}
-                    onFocus={setFocused}
-                  />
-                );
-              })}
-            </div>
-          )}
-        </div>
+                : 'Nothing matches the search.'
+              : null
+          }
+          selected={selected}
+          focused={focused}
+          onToggle={toggle}
+          onFocus={setFocused}
+        />
         {focusedEntry && (
           <DeadLetterDetail
             entry={focusedEntry}

@@ -1,0 +1,79 @@
+/** The Dead letters view's confirmation of a replay/discard and its cancellable progress bar. */
+import { formatCount } from '../format';
+import type { BatchProgress } from './dead-letters-model';
+
+export type ActionKind = 'replay' | 'discard';
+
+const plural = (n: number): string => `${formatCount(n)} dead letter${n === 1 ? '' : 's'}`;
+
+export function ConfirmAction({
+  kind,
+  count,
+  onConfirm,
+  onKeep,
+}: {
+  kind: ActionKind;
+  count: number;
+  onConfirm: () => void;
+  onKeep: () => void;
+}) {
+  return (
+    <div
+      className="panel ops-confirm"
+      role="alertdialog"
+      aria-label="Confirm"
+      data-testid="dlq-confirm"
+    >
+      <p>
+        {kind === 'replay'
+          ? `Replay ${plural(count)} to the consumer each was meant for? Each goes back to its queue and is delivered again.`
+          : `Discard ${plural(count)}? They are deleted for good.`}
+      </p>
+      <div className="ops-wrap">
+        <button
+          type="button"
+          className={`button ${kind === 'replay' ? 'button--primary' : 'button--danger'}`}
+          onClick={onConfirm}
+          data-testid="dlq-confirm-yes"
+        >
+          {kind === 'replay' ? 'Replay' : 'Discard'} {formatCount(count)}
+        </button>
+        <button type="button" className="button" onClick={onKeep}>
+          Keep them
+        </button>
+      </div>
+    </div>
+  );
+}
+
+export function ActionProgress({
+  kind,
+  progress,
+  cancelling,
+  onCancel,
+}: {
+  kind: ActionKind;
+  progress: BatchProgress;
+  cancelling: boolean;
+  onCancel: () => void;
+}) {
+  return (
+    <div className="ops-progress" data-testid="dlq-progress">
+      <span>
+        {kind === 'replay' ? 'Replaying' : 'Discarding'} {formatCount(progress.done)} of{' '}
+        {formatCount(progress.total)}…
+      </span>
+      <progress max={progress.total || 1} value={progress.done} />
+      <button
+        type="button"
+        className="button"
+        disabled={cancelling}
+        title="Stops after the batch in flight; entries not yet handled stay in the DLQ"
+        onClick={onCancel}
+        data-testid="dlq-cancel"
+      >
+        {cancelling ? 'Cancelling…' : 'Cancel'}
+      </button>
+    </div>
+  );
+}

@@ -7,8 +7,7 @@
  * Switchboard's `limit`/`cursor`/`ids`, docs/management.md), docs/http-api.md (`/api/clients`).
  */
 import { ClientsSchema, HttpPath } from '../../shared/http-api';
-import type {
-  OperationsMethods} from '../../shared/console-api-operations';
+import type { OperationsMethods } from '../../shared/console-api-operations';
 import {
   type ClientList,
   type DeadLetterBatchResult,

@@ -27,7 +27,7 @@ import {
   thinRows,
   type ChartRow,
 } from './charts-model';
-import { useConnectionId } from './operations-connection';
+import { useConnectionId } from './use-connection-id';
 import '../styles/operations.css';
 
 const RANGES: { id: MetricRange; label: string }[] = [

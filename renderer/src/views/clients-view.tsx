@@ -11,7 +11,7 @@ import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
 import { formatCount } from '../format';
-import { useConnectionId } from './operations-connection';
+import { useConnectionId } from './use-connection-id';
 import '../styles/operations.css';
 
 /** Refresh period of the listing, ms. */

@@ -25,7 +25,7 @@ import {
   type BatchProgress,
   type IndexedDeadLetter,
 } from './dead-letters-model';
-import { useConnectionId } from './operations-connection';
+import { useConnectionId } from './use-connection-id';
 import '../styles/operations.css';
 
 const VERB: Record<ActionKind, string> = { replay: 'Replay', discard: 'Discard' };

@@ -34,12 +34,7 @@ import {
   type Socket,
 } from '../lib/clients';
 import { median, round, summariseLatency } from '../lib/stats';
-import {
-  forkServer,
-  serverLoad,
-  threadLoad,
-  type ForkOptions,
-} from '../servers/server-process';
+import { forkServer, serverLoad, threadLoad, type ForkOptions } from '../servers/server-process';
 import { runStoreThroughput } from './store-throughput';
 
 export type DurableMode = 'plain' | 'memory' | 'sqlite-full' | 'sqlite-normal';

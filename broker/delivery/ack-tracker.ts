@@ -13,7 +13,7 @@ import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import type { RetryPolicy } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
-import { emitDelivery } from './chunked-emit';
+import { emitDelivery, emitEncodedDelivery } from './chunked-emit';
 
 /** Delay (ms) before retrying after attempt `n` timed out (§10.3), at most `MAX_TIMER_DELAY_MS`. */
 export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
@@ -33,6 +33,11 @@ export interface ReliableCopy {
   consumerId: string;
   /** The §8 envelope, without `msgId` (added per attempt). */
   envelope: DeliveryEnvelope;
+  /**
+   * `JSON.stringify(envelope)` when it was made already (for the store) and fits
+   * `emitEncodedDelivery` (see `encodableBase`): attempts are emitted from it.
+   */
+  envelopeJson?: string;
   ackTimeoutMs: number;
   retry: RetryPolicy;
   /** The consumer's current live socket, or null (looked up at each retry). */
@@ -45,7 +50,10 @@ export interface ReliableCopy {
 }
 
 /** The member a group copy moves to. */
-export type Reassignment = Omit<ReliableCopy, 'realm' | 'stored' | 'envelope' | 'reassign'> & {
+export type Reassignment = Omit<
+  ReliableCopy,
+  'realm' | 'stored' | 'envelope' | 'envelopeJson' | 'reassign'
+> & {
   socket: BrokerSocket;
 };
 
@@ -188,8 +196,12 @@ export class AckTracker {
       p.persisted = n;
       this.hooks.attempted(msgId, n);
     }
-    const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
-    emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
+    if (copy.envelopeJson !== undefined) {
+      emitEncodedDelivery(socket, consumeEvent(copy.key), copy.envelopeJson, msgId, n);
+    } else {
+      const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
+      emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
+    }
     p.sentAt = performance.now();
     this.hooks.delivered(copy.realm, copy.envelope.event);
     p.timer = setTimeout(

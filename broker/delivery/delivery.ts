@@ -24,7 +24,7 @@ import type { SubscriptionRecord } from '../routing/registry-types';
 import { newMessageId, type MessageStore } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker, ReliableCopy, Reassignment } from './ack-tracker';
-import { emitDelivery, needsChunking } from './chunked-emit';
+import { emitDelivery, encodableBase, needsChunking } from './chunked-emit';
 import type { QueueLedger, QueueState, Refusal } from './queue-ledger';
 
 /** Outcome of storing one durable copy; never a rejected promise. */
@@ -47,18 +47,29 @@ function memberOf(realm: RealmRegistry, record: SubscriptionRecord) {
   };
 }
 
-/** The reliable-delivery view of a subscription, for the ACK tracker. */
+/**
+ * The reliable-delivery view of a subscription, for the ACK tracker. `envelopeJson`: the
+ * envelope's JSON text when it fits `emitEncodedDelivery` (see `encodableBase`).
+ */
 export function reliableCopy(
   realm: RealmRegistry,
   record: SubscriptionRecord,
   envelope: DeliveryEnvelope,
   group?: readonly SubscriptionRecord[],
+  envelopeJson?: string,
 ): ReliableCopy {
+  // The fields of `memberOf`, written out: one object per copy, no spread (a hot path).
   return {
-    ...memberOf(realm, record),
+    key: record.key,
+    consumer: record.consumer,
+    consumerId: record.consumerId,
+    ackTimeoutMs: record.ackTimeoutMs,
+    retry: record.retry,
+    currentSocket: () => liveSocket(realm, record.consumer),
     realm: realm.name,
     stored: { key: record.key, consumer: record.consumerId },
     envelope,
+    envelopeJson,
     reassign: group ? () => reassign(realm, group, record.consumer) : undefined,
   };
 }
@@ -89,6 +100,9 @@ const REFUSAL_LOG_MS = 1_000;
 export class Delivery {
   /** `realm → {at, suppressed}` of the last refusal log line. */
   private readonly refusalLog = new Map<string, { at: number; suppressed: number }>();
+  /** The last envelope serialised for a live reliable copy, and its text (fan-out reuses it). */
+  private lastEnvelope: DeliveryEnvelope | null = null;
+  private lastJson: string | undefined;
 
   constructor(
     private readonly metrics: BrokerMetrics,
@@ -174,9 +188,11 @@ export class Delivery {
       });
     }
     // Delivered live once committed, as attempt 1 (stored with that count: no second write).
+    // Serialised once: the same text is stored and sent (`emitEncodedDelivery`).
+    const json = this.jsonOf(envelope);
     const id = newMessageId();
     this.ledger.claims.add(id);
-    return this.enqueue(q, record, envelope, msg, id, 1).then((outcome) => {
+    return this.enqueue(q, record, envelope, msg, id, 1, json).then((outcome) => {
       // A replay that read the copy first has delivered it (one owner per copy).
       if (!this.ledger.claims.has(id)) return outcome;
       const now = liveSocket(realm, record.consumer);
@@ -185,7 +201,7 @@ export class Delivery {
         if (now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
       } else if (now && q.liveSocket === now.id && this.gate.writable(now)) {
         this.ledger.claims.delete(id);
-        this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group), 0, 1);
+        this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group, json), 0, 1);
         if (msg.receivedAt !== undefined)
           this.metrics.publishDelivered(performance.now() - msg.receivedAt);
       } else {
@@ -233,6 +249,15 @@ export class Delivery {
     this.metrics.messageDelivered(realm, envelope.event);
   }
 
+  /** `encodableBase(envelope)`, computed once per envelope object in a row. */
+  private jsonOf(envelope: DeliveryEnvelope): string | undefined {
+    if (this.lastEnvelope !== envelope) {
+      this.lastEnvelope = envelope;
+      this.lastJson = encodableBase(envelope);
+    }
+    return this.lastJson;
+  }
+
   private async enqueue(
     q: QueueState,
     record: SubscriptionRecord,
@@ -240,6 +265,7 @@ export class Delivery {
     msg: ProducedMessage,
     id: string | undefined,
     attempts: number,
+    payloadJson?: string,
   ): Promise<StoreOutcome> {
     const realm = q.realm;
     // Before the depths are seeded, every enqueue waits, in order, then reserves.
@@ -251,6 +277,7 @@ export class Delivery {
         id,
         consumer: record.consumerId,
         payload: envelope,
+        payloadJson,
         producer: msg.from,
         ttl: msg.ttl,
         attempts,

@@ -89,6 +89,19 @@ export function emitDelivery(
 }
 
 /**
+ * Writes event `eventName` with one argument given as its JSON text (`dataJson`): what
+ * `socket.emit(eventName, JSON.parse(dataJson))` writes, without socket.io's per-packet work
+ * (argument copy, binary scan, encoding). JSON only: no binary data, no ack callback.
+ */
+export function emitJson(socket: BrokerSocket, eventName: string, dataJson: string): void {
+  // socket.io-parser's encoding of an EVENT packet without ack id: type, namespace, data.
+  const nsp = socket.nsp.name;
+  const packet = `2${nsp === '/' ? '' : `${nsp},`}[${JSON.stringify(eventName)},${dataJson}]`;
+  // The adapter's path for pre-encoded packets (same write options as `socket.emit`).
+  socket.client._packet(packet as never, { preEncoded: true, compress: true });
+}
+
+/**
  * Emits a reliable delivery from the JSON text of its base envelope (`baseJson`, as stored),
  * adding `msgId`, `msg_id` and `delivery_attempt` as the last keys — the same text socket.io
  * would encode for `{...base, msgId, msg_id: msgId, delivery_attempt}` — so a durable copy is
@@ -106,15 +119,8 @@ export function emitEncodedDelivery(
 ): void {
   const id = JSON.stringify(msgId);
   const text = `${baseJson.slice(0, -1)},"msgId":${id},"msg_id":${id},"delivery_attempt":${attempt}}`;
-  if (text.length > chunkSize) {
-    emitChunks(socket, eventName, text, chunkSize);
-    return;
-  }
-  // socket.io-parser's encoding of an EVENT packet without ack id: type, namespace, data.
-  const nsp = socket.nsp.name;
-  const packet = `2${nsp === '/' ? '' : `${nsp},`}[${JSON.stringify(eventName)},${text}]`;
-  // The adapter's path for pre-encoded packets (same write options as `socket.emit`).
-  socket.client._packet(packet as never, { preEncoded: true, compress: true });
+  if (text.length > chunkSize) emitChunks(socket, eventName, text, chunkSize);
+  else emitJson(socket, eventName, text);
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 import { ClientEvent, ServerEvent, type AckReply } from '../../shared/protocol-events';
 import type { AckPayload } from '../../shared/protocol-payloads';
+import { emitJson } from '../delivery/chunked-emit';
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
 import type { EventHandler, HandlerContext } from './handler-context';
@@ -34,6 +35,29 @@ function consumerIds(ctx: HandlerContext, socket: BrokerSocket): Set<string> {
     for (const record of realm?.subscriptionsOf(name) ?? []) ids.add(record.consumerId);
   }
   return ids;
+}
+
+/**
+ * The common case, an ACK for a copy that awaits this socket's ACK: `ACK_OK` once the delete
+ * is committed, with no more promises than the store's (one ACK per message at full rate).
+ */
+function settleAwaited(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  msgId: string,
+  ack: ((reply: unknown) => void) | undefined,
+): Promise<void> {
+  const { realm, stored } = ctx.acks.copyOf(msgId)!;
+  ctx.acks.acknowledged(msgId);
+  return ctx.ledger.ack(msgId, realm, stored.key, stored.consumer).then(
+    () => {
+      if (ack) replyAck(socket, { ok: true, msgId }, ack);
+      // `{ok: true, msgId}` as `socket.emit` would encode it.
+      else emitJson(socket, ServerEvent.ACK_OK, `{"ok":true,"msgId":${JSON.stringify(msgId)}}`);
+    },
+    (err: unknown) =>
+      replyAck(socket, { ok: false, code: 500, message: (err as Error).message }, ack),
+  );
 }
 
 async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string): Promise<AckReply> {
@@ -71,6 +95,10 @@ export const handleAck: EventHandler<AckPayload> = (ctx, socket, payload, ack) =
   const msgId = payload.msgId ?? payload.msg_id ?? payload.id;
   if (!msgId) {
     replyAck(socket, { ok: false, code: 400, message: 'ACK requires msgId' }, ack);
+    return;
+  }
+  if (ctx.acks.owner(msgId) === socket.id && ctx.acks.copyOf(msgId)) {
+    guardAsync(ctx, socket, ClientEvent.ACK, settleAwaited(ctx, socket, msgId, ack));
     return;
   }
   guardAsync(

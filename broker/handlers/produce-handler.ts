@@ -17,6 +17,7 @@ import {
 } from '../../shared/protocol-events';
 import type { ProducePayload } from '../../shared/protocol-payloads';
 import type { ProducedMessage } from '../routing/produced-message';
+import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
 import type { EventHandler } from './handler-context';
 
@@ -31,6 +32,15 @@ function isGuaranteed(p: ProducePayload): boolean {
     p.delivery === GUARANTEED_VALUE ||
     p.delivery_mode === GUARANTEED_VALUE,
   );
+}
+
+/** `ERROR {code: -8}`: a durable copy of a PRODUCE without confirm callback was not stored. */
+function notStored(socket: BrokerSocket, reason: string): void {
+  if (!socket.connected) return;
+  socket.emit(ServerEvent.ERROR, {
+    message: `Durable copy not stored: ${reason}`,
+    code: ProtocolErrorCode.NOT_STORED,
+  });
 }
 
 export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
@@ -82,6 +92,14 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   ctx.metrics.messageProduced(realmName, msg.event);
   const stored = ctx.router.route(msg);
   if (stored.length === 0 && !ack) return;
+  if (!ack && stored.length === 1) {
+    // The stock clients' case (no confirm, one durable copy), without `Promise.all`.
+    const told = stored[0]!.then((o) => {
+      if (!o.ok) notStored(socket, o.error.message);
+    });
+    guardAsync(ctx, socket, ClientEvent.PRODUCE, told);
+    return;
+  }
   // Outcomes never reject (StoreOutcome), but a continuation may throw: the guard answers it.
   const confirmed = Promise.all(stored).then((outcomes) => {
     const msgIds: string[] = [];
@@ -89,12 +107,7 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
       if (!o.ok) {
         // Publisher confirm (ARCHITECTURE §4), or an ERROR when no confirm was asked for.
         if (ack) ack({ ok: false, code: o.error.code, message: o.error.message });
-        else if (socket.connected) {
-          socket.emit(ServerEvent.ERROR, {
-            message: `Durable copy not stored: ${o.error.message}`,
-            code: ProtocolErrorCode.NOT_STORED,
-          });
-        }
+        else notStored(socket, o.error.message);
         return;
       }
       msgIds.push(o.msgId);

@@ -9,6 +9,7 @@ import { describe, expect, it } from 'vitest';
 import {
   emitDelivery,
   emitEncodedDelivery,
+  emitJson,
   encodableBase,
 } from '../../../broker/delivery/chunked-emit';
 import type { BrokerSocket } from '../../../broker/transport/socket-types';
@@ -54,6 +55,17 @@ describe('emitEncodedDelivery', () => {
       ]);
     });
   }
+
+  it('emitJson writes what socket.io encodes for one JSON argument', () => {
+    const { socket, packets } = recordingSocket('/');
+    emitJson(socket, 'ACK_OK', `{"ok":true,"msgId":${JSON.stringify('msg-"x"')}}`);
+    const expected = new Encoder().encode({
+      type: 2,
+      nsp: '/',
+      data: ['ACK_OK', { ok: true, msgId: 'msg-"x"' }],
+    });
+    expect(packets).toEqual([{ packet: expected[0], opts: { preEncoded: true, compress: true } }]);
+  });
 
   it('chunks exactly the text emitDelivery chunks, at the same size', () => {
     const big = { ...base, message: 'x'.repeat(300) };

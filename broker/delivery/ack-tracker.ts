@@ -14,6 +14,7 @@ import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-event
 import type { RetryPolicy } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { emitDelivery, emitEncodedDelivery } from './chunked-emit';
+import { DeadlineLists, type DeadlineEntry } from './deadline-lists';
 
 /** Delay (ms) before retrying after attempt `n` timed out (§10.3), at most `MAX_TIMER_DELAY_MS`. */
 export function retryDelayMs(policy: RetryPolicy, attempt: number): number {
@@ -57,7 +58,9 @@ export type Reassignment = Omit<
   socket: BrokerSocket;
 };
 
-interface Pending {
+/** A tracked copy; while it awaits its ACK it sits in the tracker's `DeadlineLists`. */
+interface Pending extends DeadlineEntry {
+  msgId: string;
   copy: ReliableCopy;
   attempt: number;
   /** Socket the last attempt went to, while its ACK is awaited; null during a retry delay. */
@@ -66,6 +69,7 @@ interface Pending {
   lastSocketId: string | null;
   /** Highest attempt number written to the store. */
   persisted: number;
+  /** The retry delay's timer (the ACK wait is a deadline entry instead). */
   timer: NodeJS.Timeout | null;
   /** `performance.now()` when the last attempt was sent, for the ACK latency histogram. */
   sentAt: number;
@@ -84,6 +88,8 @@ export interface AckTrackerHooks {
 
 export class AckTracker {
   private readonly pending = new Map<string, Pending>();
+  /** ACK waits: one Node timer per `ack_timeout` length, not one per delivery. */
+  private readonly deadlines = new DeadlineLists<Pending>((p) => this.timedOut(p.msgId, p));
 
   constructor(private readonly hooks: AckTrackerHooks) {}
 
@@ -102,7 +108,7 @@ export class AckTracker {
     persisted = made,
   ): void {
     const previous = this.pending.get(msgId);
-    if (previous?.timer) clearTimeout(previous.timer);
+    if (previous) this.disarm(previous);
     const attempt = Math.max(previous?.attempt ?? 0, made);
     if (attempt >= copy.retry.maxAttempts) {
       this.pending.delete(msgId);
@@ -110,6 +116,11 @@ export class AckTracker {
       return;
     }
     const entry: Pending = {
+      deadlineAt: 0,
+      deadlinePrev: null,
+      deadlineNext: null,
+      deadlineList: null,
+      msgId,
       copy,
       attempt,
       socketId: null,
@@ -130,7 +141,7 @@ export class AckTracker {
   /** Whether `msgId` awaits an ACK from `socketId` now (replay skips those, Note 9.4-A). */
   isAwaiting(msgId: string, socketId: string): boolean {
     const p = this.pending.get(msgId);
-    return p !== undefined && p.socketId === socketId && p.timer !== null;
+    return p !== undefined && p.socketId === socketId && this.armed(p);
   }
 
   /** The socket id whose ACK `msgId` awaits, null during a retry delay, undefined if untracked. */
@@ -141,7 +152,8 @@ export class AckTracker {
   /** `msgId` was ACKed by the socket awaited: times it, then stops tracking it. */
   acknowledged(msgId: string): boolean {
     const p = this.pending.get(msgId);
-    if (p?.timer && p.socketId !== null) this.hooks.acked?.((performance.now() - p.sentAt) / 1000);
+    if (p && this.armed(p) && p.socketId !== null)
+      this.hooks.acked?.((performance.now() - p.sentAt) / 1000);
     return this.release(msgId);
   }
 
@@ -149,7 +161,7 @@ export class AckTracker {
   release(msgId: string): boolean {
     const p = this.pending.get(msgId);
     if (!p) return false;
-    if (p.timer) clearTimeout(p.timer);
+    this.disarm(p);
     return this.pending.delete(msgId);
   }
 
@@ -168,8 +180,7 @@ export class AckTracker {
         if (awaiting) this.release(msgId);
         continue;
       }
-      if (p.timer) clearTimeout(p.timer);
-      p.timer = null;
+      this.disarm(p);
       if (p.attempt >= p.copy.retry.maxAttempts) {
         this.pending.delete(msgId);
         this.hooks.exhausted(msgId, p.copy, `ack timeout after ${p.attempt} attempt(s)`);
@@ -184,7 +195,20 @@ export class AckTracker {
   /** Cancels every timer (broker shutdown); stored copies are untouched. */
   close(): void {
     for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);
+    this.deadlines.clear();
     this.pending.clear();
+  }
+
+  /** Whether `p` waits for its ACK or for its retry. */
+  private armed(p: Pending): boolean {
+    return p.timer !== null || this.deadlines.isScheduled(p);
+  }
+
+  /** Stops `p`'s ACK wait or retry delay. */
+  private disarm(p: Pending): void {
+    if (p.timer) clearTimeout(p.timer);
+    p.timer = null;
+    this.deadlines.cancel(p);
   }
 
   private attempt(msgId: string, p: Pending, socket: BrokerSocket, n: number): void {
@@ -204,11 +228,7 @@ export class AckTracker {
     }
     p.sentAt = performance.now();
     this.hooks.delivered(copy.realm, copy.envelope.event);
-    p.timer = setTimeout(
-      () => this.timedOut(msgId, p),
-      Math.min(copy.ackTimeoutMs, MAX_TIMER_DELAY_MS),
-    );
-    p.timer.unref();
+    this.deadlines.schedule(p, Math.min(copy.ackTimeoutMs, MAX_TIMER_DELAY_MS));
   }
 
   /** §10.2: drop the pending record; dead-letter after the last attempt, else retry. */

@@ -258,7 +258,8 @@ export class Delivery {
     return this.lastJson;
   }
 
-  private async enqueue(
+  /** Reserves a place in `q` and stores the copy; never rejects (see `StoreOutcome`). */
+  private enqueue(
     q: QueueState,
     record: SubscriptionRecord,
     envelope: DeliveryEnvelope,
@@ -267,13 +268,27 @@ export class Delivery {
     attempts: number,
     payloadJson?: string,
   ): Promise<StoreOutcome> {
-    const realm = q.realm;
+    const args = [q, record, envelope, msg, id, attempts, payloadJson] as const;
     // Before the depths are seeded, every enqueue waits, in order, then reserves.
-    if (!this.ledger.seeded) await this.ledger.ready;
+    if (!this.ledger.seeded) return this.ledger.ready.then(() => this.enqueueNow(...args));
+    return this.enqueueNow(...args);
+  }
+
+  /** `enqueue` once the ledger is seeded (a plain promise chain: this runs per message). */
+  private enqueueNow(
+    q: QueueState,
+    record: SubscriptionRecord,
+    envelope: DeliveryEnvelope,
+    msg: ProducedMessage,
+    id: string | undefined,
+    attempts: number,
+    payloadJson: string | undefined,
+  ): Promise<StoreOutcome> {
     const refusal = this.ledger.reserve(q);
-    if (refusal !== null) return this.refused(q, refusal);
+    if (refusal !== null) return Promise.resolve(this.refused(q, refusal));
+    let written: Promise<string>;
     try {
-      const msgId = await this.store.enqueue(realm, record.key, {
+      written = this.store.enqueue(q.realm, record.key, {
         id,
         consumer: record.consumerId,
         payload: envelope,
@@ -282,21 +297,31 @@ export class Delivery {
         ttl: msg.ttl,
         attempts,
       });
-      this.ledger.committed(q);
-      this.metrics.messageQueued(realm);
-      return { ok: true, msgId };
     } catch (err) {
-      this.ledger.failed(q);
-      const error =
-        err instanceof SwitchboardError
-          ? err.toInfo()
-          : { code: 'SWB_ERR_STORAGE' as const, message: (err as Error).message };
-      this.logger.error(
-        { realm, key: record.key, consumer: record.consumerId, error },
-        'durable copy not stored',
-      );
-      return { ok: false, error };
+      return Promise.resolve(this.notStored(q, record, err));
     }
+    return written.then(
+      (msgId): StoreOutcome => {
+        this.ledger.committed(q);
+        this.metrics.messageQueued(q.realm);
+        return { ok: true, msgId };
+      },
+      (err: unknown) => this.notStored(q, record, err),
+    );
+  }
+
+  /** A write that failed: its reserved place is freed, the failure logged and returned. */
+  private notStored(q: QueueState, record: SubscriptionRecord, err: unknown): StoreOutcome {
+    this.ledger.failed(q);
+    const error =
+      err instanceof SwitchboardError
+        ? err.toInfo()
+        : { code: 'SWB_ERR_STORAGE' as const, message: (err as Error).message };
+    this.logger.error(
+      { realm: q.realm, key: record.key, consumer: record.consumerId, error },
+      'durable copy not stored',
+    );
+    return { ok: false, error };
   }
 
   /** A copy refused by a queue cap: counted, logged at most once a second per realm. */

@@ -92,12 +92,14 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   ctx.metrics.messageProduced(realmName, msg.event);
   const stored = ctx.router.route(msg);
   if (stored.length === 0 && !ack) return;
-  if (!ack && stored.length === 1) {
-    // The stock clients' case (no confirm, one durable copy), without `Promise.all`.
+  if (stored.length === 1) {
+    // The common case (one durable copy), without `Promise.all`.
     const told = stored[0]!.then((o) => {
-      if (!o.ok) notStored(socket, o.error.message);
+      if (o.ok) ack?.({ ok: true, msgIds: [o.msgId] });
+      else if (ack) ack({ ok: false, code: o.error.code, message: o.error.message });
+      else notStored(socket, o.error.message);
     });
-    guardAsync(ctx, socket, ClientEvent.PRODUCE, told);
+    guardAsync(ctx, socket, ClientEvent.PRODUCE, told, ack);
     return;
   }
   // Outcomes never reject (StoreOutcome), but a continuation may throw: the guard answers it.

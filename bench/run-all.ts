@@ -377,6 +377,7 @@ async function main(): Promise<void> {
       'server_cpu_us_per_delivery (server CPU time / deliveries) is much less sensitive to CPU contention; cpu_per_delivery_ratio compares broker and relay by it.',
       'client_cpu_pct near 100 means the single client process was the bottleneck, so that server was not saturated and its throughput is a lower bound.',
       'latency_loaded_ms is measured under the closed-loop window (queueing included); latency_idle_ms with one message in flight.',
+      'durable thread_cpu_us_per_message splits the server CPU per message by thread (Linux): main = the event loop, which bounds msg/s; worker = the busiest other thread (the SQLite storage worker); other = GC helpers, libuv pool. Compare these, not msg/s, on a busy machine (load_avg_1m).',
     ],
     errors,
   };

@@ -14,7 +14,7 @@
  * Units: messages/s; latency in ms (send → counted); CPU in % of one core.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import {
@@ -34,7 +34,7 @@ import {
   type Socket,
 } from '../lib/clients';
 import { median, round, summariseLatency } from '../lib/stats';
-import { forkServer, serverLoad, type ForkOptions } from '../servers/server-process';
+import { forkServer, serverLoad, threadLoad, type ForkOptions } from '../servers/server-process';
 import { runStoreThroughput } from './store-throughput';
 
 export type DurableMode = 'plain' | 'memory' | 'sqlite-full' | 'sqlite-normal';
@@ -69,6 +69,14 @@ export interface DurableResult {
   latency_ms: { p50: number | null; p99: number | null };
   server_cpu_pct: number | null;
   server_cpu_us_per_message: number | null;
+  /**
+   * Server CPU per message split by thread (Linux): the event loop (`main`), the busiest
+   * other thread (`worker`: the SQLite storage worker in the sqlite modes) and all the others
+   * (GC helpers, libuv pool). Far less sensitive to a busy machine than messages/s.
+   */
+  thread_cpu_us_per_message: { main: number | null; worker: number | null; other: number | null };
+  /** 1-minute load average at the end of the configuration. */
+  load_avg_1m: number | null;
 }
 
 const settingsFor = (mode: DurableMode): object =>
@@ -258,6 +266,7 @@ async function runMode(
     const rates: number[] = [];
     const cpu: number[] = [];
     const perMessage: number[] = [];
+    const perThread = { main: [] as number[], worker: [] as number[], other: [] as number[] };
     let latencies: Float64Array<ArrayBufferLike> = new Float64Array(0);
     await server.profile('start');
     for (let r = 0; r < config.repeats; r++) {
@@ -277,8 +286,15 @@ async function runMode(
       const load = serverLoad(a, b);
       cpu.push(load.cpuPct);
       perMessage.push((b.cpu.user - a.cpu.user + b.cpu.system - a.cpu.system) / run.done);
+      const threads = threadLoad(a, b, server.pid);
+      perThread.main.push(threads.mainUs / run.done);
+      perThread.worker.push(threads.topUs / run.done);
+      perThread.other.push(threads.restUs / run.done);
       latencies = run.latencies;
-      log(`${pattern} ${payloadBytes} B ${mode} run ${r + 1}: ${Math.round(rates[r]!)} msg/s`);
+      log(
+        `${pattern} ${payloadBytes} B ${mode} run ${r + 1}: ${Math.round(rates[r]!)} msg/s, ` +
+          `CPU µs/msg main ${perThread.main[r]!.toFixed(1)} worker ${perThread.worker[r]!.toFixed(1)}`,
+      );
     }
     await server.profile('stop');
     const lat = summariseLatency(latencies);
@@ -291,6 +307,12 @@ async function runMode(
       latency_ms: { p50: round(lat.p50_ms), p99: round(lat.p99_ms) },
       server_cpu_pct: round(median(cpu), 1),
       server_cpu_us_per_message: round(median(perMessage), 1),
+      thread_cpu_us_per_message: {
+        main: round(median(perThread.main), 1),
+        worker: round(median(perThread.worker), 1),
+        other: round(median(perThread.other), 1),
+      },
+      load_avg_1m: round(loadavg()[0]!, 2),
     };
   } finally {
     side?.detach();

@@ -18,7 +18,7 @@
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { subscribe } from 'node:diagnostics_channel';
-import { writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import type { Socket as NetSocket } from 'node:net';
 import { Session } from 'node:inspector/promises';
 import { join } from 'node:path';
@@ -56,6 +56,49 @@ export interface ServerSample {
   at: number;
   /** Bytes on the wire since the process started, over every accepted TCP connection. */
   wire: WireBytes;
+  /**
+   * CPU time (user + system, µs) of each thread of the process by thread id, from
+   * `/proc/self/task/<tid>/stat` (Linux; empty elsewhere). The main thread's id is the pid.
+   */
+  threads: Record<number, number>;
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat` times (`getconf CLK_TCK`, 100 on Linux). */
+const CLK_TCK = 100;
+
+/** Per-thread CPU time (µs) of this process; `{}` where `/proc` is not available. */
+function threadCpu(): Record<number, number> {
+  const out: Record<number, number> = {};
+  try {
+    for (const tid of readdirSync('/proc/self/task')) {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces): utime is the 12th, stime 13th.
+      const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      out[Number(tid)] = ((Number(f[11]) + Number(f[12])) * 1e6) / CLK_TCK;
+    }
+  } catch {
+    // Not Linux, or a thread ended while being read: report what was read.
+  }
+  return out;
+}
+
+/**
+ * CPU (µs) spent between two samples by the main thread, by the busiest other thread (in the
+ * durable scenario: the SQLite storage worker) and by every other thread together (GC
+ * helpers, the libuv pool…).
+ */
+export function threadLoad(a: ServerSample, b: ServerSample, pid: number) {
+  let top = 0;
+  let rest = 0;
+  for (const [tid, us] of Object.entries(b.threads)) {
+    if (Number(tid) === pid) continue;
+    const d = us - (a.threads[Number(tid)] ?? 0);
+    if (d > top) {
+      rest += top;
+      top = d;
+    } else rest += d;
+  }
+  return { mainUs: (b.threads[pid] ?? 0) - (a.threads[pid] ?? 0), topUs: top, restUs: rest };
 }
 
 /** TCP payload bytes (HTTP, WebSocket framing and all): `in` = client→server. */
@@ -125,6 +168,7 @@ export function serveOverIpc(start: () => Promise<StartedServer>): void {
             rssBytes: process.memoryUsage.rss(),
             at: performance.now(),
             wire: wire(),
+            threads: threadCpu(),
           };
           send({ type: 'sample', id: raw.id, sample });
         } else if (raw.type === 'stop') {

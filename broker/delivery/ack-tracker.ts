@@ -13,7 +13,8 @@ import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import type { RetryPolicy } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
-import { emitDelivery } from './chunked-emit';
+import { emitDelivery, emitEncodedDelivery } from './chunked-emit';
+import { DeadlineLists, type DeadlineEntry } from './deadline-lists';
 import type { SocketForward } from './delivery';
 
 /** Delay (ms) before retrying after attempt `n` timed out (§10.3), at most `MAX_TIMER_DELAY_MS`. */
@@ -34,6 +35,11 @@ export interface ReliableCopy {
   consumerId: string;
   /** The §8 envelope, without `msgId` (added per attempt). */
   envelope: DeliveryEnvelope;
+  /**
+   * `JSON.stringify(envelope)` when it was made already (for the store) and fits
+   * `emitEncodedDelivery` (see `encodableBase`): attempts are emitted from it.
+   */
+  envelopeJson?: string;
   ackTimeoutMs: number;
   retry: RetryPolicy;
   /** The consumer's current live socket, or null (looked up at each retry). */
@@ -46,11 +52,16 @@ export interface ReliableCopy {
 }
 
 /** The member a group copy moves to. */
-export type Reassignment = Omit<ReliableCopy, 'realm' | 'stored' | 'envelope' | 'reassign'> & {
+export type Reassignment = Omit<
+  ReliableCopy,
+  'realm' | 'stored' | 'envelope' | 'envelopeJson' | 'reassign'
+> & {
   socket: BrokerSocket;
 };
 
-interface Pending {
+/** A tracked copy; while it awaits its ACK it sits in the tracker's `DeadlineLists`. */
+interface Pending extends DeadlineEntry {
+  msgId: string;
   copy: ReliableCopy;
   attempt: number;
   /** Socket the last attempt went to, while its ACK is awaited; null during a retry delay. */
@@ -59,6 +70,7 @@ interface Pending {
   lastSocketId: string | null;
   /** Highest attempt number written to the store. */
   persisted: number;
+  /** The retry delay's timer (the ACK wait is a deadline entry instead). */
   timer: NodeJS.Timeout | null;
   /** `performance.now()` when the last attempt was sent, for the ACK latency histogram. */
   sentAt: number;
@@ -77,6 +89,8 @@ export interface AckTrackerHooks {
 
 export class AckTracker {
   private readonly pending = new Map<string, Pending>();
+  /** ACK waits: one Node timer per `ack_timeout` length, not one per delivery. */
+  private readonly deadlines = new DeadlineLists<Pending>((p) => this.timedOut(p.msgId, p));
 
   /** Per-recipient filter (embedding `authorizeForward`); null when none is installed. */
   forward: SocketForward | null = null;
@@ -98,7 +112,7 @@ export class AckTracker {
     persisted = made,
   ): void {
     const previous = this.pending.get(msgId);
-    if (previous?.timer) clearTimeout(previous.timer);
+    if (previous) this.disarm(previous);
     const attempt = Math.max(previous?.attempt ?? 0, made);
     if (attempt >= copy.retry.maxAttempts) {
       this.pending.delete(msgId);
@@ -106,6 +120,11 @@ export class AckTracker {
       return;
     }
     const entry: Pending = {
+      deadlineAt: 0,
+      deadlinePrev: null,
+      deadlineNext: null,
+      deadlineList: null,
+      msgId,
       copy,
       attempt,
       socketId: null,
@@ -126,7 +145,7 @@ export class AckTracker {
   /** Whether `msgId` awaits an ACK from `socketId` now (replay skips those, Note 9.4-A). */
   isAwaiting(msgId: string, socketId: string): boolean {
     const p = this.pending.get(msgId);
-    return p !== undefined && p.socketId === socketId && p.timer !== null;
+    return p !== undefined && p.socketId === socketId && this.armed(p);
   }
 
   /** The socket id whose ACK `msgId` awaits, null during a retry delay, undefined if untracked. */
@@ -137,7 +156,8 @@ export class AckTracker {
   /** `msgId` was ACKed by the socket awaited: times it, then stops tracking it. */
   acknowledged(msgId: string): boolean {
     const p = this.pending.get(msgId);
-    if (p?.timer && p.socketId !== null) this.hooks.acked?.((performance.now() - p.sentAt) / 1000);
+    if (p && this.armed(p) && p.socketId !== null)
+      this.hooks.acked?.((performance.now() - p.sentAt) / 1000);
     return this.release(msgId);
   }
 
@@ -145,7 +165,7 @@ export class AckTracker {
   release(msgId: string): boolean {
     const p = this.pending.get(msgId);
     if (!p) return false;
-    if (p.timer) clearTimeout(p.timer);
+    this.disarm(p);
     return this.pending.delete(msgId);
   }
 
@@ -164,8 +184,7 @@ export class AckTracker {
         if (awaiting) this.release(msgId);
         continue;
       }
-      if (p.timer) clearTimeout(p.timer);
-      p.timer = null;
+      this.disarm(p);
       if (p.attempt >= p.copy.retry.maxAttempts) {
         this.pending.delete(msgId);
         this.hooks.exhausted(msgId, p.copy, `ack timeout after ${p.attempt} attempt(s)`);
@@ -180,7 +199,20 @@ export class AckTracker {
   /** Cancels every timer (broker shutdown); stored copies are untouched. */
   close(): void {
     for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);
+    this.deadlines.clear();
     this.pending.clear();
+  }
+
+  /** Whether `p` waits for its ACK or for its retry. */
+  private armed(p: Pending): boolean {
+    return p.timer !== null || this.deadlines.isScheduled(p);
+  }
+
+  /** Stops `p`'s ACK wait or retry delay. */
+  private disarm(p: Pending): void {
+    if (p.timer) clearTimeout(p.timer);
+    p.timer = null;
+    this.deadlines.cancel(p);
   }
 
   private attempt(msgId: string, p: Pending, socket: BrokerSocket, n: number): void {
@@ -192,21 +224,21 @@ export class AckTracker {
       p.persisted = n;
       this.hooks.attempted(msgId, n);
     }
-    const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
-    // A copy the forward filter drops is not sent: it stays unacknowledged (retried, DLQ).
-    const sent = this.forward === null ? envelope : this.forward(copy.realm, socket, envelope);
-    if (sent === envelope) {
-      emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
-    } else if (sent !== null) {
-      emitDelivery(socket, consumeEvent(copy.key), sent);
+    if (this.forward === null && copy.envelopeJson !== undefined) {
+      emitEncodedDelivery(socket, consumeEvent(copy.key), copy.envelopeJson, msgId, n);
+    } else {
+      const envelope = { ...copy.envelope, msgId, msg_id: msgId, delivery_attempt: n };
+      // A copy the forward filter drops is not sent: it stays unacknowledged (retried, DLQ).
+      const sent = this.forward === null ? envelope : this.forward(copy.realm, socket, envelope);
+      if (sent === envelope) {
+        emitDelivery(socket, consumeEvent(copy.key), envelope, undefined, copy.envelope);
+      } else if (sent !== null) {
+        emitDelivery(socket, consumeEvent(copy.key), sent);
+      }
     }
     p.sentAt = performance.now();
     this.hooks.delivered(copy.realm, copy.envelope.event);
-    p.timer = setTimeout(
-      () => this.timedOut(msgId, p),
-      Math.min(copy.ackTimeoutMs, MAX_TIMER_DELAY_MS),
-    );
-    p.timer.unref();
+    this.deadlines.schedule(p, Math.min(copy.ackTimeoutMs, MAX_TIMER_DELAY_MS));
   }
 
   /** §10.2: drop the pending record; dead-letter after the last attempt, else retry. */

@@ -88,6 +88,51 @@ export function emitDelivery(
   socket.emit(eventName, envelope);
 }
 
+/**
+ * Writes event `eventName` with one argument given as its JSON text (`dataJson`): what
+ * `socket.emit(eventName, JSON.parse(dataJson))` writes, without socket.io's per-packet work
+ * (argument copy, binary scan, encoding). JSON only: no binary data, no ack callback.
+ */
+export function emitJson(socket: BrokerSocket, eventName: string, dataJson: string): void {
+  // socket.io-parser's encoding of an EVENT packet without ack id: type, namespace, data.
+  const nsp = socket.nsp.name;
+  const packet = `2${nsp === '/' ? '' : `${nsp},`}[${JSON.stringify(eventName)},${dataJson}]`;
+  // The adapter's path for pre-encoded packets (same write options as `socket.emit`).
+  socket.client._packet(packet as never, { preEncoded: true, compress: true });
+}
+
+/**
+ * Emits a reliable delivery from the JSON text of its base envelope (`baseJson`, as stored),
+ * adding `msgId`, `msg_id` and `delivery_attempt` as the last keys — the same text socket.io
+ * would encode for `{...base, msgId, msg_id: msgId, delivery_attempt}` — so a durable copy is
+ * serialised once for the store and the wire, and the packet skips socket.io's binary scan.
+ * `baseJson` must be a non-empty JSON object without those keys (`encodableBase`). Chunked
+ * as `emitDelivery` would when the text exceeds `chunkSize`.
+ */
+export function emitEncodedDelivery(
+  socket: BrokerSocket,
+  eventName: `CONSUME-${string}`,
+  baseJson: string,
+  msgId: string,
+  attempt: number,
+  chunkSize: number = Protocol.CHUNK_SIZE,
+): void {
+  const id = JSON.stringify(msgId);
+  const text = `${baseJson.slice(0, -1)},"msgId":${id},"msg_id":${id},"delivery_attempt":${attempt}}`;
+  if (text.length > chunkSize) emitChunks(socket, eventName, text, chunkSize);
+  else emitJson(socket, eventName, text);
+}
+
+/**
+ * `JSON.stringify(envelope)` when a reliable delivery may be emitted from it with
+ * `emitEncodedDelivery` (a non-empty object without the per-attempt keys), else undefined.
+ */
+export function encodableBase(envelope: DeliveryEnvelope): string | undefined {
+  if ('msgId' in envelope || 'msg_id' in envelope || 'delivery_attempt' in envelope) return;
+  const json = JSON.stringify(envelope);
+  return json.length > 2 && json.endsWith('}') ? json : undefined;
+}
+
 function emitChunks(socket: BrokerSocket, event: string, text: string, chunkSize: number): void {
   const transferId = newTransferId();
   const total = Math.ceil(text.length / chunkSize);

@@ -24,7 +24,7 @@ import type { SubscriptionRecord } from '../routing/registry-types';
 import { newMessageId, type MessageStore } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker, ReliableCopy, Reassignment } from './ack-tracker';
-import { emitDelivery, needsChunking } from './chunked-emit';
+import { emitDelivery, encodableBase, needsChunking } from './chunked-emit';
 import type { QueueLedger, QueueState, Refusal } from './queue-ledger';
 
 /** Outcome of storing one durable copy; never a rejected promise. */
@@ -47,18 +47,29 @@ function memberOf(realm: RealmRegistry, record: SubscriptionRecord) {
   };
 }
 
-/** The reliable-delivery view of a subscription, for the ACK tracker. */
+/**
+ * The reliable-delivery view of a subscription, for the ACK tracker. `envelopeJson`: the
+ * envelope's JSON text when it fits `emitEncodedDelivery` (see `encodableBase`).
+ */
 export function reliableCopy(
   realm: RealmRegistry,
   record: SubscriptionRecord,
   envelope: DeliveryEnvelope,
   group?: readonly SubscriptionRecord[],
+  envelopeJson?: string,
 ): ReliableCopy {
+  // The fields of `memberOf`, written out: one object per copy, no spread (a hot path).
   return {
-    ...memberOf(realm, record),
+    key: record.key,
+    consumer: record.consumer,
+    consumerId: record.consumerId,
+    ackTimeoutMs: record.ackTimeoutMs,
+    retry: record.retry,
+    currentSocket: () => liveSocket(realm, record.consumer),
     realm: realm.name,
     stored: { key: record.key, consumer: record.consumerId },
     envelope,
+    envelopeJson,
     reassign: group ? () => reassign(realm, group, record.consumer) : undefined,
   };
 }
@@ -101,6 +112,9 @@ export class Delivery {
   private readonly refusalLog = new Map<string, { at: number; suppressed: number }>();
   /** Per-recipient filter (embedding `authorizeForward`); null when none is installed. */
   forward: SocketForward | null = null;
+  /** The last envelope serialised for a live reliable copy, and its text (fan-out reuses it). */
+  private lastEnvelope: DeliveryEnvelope | null = null;
+  private lastJson: string | undefined;
 
   constructor(
     private readonly metrics: BrokerMetrics,
@@ -199,9 +213,11 @@ export class Delivery {
       });
     }
     // Delivered live once committed, as attempt 1 (stored with that count: no second write).
+    // Serialised once: the same text is stored and sent (`emitEncodedDelivery`).
+    const json = this.jsonOf(envelope);
     const id = newMessageId();
     this.ledger.claims.add(id);
-    return this.enqueue(q, record, envelope, msg, id, 1).then((outcome) => {
+    return this.enqueue(q, record, envelope, msg, id, 1, json).then((outcome) => {
       // A replay that read the copy first has delivered it (one owner per copy).
       if (!this.ledger.claims.has(id)) return outcome;
       const now = liveSocket(realm, record.consumer);
@@ -210,7 +226,7 @@ export class Delivery {
         if (now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
       } else if (now && q.liveSocket === now.id && this.gate.writable(now)) {
         this.ledger.claims.delete(id);
-        this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group), 0, 1);
+        this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group, json), 0, 1);
         if (msg.receivedAt !== undefined)
           this.metrics.publishDelivered(performance.now() - msg.receivedAt);
       } else {
@@ -267,43 +283,79 @@ export class Delivery {
     this.metrics.messageDelivered(realm, envelope.event);
   }
 
-  private async enqueue(
+  /** `encodableBase(envelope)`, computed once per envelope object in a row. */
+  private jsonOf(envelope: DeliveryEnvelope): string | undefined {
+    if (this.lastEnvelope !== envelope) {
+      this.lastEnvelope = envelope;
+      this.lastJson = encodableBase(envelope);
+    }
+    return this.lastJson;
+  }
+
+  /** Reserves a place in `q` and stores the copy; never rejects (see `StoreOutcome`). */
+  private enqueue(
     q: QueueState,
     record: SubscriptionRecord,
     envelope: DeliveryEnvelope,
     msg: ProducedMessage,
     id: string | undefined,
     attempts: number,
+    payloadJson?: string,
   ): Promise<StoreOutcome> {
-    const realm = q.realm;
+    const args = [q, record, envelope, msg, id, attempts, payloadJson] as const;
     // Before the depths are seeded, every enqueue waits, in order, then reserves.
-    if (!this.ledger.seeded) await this.ledger.ready;
+    if (!this.ledger.seeded) return this.ledger.ready.then(() => this.enqueueNow(...args));
+    return this.enqueueNow(...args);
+  }
+
+  /** `enqueue` once the ledger is seeded (a plain promise chain: this runs per message). */
+  private enqueueNow(
+    q: QueueState,
+    record: SubscriptionRecord,
+    envelope: DeliveryEnvelope,
+    msg: ProducedMessage,
+    id: string | undefined,
+    attempts: number,
+    payloadJson: string | undefined,
+  ): Promise<StoreOutcome> {
     const refusal = this.ledger.reserve(q);
-    if (refusal !== null) return this.refused(q, refusal);
+    if (refusal !== null) return Promise.resolve(this.refused(q, refusal));
+    let written: Promise<string>;
     try {
-      const msgId = await this.store.enqueue(realm, record.key, {
+      written = this.store.enqueue(q.realm, record.key, {
         id,
         consumer: record.consumerId,
         payload: envelope,
+        payloadJson,
         producer: msg.from,
         ttl: msg.ttl,
         attempts,
       });
-      this.ledger.committed(q);
-      this.metrics.messageQueued(realm);
-      return { ok: true, msgId };
     } catch (err) {
-      this.ledger.failed(q);
-      const error =
-        err instanceof SwitchboardError
-          ? err.toInfo()
-          : { code: 'SWB_ERR_STORAGE' as const, message: (err as Error).message };
-      this.logger.error(
-        { realm, key: record.key, consumer: record.consumerId, error },
-        'durable copy not stored',
-      );
-      return { ok: false, error };
+      return Promise.resolve(this.notStored(q, record, err));
     }
+    return written.then(
+      (msgId): StoreOutcome => {
+        this.ledger.committed(q);
+        this.metrics.messageQueued(q.realm);
+        return { ok: true, msgId };
+      },
+      (err: unknown) => this.notStored(q, record, err),
+    );
+  }
+
+  /** A write that failed: its reserved place is freed, the failure logged and returned. */
+  private notStored(q: QueueState, record: SubscriptionRecord, err: unknown): StoreOutcome {
+    this.ledger.failed(q);
+    const error =
+      err instanceof SwitchboardError
+        ? err.toInfo()
+        : { code: 'SWB_ERR_STORAGE' as const, message: (err as Error).message };
+    this.logger.error(
+      { realm: q.realm, key: record.key, consumer: record.consumerId, error },
+      'durable copy not stored',
+    );
+    return { ok: false, error };
   }
 
   /** A copy refused by a queue cap: counted, logged at most once a second per realm. */

@@ -211,10 +211,11 @@ export class QueueLedger {
    * Deletes copy `msgId` of queue `(realm, key, consumer)` from the store and counts it out.
    * @returns whether the copy existed.
    */
-  async ack(msgId: string, realm: string, key: string, consumer: string): Promise<boolean> {
-    const existed = await this.store.ack(msgId);
-    if (existed) this.removed(realm, key, consumer);
-    return existed;
+  ack(msgId: string, realm: string, key: string, consumer: string): Promise<boolean> {
+    return this.store.ack(msgId).then((existed) => {
+      if (existed) this.removed(realm, key, consumer);
+      return existed;
+    });
   }
 
   /** Moves copy `msgId` to the DLQ and counts it out; resolves with its id or null. */

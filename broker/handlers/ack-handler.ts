@@ -10,6 +10,7 @@
 import { ClientEvent, ServerEvent, type AckReply } from '../../shared/protocol-events';
 import type { AckPayload } from '../../shared/protocol-payloads';
 import { BrokerEvent } from '../embedding/embedding-types';
+import { emitJson } from '../delivery/chunked-emit';
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
 import type { EventHandler, HandlerContext } from './handler-context';
@@ -35,6 +36,30 @@ function consumerIds(ctx: HandlerContext, socket: BrokerSocket): Set<string> {
     for (const record of realm?.subscriptionsOf(name) ?? []) ids.add(record.consumerId);
   }
   return ids;
+}
+
+/**
+ * The common case, an ACK for a copy that awaits this socket's ACK: `ACK_OK` once the delete
+ * is committed, with no more promises than the store's (one ACK per message at full rate).
+ */
+function settleAwaited(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  msgId: string,
+  ack: ((reply: unknown) => void) | undefined,
+): Promise<void> {
+  const { realm, stored } = ctx.acks.copyOf(msgId)!;
+  ctx.acks.acknowledged(msgId);
+  return ctx.ledger.ack(msgId, realm, stored.key, stored.consumer).then(
+    () => {
+      ackEvent(ctx, socket, realm, msgId);
+      if (ack) replyAck(socket, { ok: true, msgId }, ack);
+      // `{ok: true, msgId}` as `socket.emit` would encode it.
+      else emitJson(socket, ServerEvent.ACK_OK, `{"ok":true,"msgId":${JSON.stringify(msgId)}}`);
+    },
+    (err: unknown) =>
+      replyAck(socket, { ok: false, code: 500, message: (err as Error).message }, ack),
+  );
 }
 
 async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string): Promise<AckReply> {
@@ -65,15 +90,24 @@ async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string):
   } catch (err) {
     return { ok: false, code: 500, message: (err as Error).message };
   }
-  const embed = ctx.embed;
-  embed?.emit(BrokerEvent.ACK, { realm: queue.realm, msgId }, embed.socketClient(socket));
+  ackEvent(ctx, socket, queue.realm, msgId);
   return { ok: true, msgId };
+}
+
+/** The embedding API's `ack` event (docs/embedding.md), once the ACK is committed. */
+function ackEvent(ctx: HandlerContext, socket: BrokerSocket, realm: string, msgId: string): void {
+  const embed = ctx.embed;
+  embed?.emit(BrokerEvent.ACK, { realm, msgId }, embed.socketClient(socket));
 }
 
 export const handleAck: EventHandler<AckPayload> = (ctx, socket, payload, ack) => {
   const msgId = payload.msgId ?? payload.msg_id ?? payload.id;
   if (!msgId) {
     replyAck(socket, { ok: false, code: 400, message: 'ACK requires msgId' }, ack);
+    return;
+  }
+  if (ctx.acks.owner(msgId) === socket.id && ctx.acks.copyOf(msgId)) {
+    guardAsync(ctx, socket, ClientEvent.ACK, settleAwaited(ctx, socket, msgId, ack));
     return;
   }
   guardAsync(

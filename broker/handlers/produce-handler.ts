@@ -18,6 +18,7 @@ import {
 import type { ProducePayload } from '../../shared/protocol-payloads';
 import { authorizeProduce } from '../embedding/socket-policy';
 import type { ProducedMessage } from '../routing/produced-message';
+import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
 import type { EventHandler } from './handler-context';
 
@@ -32,6 +33,15 @@ function isGuaranteed(p: ProducePayload): boolean {
     p.delivery === GUARANTEED_VALUE ||
     p.delivery_mode === GUARANTEED_VALUE,
   );
+}
+
+/** `ERROR {code: -8}`: a durable copy of a PRODUCE without confirm callback was not stored. */
+function notStored(socket: BrokerSocket, reason: string): void {
+  if (!socket.connected) return;
+  socket.emit(ServerEvent.ERROR, {
+    message: `Durable copy not stored: ${reason}`,
+    code: ProtocolErrorCode.NOT_STORED,
+  });
 }
 
 export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
@@ -99,6 +109,16 @@ const produce: EventHandler<ProducePayload & { event: string }> = (ctx, socket, 
   const embed = ctx.embed;
   if (embed?.observesPublish) embed.routed(msg, embed.socketClient(socket));
   if (stored.length === 0 && !ack) return;
+  if (stored.length === 1) {
+    // The common case (one durable copy), without `Promise.all`.
+    const told = stored[0]!.then((o) => {
+      if (o.ok) ack?.({ ok: true, msgIds: [o.msgId] });
+      else if (ack) ack({ ok: false, code: o.error.code, message: o.error.message });
+      else notStored(socket, o.error.message);
+    });
+    guardAsync(ctx, socket, ClientEvent.PRODUCE, told, ack);
+    return;
+  }
   // Outcomes never reject (StoreOutcome), but a continuation may throw: the guard answers it.
   const confirmed = Promise.all(stored).then((outcomes) => {
     const msgIds: string[] = [];
@@ -106,12 +126,7 @@ const produce: EventHandler<ProducePayload & { event: string }> = (ctx, socket, 
       if (!o.ok) {
         // Publisher confirm (ARCHITECTURE §4), or an ERROR when no confirm was asked for.
         if (ack) ack({ ok: false, code: o.error.code, message: o.error.message });
-        else if (socket.connected) {
-          socket.emit(ServerEvent.ERROR, {
-            message: `Durable copy not stored: ${o.error.message}`,
-            code: ProtocolErrorCode.NOT_STORED,
-          });
-        }
+        else notStored(socket, o.error.message);
         return;
       }
       msgIds.push(o.msgId);

@@ -22,6 +22,11 @@ export interface EnqueueInput {
   consumer: string;
   /** The whole §8 envelope (without `msgId`). */
   payload: DeliveryEnvelope;
+  /**
+   * `JSON.stringify(payload)` when the caller has it already (serialised once for the store
+   * and the wire); a store that keeps text uses it instead of serialising again.
+   */
+  payloadJson?: string;
   producer: string;
   /** Seconds; `undefined` = the store's default TTL, `null` or negative = never, 0 = at once. */
   ttl?: number | null;

@@ -6,15 +6,43 @@
  * gets their structured-clonable results back, so adding a store method is one line here plus
  * the method that calls it. Writes are grouped: the worker runs a batch of operations in one
  * transaction (one commit, one fsync with `synchronous: FULL`).
+ *
+ * Hand-off cost: a batch crosses the thread boundary as ONE flat array of primitives
+ * (`[name, argc, ...args, name, argc, ...args]`, see `OpBatch`) rather than one object per
+ * operation, and a write answers with a primitive (an insert with `true`, not its id, which
+ * the caller already has): structured cloning is per value, so nested arrays and objects (each
+ * repeating its keys) cost the event loop several times more per message.
  */
 import type { MessagePort } from 'node:worker_threads';
 import type { MqttStateWrite } from './mqtt-state';
-import type { SqliteStatements, Row } from './sqlite-statements';
+import type { Row, SqliteStatements } from './sqlite-statements';
 
 export const SQLITE_OPS = {
-  insert: (s: SqliteStatements, row: Row) => {
-    s.insert.run(row);
-    return row.id;
+  /** Arguments in `Row` column order (see `rowArgs`); true once inserted. */
+  insert: (
+    s: SqliteStatements,
+    id: string,
+    realm: string,
+    event: string,
+    consumer: string,
+    payload: string,
+    producer: string | null,
+    created_at: string,
+    expires_at: number | null,
+    attempts: number,
+  ) => {
+    s.insert.run({
+      id,
+      realm,
+      event,
+      consumer,
+      payload,
+      producer,
+      created_at,
+      expires_at,
+      attempts,
+    } satisfies Row);
+    return true;
   },
   ack: (s: SqliteStatements, id: string) => s.delete.run(id).changes > 0,
   setAttempts: (s: SqliteStatements, id: string, attempts: number) =>
@@ -64,11 +92,29 @@ export type OpName = keyof SqliteOps;
 export type OpArgs<K extends OpName> =
   Parameters<SqliteOps[K]> extends [SqliteStatements, ...infer A] ? A : never;
 export type OpResult<K extends OpName> = ReturnType<SqliteOps[K]>;
-/** One operation as it crosses the thread boundary. */
-export type OpCall = { [K in OpName]: [K, OpArgs<K>] }[OpName];
-/** `[name, args]`, type-checked against the operation's signature. */
-export const opCall = <K extends OpName>(name: K, args: OpArgs<K>) =>
-  [name, args] as unknown as OpCall;
+/**
+ * Operations as they cross the thread boundary: for each, its name, its argument count, then
+ * its arguments (`[name, argc, ...args, name, argc, ...args]`).
+ */
+export type OpBatch = unknown[];
+
+/** Appends operation `name(...args)` to `batch`, type-checked against its signature. */
+export function pushOp<K extends OpName>(batch: OpBatch, name: K, args: OpArgs<K>): void {
+  batch.push(name, args.length);
+  for (let i = 0; i < args.length; i++) batch.push(args[i]);
+}
+
+/** Runs every operation of `batch` in order through `run`; returns their results. */
+export function runOps(batch: OpBatch, run: (name: OpName, args: unknown[]) => unknown): unknown[] {
+  const results: unknown[] = [];
+  for (let i = 0; i < batch.length;) {
+    const name = batch[i] as OpName;
+    const argc = batch[i + 1] as number;
+    results.push(run(name, batch.slice(i + 2, i + 2 + argc)));
+    i += 2 + argc;
+  }
+  return results;
+}
 
 /** `workerData` of the storage worker. */
 export interface WorkerInit {
@@ -81,8 +127,7 @@ export interface WorkerInit {
 /** How opening went; `busy` when another connection holds the file's exclusive lock. */
 export type OpenReply = { ok: true } | { ok: false; message: string; busy: boolean };
 /** Main thread → worker: run operations (in one transaction when `tx`), or close. */
-export type WorkerRequest =
-  { id: number; ops: OpCall[]; tx: boolean } | { id: number; close: true };
+export type WorkerRequest = { id: number; ops: OpBatch; tx: boolean } | { id: number; close: true };
 /** Worker → main thread: every operation's result, in order, or why the batch failed. */
 export type WorkerReply =
   { id: number; ok: true; results: unknown[] } | { id: number; ok: false; message: string };

@@ -30,8 +30,7 @@ import {
   type StoredEntry,
 } from './message-store';
 import type { MqttStateStore } from './mqtt-state';
-import { opCall, type OpArgs, type OpCall, type OpName, type OpResult } from './sqlite-ops';
-import type { Row } from './sqlite-statements';
+import { pushOp, type OpArgs, type OpBatch, type OpName, type OpResult } from './sqlite-ops';
 import { SqliteWorkerClient } from './sqlite-worker-client';
 
 export interface SqliteStoreOptions {
@@ -46,10 +45,22 @@ export interface SqliteStoreOptions {
   commitDelayMs?: number;
 }
 
-interface QueuedWrite {
-  call: OpCall;
-  resolve: (v: unknown) => void;
-  reject: (e: unknown) => void;
+/** The writes waiting for the next group commit: their operations and how to settle each. */
+interface Batch {
+  ops: OpBatch;
+  resolves: Array<(v: unknown) => void>;
+  rejects: Array<(e: unknown) => void>;
+  /** Per write, the value to resolve with instead of the operation's result (an insert's id). */
+  values: unknown[];
+}
+
+const emptyBatch = (): Batch => ({ ops: [], resolves: [], rejects: [], values: [] });
+
+/** `new Date(ms).toISOString()`, computed once per millisecond (many writes share one). */
+let isoAt = { ms: Number.NaN, iso: '' };
+function isoString(ms: number): string {
+  if (isoAt.ms !== ms) isoAt = { ms, iso: new Date(ms).toISOString() };
+  return isoAt.iso;
 }
 
 export class SqliteStore implements MessageStore {
@@ -58,7 +69,7 @@ export class SqliteStore implements MessageStore {
   private readonly defaultTtl: number;
   private readonly maxBatchRows: number;
   private readonly commitDelayMs: number;
-  private batch: QueuedWrite[] = [];
+  private batch: Batch = emptyBatch();
   private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
   /** Write batches sent to the worker and not yet committed. */
   private committing = 0;
@@ -79,18 +90,20 @@ export class SqliteStore implements MessageStore {
 
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string> {
     const now = Date.now();
-    const row: Row = {
-      id: input.id ?? newMessageId(),
+    const id = input.id ?? newMessageId();
+    // Columns of `Row`, in order.
+    const args: OpArgs<'insert'> = [
+      id,
       realm,
       event,
-      consumer: input.consumer ?? '',
-      payload: JSON.stringify(input.payload),
-      producer: input.producer ?? null,
-      created_at: new Date(now).toISOString(),
-      expires_at: expiresAt(input.ttl, this.defaultTtl, now),
-      attempts: input.attempts ?? 0,
-    };
-    return this.write('insert', row);
+      input.consumer ?? '',
+      input.payloadJson ?? JSON.stringify(input.payload),
+      input.producer ?? null,
+      isoString(now),
+      expiresAt(input.ttl, this.defaultTtl, now),
+      input.attempts ?? 0,
+    ];
+    return this.queue('insert', args, id);
   }
 
   dequeue(realm: string, event: string, consumer: string): Promise<StoredEntry[]> {
@@ -186,11 +199,23 @@ export class SqliteStore implements MessageStore {
 
   /** Queues one write for the next group commit; resolves with its result once committed. */
   private write<K extends OpName>(name: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
+    return this.queue<K, OpResult<K>>(name, args, undefined);
+  }
+
+  /** `write`, resolving with `value` instead of the result when one is given. */
+  private queue<K extends OpName, V = OpResult<K>>(
+    name: K,
+    args: OpArgs<K>,
+    value: V | undefined,
+  ): Promise<V> {
     if (this.closed) return Promise.reject(closedError());
-    return new Promise<OpResult<K>>((resolve, reject) => {
-      const call = opCall(name, args);
-      this.batch.push({ call, resolve: resolve as (v: unknown) => void, reject });
-      if (this.batch.length >= this.maxBatchRows) this.flush();
+    return new Promise<V>((resolve, reject) => {
+      const batch = this.batch;
+      pushOp(batch.ops, name, args);
+      batch.resolves.push(resolve as (v: unknown) => void);
+      batch.rejects.push(reject);
+      batch.values.push(value);
+      if (batch.resolves.length >= this.maxBatchRows) this.flush();
       else if (this.committing === 0) this.schedule();
       // else: the commit in flight schedules this batch when it ends.
     });
@@ -203,7 +228,9 @@ export class SqliteStore implements MessageStore {
   private async read<K extends OpName>(name: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
     if (this.closed) throw closedError();
     this.flush();
-    const [result] = await this.worker.request([opCall(name, args)], true);
+    const ops: OpBatch = [];
+    pushOp(ops, name, args);
+    const [result] = await this.worker.request(ops, true);
     return result as OpResult<K>;
   }
 
@@ -222,29 +249,29 @@ export class SqliteStore implements MessageStore {
       clearImmediate(this.scheduled as NodeJS.Immediate);
       this.scheduled = null;
     }
-    if (this.batch.length === 0) return;
     const writes = this.batch;
-    this.batch = [];
+    if (writes.resolves.length === 0) return;
+    this.batch = emptyBatch();
     this.committing++;
     const started = performance.now();
-    this.worker
-      .request(
-        writes.map((w) => w.call),
-        true,
-      )
-      .then(
-        (results) => {
-          this.commitListener?.(performance.now() - started);
-          writes.forEach((w, i) => w.resolve(results[i]));
-        },
-        (err: unknown) => {
-          for (const w of writes) w.reject(err);
-        },
-      )
-      .finally(() => {
-        this.committing--;
-        if (this.committing === 0 && this.batch.length > 0) this.schedule();
-      });
+    const done = () => {
+      this.committing--;
+      if (this.committing === 0 && this.batch.resolves.length > 0) this.schedule();
+    };
+    this.worker.request(writes.ops, true).then(
+      (results) => {
+        this.commitListener?.(performance.now() - started);
+        const { resolves, values } = writes;
+        for (let i = 0; i < resolves.length; i++) {
+          resolves[i]!(values[i] === undefined ? results[i] : values[i]);
+        }
+        done();
+      },
+      (err: unknown) => {
+        for (const reject of writes.rejects) reject(err);
+        done();
+      },
+    );
   }
 }
 

@@ -21,7 +21,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, threadId, Worker } from 'node:worker_threads';
 import type * as Esbuild from 'esbuild';
 import { SwitchboardError } from '../../shared/error-catalogue';
-import type { OpCall, OpenReply, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-ops';
+import type { OpBatch, OpenReply, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-ops';
 
 /** Longest wait (ms) for the worker to start and open the file. */
 const OPEN_TIMEOUT_MS = 30_000;
@@ -118,7 +118,7 @@ export class SqliteWorkerClient {
   }
 
   /** Runs `ops` in the worker (one transaction when `tx`); resolves with their results. */
-  request(ops: OpCall[], tx: boolean): Promise<unknown[]> {
+  request(ops: OpBatch, tx: boolean): Promise<unknown[]> {
     return this.send((id) => ({ id, ops, tx }));
   }
 

@@ -14,7 +14,9 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { migrate } from './migrate';
 import {
   SQLITE_OPS,
-  type OpCall,
+  runOps,
+  type OpBatch,
+  type OpName,
   type WorkerInit,
   type WorkerReply,
   type WorkerRequest,
@@ -43,9 +45,9 @@ function open(): { db: Database.Database; s: SqliteStatements } {
 }
 
 function serve(db: Database.Database, s: SqliteStatements): void {
-  const run = ([name, args]: OpCall): unknown =>
+  const run = (name: OpName, args: unknown[]): unknown =>
     (SQLITE_OPS[name] as (s: SqliteStatements, ...a: unknown[]) => unknown)(s, ...args);
-  const runAll = db.transaction((ops: OpCall[]) => ops.map(run));
+  const runAll = db.transaction((ops: OpBatch) => runOps(ops, run));
   parentPort!.on('message', (req: WorkerRequest) => {
     let reply: WorkerReply;
     if ('close' in req) {
@@ -55,7 +57,7 @@ function serve(db: Database.Database, s: SqliteStatements): void {
       return;
     }
     try {
-      reply = { id: req.id, ok: true, results: req.tx ? runAll(req.ops) : req.ops.map(run) };
+      reply = { id: req.id, ok: true, results: req.tx ? runAll(req.ops) : runOps(req.ops, run) };
     } catch (err) {
       reply = { id: req.id, ok: false, message: (err as Error).message };
     }

@@ -23,5 +23,9 @@ export default defineConfig({
     // The polyfill is for old browsers; both hosts are current Chromium.
     modulePreload: { polyfill: false },
     assetsInlineLimit: 0,
+    // The bundle is loaded from this machine (web host on loopback, or app:// from the asar),
+    // never over a network, so one ~600 kB chunk (React + recharts) costs nothing worth a split;
+    // the warning would also land on the console's stderr, which is its user interface.
+    chunkSizeWarningLimit: 1_500,
   },
 });

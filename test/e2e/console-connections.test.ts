@@ -19,8 +19,12 @@ import { ConsoleChannel } from '../../shared/console-api';
 import { ClientEvent } from '../../shared/protocol-events';
 import { authenticate } from '../helpers/auth-clients';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
-import { localAdminToken, startConsole, type RunningConsole } from '../support/console-process';
-import { processAlive } from '../support/supervisor-helpers';
+import {
+  localAdminToken,
+  startConsole,
+  type RunningConsole,
+  stopConsole,
+} from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -64,10 +68,7 @@ describe('console connections end to end', () => {
     sockets.forEach((socket) => socket.close());
     manager?.close();
     await browser?.close();
-    if (app?.child.pid && processAlive(-app.child.pid)) {
-      process.kill(-app.child.pid, 'SIGKILL');
-      await app.exited;
-    }
+    await stopConsole(app, 'SIGKILL');
     await remote?.stop();
     await dir.remove();
   }, 30_000);

@@ -20,8 +20,12 @@ import {
   jsSubscribePayload,
   producePayload,
 } from '../helpers/stock-clients';
-import { callApi, startConsole, type RunningConsole } from '../support/console-process';
-import { processAlive } from '../support/supervisor-helpers';
+import {
+  callApi,
+  startConsole,
+  type RunningConsole,
+  stopConsole,
+} from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -73,10 +77,7 @@ describe('console operations views end to end', () => {
   afterAll(async () => {
     sockets.forEach((socket) => socket.close());
     await browser?.close();
-    if (app?.child.pid && processAlive(-app.child.pid)) {
-      process.kill(-app.child.pid, 'SIGTERM');
-      await app.exited;
-    }
+    await stopConsole(app);
     await dir.remove();
   }, 30_000);
 

@@ -11,7 +11,7 @@
  *   the secret store and the broker's own auth store holds one.
  * Screenshots of each view at 1280 and 390 px go to test-results/.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { io, type Socket } from 'socket.io-client';
@@ -25,9 +25,10 @@ import {
   localAdminToken,
   startConsole,
   type RunningConsole,
+  stopConsole,
 } from '../support/console-process';
-import { processAlive } from '../support/supervisor-helpers';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { filesUnder } from '../support/files-under';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -36,13 +37,6 @@ const REVEAL = `${ConsoleChannel.CALL_PREFIX}revealGeneratedSecret`;
 
 const text = (page: Page, testId: string): Promise<string | null> =>
   page.getByTestId(testId).first().textContent();
-
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
-}
 
 /** Screenshots `name` at 1280 and 390 px; asserts no horizontal overflow at 390. */
 async function shoot(page: Page, name: string): Promise<void> {
@@ -83,10 +77,7 @@ describe('console realms, tokens and activity end to end', () => {
   afterAll(async () => {
     sockets.forEach((socket) => socket.close());
     await browser?.close();
-    if (app?.child.pid && processAlive(-app.child.pid)) {
-      process.kill(-app.child.pid, 'SIGTERM');
-      await app.exited;
-    }
+    await stopConsole(app);
     await dir.remove();
   }, 30_000);
 

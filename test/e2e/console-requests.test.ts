@@ -4,7 +4,7 @@
  * the UI, and the client then logs in with its token. Every ConsoleApi response and event of the
  * run is recorded and must hold none of the secrets used. Screenshots go to test-results/.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { io, type Socket } from 'socket.io-client';
@@ -19,9 +19,10 @@ import {
   localAdminToken,
   startConsole,
   type RunningConsole,
+  stopConsole,
 } from '../support/console-process';
-import { processAlive } from '../support/supervisor-helpers';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { filesUnder } from '../support/files-under';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -29,14 +30,6 @@ const SHOTS = path.join(REPO, 'test-results');
 
 const text = (page: Page, testId: string): Promise<string | null> =>
   page.getByTestId(testId).textContent();
-
-/** Every file under `dir` (recursively). */
-function filesUnder(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const file = path.join(dir, name);
-    return statSync(file).isDirectory() ? filesUnder(file) : [file];
-  });
-}
 
 describe('console authorization requests end to end', () => {
   let dir: TempDir;
@@ -63,10 +56,7 @@ describe('console authorization requests end to end', () => {
     sockets.forEach((socket) => socket.close());
     manager?.close();
     await browser?.close();
-    if (app?.child.pid && processAlive(-app.child.pid)) {
-      process.kill(-app.child.pid, 'SIGTERM');
-      await app.exited;
-    }
+    await stopConsole(app);
     await dir.remove();
   }, 30_000);
 

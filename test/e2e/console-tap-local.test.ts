@@ -30,8 +30,8 @@ import {
   localAdminToken,
   startConsole,
   type RunningConsole,
+  stopConsole,
 } from '../support/console-process';
-import { processAlive } from '../support/supervisor-helpers';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -120,10 +120,7 @@ describe('console tap, publisher, local broker and demo end to end', () => {
     sockets.forEach((socket) => socket.close());
     manager?.close();
     await browser?.close();
-    if (app?.child.pid && processAlive(-app.child.pid)) {
-      process.kill(-app.child.pid, 'SIGTERM');
-      await app.exited;
-    }
+    await stopConsole(app);
     await dir?.remove();
   }, 30_000);
 

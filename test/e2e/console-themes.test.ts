@@ -8,8 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startConsole, type RunningConsole } from '../support/console-process';
-import { processAlive } from '../support/supervisor-helpers';
+import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -38,10 +37,7 @@ describe('console themes', () => {
 
   afterAll(async () => {
     await browser?.close();
-    if (app?.child.pid && processAlive(-app.child.pid)) {
-      process.kill(-app.child.pid, 'SIGTERM');
-      await app.exited;
-    }
+    await stopConsole(app);
     await dir.remove();
   }, 30_000);
 

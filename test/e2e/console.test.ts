@@ -20,6 +20,7 @@ import {
   localAdminToken,
   startConsole,
   type RunningConsole,
+  stopConsole,
 } from '../support/console-process';
 import { processAlive } from '../support/supervisor-helpers';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
@@ -46,10 +47,7 @@ describe('console end to end', () => {
     sockets.forEach((socket) => socket.close());
     await browser?.close();
     // Only if the test failed midway: stop whatever is left of the console's process group.
-    if (app?.child.pid && processAlive(-app.child.pid)) {
-      process.kill(-app.child.pid, 'SIGTERM');
-      await app.exited;
-    }
+    await stopConsole(app);
     await dir.remove();
   }, 30_000);
 
@@ -161,6 +159,9 @@ describe('console end to end', () => {
           '0',
           '--broker-port',
           String(port),
+          // Tests never bind the standard MQTT port (1883, the console's default).
+          '--broker-mqtt-port',
+          'off',
           '--data-dir',
           path.join(dir.path, 'taken'),
         ],

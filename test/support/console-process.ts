@@ -102,3 +102,24 @@ export function localAdminToken(dataDir: string): string {
   if (!token) throw new Error(`no admin token in ${dataDir}`);
   return token;
 }
+
+/**
+ * Stops a console started by `startConsole` (its whole process group: npm → tsx → node, and the
+ * broker it supervises) and waits for it to exit. `signal` SIGKILL for a console whose clean
+ * stop is not the point. Safe with null or an already stopped console.
+ */
+export async function stopConsole(
+  app: RunningConsole | null,
+  signal: NodeJS.Signals = 'SIGTERM',
+): Promise<void> {
+  const pid = app?.child.pid;
+  if (!app || !pid) return;
+  try {
+    process.kill(-pid, signal);
+  } catch (error) {
+    // ESRCH: the group is gone already.
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw error;
+    return;
+  }
+  await app.exited;
+}

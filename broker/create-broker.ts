@@ -1,0 +1,411 @@
+/**
+ * `createBroker(settings)`: the broker's composition root — wiring only (re-exported by
+ * `broker/index.ts`, the broker's public API).
+ *
+ *
+ * Takes the same object as the settings file (`spec/protocol-admin.md` §12.1), validates it
+ * (strict, aliases folded; throws `SwitchboardError` `SWB_ERR_VALIDATION`), and returns a
+ * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
+ * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Server } from 'socket.io';
+import type { Health, Stats } from '../shared/http-api';
+import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
+import { authorizationRequests, keepAdminToken } from './auth/auth-wiring';
+import { requireAdminBearer } from './auth/http-bearer';
+import { watchRevocations } from './auth/session-revocation';
+import { TokenValidator } from './auth/token-validator';
+import { createManagement } from './admin/create-management';
+import { createSettingsRuntime } from './config/settings-runtime';
+import { unsupportedKeys, type SettingsInput } from './config/settings-schema';
+import { AckTracker } from './delivery/ack-tracker';
+import { ChunkAssembler } from './delivery/chunk-assembler';
+import { Delivery } from './delivery/delivery';
+import { DurableExpiry } from './delivery/durable-expiry';
+import { dlqReplay } from './delivery/dlq-replay';
+import { QueueLedger } from './delivery/queue-ledger';
+import { Replayer } from './delivery/replay';
+import { dispatch } from './handlers/dispatcher';
+import type { HandlerContext } from './handlers/handler-context';
+import { brokerClients } from './http/broker-clients';
+import { createHttpApi, forbidden } from './http/http-api';
+import { brokerHealth, brokerStats } from './http/broker-stats';
+import { createRealmProvisioning } from './http/realm-provisioning';
+import { BackPressure } from './limits/back-pressure';
+import { LimitMetrics } from './limits/limit-metrics';
+import { LimitsService } from './limits/limits-service';
+import { createLogger } from './logging/logger';
+import { NamespaceLoader } from './namespaces/namespace-loader';
+import { attachRemote } from './namespaces/remote/remote-namespace';
+import { TicketStore } from './namespaces/remote/ticket-store';
+import { BrokerMetrics } from './metrics/broker-metrics';
+import { transportCounts } from './metrics/transport-counts';
+import { createEmbedding, withEmbedding } from './embedding/embedding-api';
+import { createMqttListener } from './mqtt/create-mqtt-listener';
+import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
+import { RealmDirectory } from './routing/realm-directory';
+import { Router } from './routing/router';
+import { SubscriptionPersistence } from './routing/subscription-persistence';
+import { createStore } from './storage/create-store';
+import type { MessageStore } from './storage/message-store';
+import { onConnection } from './transport/connection-lifecycle';
+import { HttpHost, type OwnServer } from './transport/http-host';
+import { RequestGuard } from './transport/request-guard';
+import { socketIoOptions } from './transport/socket-options';
+import type { BrokerServer } from './transport/socket-types';
+import type { Broker, BrokerOptions } from './broker-types';
+import type { EmbeddingApi } from './embedding/embedding-types';
+import { BROKER_VERSION } from './version';
+
+/**
+ * Builds a broker from settings.
+ * @throws SwitchboardError `SWB_ERR_VALIDATION` when the settings are invalid.
+ */
+export function createBroker(
+  input: SettingsInput | unknown = {},
+  options: BrokerOptions = {},
+): Broker {
+  const logger = options.logger ?? createLogger();
+  const runtime = createSettingsRuntime({
+    input,
+    env: options.env ?? process.env,
+    logger,
+    dataDir: options.dataDir ?? process.cwd(),
+    settingsFile: options.settingsFile,
+    overrides: options.settingsOverrides,
+    watch: options.watchSettings,
+  });
+  const live = runtime.live;
+  // Start-up values (store, engine, timers); handlers read `live.current` at each check.
+  const settings = live.current;
+  for (const key of unsupportedKeys(settings)) {
+    logger.warn({ key }, 'settings key accepted but not implemented in this build');
+  }
+  const startedAt = Date.now();
+  const env = options.env ?? process.env;
+  // One live auth config, persisted by the settings runtime (file / auth store).
+  const auth = runtime.auth;
+  keepAdminToken(auth, logger, env);
+  // The store opens first: a corrupt file must stop the broker before it serves anyone.
+  let store: MessageStore;
+  try {
+    store = createStore(settings, options.dataDir ?? process.cwd());
+  } catch (err) {
+    void runtime.close();
+    throw err;
+  }
+  const guard = new RequestGuard(settings, () => auth.enabled);
+  const io: BrokerServer = new Server({
+    ...socketIoOptions(settings.max_http_buffer_size, settings),
+    allowRequest: guard.allowRequest,
+  });
+  // socket.io plus MQTT clients (the MQTT listener is built below, once routing exists).
+  let mqttConnected = (): number => 0;
+  const connectionsCurrent = (): number => (io.engine?.clientsCount ?? 0) + mqttConnected();
+  const metrics = new BrokerMetrics(
+    settings.input_limits.max_event_labels_per_realm,
+    connectionsCurrent,
+  );
+  const realms = new RealmDirectory();
+  // Read from the live settings so hot reloads apply (re-read at most once a second, §11.1).
+  const limitMetrics = new LimitMetrics(metrics.registry);
+  const rateLimits = new LimitsService(
+    () => live.current.limits,
+    realms,
+    limitMetrics,
+    logger,
+    Date.now,
+    settings.max_http_buffer_size,
+  );
+  const ledger = new QueueLedger(
+    store,
+    {
+      perRealm: (realm) => rateLimits.config.value('max_queued_per_realm', realm),
+      perConsumer: (realm) => rateLimits.config.value('max_queued_per_consumer', realm),
+    },
+    logger,
+  );
+  metrics.watchQueues(ledger);
+  store.observeCommits?.((ms) => metrics.storageCommitted(ms));
+  const dlqDepths = store.dlqDepths?.bind(store);
+  if (dlqDepths) metrics.watchDlq(dlqDepths);
+  metrics.watchTransports(() => transportCounts(io, mqttConnected()));
+  const acks = new AckTracker({
+    delivered: (realm, event) => metrics.messageDelivered(realm, event),
+    ackTimeout: (realm) => metrics.ackTimeout(realm),
+    acked: (seconds) => metrics.acked(seconds),
+    exhausted: (msgId, copy, reason) => {
+      const { key, consumer } = copy.stored;
+      ledger
+        .deadLetter(msgId, reason, copy.realm, key, consumer)
+        .then((id) => {
+          if (id === null) return;
+          metrics.messageDeadLettered(copy.realm);
+          logger.warn({ id, realm: copy.realm, key: copy.key, reason }, 'dead-lettered');
+        })
+        .catch((err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'));
+    },
+    attempted: (msgId, n) => {
+      store.setAttempts(msgId, n).catch((err: unknown) => {
+        logger.error({ err, id: msgId }, 'attempt count not stored');
+      });
+    },
+  });
+  const limits = settings.input_limits;
+  const chunks = new ChunkAssembler(
+    {
+      maxLength: limits.max_chunked_message_length,
+      maxPartialPerSocket: limits.max_partial_transfers_per_socket,
+      idleTimeoutMs: limits.transfer_idle_timeout_ms,
+      deadlineMs: limits.transfer_deadline_ms,
+      maxHeldBytes: limits.max_reassembly_bytes,
+    },
+    (socketId, transferId, reason) => {
+      logger.warn({ socket: socketId, transferId, reason }, 'partial chunked message dropped');
+      if (reason === 'deadline') {
+        io.sockets.sockets.get(socketId)?.emit(ServerEvent.ERROR, {
+          message: chunks.deadlineReason(transferId),
+          code: ProtocolErrorCode.LIMIT_EXCEEDED,
+        });
+      }
+    },
+  );
+  const remoteTickets = new TicketStore();
+  const backPressure = new BackPressure(() => live.current.back_pressure, limitMetrics, logger);
+  // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
+  const delivery = new Delivery(
+    metrics,
+    acks,
+    store,
+    ledger,
+    logger,
+    (ids, event, envelope) => io.local.to(ids).emit(event, envelope),
+    backPressure,
+  );
+  const replayer = new Replayer(store, acks, delivery, ledger, logger);
+  const router = new Router(realms, delivery);
+  // The embedding API (docs/embedding.md): hooks, events, in-process publish/subscribe.
+  const embedding = createEmbedding({
+    logger,
+    hooks: options.hooks,
+    router,
+    delivery,
+    acks,
+    metrics,
+  });
+  const embed = embedding.embed;
+  const persistence = new SubscriptionPersistence(store, logger);
+  const expiry = new DurableExpiry(
+    realms,
+    ledger,
+    persistence,
+    logger,
+    rateLimits.config.value('expire_durable_after_ms'),
+  );
+  expiry.start();
+  // Durable subscriptions come back before the first client is served.
+  const restored = persistence.restore(realms).then(
+    (n) => {
+      if (n > 0) logger.info({ subscriptions: n }, 'durable subscriptions restored');
+    },
+    (err: unknown) => logger.error({ err }, 'durable subscriptions not restored'),
+  );
+  const authRequests = authorizationRequests(
+    auth,
+    () => rateLimits.pendingRequestsCap(),
+    settings.node_id ?? null,
+  );
+  const replayDlq = dlqReplay({ store, ledger, metrics, realms, replayer, logger });
+  const ctx: HandlerContext = {
+    get settings() {
+      return live.current;
+    },
+    auth,
+    tokens: new TokenValidator(auth, logger),
+    nonces: options.nonces ?? runtime.nonces,
+    // In-memory nonces die with the process: proofs older than its start are refused then.
+    get proofsNotBefore() {
+      return options.nonces || runtime.authStoreFile() ? 0 : startedAt;
+    },
+    authRequests,
+    realms,
+    router,
+    delivery,
+    acks,
+    chunks,
+    store,
+    ledger,
+    replayer,
+    persistence,
+    metrics,
+    logger,
+    management: createManagement({
+      settings: () => live.current,
+      auth,
+      realms,
+      store,
+      replayer,
+      logger,
+      metrics,
+      sockets: () => io.of('/').sockets.values(),
+      getStats: () => getStats(),
+      purgeRequests: (realm) => authRequests.dropRealm(realm),
+      realmPurged: (realm) => ledger.clearRealm(realm),
+      // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
+      reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
+      replayDlq,
+    }),
+    limits: rateLimits,
+    remoteTickets,
+    pingIntervalMs: settings.ping_interval,
+    halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
+    embed,
+    dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
+  };
+  const mqtt = createMqttListener(
+    auth,
+    ctx.tokens,
+    router,
+    metrics,
+    logger,
+    store,
+    rateLimits,
+    embed,
+  );
+  mqttConnected = () => mqtt.connectedCount;
+  // §16: the bundled `/remote`, then the custom namespaces of the settings.
+  attachRemote(io, remoteTickets, () => live.current.remote, logger);
+  const namespaceLoader = new NamespaceLoader(io, () => live.current, logger);
+  const namespacesReady = namespaceLoader.sync();
+  live.onChange(() => void namespaceLoader.sync());
+  io.on('connection', (socket) => {
+    if (rateLimits.admitConnection(socket)) onConnection(ctx, socket);
+  });
+  const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
+
+  const getStats = (): Stats =>
+    brokerStats(realms, ledger, connectionsCurrent(), live.current.node_id, mqtt.realmCounts());
+  const health = (): Health => brokerHealth(startedAt, live.current.node_id);
+  const adminApi = requireAdminBearer(
+    createHttpApi({
+      settings: () => live.current,
+      health,
+      stats: getStats,
+      clients: () => brokerClients(realms, ledger),
+      metrics: () => metrics.render(),
+      listDlq: (realm) => store.listDlq(realm),
+      hostAllowed: (req) => guard.hostAllowed(req.headers.host),
+      onError: (err) => logger.error({ err }, 'HTTP API request failed'),
+    }),
+    auth,
+    () => live.current,
+  );
+  const provisioning = createRealmProvisioning({
+    settings: () => live.current,
+    auth,
+    logger,
+    rateLimit: (req) =>
+      rateLimits.realmCreationRefusal(rateLimits.requestIp(req))?.retryAfter ?? null,
+  });
+  const httpApi = (req: IncomingMessage, res: ServerResponse): boolean =>
+    provisioning(req, res) || adminApi(req, res);
+
+  const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
+  const stopSweep = settings.idle_eviction.enabled
+    ? startIdleSweep(sweeper, settings.idle_eviction.interval_ms, (evicted) => {
+        if (evicted > 0) logger.info({ evicted }, 'idle registrations evicted');
+      })
+    : () => {};
+
+  const host = new HttpHost(io, httpApi, forbidden);
+  let ownServer: OwnServer | null = null;
+  let bound: { port: number; host: string } | null = null;
+
+  const handle: Omit<Broker, keyof EmbeddingApi> = {
+    get settings() {
+      return live.current;
+    },
+    auth,
+    logger,
+    async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
+      await restored;
+      await namespacesReady;
+      const server = await host.listen(port, bindHost);
+      ownServer = server;
+      guard.bound(bindHost);
+      if (live.current.mqtt.enabled) {
+        try {
+          await mqtt.listen(live.current.mqtt, bindHost);
+          embedding.attachAedes(mqtt.broker);
+        } catch (err) {
+          // All or nothing: a broker whose MQTT port is taken does not stay half up.
+          ownServer = null;
+          await server.close();
+          throw err;
+        }
+      }
+      bound = { port: server.port, host: bindHost };
+      logger.info(
+        { port: server.port, host: bindHost, version: BROKER_VERSION },
+        'broker listening',
+      );
+      return bound;
+    },
+    attach(server) {
+      host.attach(server);
+    },
+    async close() {
+      stopSweep();
+      stopRevocations();
+      ctx.management.lifecycle.stop();
+      acks.close();
+      ledger.close();
+      expiry.stop();
+      chunks.close();
+      remoteTickets.close();
+      io.disconnectSockets(true);
+      await mqtt.close();
+      if (ownServer) {
+        await ownServer.close();
+        ownServer = null;
+      } else {
+        // Attached to someone else's server: stop our engine, hand their server back.
+        io.engine?.close();
+      }
+      host.detach();
+      bound = null;
+      await runtime.close();
+      await store.close();
+      embedding.closed();
+    },
+    getStats,
+    expireDurableSubscriptions: (now) => expiry.sweep(now),
+    sweepIdleRegistrations: () => sweeper.sweepAll(),
+    status: () => ({
+      listening: bound !== null,
+      port: bound?.port ?? null,
+      host: bound?.host ?? null,
+      uptimeMs: Date.now() - startedAt,
+      version: BROKER_VERSION,
+      produced: metrics.totals.produced,
+      delivered: metrics.totals.delivered,
+      connectionsTotal: metrics.totals.connections,
+      connectionsCurrent: connectionsCurrent(),
+      mqttPort: mqtt.bound?.port ?? null,
+      mqttWsPort: mqtt.bound?.wsPort ?? null,
+    }),
+    store,
+    replayDlq,
+    reloadSettings: () => runtime.reload(),
+    backupAuthStore: (dest) => runtime.backupAuthStore(dest),
+    namespaces: namespaceLoader.apis,
+    syncNamespaces: () => namespaceLoader.sync(),
+    namespaceModules: () => namespaceLoader.describe(),
+    bufferedBytes(socketId) {
+      const socket = io.of('/').sockets.get(socketId);
+      return socket ? backPressure.bufferedBytes(socket) : null;
+    },
+  };
+  return withEmbedding(handle, embedding);
+}

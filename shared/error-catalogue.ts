@@ -12,6 +12,7 @@ export const ErrorCatalogue = {
   SWB_ERR_UNKNOWN_METHOD: { status: 404, message: 'Unknown console method' },
   SWB_ERR_NOT_FOUND: { status: 404, message: 'Not found' },
   SWB_ERR_PORT_IN_USE: { status: 409, message: 'Port already in use' },
+  SWB_ERR_CONFLICT: { status: 409, message: 'Conflicts with the current state' },
   SWB_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large' },
   SWB_ERR_RATE_LIMITED: { status: 429, message: 'Rate limit or quota exceeded' },
   SWB_ERR_INTERNAL: { status: 500, message: 'Internal error' },

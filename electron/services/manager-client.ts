@@ -169,19 +169,19 @@ export class ManagerClient {
   }
 }
 
+/** Console error code of each broker refusal status (`spec/protocol-admin.md` §1: HTTP-ish codes); others → internal. */
+const REFUSAL_CODES: Readonly<Record<number, ErrorCode>> = {
+  400: 'SWB_ERR_VALIDATION',
+  401: 'SWB_ERR_UNAUTHORIZED',
+  403: 'SWB_ERR_UNAUTHORIZED',
+  404: 'SWB_ERR_NOT_FOUND',
+  409: 'SWB_ERR_CONFLICT',
+  429: 'SWB_ERR_RATE_LIMITED',
+};
+
 /** Maps a broker refusal (`{ok:false, code, message}`) onto the console's error catalogue. */
 export function brokerError(action: string, reply: ManagerReply): SwitchboardError {
   const status = typeof reply.code === 'number' ? reply.code : 500;
   const message = `Broker refused ${action} (${status}): ${String(reply.message ?? 'no reason given')}`;
-  const code: ErrorCode =
-    status === 400
-      ? 'SWB_ERR_VALIDATION'
-      : status === 401 || status === 403
-        ? 'SWB_ERR_UNAUTHORIZED'
-        : status === 404
-          ? 'SWB_ERR_NOT_FOUND'
-          : status === 429
-            ? 'SWB_ERR_RATE_LIMITED'
-            : 'SWB_ERR_INTERNAL';
-  return new SwitchboardError(code, message);
+  return new SwitchboardError(REFUSAL_CODES[status] ?? 'SWB_ERR_INTERNAL', message);
 }

@@ -50,6 +50,14 @@ describe('ManagerClient', () => {
       'Broker refused X (400): no reason given',
     );
     expect(brokerError('X', { ok: false, code: 503 }).code).toBe('SWB_ERR_INTERNAL');
+    // `add_realm` of an existing realm (spec/protocol-admin.md §8.2): 409, shown as a conflict.
+    const conflict = brokerError('add_realm', {
+      ok: false,
+      code: 409,
+      message: 'realm already exists',
+    });
+    expect(conflict.code).toBe('SWB_ERR_CONFLICT');
+    expect(conflict.message).toBe('Broker refused add_realm (409): realm already exists');
   });
 });
 

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Protocol } from '../../shared/protocol-events';
 import { createLocalConsole, type LocalConsole } from '../services/local-console';
+import { FileSecretStore } from '../services/secret-store';
 import { DEFAULT_LOCAL_MQTT_PORT } from '../web/cli-flags';
 import {
   plainTextSecretsAllowed,
@@ -57,10 +58,13 @@ async function onReady(): Promise<void> {
     dataDir: app.getPath('userData'),
     allowPlainText: plainTextSecretsAllowed(process.argv, process.env),
   });
+  const brokerData = path.join(app.getPath('userData'), 'broker-data');
+  // Earlier builds kept the secrets in a 0600 file there: move them into the keychain, once.
+  new FileSecretStore(brokerData).moveInto(secrets);
   local = createLocalConsole({
     brokerPort: Protocol.DEFAULT_PORT,
     mqttPort: DEFAULT_LOCAL_MQTT_PORT,
-    dataDir: path.join(app.getPath('userData'), 'broker-data'),
+    dataDir: brokerData,
     launcher: createUtilityProcessLauncher({ entry: BROKER_HOST }),
     secrets,
   });

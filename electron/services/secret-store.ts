@@ -62,6 +62,24 @@ export class FileSecretStore implements SecretStore {
     this.write(secrets);
   }
 
+  /**
+   * Moves every secret of this file into `target` (one already there is kept: the target is the
+   * newer store) and deletes the file, so no plain-text copy stays behind. Returns how many moved.
+   * Used once when the desktop app switches from this file to the OS keychain.
+   * @throws Error when either store cannot be read or written (the file is then left as it was).
+   */
+  moveInto(target: SecretStore): number {
+    const secrets = this.read();
+    let moved = 0;
+    for (const [name, value] of Object.entries(secrets)) {
+      if (target.get(name) !== null) continue;
+      target.set(name, value);
+      moved++;
+    }
+    rmSync(this.file, { force: true });
+    return moved;
+  }
+
   private write(secrets: Record<string, string>): void {
     mkdirSync(path.dirname(this.file), { recursive: true });
     const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;

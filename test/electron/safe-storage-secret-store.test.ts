@@ -17,6 +17,7 @@ import {
 } from '../../electron/services/safe-storage-secret-store';
 import {
   ensureLocalAdminToken,
+  FileSecretStore,
   LOCAL_ADMIN_TOKEN_SECRET,
 } from '../../electron/services/secret-store';
 import { FakeSafeStorage } from '../support/fake-safe-storage';
@@ -170,5 +171,39 @@ describe('plainTextSecretsAllowed', () => {
       );
     }
     expect(plainTextSecretsAllowed(['--allow-plaintext-secrets=false'], {})).toBe(false);
+  });
+});
+
+describe('moving the old file store into the keychain store', () => {
+  let dir: TempDir;
+  beforeEach(async () => {
+    dir = await makeTempDir('switchboard-secret-move-');
+  });
+  afterEach(() => dir.remove());
+
+  it('moves every secret once, keeps what the keychain already has, and deletes the file', () => {
+    const oldDir = path.join(dir.path, 'broker-data');
+    const old = new FileSecretStore(oldDir);
+    old.set(LOCAL_ADMIN_TOKEN_SECRET, 'old-admin-token');
+    old.set('connection.prod.secret', 'prod-token');
+    const keychain = new SafeStorageSecretStore({
+      safeStorage: new FakeSafeStorage('gnome_libsecret'),
+      dataDir: dir.path,
+      platform: 'linux',
+    });
+    keychain.set('connection.prod.secret', 'newer-prod-token');
+
+    expect(old.moveInto(keychain)).toBe(1);
+    expect(keychain.get(LOCAL_ADMIN_TOKEN_SECRET)).toBe('old-admin-token');
+    expect(keychain.get('connection.prod.secret')).toBe('newer-prod-token');
+    expect(existsSync(old.file)).toBe(false);
+    // Nothing left in clear anywhere in the data directory.
+    for (const name of readdirSync(dir.path, { recursive: true }) as string[]) {
+      const file = path.join(dir.path, name);
+      if (statSync(file).isDirectory()) continue;
+      expect(readFileSync(file, 'utf8')).not.toContain('old-admin-token');
+    }
+    // A second start finds no file and moves nothing.
+    expect(new FileSecretStore(oldDir).moveInto(keychain)).toBe(0);
   });
 });

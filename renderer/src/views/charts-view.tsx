@@ -198,7 +198,7 @@ export const ChartsView = memo(function ChartsView({ client }: { client: Console
   return (
     <section className="panel ops-charts" data-testid="charts-view" aria-label="Charts">
       <header className="ops-toolbar">
-        <h3 className="section-title ops-toolbar__title">Activity</h3>
+        <h3 className="section-title ops-toolbar__title">Traffic</h3>
         <div className="ops-segmented" role="group" aria-label="Range">
           {RANGES.map(({ id, label }) => (
             <button

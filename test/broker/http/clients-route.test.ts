@@ -173,6 +173,24 @@ describe('GET /api/clients', () => {
       }
       expect(after.realms.alpha).toBeUndefined();
       expect(after.realms.beta!.mqtt).toHaveLength(1);
+
+      // Back on its persistent session: listed again with its restored subscriptions.
+      await mqttClient(h, {
+        username: 'alpha',
+        password: 'alpha-both-token',
+        clientId: 'dev-1',
+        clean: false,
+      });
+      expect((await list(h)).realms.alpha!.mqtt).toEqual([
+        expect.objectContaining({
+          client_id: 'dev-1',
+          clean: false,
+          subscriptions: [
+            { filter: 'alerts/#', qos: 0 },
+            { filter: 'sensors/+/temp', qos: 1 },
+          ],
+        }),
+      ]);
     } finally {
       await h.close();
     }

@@ -292,7 +292,7 @@ export function createBroker(
       settings: () => live.current,
       health,
       stats: getStats,
-      clients: () => brokerClients(realms, ledger),
+      clients: () => brokerClients(realms, ledger, mqtt.clientList()),
       metrics: () => metrics.render(),
       listDlq: (realm) => store.listDlq(realm),
       hostAllowed: (req) => guard.hostAllowed(req.headers.host),

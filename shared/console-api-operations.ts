@@ -8,7 +8,7 @@
  * docs/http-api.md (`GET /api/clients`). Times are epoch ms; rates are per second.
  */
 import { z } from 'zod';
-import { ClientConsumerSchema, ClientProducerSchema } from './http-api';
+import { ClientConsumerSchema, ClientMqttSchema, ClientProducerSchema } from './http-api';
 
 const ConnectionId = z.string().min(1).max(128);
 const Realm = z.string().min(1).max(256);
@@ -138,6 +138,8 @@ export const ClientListSchema = z.object({
       name: z.string(),
       producers: z.array(ClientProducerSchema),
       consumers: z.array(ClientConsumerSchema),
+      /** Connected MQTT clients (absent when none, or from a broker without MQTT listing). */
+      mqtt: z.array(ClientMqttSchema).optional(),
     }),
   ),
   /** When the broker answered, epoch ms. */

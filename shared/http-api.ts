@@ -103,14 +103,43 @@ export const ClientConsumerSchema = z.object({
 });
 export type ClientConsumer = z.infer<typeof ClientConsumerSchema>;
 
+/** One MQTT subscription: the filter as the client sent it (no realm prefix) and its QoS. */
+export const ClientMqttSubscriptionSchema = z.object({
+  filter: z.string(),
+  /** Granted QoS, 0–2. */
+  qos: z.number().int().min(0).max(2),
+});
+export type ClientMqttSubscription = z.infer<typeof ClientMqttSubscriptionSchema>;
+
+/**
+ * A connected MQTT client (issue 14, docs/mqtt.md). `client_id` is the id the client chose
+ * (without the internal realm scope); `username` the CONNECT username as sent (null when none;
+ * never the password); `role` and `authenticated` how it was admitted; `clean` false for a
+ * persistent session; `connected_since` epoch ms of its CONNACK.
+ */
+export const ClientMqttSchema = z.object({
+  client_id: z.string(),
+  username: z.string().nullable(),
+  role: z.string(),
+  authenticated: z.boolean(),
+  transport: z.literal('mqtt'),
+  clean: z.boolean(),
+  connected_since: z.number(),
+  subscriptions: z.array(ClientMqttSubscriptionSchema),
+});
+export type ClientMqtt = z.infer<typeof ClientMqttSchema>;
+
+/** One realm of `GET /api/clients`. */
+export const ClientRealmSchema = z.object({
+  producers: z.array(ClientProducerSchema),
+  consumers: z.array(ClientConsumerSchema),
+  /** MQTT clients of the realm connected now (absent when none; Switchboard, issue 14). */
+  mqtt: z.array(ClientMqttSchema).optional(),
+});
+export type ClientRealm = z.infer<typeof ClientRealmSchema>;
+
 /** `GET /api/clients` (Switchboard extension, docs/http-api.md): registrations per realm. */
 export const ClientsSchema = z.object({
-  realms: z.record(
-    z.string(),
-    z.object({
-      producers: z.array(ClientProducerSchema),
-      consumers: z.array(ClientConsumerSchema),
-    }),
-  ),
+  realms: z.record(z.string(), ClientRealmSchema),
 });
 export type Clients = z.infer<typeof ClientsSchema>;

@@ -6,12 +6,25 @@
  *
  * Source: `spec/protocol-core.md` §5.1 (registry model), §6.1 (subscription record).
  */
-import type { ClientConsumer, ClientSubscription, Clients } from '../../shared/http-api';
+import type {
+  ClientConsumer,
+  ClientMqtt,
+  ClientSubscription,
+  Clients,
+} from '../../shared/http-api';
 import type { QueueLedger } from '../delivery/queue-ledger';
 import type { RealmDirectory } from '../routing/realm-directory';
 
-/** Registrations per realm; realms without any producer or consumer are left out. */
-export function brokerClients(realms: RealmDirectory, ledger: QueueLedger): Clients {
+/**
+ * Registrations per realm; realms without any producer, consumer or MQTT client are left out.
+ * `mqtt` (MqttListener.clientList, issue 14) gives each realm's connected MQTT clients, listed
+ * under the realm's optional `mqtt` (absent when none).
+ */
+export function brokerClients(
+  realms: RealmDirectory,
+  ledger: QueueLedger,
+  mqtt: ReadonlyMap<string, ClientMqtt[]> = new Map(),
+): Clients {
   const out: Clients = { realms: {} };
   for (const realm of realms.values()) {
     if (realm.producers.size === 0 && realm.consumers.size === 0) continue;
@@ -59,6 +72,11 @@ export function brokerClients(realms: RealmDirectory, ledger: QueueLedger): Clie
       })),
       consumers,
     };
+  }
+  for (const [name, list] of mqtt) {
+    if (list.length === 0) continue;
+    const realm = (out.realms[name] ??= { producers: [], consumers: [] });
+    realm.mqtt = list;
   }
   return out;
 }

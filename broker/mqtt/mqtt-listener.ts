@@ -10,15 +10,17 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { Aedes, type Client } from 'aedes';
+import { Aedes, type AedesOptions, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import { SwitchboardError } from '../../shared/error-catalogue';
+import type { ClientMqtt } from '../../shared/http-api';
 import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
+import { describeMqttClient, type MqttClientFacts } from './mqtt-client-list';
 import type { MqttLimits } from './mqtt-limits';
 import { publishPresence } from './mqtt-presence';
 import { guardParser } from './packet-guard';
@@ -35,6 +37,8 @@ export interface MqttListenerOptions {
   /** Connections and deliveries counted with the socket.io ones. */
   metrics?: BrokerMetrics;
 }
+
+type AuthenticateHook = NonNullable<AedesOptions['authenticate']>;
 
 /** CONNACK 3.1.1 return code 3 "server unavailable" (a connection limit refused the client). */
 const SERVER_UNAVAILABLE = 3;
@@ -67,6 +71,8 @@ export class MqttListener {
   private stopRevocations: (() => void) | null = null;
   private boundAt: MqttBound | null = null;
   private readonly clientsByRealm = new Map<string, Set<Client>>();
+  /** CONNECT usernames (set at authenticate) and admission times, for the client list. */
+  private readonly facts = new WeakMap<Client, MqttClientFacts>();
 
   constructor(
     private readonly authState: AuthState,
@@ -87,6 +93,22 @@ export class MqttListener {
   realmCounts(): Map<string, number> {
     const out = new Map<string, number>();
     for (const [realm, set] of this.clientsByRealm) if (set.size > 0) out.set(realm, set.size);
+    return out;
+  }
+
+  /** MQTT clients connected now, per realm, as `GET /api/clients` lists them. */
+  clientList(): Map<string, ClientMqtt[]> {
+    const out = new Map<string, ClientMqtt[]>();
+    for (const [realm, set] of this.clientsByRealm) {
+      const list: ClientMqtt[] = [];
+      for (const client of set) {
+        const identity = this.auth.identity(client);
+        const facts = this.facts.get(client);
+        if (identity && facts) list.push(describeMqttClient(client, identity, facts));
+      }
+      list.sort((a, b) => (a.client_id < b.client_id ? -1 : a.client_id > b.client_id ? 1 : 0));
+      if (list.length > 0) out.set(realm, list);
+    }
     return out;
   }
 
@@ -114,26 +136,30 @@ export class MqttListener {
           (identity) => auth.stillValid(identity),
         )
       : undefined;
+    const authenticate: AuthenticateHook = limits
+      ? (client, username, password, done) =>
+          auth.authenticate(client, username, password, (err, ok) => {
+            const identity = !err && ok ? auth.identity(client) : undefined;
+            const refusal = identity ? limits.admit(client, identity.realm) : null;
+            if (!refusal) {
+              done(err, ok);
+              return;
+            }
+            this.logger.info(
+              { mqttClient: identity?.clientId, realm: identity?.realm, ...refusal },
+              'MQTT client refused by a connection limit',
+            );
+            const error = new Error(`rate limited: ${refusal.reason}`);
+            done(Object.assign(error, { returnCode: SERVER_UNAVAILABLE }), false);
+          })
+      : auth.authenticate;
     const aedes = await Aedes.createBroker({
       persistence,
       preConnect: auth.preConnect,
-      authenticate: limits
-        ? (client, username, password, done) =>
-            auth.authenticate(client, username, password, (err, ok) => {
-              const identity = !err && ok ? auth.identity(client) : undefined;
-              const refusal = identity ? limits.admit(client, identity.realm) : null;
-              if (!refusal) {
-                done(err, ok);
-                return;
-              }
-              this.logger.info(
-                { mqttClient: identity?.clientId, realm: identity?.realm, ...refusal },
-                'MQTT client refused by a connection limit',
-              );
-              const error = new Error(`rate limited: ${refusal.reason}`);
-              done(Object.assign(error, { returnCode: SERVER_UNAVAILABLE }), false);
-            })
-        : auth.authenticate,
+      authenticate: (client, username, password, done) => {
+        this.facts.set(client, { username: username ?? null, connectedAt: 0 });
+        authenticate(client, username, password, done);
+      },
       authorizePublish: limits
         ? (client, packet, callback) =>
             auth.authorizePublish(client, packet, (err) => {
@@ -157,6 +183,8 @@ export class MqttListener {
       let set = this.clientsByRealm.get(identity.realm);
       if (!set) this.clientsByRealm.set(identity.realm, (set = new Set()));
       set.add(client);
+      const facts = this.facts.get(client);
+      this.facts.set(client, { username: facts?.username ?? null, connectedAt: Date.now() });
     });
     aedes.on('clientDisconnect', (client) => {
       const identity = auth.identity(client);

@@ -3,9 +3,11 @@
  * real tyo-mq clients. The chart's produced rate follows a real producer's load and falls back
  * after it; a copy dead-lettered by a real consumer (ACK timeout, retries exhausted) shows in the
  * Dead letters view with its origin, is replayed from the UI and received again by that
- * consumer; the Clients view lists that consumer with its subscription. Screenshots of each view
+ * consumer; the Clients view lists that consumer with its subscription, and a real MQTT.js
+ * client (issue 14) in the same realm with its filter and QoS. Screenshots of each view
  * at 1280 and 390 px go to test-results/ (no horizontal overflow at 390 px).
  */
+import { connectAsync, type MqttClient } from 'mqtt';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { io, type Socket } from 'socket.io-client';
@@ -22,6 +24,7 @@ import {
 } from '../helpers/stock-clients';
 import {
   callApi,
+  freePort,
   startConsole,
   type RunningConsole,
   stopConsole,
@@ -59,6 +62,7 @@ describe('console operations views end to end', () => {
   let app: RunningConsole | null = null;
   let browser: Browser | null = null;
   const sockets: Socket[] = [];
+  let device: MqttClient | null = null;
 
   async function client(url: string): Promise<Socket> {
     const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
@@ -76,13 +80,15 @@ describe('console operations views end to end', () => {
 
   afterAll(async () => {
     sockets.forEach((socket) => socket.close());
+    await device?.endAsync(true);
     await browser?.close();
     await stopConsole(app);
     await dir.remove();
   }, 30_000);
 
   it('charts follow a real load; a dead letter is replayed from the UI; clients are listed', async () => {
-    app = await startConsole(path.join(dir.path, 'data'));
+    const mqttPort = await freePort();
+    app = await startConsole(path.join(dir.path, 'data'), { mqttPort });
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     const brokerUrl = `http://127.0.0.1:${broker.port}`;
 
@@ -198,8 +204,24 @@ describe('console operations views end to end', () => {
     await expect.poll(() => page.getByTestId('dlq-empty').count(), { timeout: 20_000 }).toBe(1);
     expect(await page.getByTestId('dlq-row').count()).toBe(0);
 
-    // The Clients view lists the consumer with its subscription.
+    // The Clients view lists the consumer with its subscription, and an MQTT client of the
+    // same (open default) realm with its filter and QoS.
+    device = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, {
+      clientId: 'sensor-7',
+      clean: false,
+      reconnectPeriod: 0,
+      connectTimeout: 5_000,
+    });
+    await device.subscribeAsync('sensors/+/temp', { qos: 1 });
     await page.getByTestId('nav-clients').click();
+    const mqttCard = page.getByTestId('client-mqtt-sensor-7');
+    await expect.poll(() => mqttCard.count(), { timeout: 20_000 }).toBe(1);
+    const mqttText = await mqttCard.textContent();
+    expect(mqttText).toContain('MQTT');
+    expect(mqttText).toContain('persistent session');
+    const filter = await mqttCard.getByTestId('client-mqtt-subscription').textContent();
+    expect(filter).toContain('sensors/+/temp');
+    expect(filter).toContain('QoS 1');
     const card = page.getByTestId('client-consumer-slow-worker');
     await expect.poll(() => card.count(), { timeout: 20_000 }).toBe(1);
     const subscription = await card.getByTestId('client-subscription').textContent();

@@ -3,6 +3,7 @@
  * (`Console: <url>/#token=<secret>`), call its ConsoleApi over HTTP.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { FileSecretStore, LOCAL_ADMIN_TOKEN_SECRET } from '../../electron/services/secret-store';
 import { ConsoleChannel } from '../../shared/console-api';
@@ -20,8 +21,15 @@ export interface RunningConsole {
   exited: Promise<string>;
 }
 
-/** Spawns the console in its own process group (so the whole npm → tsx → node chain can be signalled). */
-export function startConsole(dataDir: string): Promise<RunningConsole> {
+/**
+ * Spawns the console in its own process group (so the whole npm → tsx → node chain can be
+ * signalled). `mqttPort` is the local broker's MQTT port (default 0 = any free port; tests that
+ * connect MQTT clients pass one from `freePort()`).
+ */
+export function startConsole(
+  dataDir: string,
+  options: { mqttPort?: number } = {},
+): Promise<RunningConsole> {
   const child = spawn(
     'npm',
     [
@@ -34,7 +42,7 @@ export function startConsole(dataDir: string): Promise<RunningConsole> {
       '--broker-port',
       '0',
       '--broker-mqtt-port',
-      '0',
+      String(options.mqttPort ?? 0),
       '--data-dir',
       dataDir,
     ],
@@ -122,4 +130,16 @@ export async function stopConsole(
     return;
   }
   await app.exited;
+}
+
+/** A TCP port that was free a moment ago on 127.0.0.1 (bound on port 0, then released). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }

@@ -1,7 +1,8 @@
 /**
  * Clients: the producers and consumers registered with the broker, per realm, each consumer with
  * its subscriptions (key, mode, group, durable, ACK) and durable backlog. Read from the broker's
- * `GET /api/clients` every 2 s. The tyo-mq protocol has no management command that disconnects
+ * `GET /api/clients` every 2 s; connected MQTT clients (issue 14) are listed in their realm's
+ * section with their filters and QoS. Neither protocol has a management command that disconnects
  * one client, so the view says so and points at what does exist.
  */
 import { useEffect, useState } from 'react';
@@ -11,6 +12,7 @@ import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
 import { formatCount } from '../format';
+import { MqttClientCard } from './mqtt-client-card';
 import { useConnectionId } from './use-connection-id';
 import '../styles/operations.css';
 
@@ -142,13 +144,15 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
       </header>
       <ErrorBanner title="Clients:" message={error} testId="clients-error" />
       <p className="ops-notice" id="clients-disconnect-note" data-testid="clients-disconnect-note">
-        Disconnecting one client: the tyo-mq protocol has no management command for it. To cut a
-        client off, revoke its token (its sessions are disconnected) or remove its realm.
+        Disconnecting one client: the tyo-mq protocol has no management command for it (for
+        socket.io or MQTT clients). To cut a client off, revoke its token (its sessions are
+        disconnected) or remove its realm.
       </p>
       {list && realms.length === 0 && (
         <p className="ops-empty" data-testid="clients-empty">
-          No producers or consumers are registered. Clients appear here as soon as they identify
-          themselves (<code>PRODUCER</code>, <code>CONSUMER</code>, <code>SUBSCRIBE</code>).
+          No producers or consumers are registered and no MQTT client is connected. Clients appear
+          here as soon as they identify themselves (<code>PRODUCER</code>, <code>CONSUMER</code>,
+          <code>SUBSCRIBE</code>) or connect over MQTT.
         </p>
       )}
       {realms.map((realm) => (
@@ -158,6 +162,7 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
             <span className="muted small">
               {formatCount(realm.producers.length)} producers ·{' '}
               {formatCount(realm.consumers.length)} consumers
+              {realm.mqtt && realm.mqtt.length > 0 && ` · ${formatCount(realm.mqtt.length)} MQTT`}
             </span>
           </h3>
           <div className="ops-clients">
@@ -185,6 +190,16 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
                 </ul>
               )}
             </div>
+            {realm.mqtt && realm.mqtt.length > 0 && (
+              <div>
+                <h4 className="ops-detail__sub">MQTT clients</h4>
+                <ul className="ops-client-list">
+                  {realm.mqtt.map((m) => (
+                    <MqttClientCard key={m.client_id} client={m} />
+                  ))}
+                </ul>
+              </div>
+            )}
           </div>
         </section>
       ))}

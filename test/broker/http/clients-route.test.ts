@@ -1,17 +1,21 @@
 /**
  * `GET /api/clients` (Switchboard extension, docs/http-api.md): registered producers and
  * consumers per realm, each consumer's subscriptions with their options and durable backlog;
- * admin bearer when auth is on; off with `http_api.stats: false`.
+ * connected MQTT clients per realm (issue 14) with their filters and QoS; admin bearer when auth
+ * is on; off with `http_api.stats: false`.
  */
 import { describe, expect, it } from 'vitest';
 import { ClientsSchema, HttpPath } from '../../../shared/http-api';
-import { produce, startBroker, subscribe } from '../../helpers/broker-harness';
-import { waitUntil } from '../../helpers/wait';
+import { produce, startBroker, subscribe, type Harness } from '../../helpers/broker-harness';
+import { mqttClient } from '../../helpers/mqtt-clients';
+import { delay, waitUntil } from '../../helpers/wait';
 
 describe('GET /api/clients', () => {
   it('lists producers, consumers and their subscriptions with the durable backlog', async () => {
-    const h = await startBroker({ http_api: { enabled: true } });
+    const h = await startBroker({ http_api: { enabled: true }, mqtt: { enabled: true, port: 0 } });
     try {
+      const device = await mqttClient(h, { clientId: 'sensor-7' });
+      await device.subscribeAsync('fleet/job', { qos: 1 });
       const worker = await h.consumer('worker');
       await subscribe(worker, 'worker', 'fleet', 'job', {
         durable: true,
@@ -56,6 +60,18 @@ describe('GET /api/clients', () => {
           backlog: 2,
         }),
       ]);
+      // MQTT clients are listed next to the socket.io registrations (auth off: no username).
+      expect(realm.mqtt).toEqual([
+        expect.objectContaining({
+          client_id: 'sensor-7',
+          username: null,
+          role: 'both',
+          authenticated: false,
+          transport: 'mqtt',
+          clean: true,
+          subscriptions: [{ filter: 'fleet/job', qos: 1 }],
+        }),
+      ]);
     } finally {
       await h.close();
     }
@@ -82,6 +98,101 @@ describe('GET /api/clients', () => {
       expect((await fetch(`${off.url}${HttpPath.CLIENTS}`)).status).toBe(403);
     } finally {
       await off.close();
+    }
+  });
+
+  it('lists connected MQTT clients in their own realm, with filters and QoS, until they leave', async () => {
+    const admin = 'clients-route-admin-token-0123456789';
+    const h = await startBroker({
+      http_api: { enabled: true },
+      mqtt: { enabled: true, port: 0 },
+      auth: {
+        enabled: true,
+        realms: { alpha: {}, beta: {} },
+        tokens: [
+          { token: admin, realm: '*', role: 'admin' },
+          { token: 'alpha-both-token', realm: 'alpha', role: 'both' },
+          { token: 'beta-both-token', realm: 'beta', role: 'both' },
+        ],
+      },
+    });
+    const list = async (harness: Harness) => {
+      const res = await fetch(`${harness.url}${HttpPath.CLIENTS}`, {
+        headers: { authorization: `Bearer ${admin}` },
+      });
+      expect(res.status).toBe(200);
+      return ClientsSchema.parse(await res.json());
+    };
+    try {
+      const device = await mqttClient(h, {
+        username: 'alpha',
+        password: 'alpha-both-token',
+        clientId: 'dev-1',
+        clean: false,
+      });
+      await device.subscribeAsync({ 'sensors/+/temp': { qos: 1 }, 'alerts/#': { qos: 0 } });
+      const other = await mqttClient(h, {
+        username: 'beta',
+        password: 'beta-both-token',
+        clientId: 'dev-1',
+      });
+      await other.subscribeAsync('fleet/#', { qos: 0 });
+
+      const body = await list(h);
+      expect(body.realms.alpha!.mqtt).toEqual([
+        {
+          client_id: 'dev-1',
+          username: 'alpha',
+          role: 'both',
+          authenticated: true,
+          transport: 'mqtt',
+          clean: false,
+          connected_since: expect.any(Number),
+          subscriptions: [
+            { filter: 'alerts/#', qos: 0 },
+            { filter: 'sensors/+/temp', qos: 1 },
+          ],
+        },
+      ]);
+      expect(body.realms.beta!.mqtt).toEqual([
+        expect.objectContaining({
+          client_id: 'dev-1',
+          username: 'beta',
+          clean: true,
+          subscriptions: [{ filter: 'fleet/#', qos: 0 }],
+        }),
+      ]);
+      expect(body.realms.beta!.producers).toEqual([]);
+      expect(body.realms.beta!.consumers).toEqual([]);
+
+      await device.endAsync();
+      let after = await list(h);
+      for (let i = 0; i < 100 && after.realms.alpha; i++) {
+        await delay(20);
+        after = await list(h);
+      }
+      expect(after.realms.alpha).toBeUndefined();
+      expect(after.realms.beta!.mqtt).toHaveLength(1);
+
+      // Back on its persistent session: listed again with its restored subscriptions.
+      await mqttClient(h, {
+        username: 'alpha',
+        password: 'alpha-both-token',
+        clientId: 'dev-1',
+        clean: false,
+      });
+      expect((await list(h)).realms.alpha!.mqtt).toEqual([
+        expect.objectContaining({
+          client_id: 'dev-1',
+          clean: false,
+          subscriptions: [
+            { filter: 'alerts/#', qos: 0 },
+            { filter: 'sensors/+/temp', qos: 1 },
+          ],
+        }),
+      ]);
+    } finally {
+      await h.close();
     }
   });
 });

@@ -2,7 +2,8 @@
  * End to end: a remote connection whose realms cannot be listed (added with credential "None")
  * is selected, then the Live tap opens. Before the fix the tap's realm list selector returned a
  * fresh `[]` on every store read, React re-rendered forever (error #185) and the whole page went
- * blank. The view must render and the page must report no error.
+ * blank. The view must render and the page must report no error. The Realms view then names the
+ * connection by its name, not its internal id.
  */
 import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
@@ -30,7 +31,7 @@ describe('live tap on a connection without a credential', () => {
     await dir.remove();
   }, 30_000);
 
-  it('renders the tap view instead of crashing the page', async () => {
+  it('renders the tap view instead of crashing the page, and Realms names the connection', async () => {
     remote = await startBrokerProcess(
       ['--port', '0', '--storage', 'memory', '--data-dir', path.join(dir.path, 'remote')],
       20_000,
@@ -63,6 +64,14 @@ describe('live tap on a connection without a credential', () => {
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(await page.getByTestId('tap-view').count()).toBe(1);
     expect(await page.getByTestId('tap-realm').count()).toBe(1);
+
+    // The Realms view names the connection as the user did, not by its internal id.
+    await page.getByTestId('nav-realms').click();
+    await expect
+      .poll(() => page.getByTestId('realms-view').locator('.page__header .muted').textContent(), {
+        timeout: 10_000,
+      })
+      .toMatch(/^Bare · /);
     expect(pageErrors).toEqual([]);
   }, 120_000);
 });

@@ -72,6 +72,18 @@ describe('README client example', () => {
     expect(result.stdout).toContain('acknowledged');
   }, 180_000);
 
+  it('reports a broker that refuses it (auth on) and exits 1 at once', async () => {
+    broker = await startBrokerProcess(['--port', '0', '--data-dir', data.path], 90_000, {
+      TYO_MQ_AUTH_ENABLED: 'true',
+      TYO_MQ_ENV_FILE: path.join(data.path, 'admin.env'),
+    });
+    const result = await runExample(outside.path, broker.url);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('example: broker refused: {"code":401');
+    // Refused, not left to the example's 10 s give-up timer.
+    expect(result.stderr).not.toContain('no answer');
+  }, 180_000);
+
   it('reports a missing broker and exits 1', async () => {
     const server = net.createServer();
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

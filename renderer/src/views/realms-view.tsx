@@ -11,6 +11,7 @@ import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
 import { formatDuration } from '../format';
+import { useAppStore } from '../store/app-store';
 import '../styles/realms.css';
 import { RealmManage } from './realm-manage';
 import { SecretReveal } from './secret-reveal';
@@ -145,6 +146,11 @@ function CreateRealm({
 
 export function RealmsView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
+  const connectionName = useAppStore(
+    (s) =>
+      s.connections.find((c) => c.id === connectionId)?.name ??
+      (connectionId === 'local' ? 'Local broker' : connectionId),
+  );
   const now = useNow();
   const action = useConsoleAction();
   const {
@@ -175,9 +181,11 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
         <div>
           <h2 className="page__title">Realms</h2>
           <p className="muted">
-            {connectionId === 'local' ? 'Local broker' : connectionId} ·{' '}
-            {list ? `${list.realms.length} realms` : 'loading'} · every change is a signed
-            management command, recorded in Activity
+            {connectionName} ·{' '}
+            {list
+              ? `${list.realms.length} ${list.realms.length === 1 ? 'realm' : 'realms'}`
+              : 'loading'}{' '}
+            · every change is a signed management command, recorded in Activity
           </p>
         </div>
       </header>

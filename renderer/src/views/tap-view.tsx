@@ -10,6 +10,7 @@ import {
   type TapTarget,
 } from '../../../shared/console-api-tap';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
+import type { RealmList } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
@@ -22,8 +23,11 @@ import { useConnectionId } from './use-connection-id';
 
 type Mode = 'topic' | 'event';
 
+/** Stable fallback: a fresh `[]` per render makes zustand re-render forever (React error #185). */
+const NO_REALMS: RealmList['realms'] = [];
+
 function RealmOptions({ connectionId }: { connectionId: string }) {
-  const realms = useAppStore((s) => s.realms[connectionId]?.realms ?? []);
+  const realms = useAppStore((s) => s.realms[connectionId]?.realms ?? NO_REALMS);
   return (
     <datalist id="tap-realms">
       {realms.map((realm) => (

@@ -1,5 +1,5 @@
 /**
- * Clients and tokens of the selected connection, from the broker's public settings (§8.4):
+ * Tokens of the selected connection, from the broker's public settings (§8.4):
  * approved client tokens (revoke with confirmation; the broker then disconnects their sessions),
  * management tokens (create — the token is revealed once — and revoke), external validators
  * (set, remove). Tokens are shown by the first characters of their SHA-256 hash, never themselves.
@@ -102,7 +102,7 @@ export function TokensView({ client }: { client: ConsoleClient }) {
     <main className="page" data-testid="tokens-view">
       <header className="page__header">
         <div>
-          <h2 className="page__title">Clients and tokens</h2>
+          <h2 className="page__title">Tokens</h2>
           <p className="muted">
             Tokens are shown by their hash. Revoking one disconnects the sessions that logged in
             with it.

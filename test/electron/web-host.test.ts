@@ -245,7 +245,11 @@ describe('web host', () => {
         const ready = nextFrame(ws);
         ws.send(JSON.stringify({ type: 'hello', token: host.secret }));
         expect(await ready).toEqual({ type: 'ready' });
-        const frame = await nextFrame(ws);
+        // Other streams (metricsPoint, localBrokerLog, …) may come first: only events follow.
+        let frame = await nextFrame(ws);
+        for (let i = 0; i < 50 && frame.type === 'event' && frame.event !== 'overview'; i++) {
+          frame = await nextFrame(ws);
+        }
         expect(frame.type).toBe('event');
         if (frame.type !== 'event') return;
         expect(frame.event).toBe('overview');

@@ -103,8 +103,13 @@ export class Embedding {
   }
 
   /** Emits `event`; a listener that throws is logged, never propagated. */
+  /** Whether `event` has a listener: hot paths check it before building the event's arguments. */
+  wants(event: BrokerEventName): boolean {
+    return this.emitter.listenerCount(event) > 0;
+  }
+
   emit<E extends BrokerEventName>(event: E, ...args: BrokerEvents[E]): void {
-    if (this.emitter.listenerCount(event) === 0) return;
+    if (!this.wants(event)) return;
     try {
       (this.emitter.emit as (e: E, ...a: BrokerEvents[E]) => boolean)(event, ...args);
     } catch (err) {

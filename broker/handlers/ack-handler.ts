@@ -97,7 +97,9 @@ async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string):
 /** The embedding API's `ack` event (docs/embedding.md), once the ACK is committed. */
 function ackEvent(ctx: HandlerContext, socket: BrokerSocket, realm: string, msgId: string): void {
   const embed = ctx.embed;
-  embed?.emit(BrokerEvent.ACK, { realm, msgId }, embed.socketClient(socket));
+  if (embed?.wants(BrokerEvent.ACK)) {
+    embed.emit(BrokerEvent.ACK, { realm, msgId }, embed.socketClient(socket));
+  }
 }
 
 export const handleAck: EventHandler<AckPayload> = (ctx, socket, payload, ack) => {

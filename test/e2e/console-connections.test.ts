@@ -11,7 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTIONS_FILE_NAME } from '../../electron/services/connection-profiles';
 import { ManagerClient } from '../../electron/services/manager-client';
@@ -25,6 +25,7 @@ import {
   type RunningConsole,
   stopConsole,
 } from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -50,15 +51,7 @@ describe('console connections end to end', () => {
   let manager: ManagerClient | null = null;
   const sockets: Socket[] = [];
 
-  async function client(url: string): Promise<Socket> {
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
+  const client = (url: string): Promise<Socket> => connectSocket(url, sockets);
 
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-connections-');

@@ -10,7 +10,7 @@
 import { connectAsync, type MqttClient } from 'mqtt';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBrokerStatus } from '../../shared/console-api';
 import type { DeadLetterPage } from '../../shared/console-api-operations';
@@ -29,6 +29,7 @@ import {
   type RunningConsole,
   stopConsole,
 } from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -64,15 +65,7 @@ describe('console operations views end to end', () => {
   const sockets: Socket[] = [];
   let device: MqttClient | null = null;
 
-  async function client(url: string): Promise<Socket> {
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
+  const client = (url: string): Promise<Socket> => connectSocket(url, sockets);
 
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-operations-');

@@ -14,7 +14,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SECRETS_FILE_NAME } from '../../electron/services/secret-store';
 import { ConsoleChannel, type LocalBrokerStatus } from '../../shared/console-api';
@@ -27,6 +27,7 @@ import {
   type RunningConsole,
   stopConsole,
 } from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 import { filesUnder } from '../support/files-under';
 
@@ -56,19 +57,7 @@ describe('console realms, tokens and activity end to end', () => {
   const sockets: Socket[] = [];
   let brokerUrl = '';
 
-  async function client(): Promise<Socket> {
-    const socket = io(brokerUrl, {
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-    });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
+  const client = (): Promise<Socket> => connectSocket(brokerUrl, sockets);
 
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-realms-');

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagerClient } from '../../electron/services/manager-client';
 import { SECRETS_FILE_NAME } from '../../electron/services/secret-store';
@@ -21,6 +21,7 @@ import {
   type RunningConsole,
   stopConsole,
 } from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 import { filesUnder } from '../support/files-under';
 
@@ -38,15 +39,7 @@ describe('console authorization requests end to end', () => {
   let manager: ManagerClient | null = null;
   const sockets: Socket[] = [];
 
-  async function client(url: string): Promise<Socket> {
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
+  const client = (url: string): Promise<Socket> => connectSocket(url, sockets);
 
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-requests-');

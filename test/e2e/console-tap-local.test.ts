@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT } from 'jose';
 import { chromium, type Browser, type Page } from 'playwright-core';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagerClient } from '../../electron/services/manager-client';
 import type { LocalBrokerStatus, PendingRequest, RealmList } from '../../shared/console-api';
@@ -32,6 +32,7 @@ import {
   type RunningConsole,
   stopConsole,
 } from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -55,16 +56,7 @@ describe('console tap, publisher, local broker and demo end to end', () => {
   const pageErrors: string[] = [];
 
   async function client(token?: string): Promise<Socket> {
-    const socket = io(brokerUrl, {
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-    });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
+    const socket = await connectSocket(brokerUrl, sockets);
     if (token) {
       await new Promise<void>((resolve, reject) => {
         socket.once(ServerEvent.AUTH_OK, () => resolve());

@@ -308,6 +308,8 @@ describe('console tap, publisher, local broker and demo end to end', () => {
       .toBe('switchboard-demo');
 
     await page.getByTestId('nav-demo').click();
+    // The view reads the demo's state when it mounts: the toggle means Stop only after that.
+    await expect.poll(() => text(page, 'demo-state'), { timeout: 10_000 }).toBe('running');
     await page.getByTestId('demo-toggle').click();
     await expect.poll(() => text(page, 'demo-state'), { timeout: 20_000 }).toBe('stopped');
     const realms = await callApi<RealmList>(app, 'listRealms', { connectionId: 'local' });

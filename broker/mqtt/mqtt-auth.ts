@@ -10,7 +10,10 @@
  *   - no password: allowed only where the realm (username, default `default`) does not require
  *     auth (`required: false`), with role `both`.
  * With auth disabled every client lands in realm `default` with role `both`.
- * A refusal is CONNACK "not authorized" (3.1.1 return code 5, MQTT 5 reason code 0x87).
+ * Refusals (CONNACK): credentials that do not verify (a wrong password, token or key) are "bad
+ * user name or password" in MQTT 5 (reason code 0x86) and "not authorized" in 3.1.1 (return code
+ * 5: 3.1.1's code 4 means malformed data, [MQTT-3.2.2.3]); everything else (no credentials where
+ * the realm requires them, a token for another realm) is "not authorized" (5 / 0x87).
  *
  * Roles: `producer` may publish (and leave a will), `consumer` may subscribe, `both`, `manager`
  * and `admin` may do either. Topics and the client id are scoped by realm (realm-topics.ts).
@@ -38,17 +41,12 @@ export interface MqttIdentity {
   authenticated: boolean;
 }
 
-/** CONNACK return code "not authorized" of MQTT 3.1.1. */
+/** CONNACK 3.1.1 return codes; aedes maps them onto MQTT 5 reason codes (4 → 0x86, 5 → 0x87). */
+const BAD_USERNAME_OR_PASSWORD = 4;
 const NOT_AUTHORIZED = 5;
-/** MQTT 5 CONNACK reason codes: "Not authorized", "Unsupported Protocol Version". */
-const V5_NOT_AUTHORIZED = 0x87;
-const V5_UNSUPPORTED_PROTOCOL = 0x84;
 
-/**
- * An MQTT 5 CONNACK refusal, encoded by hand (aedes 1.2 speaks 3.1.1 only): type 2, remaining
- * length 3, no session, `reason`, no properties.
- */
-const v5Connack = (reason: number): Buffer => Buffer.from([0x20, 0x03, 0x00, reason, 0x00]);
+/** Why `resolve` refused a client; `bad credentials` alone means the secret did not verify. */
+type Refusal = 'bad credentials' | 'credentials required' | 'token is for another realm';
 
 /** A packet as the parser hands it over, before aedes handles it. */
 interface RawPacket {
@@ -59,8 +57,11 @@ interface RawPacket {
   will?: { topic: string } | null;
 }
 
-function refusal(message: string): AuthenticateError {
-  return Object.assign(new Error(message), { returnCode: NOT_AUTHORIZED }) as AuthenticateError;
+/** The CONNACK refusal for `reason`, in the client's protocol version (see the module comment). */
+function refusal(reason: Refusal | 'Authentication failed', version: number): AuthenticateError {
+  const returnCode =
+    reason === 'bad credentials' && version === 5 ? BAD_USERNAME_OR_PASSWORD : NOT_AUTHORIZED;
+  return Object.assign(new Error(reason), { returnCode }) as AuthenticateError;
 }
 
 export class MqttAuth {
@@ -100,30 +101,6 @@ export class MqttAuth {
     });
   }
 
-  /**
-   * aedes `preConnect`: MQTT 5 clients are answered here, because aedes 1.2 implements 3.1.1
-   * only (it would refuse them with a 3.1.1-encoded CONNACK they cannot read): bad credentials
-   * get 0x87 "Not authorized", good ones 0x84 "Unsupported Protocol Version".
-   */
-  readonly preConnect = (
-    client: Client,
-    packet: { protocolVersion?: number; username?: string; password?: Buffer },
-    callback: (error: Error | null, success: boolean) => void,
-  ): void => {
-    if (packet.protocolVersion !== 5) {
-      callback(null, true);
-      return;
-    }
-    this.resolve(client, packet.username || undefined, packet.password).then(
-      (identity) =>
-        refuseV5(
-          client,
-          typeof identity === 'string' ? V5_NOT_AUTHORIZED : V5_UNSUPPORTED_PROTOCOL,
-        ),
-      () => refuseV5(client, V5_NOT_AUTHORIZED),
-    );
-  };
-
   readonly authenticate = (
     client: Client,
     username: string | undefined,
@@ -134,7 +111,7 @@ export class MqttAuth {
       (identity) => {
         if (typeof identity === 'string') {
           this.logger.info({ mqttClient: client.id, reason: identity }, 'MQTT client refused');
-          done(refusal(identity), false);
+          done(refusal(identity, client.version), false);
           return;
         }
         this.identities.set(client, identity);
@@ -146,7 +123,7 @@ export class MqttAuth {
       },
       (err: unknown) => {
         this.logger.warn({ err, mqttClient: client.id }, 'MQTT authentication failed');
-        done(refusal('Authentication failed'), false);
+        done(refusal('Authentication failed', client.version), false);
       },
     );
   };
@@ -255,7 +232,7 @@ export class MqttAuth {
     client: Client,
     username: string | undefined,
     password: Buffer | undefined,
-  ): Promise<MqttIdentity | string> {
+  ): Promise<MqttIdentity | Refusal> {
     const clientId = client.id;
     if (!this.auth.enabled) {
       const realm = Protocol.DEFAULT_REALM;
@@ -287,14 +264,6 @@ export class MqttAuth {
     else if (username !== undefined && username !== realm) return 'token is for another realm';
     return { realm, role: grant.role, clientId, tokenHash: grant.tokenHash, authenticated: true };
   }
-}
-
-/** Writes a v5 CONNACK refusal and ends the connection (aedes cleans up on its end). */
-function refuseV5(client: Client, reason: number): void {
-  const conn = client.conn;
-  if (conn.destroyed) return;
-  conn.write(v5Connack(reason));
-  conn.end();
 }
 
 /** Rewrites a parsed packet's topics into `realm`'s internal names, in place. */

@@ -26,6 +26,8 @@ import { publishPresence } from './mqtt-presence';
 import { guardParser } from './packet-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
+import { BoundedPersistence } from './bounded-persistence';
+import { cleanIncomingOfCleanSessions, mqtt5Options, watchCleanStart } from './mqtt5-options';
 import { StoredPersistence } from './stored-persistence';
 
 /** What the listener shares with the rest of the broker (all optional for tests). */
@@ -134,8 +136,9 @@ export class MqttListener {
           state,
           (client) => auth.identity(client),
           (identity) => auth.stillValid(identity),
+          settings.max_inflight_inbound,
         )
-      : undefined;
+      : new BoundedPersistence(settings.max_inflight_inbound);
     const authenticate: AuthenticateHook = limits
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {
@@ -155,7 +158,7 @@ export class MqttListener {
       : auth.authenticate;
     const aedes = await Aedes.createBroker({
       persistence,
-      preConnect: auth.preConnect,
+      ...mqtt5Options(settings),
       authenticate: (client, username, password, done) => {
         this.facts.set(client, { username: username ?? null, connectedAt: 0 });
         authenticate(client, username, password, done);
@@ -186,6 +189,7 @@ export class MqttListener {
       const facts = this.facts.get(client);
       this.facts.set(client, { username: facts?.username ?? null, connectedAt: Date.now() });
     });
+    cleanIncomingOfCleanSessions(aedes, persistence, this.logger);
     aedes.on('clientDisconnect', (client) => {
       const identity = auth.identity(client);
       const set = identity ? this.clientsByRealm.get(identity.realm) : undefined;
@@ -203,6 +207,7 @@ export class MqttListener {
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       const client = aedes.handle(conn, req);
       guardParser(client, settings.max_packet_size);
+      watchCleanStart(client);
       this.auth.watch(client);
     };
     const bindHost = settings.host ?? host;

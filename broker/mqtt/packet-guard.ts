@@ -33,7 +33,9 @@ export function guardParser(client: Client, maxPacketSize: number): void {
   const parseLength = parser._parseLength.bind(parser);
   parser._parseLength = () => {
     if (!parseLength()) return false;
-    if (parser.packet.length > maxPacketSize) {
+    // A connected MQTT 5 client is told by aedes itself (DISCONNECT 0x95 "Packet too large",
+    // same limit: mqtt5-options.ts), once this chunk is parsed and before any more is read.
+    if (parser.packet.length > maxPacketSize && !speaksMqtt5(client)) {
       parser._emitError(
         new Error(`packet of ${parser.packet.length} bytes over max_packet_size ${maxPacketSize}`),
       );
@@ -56,4 +58,9 @@ export function guardParser(client: Client, maxPacketSize: number): void {
     parser._pos += length;
     return text;
   };
+}
+
+/** Whether `client` completed an MQTT 5 CONNECT (aedes then enforces the packet size itself). */
+function speaksMqtt5(client: Client): boolean {
+  return client.version === 5 && client.connected;
 }

@@ -35,12 +35,17 @@ const prefixes = new Map<string, string>();
  */
 export function scopeTopic(realm: string, topic: string): string {
   if (topic.length === 0) return topic;
+  // Shared subscriptions are not offered (CONNACK Shared Subscription Available = 0): the name
+  // keeps its `$share/` start so aedes answers an MQTT 5 SUBSCRIBE 0x9E "Shared Subscriptions
+  // not supported" ([MQTT-3.2.2-23]); it unscopes to nothing, so every other use is refused.
+  if (topic.startsWith(SHARE)) return SHARE + realmPrefix(realm) + topic.slice(SHARE.length);
   return topic.charCodeAt(0) === DOLLAR
     ? SYSTEM_MARK + realmPrefix(realm) + topic
     : realmPrefix(realm) + topic;
 }
 
 const DOLLAR = 0x24;
+const SHARE = '$share/';
 /** First characters of the internal name of a `$` topic (see the module comment). */
 const SYSTEM_MARK = '$swb:';
 

@@ -3,7 +3,8 @@
  * sessions (subscriptions, queued and in-flight QoS 1/2 packets, QoS 2 receipts, wills) survive
  * a broker restart when the store keeps MQTT state (`MessageStore.mqttState`, the SQLite store).
  *
- * Design: aedes' own in-memory persistence (aedes-persistence 11) stays the working copy, so
+ * Design: aedes' own in-memory persistence (aedes-persistence 11, bounded-persistence.ts) stays
+ * the working copy, so
  * topic matching, retained look-ups and session restores cost what they cost in plain aedes;
  * every change is also written through the store's group commit (one transaction, off the event
  * loop, on disk when the promise resolves), and the whole state is read back once when the
@@ -22,14 +23,10 @@ import { Readable } from 'node:stream';
 import type { Client, Subscription } from 'aedes';
 import type { AedesPacket } from 'aedes-packet';
 import PacketJs from 'aedes-packet';
-// The class has no declaration next to its file; it is typed through its `types/` one.
-// @ts-expect-error TS7016: typed as MemoryPersistenceType below
-import MemoryPersistenceJs from 'aedes-persistence/asyncPersistence.js';
-import type MemoryPersistenceType from 'aedes-persistence/types/asyncPersistence';
 import type { MqttStateSnapshot, MqttStateStore } from '../storage/mqtt-state';
+import { BoundedPersistence } from './bounded-persistence';
 import type { MqttIdentity } from './mqtt-auth';
 
-const MemoryPersistence = MemoryPersistenceJs as typeof MemoryPersistenceType;
 /** aedes' packet copy (fresh message id); its typings declare a namespace, not the class. */
 const Packet = PacketJs as unknown as new (original: AedesPacket) => Pkt;
 
@@ -62,20 +59,23 @@ export function decodePacket(text: string): Pkt {
 
 const asClient = (id: string) => ({ id }) as unknown as Client;
 
-export class StoredPersistence extends MemoryPersistence {
+export class StoredPersistence extends BoundedPersistence {
   private readonly outgoing = new Map<string, Queued[]>();
   private seq = 0;
 
   /**
    * @param state the store's MQTT state (read at `setup`, written on every change)
    * @param identityOf the identity of a connected client, kept with its will
+   * @param stillValid whether a restored will's identity may still publish
+   * @param maxInflightInbound QoS 2 receipts per connection (bounded-persistence.ts)
    */
   constructor(
     private readonly state: MqttStateStore,
     private readonly identityOf: (client: Client) => MqttIdentity | undefined,
     private readonly stillValid: (identity: MqttIdentity) => boolean,
+    maxInflightInbound?: number,
   ) {
-    super();
+    super(maxInflightInbound);
   }
 
   /**

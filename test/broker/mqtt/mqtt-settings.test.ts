@@ -15,6 +15,10 @@ describe('mqtt settings', () => {
       port: 1883,
       ws_path: '/mqtt',
       max_packet_size: 1_048_576,
+      max_inflight_inbound: 1000,
+      session_expiry_max: 604_800,
+      pending_sessions_max: 10_000,
+      topic_alias_max: 16,
     });
   });
 
@@ -22,6 +26,10 @@ describe('mqtt settings', () => {
     expect(() => parseSettings({ mqtt: { port: 70_000 } })).toThrow(/mqtt\.port/);
     expect(() => parseSettings({ mqtt: { tls: { key: 'k' } } })).toThrow(/mqtt\.tls\.cert/);
     expect(() => parseSettings({ mqtt: { bogus: true } })).toThrow(/mqtt/);
+    expect(() => parseSettings({ mqtt: { topic_alias_max: -1 } })).toThrow(/mqtt\.topic_alias_max/);
+    expect(() => parseSettings({ mqtt: { max_inflight_inbound: 1.5 } })).toThrow(
+      /mqtt\.max_inflight_inbound/,
+    );
   });
 });
 

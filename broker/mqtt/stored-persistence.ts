@@ -50,11 +50,27 @@ export function encodePacket(packet: object, extra: Record<string, unknown> = {}
   return JSON.stringify({ ...rest, ...extra, payload: body });
 }
 
-/** The inverse of `encodePacket`. */
+/**
+ * The inverse of `encodePacket`. Buffers elsewhere in the packet (MQTT 5 `correlationData`,
+ * binary properties) were written by JSON as `{type: 'Buffer', data: [...]}`: they come back as
+ * Buffers, or mqtt-packet could not encode the packet again.
+ */
 export function decodePacket(text: string): Pkt {
-  const raw = JSON.parse(text) as Record<string, unknown>;
+  const raw = JSON.parse(text, reviveBuffer) as Record<string, unknown>;
   if (typeof raw.payload === 'string') raw.payload = Buffer.from(raw.payload, 'base64');
   return raw as Pkt;
+}
+
+function reviveBuffer(_key: string, value: unknown): unknown {
+  if (
+    value !== null &&
+    typeof value === 'object' &&
+    (value as { type?: unknown }).type === 'Buffer' &&
+    Array.isArray((value as { data?: unknown }).data)
+  ) {
+    return Buffer.from((value as { data: number[] }).data);
+  }
+  return value;
 }
 
 const asClient = (id: string) => ({ id }) as unknown as Client;

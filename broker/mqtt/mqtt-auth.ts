@@ -116,7 +116,11 @@ export class MqttAuth {
         }
         this.identities.set(client, identity);
         // Sessions, takeover and wills are keyed by the scoped id (realm-topics.ts).
-        (client as { id: string }).id = scopeClientId(identity.realm, identity.clientId);
+        (client as { id: string }).id = scopeClientId(
+          identity.realm,
+          identity.clientId,
+          identity.authenticated,
+        );
         for (const packet of this.pending.get(client) ?? []) scopePacket(packet, identity.realm);
         this.pending.delete(client);
         done(null, true);

@@ -71,10 +71,18 @@ export function unscopeTopic(internal: string): { realm: string; topic: string }
   return { realm, topic };
 }
 
-/** The aedes client id of MQTT client `id` in `realm` (sessions and takeover are per realm). */
-export function scopeClientId(realm: string, id: string): string {
-  return realmPrefix(realm) + id;
+/**
+ * The aedes client id of MQTT client `id` in `realm`: sessions, takeover and wills are per realm,
+ * and clients admitted without credentials (auth off, or a realm with `required: false`) have
+ * their own ids, `<enc(realm)>?/<id>` (`enc` never yields `?`), so they can never take over an
+ * authenticated client's session of the same realm.
+ */
+export function scopeClientId(realm: string, id: string, authenticated = true): string {
+  const prefix = realmPrefix(realm);
+  return authenticated ? prefix + id : `${prefix.slice(0, -1)}${ANONYMOUS_MARK}/${id}`;
 }
+
+const ANONYMOUS_MARK = '?';
 
 /** The client-visible id of a scoped aedes client id. */
 export function unscopeClientId(internal: string): string {

@@ -6,11 +6,13 @@
  *     so a huge declared length with few bytes holds only those bytes, and with this cap at
  *     most `maxPacketSize` of them;
  *   - UTF-8 strings (client id, topics, filters, username, will topic) must be well-formed UTF-8
- *     without U+0000 ([MQTT-1.5.3-1], [MQTT-1.5.3-2]); mqtt-packet decodes them leniently.
+ *     without U+0000 ([MQTT-1.5.3-1], [MQTT-1.5.3-2]); mqtt-packet decodes them leniently;
+ *   - MQTT 5 properties are parsed strictly (property-guard.ts).
  * A refusal is a parser error: aedes emits `clientError` and closes this connection only.
  * These are mqtt-packet internals (`_parseLength`, `_parseString`); test/broker/mqtt covers them.
  */
 import type { Client } from 'aedes';
+import { guardProperties } from './property-guard';
 
 /** Default `mqtt.max_packet_size`: 1 MiB of remaining length. */
 export const DEFAULT_MAX_PACKET_SIZE = 1_048_576;
@@ -43,6 +45,7 @@ export function guardParser(client: Client, maxPacketSize: number): void {
     }
     return true;
   };
+  guardProperties(parser as unknown as Parameters<typeof guardProperties>[0]);
   // mqtt-packet's own `_parseString`, with a strict decoder (null = the parser's "cannot parse").
   parser._parseString = () => {
     const length = parser._parseNum();

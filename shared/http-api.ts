@@ -115,10 +115,12 @@ export type ClientMqttSubscription = z.infer<typeof ClientMqttSubscriptionSchema
  * A connected MQTT client (issue 14, docs/mqtt.md). `client_id` is the id the client chose
  * (without the internal realm scope); `username` the CONNECT username as sent (null when none;
  * never the password); `role` and `authenticated` how it was admitted; `clean` false for a
- * persistent session; `connected_since` epoch ms of its CONNACK.
+ * persistent session; `connected_since` epoch ms of its CONNACK; `protocol_version` the CONNECT's
+ * protocol level (3 = MQTT 3.1, 4 = 3.1.1, 5 = 5.0; absent from brokers before MQTT 5 support).
  */
 export const ClientMqttSchema = z.object({
   client_id: z.string(),
+  protocol_version: z.number().int().min(3).max(5).optional(),
   username: z.string().nullable(),
   role: z.string(),
   authenticated: z.boolean(),

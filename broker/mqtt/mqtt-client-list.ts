@@ -37,6 +37,7 @@ export function describeMqttClient(
   subscriptions.sort((a, b) => (a.filter < b.filter ? -1 : a.filter > b.filter ? 1 : 0));
   return {
     client_id: identity.clientId,
+    protocol_version: client.version ?? 4,
     username: facts.username,
     role: identity.role,
     authenticated: identity.authenticated,

@@ -132,6 +132,7 @@ describe('GET /api/clients', () => {
       });
       await device.subscribeAsync({ 'sensors/+/temp': { qos: 1 }, 'alerts/#': { qos: 0 } });
       const other = await mqttClient(h, {
+        protocolVersion: 5,
         username: 'beta',
         password: 'beta-both-token',
         clientId: 'dev-1',
@@ -142,6 +143,7 @@ describe('GET /api/clients', () => {
       expect(body.realms.alpha!.mqtt).toEqual([
         {
           client_id: 'dev-1',
+          protocol_version: 4,
           username: 'alpha',
           role: 'both',
           authenticated: true,
@@ -157,6 +159,7 @@ describe('GET /api/clients', () => {
       expect(body.realms.beta!.mqtt).toEqual([
         expect.objectContaining({
           client_id: 'dev-1',
+          protocol_version: 5,
           username: 'beta',
           clean: true,
           subscriptions: [{ filter: 'fleet/#', qos: 0 }],

@@ -23,6 +23,7 @@ import type { MqttBridge } from './mqtt-bridge';
 import { describeMqttClient, type MqttClientFacts } from './mqtt-client-list';
 import type { MqttLimits } from './mqtt-limits';
 import { publishPresence } from './mqtt-presence';
+import { closeRealmClients, purgeStoredRealm } from './mqtt-realm-purge';
 import { guardParser } from './packet-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
@@ -69,6 +70,7 @@ export class MqttListener {
   private wss: WebSocketServer | null = null;
   private stopBridge: (() => void) | null = null;
   private stopRevocations: (() => void) | null = null;
+  private persistence: StoredPersistence | null = null;
   private boundAt: MqttBound | null = null;
   private readonly clientsByRealm = new Map<string, Set<Client>>();
   /** CONNECT usernames (set at authenticate) and admission times, for the client list. */
@@ -129,13 +131,12 @@ export class MqttListener {
   async listen(settings: MqttSettings, host: string): Promise<MqttBound> {
     const auth = this.auth;
     const { state, limits, metrics } = this.options;
-    const persistence = state
-      ? new StoredPersistence(
-          state,
-          (client) => auth.identity(client),
-          (identity) => auth.stillValid(identity),
-        )
-      : undefined;
+    // Without a store: in memory, as aedes' own persistence (plus `purgeRealm`).
+    const persistence = new StoredPersistence(
+      state,
+      (client) => auth.identity(client),
+      (identity) => auth.stillValid(identity),
+    );
     const authenticate: AuthenticateHook = limits
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {
@@ -193,6 +194,7 @@ export class MqttListener {
       if (set?.size === 0) this.clientsByRealm.delete(identity!.realm);
     });
     this.aedes = aedes;
+    this.persistence = persistence;
     aedes.on('clientError', (client, err) => {
       this.logger.debug({ mqttClient: client.id, err: err.message }, 'MQTT client error');
     });
@@ -256,6 +258,20 @@ export class MqttListener {
     }
   }
 
+  /**
+   * A realm was removed or expired: closes its MQTT clients without their wills and deletes all
+   * of its MQTT state (mqtt-realm-purge.ts), from the store alone when not listening. Resolves
+   * once the store's delete is committed; rejects when that write fails.
+   */
+  async purgeRealm(realm: string): Promise<void> {
+    const aedes = this.aedes;
+    const persistence = this.persistence;
+    if (aedes && persistence) {
+      closeRealmClients(aedes, this.auth, realm, this.logger);
+      await persistence.purgeRealm(realm);
+    } else await purgeStoredRealm(this.options.state, realm);
+  }
+
   /** Disconnects every MQTT client and closes the listeners; safe to call twice. */
   async close(): Promise<void> {
     this.stopBridge?.();
@@ -264,6 +280,7 @@ export class MqttListener {
     this.stopRevocations = null;
     const aedes = this.aedes;
     this.aedes = null;
+    this.persistence = null;
     if (aedes) await new Promise<void>((resolve) => aedes.close(() => resolve()));
     const wss = this.wss;
     this.wss = null;

@@ -66,6 +66,15 @@ export function unscopeTopic(internal: string): { realm: string; topic: string }
   return { realm, topic };
 }
 
+/**
+ * Every internal prefix of `realm`'s names: its topics and client ids (`<enc>/`) and its `$`
+ * topics (`$swb:<enc>/`). Removing a realm deletes everything stored under these.
+ */
+export function realmPrefixes(realm: string): string[] {
+  const prefix = realmPrefix(realm);
+  return [prefix, SYSTEM_MARK + prefix];
+}
+
 /** The aedes client id of MQTT client `id` in `realm` (sessions and takeover are per realm). */
 export function scopeClientId(realm: string, id: string): string {
   return realmPrefix(realm) + id;

@@ -30,7 +30,10 @@ export function closeRealmClients(
     dropWill(client);
     client.close();
     closed++;
-    logger.info({ mqttClient: identity.clientId, realm, reason: 'realm removed' }, 'MQTT session ended');
+    logger.info(
+      { mqttClient: identity.clientId, realm, reason: 'realm removed' },
+      'MQTT session ended',
+    );
   }
   return closed;
 }

@@ -276,6 +276,7 @@ export function createBroker(
     store,
     rateLimits,
     embed,
+    options.mqttHeartbeatMs,
   );
   mqttConnected = () => mqtt.connectedCount;
   purgeMqtt = (realm) => mqtt.purgeRealm(realm);

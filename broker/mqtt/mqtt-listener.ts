@@ -37,6 +37,8 @@ export interface MqttListenerOptions {
   limits?: MqttLimits;
   /** Connections and deliveries counted with the socket.io ones. */
   metrics?: BrokerMetrics;
+  /** aedes' heartbeat, ms (restored wills are swept every 4); default aedes' 60,000. */
+  heartbeatInterval?: number;
 }
 
 type AuthenticateHook = NonNullable<AedesOptions['authenticate']>;
@@ -175,6 +177,9 @@ export class MqttListener {
       authorizeSubscribe: auth.authorizeSubscribe,
       authorizeForward: auth.authorizeForward,
       published: this.bridge.published,
+      ...(this.options.heartbeatInterval
+        ? { heartbeatInterval: this.options.heartbeatInterval }
+        : {}),
     });
     auth.delivered = metrics ? (realm, topic) => metrics.messageDelivered(realm, topic) : null;
     aedes.on('client', (client) => {

@@ -280,6 +280,8 @@ export function createBroker(
   );
   mqttConnected = () => mqtt.connectedCount;
   purgeMqtt = (realm) => mqtt.purgeRealm(realm);
+  // `$SYS/<realm>/…/clients` presence of tyo-mq producers and consumers too (docs/mqtt.md).
+  realms.presence = (realm, name, kind) => mqtt.socketPresence(realm, name, kind);
   // §16: the bundled `/remote`, then the custom namespaces of the settings.
   attachRemote(io, remoteTickets, () => live.current.remote, logger);
   const namespaceLoader = new NamespaceLoader(io, () => live.current, logger);

@@ -22,7 +22,7 @@ import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
 import { describeMqttClient, type MqttClientFacts } from './mqtt-client-list';
 import type { MqttLimits } from './mqtt-limits';
-import { publishPresence } from './mqtt-presence';
+import { announcePresence, publishPresence } from './mqtt-presence';
 import { closeRealmClients, purgeStoredRealm } from './mqtt-realm-purge';
 import { guardParser } from './packet-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
@@ -275,6 +275,14 @@ export class MqttListener {
       closeRealmClients(aedes, this.auth, realm, this.logger);
       await persistence.purgeRealm(realm);
     } else await purgeStoredRealm(this.options.state, realm);
+  }
+
+  /**
+   * A tyo-mq producer or consumer `name` came online (`new`) or went offline (`disconnect`) in
+   * `realm`: published on the realm's `$SYS` presence topics (mqtt-presence.ts) while listening.
+   */
+  socketPresence(realm: string, name: string, kind: 'new' | 'disconnect'): void {
+    if (this.aedes) announcePresence(this.aedes, realm, name, kind, this.logger);
   }
 
   /** Disconnects every MQTT client and closes the listeners; safe to call twice. */

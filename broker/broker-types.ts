@@ -41,6 +41,11 @@ export interface BrokerOptions {
    * properties of the handle.
    */
   hooks?: BrokerHooks;
+  /**
+   * aedes' heartbeat, ms: wills restored from a previous run whose client did not come back are
+   * published by a sweep every 4 heartbeats (docs/mqtt.md); default 60,000. Tests shorten it.
+   */
+  mqttHeartbeatMs?: number;
 }
 
 /** Read-only view of a running broker. Times in ms. */

@@ -43,6 +43,7 @@ import { BrokerMetrics } from './metrics/broker-metrics';
 import { transportCounts } from './metrics/transport-counts';
 import { createEmbedding, withEmbedding } from './embedding/embedding-api';
 import { createMqttListener } from './mqtt/create-mqtt-listener';
+import { purgeStoredRealm } from './mqtt/mqtt-realm-purge';
 import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
@@ -102,6 +103,8 @@ export function createBroker(
   });
   // socket.io plus MQTT clients (the MQTT listener is built below, once routing exists).
   let mqttConnected = (): number => 0;
+  // Realm disposal on the MQTT side; the start-up sweep runs before the listener exists.
+  let purgeMqtt = (realm: string): Promise<void> => purgeStoredRealm(store.mqttState, realm);
   const connectionsCurrent = (): number => (io.engine?.clientsCount ?? 0) + mqttConnected();
   const metrics = new BrokerMetrics(
     settings.input_limits.max_event_labels_per_realm,
@@ -252,6 +255,7 @@ export function createBroker(
       getStats: () => getStats(),
       purgeRequests: (realm) => authRequests.dropRealm(realm),
       realmPurged: (realm) => ledger.clearRealm(realm),
+      purgeMqtt: (realm) => purgeMqtt(realm),
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
       reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,
@@ -272,8 +276,12 @@ export function createBroker(
     store,
     rateLimits,
     embed,
+    options.mqttHeartbeatMs,
   );
   mqttConnected = () => mqtt.connectedCount;
+  purgeMqtt = (realm) => mqtt.purgeRealm(realm);
+  // `$SYS/<realm>/…/clients` presence of tyo-mq producers and consumers too (docs/mqtt.md).
+  realms.presence = (realm, name, kind) => mqtt.socketPresence(realm, name, kind);
   // §16: the bundled `/remote`, then the custom namespaces of the settings.
   attachRemote(io, remoteTickets, () => live.current.remote, logger);
   const namespaceLoader = new NamespaceLoader(io, () => live.current, logger);

@@ -32,6 +32,8 @@ export interface ManagementDeps {
   purgeRequests?(realm: string): number;
   /** Called once a disposed realm's stored copies are deleted (queue accounting). */
   realmPurged?(realm: string): void;
+  /** Closes a disposed realm's MQTT clients and deletes its MQTT state. */
+  purgeMqtt?(realm: string): Promise<void>;
   /** Re-read of the watched settings file, when there is one (may be asynchronous). */
   reloadSettings?: () => unknown;
   /** The broker's DLQ replay (queue accounting included); default `dlqReplayer(deps)`. */
@@ -71,6 +73,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     sockets: deps.sockets,
     purgeRequests: deps.purgeRequests,
     realmPurged: deps.realmPurged,
+    purgeMqtt: deps.purgeMqtt,
   });
   let persistence: PersistenceView = {
     storage: settings().storage,

@@ -1,7 +1,8 @@
 /**
  * The realm lifecycle (`spec/protocol-admin.md` §9.4 and its Switchboard note): disposal of a
  * realm — config, scoped tokens, runtime registry, connected sockets, stored copies, durable
- * subscriptions, DLQ entries and pending authorization requests — for `remove_realm` and for
+ * subscriptions, DLQ entries, pending authorization requests, MQTT clients and MQTT state
+ * (sessions, retained messages, wills) — for `remove_realm` and for
  * expired ephemeral realms.
  *
  * Expiry: one timer armed for the earliest `expires_at` (re-armed on every auth change), so a
@@ -31,6 +32,8 @@ export interface LifecycleDeps {
   purgeRequests?(realm: string): number;
   /** Called once a disposed realm's stored copies are deleted (queue accounting). */
   realmPurged?(realm: string): void;
+  /** Closes the realm's MQTT clients (no wills) and deletes its MQTT state (docs/mqtt.md). */
+  purgeMqtt?(realm: string): Promise<void>;
 }
 
 /** What the runtime part of a disposal did. */
@@ -114,6 +117,9 @@ export class RealmLifecycle {
     const disconnected = sockets.size;
     this.deps.realms.delete(realm);
     this.deps.purgeRequests?.(realm);
+    this.deps.purgeMqtt?.(realm).catch((err: unknown) => {
+      this.deps.logger.error({ err, realm }, 'realm MQTT state not purged');
+    });
     this.deps.store.purgeRealm(realm).then(
       (purged) => {
         this.deps.realmPurged?.(realm);

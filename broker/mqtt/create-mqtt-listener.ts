@@ -25,6 +25,8 @@ export function createMqttListener(
   limits?: LimitsService,
   /** The embedding API (docs/embedding.md): its hooks run inside aedes' hooks. */
   embed?: Embedding,
+  /** aedes' heartbeat in ms (`BrokerOptions.mqttHeartbeatMs`). */
+  heartbeatInterval?: number,
 ): MqttListener {
   const mqttAuth = embed
     ? embed.useMqtt(EmbeddedMqttAuth.create(auth, tokens, logger, embed))
@@ -40,6 +42,7 @@ export function createMqttListener(
       state: store?.mqttState,
       limits: limits ? new MqttLimits(limits) : undefined,
       metrics,
+      heartbeatInterval,
     },
   );
 }

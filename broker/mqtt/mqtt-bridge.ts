@@ -1,15 +1,17 @@
 /**
  * Routing between MQTT and tyo-mq in the same realm (issue 14; `spec/protocol-core.md` §7, §11).
  *
- * MQTT → tyo-mq: every PUBLISH from an MQTT client (and its will) is routed by the Router as a
- * produced message: `event` = the MQTT topic (case kept; tyo-mq matching lowercases it, §11),
- * `from` = the MQTT client id (as the client chose it), guaranteed when QoS > 0. For QoS > 0 the
- * PUBACK waits until the durable copies are committed.
+ * MQTT → tyo-mq: every PUBLISH from an MQTT client (and its will, also one restored from a
+ * previous run) is routed by the Router as a produced message: `event` = the MQTT topic (case
+ * kept; tyo-mq matching lowercases it, §11), `from` = the MQTT client id (as the client chose
+ * it), guaranteed when QoS > 0. For QoS > 0 the PUBACK waits until the durable copies are
+ * committed.
  * tyo-mq → MQTT: every routed non-broadcast message whose event is a valid MQTT topic name (no
  * `+`, `#`, not empty, not starting with `$`) is published into aedes at QoS 1 in the producer's
  * realm; each MQTT subscriber receives it at most at its subscription's QoS.
  * A message never crosses back: messages from MQTT are not republished into aedes, and
- * messages injected from tyo-mq carry no MQTT client, so they are not routed again.
+ * messages injected from tyo-mq carry no MQTT client (nor a restored will's identity), so they
+ * are not routed again.
  */
 import type { Aedes, AedesPublishPacket, Client } from 'aedes';
 import type { Logger } from '../logging/logger';
@@ -19,6 +21,7 @@ import type { Router } from '../routing/router';
 import type { MqttAuth } from './mqtt-auth';
 import { fromMqttPayload, toMqttPayload } from './payload-mapping';
 import { scopeTopic, unscopeTopic } from './realm-topics';
+import { restoredWillIdentity } from './stored-persistence';
 
 export class MqttBridge {
   private readonly fromMqtt = new WeakSet<ProducedMessage>();
@@ -47,7 +50,9 @@ export class MqttBridge {
     client: Client | null,
     callback: (error?: Error | null) => void,
   ): void => {
-    const identity = this.auth.identity(client);
+    // A will restored from a previous run is published without its client (aedes' will sweep),
+    // after `authorizePublish` accepted the identity stored with it: routed as that client's.
+    const identity = client ? this.auth.identity(client) : restoredWillIdentity(packet);
     const scoped = identity ? unscopeTopic(packet.topic) : null;
     // Clearing a retained message (empty retained payload) is MQTT housekeeping, not a message.
     if (!identity || !scoped || (packet.retain && packet.payload.length === 0)) {

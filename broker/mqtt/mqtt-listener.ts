@@ -22,11 +22,11 @@ import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
 import { describeMqttClient, type MqttClientFacts } from './mqtt-client-list';
 import type { MqttLimits } from './mqtt-limits';
-import { publishPresence } from './mqtt-presence';
+import { announcePresence, publishPresence } from './mqtt-presence';
+import { closeRealmClients, purgeStoredRealm } from './mqtt-realm-purge';
 import { guardParser } from './packet-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
-import { BoundedPersistence } from './bounded-persistence';
 import { cleanIncomingOfCleanSessions, mqtt5Options, watchCleanStart } from './mqtt5-options';
 import { StoredPersistence } from './stored-persistence';
 
@@ -38,6 +38,8 @@ export interface MqttListenerOptions {
   limits?: MqttLimits;
   /** Connections and deliveries counted with the socket.io ones. */
   metrics?: BrokerMetrics;
+  /** aedes' heartbeat, ms (restored wills are swept every 4); default aedes' 60,000. */
+  heartbeatInterval?: number;
 }
 
 type AuthenticateHook = NonNullable<AedesOptions['authenticate']>;
@@ -71,6 +73,7 @@ export class MqttListener {
   private wss: WebSocketServer | null = null;
   private stopBridge: (() => void) | null = null;
   private stopRevocations: (() => void) | null = null;
+  private persistence: StoredPersistence | null = null;
   private boundAt: MqttBound | null = null;
   private readonly clientsByRealm = new Map<string, Set<Client>>();
   /** CONNECT usernames (set at authenticate) and admission times, for the client list. */
@@ -131,14 +134,13 @@ export class MqttListener {
   async listen(settings: MqttSettings, host: string): Promise<MqttBound> {
     const auth = this.auth;
     const { state, limits, metrics } = this.options;
-    const persistence = state
-      ? new StoredPersistence(
-          state,
-          (client) => auth.identity(client),
-          (identity) => auth.stillValid(identity),
-          settings.max_inflight_inbound,
-        )
-      : new BoundedPersistence(settings.max_inflight_inbound);
+    // Without a store: in memory, as aedes' own persistence (plus `purgeRealm`).
+    const persistence = new StoredPersistence(
+      state,
+      (client) => auth.identity(client),
+      (identity) => auth.stillValid(identity),
+      settings.max_inflight_inbound,
+    );
     const authenticate: AuthenticateHook = limits
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {
@@ -177,6 +179,9 @@ export class MqttListener {
       authorizeSubscribe: auth.authorizeSubscribe,
       authorizeForward: auth.authorizeForward,
       published: this.bridge.published,
+      ...(this.options.heartbeatInterval
+        ? { heartbeatInterval: this.options.heartbeatInterval }
+        : {}),
     });
     auth.delivered = metrics ? (realm, topic) => metrics.messageDelivered(realm, topic) : null;
     aedes.on('client', (client) => {
@@ -197,6 +202,7 @@ export class MqttListener {
       if (set?.size === 0) this.clientsByRealm.delete(identity!.realm);
     });
     this.aedes = aedes;
+    this.persistence = persistence;
     aedes.on('clientError', (client, err) => {
       this.logger.debug({ mqttClient: client.id, err: err.message }, 'MQTT client error');
     });
@@ -261,6 +267,28 @@ export class MqttListener {
     }
   }
 
+  /**
+   * A realm was removed or expired: closes its MQTT clients without their wills and deletes all
+   * of its MQTT state (mqtt-realm-purge.ts), from the store alone when not listening. Resolves
+   * once the store's delete is committed; rejects when that write fails.
+   */
+  async purgeRealm(realm: string): Promise<void> {
+    const aedes = this.aedes;
+    const persistence = this.persistence;
+    if (aedes && persistence) {
+      closeRealmClients(aedes, this.auth, realm, this.logger);
+      await persistence.purgeRealm(realm);
+    } else await purgeStoredRealm(this.options.state, realm);
+  }
+
+  /**
+   * A tyo-mq producer or consumer `name` came online (`new`) or went offline (`disconnect`) in
+   * `realm`: published on the realm's `$SYS` presence topics (mqtt-presence.ts) while listening.
+   */
+  socketPresence(realm: string, name: string, kind: 'new' | 'disconnect'): void {
+    if (this.aedes) announcePresence(this.aedes, realm, name, kind, this.logger);
+  }
+
   /** Disconnects every MQTT client and closes the listeners; safe to call twice. */
   async close(): Promise<void> {
     this.stopBridge?.();
@@ -269,6 +297,7 @@ export class MqttListener {
     this.stopRevocations = null;
     const aedes = this.aedes;
     this.aedes = null;
+    this.persistence = null;
     if (aedes) await new Promise<void>((resolve) => aedes.close(() => resolve()));
     const wss = this.wss;
     this.wss = null;

@@ -2,12 +2,14 @@
  * Ends MQTT sessions whose credentials went away, like `auth/session-revocation.ts` does for
  * socket.io: a revoked (or re-scoped) static token, a removed realm, or auth switched on under
  * clients admitted while it was off. Their persistent sessions stay stored but can only be
- * resumed by a client that authenticates again.
+ * resumed by a client that authenticates again (a disposed realm's are deleted:
+ * mqtt-realm-purge.ts).
  */
 import type { Aedes, Client } from 'aedes';
 import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
 import type { MqttAuth } from './mqtt-auth';
+import { dropWill } from './mqtt-realm-purge';
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
@@ -43,6 +45,8 @@ export function watchMqttRevocations(
         }
         if (reason !== null) {
           logger.info({ mqttClient: id.clientId, realm: id.realm, reason }, 'MQTT session ended');
+          // A removed realm's clients leave without their wills (mqtt-realm-purge.ts).
+          if (reason === 'realm removed') dropWill(client);
           client.close();
         }
       }

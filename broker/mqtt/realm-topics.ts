@@ -82,6 +82,16 @@ export function scopeClientId(realm: string, id: string, authenticated = true): 
   return authenticated ? prefix + id : `${prefix.slice(0, -1)}${ANONYMOUS_MARK}/${id}`;
 }
 
+/**
+ * Every internal prefix of `realm`'s names: its topics and authenticated client ids (`<enc>/`),
+ * its anonymous client ids (`<enc>?/`) and its `$` topics (`$swb:<enc>/`). Removing a realm
+ * deletes everything stored under these.
+ */
+export function realmPrefixes(realm: string): string[] {
+  const prefix = realmPrefix(realm);
+  return [prefix, `${prefix.slice(0, -1)}${ANONYMOUS_MARK}/`, SYSTEM_MARK + prefix];
+}
+
 const ANONYMOUS_MARK = '?';
 
 /** The client-visible id of a scoped aedes client id. */

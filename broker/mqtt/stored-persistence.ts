@@ -17,15 +17,20 @@
  *
  * Wills keep the identity of the client that left them (realm, role, token hash), so a will
  * restored after a restart is authorized like a publish of that client (`restoredWillIdentity`).
- * Memory: like aedes' memory persistence, the whole state is held in memory too.
+ * Memory: like aedes' memory persistence, the whole state is held in memory too. Without a
+ * store (`storage: "memory"`) it is that memory persistence alone, plus `purgeRealm`.
+ *
+ * Realms: `purgeRealm` forgets everything of a removed realm (its client ids and topics carry
+ * the realm's prefix, realm-topics.ts), so a realm re-created with the same name starts empty.
  */
 import { Readable } from 'node:stream';
 import type { Client, Subscription } from 'aedes';
 import type { AedesPacket } from 'aedes-packet';
 import PacketJs from 'aedes-packet';
-import type { MqttStateSnapshot, MqttStateStore } from '../storage/mqtt-state';
+import type { MqttStateSnapshot, MqttStateStore, MqttStateWrite } from '../storage/mqtt-state';
 import { BoundedPersistence } from './bounded-persistence';
 import type { MqttIdentity } from './mqtt-auth';
+import { realmPrefixes } from './realm-topics';
 
 /** aedes' packet copy (fresh message id); its typings declare a namespace, not the class. */
 const Packet = PacketJs as unknown as new (original: AedesPacket) => Pkt;
@@ -74,19 +79,25 @@ function reviveBuffer(_key: string, value: unknown): unknown {
 }
 
 const asClient = (id: string) => ({ id }) as unknown as Client;
+const DONE = Promise.resolve();
 
 export class StoredPersistence extends BoundedPersistence {
   private readonly outgoing = new Map<string, Queued[]>();
   private seq = 0;
+  /** Client ids with subscriptions, QoS 2 receipts or a will (what `purgeRealm` looks at). */
+  private readonly subscribed = new Set<string>();
+  private readonly receipts = new Set<string>();
+  private readonly willed = new Set<string>();
 
   /**
-   * @param state the store's MQTT state (read at `setup`, written on every change)
+   * @param state the store's MQTT state (read at `setup`, written on every change); undefined =
+   *   in memory only
    * @param identityOf the identity of a connected client, kept with its will
    * @param stillValid whether a restored will's identity may still publish
    * @param maxInflightInbound QoS 2 receipts per connection (bounded-persistence.ts)
    */
   constructor(
-    private readonly state: MqttStateStore,
+    private readonly state: MqttStateStore | undefined,
     private readonly identityOf: (client: Client) => MqttIdentity | undefined,
     private readonly stillValid: (identity: MqttIdentity) => boolean,
     maxInflightInbound?: number,
@@ -117,7 +128,46 @@ export class StoredPersistence extends BoundedPersistence {
   /** Loads the stored state before aedes serves anyone (aedes awaits it in `listen`). */
   override async setup(broker: unknown): Promise<void> {
     await super.setup(broker);
-    this.restore(await this.state.load());
+    if (this.state) this.restore(await this.state.load());
+  }
+
+  /**
+   * Forgets everything of `realm` (removed or expired): its clients' subscriptions, queued and
+   * in-flight packets, QoS 2 receipts and wills, and its retained messages, in memory and in the
+   * store. Resolves once the store's delete is committed.
+   */
+  async purgeRealm(realm: string): Promise<void> {
+    const prefixes = realmPrefixes(realm);
+    const ours = (id: string) => prefixes.some((prefix) => id.startsWith(prefix));
+    const done: Array<Promise<unknown>> = [];
+    // The parent's methods only touch memory: they run to completion as they are called.
+    for (const id of [...this.subscribed].filter(ours)) {
+      this.subscribed.delete(id);
+      done.push(super.cleanSubscriptions(asClient(id)));
+    }
+    for (const id of [...this.receipts].filter(ours)) {
+      this.receipts.delete(id);
+      done.push(super.cleanIncoming(asClient(id)));
+    }
+    for (const id of [...this.willed].filter(ours)) {
+      this.willed.delete(id);
+      done.push(super.delWill(asClient(id)));
+    }
+    for (const id of [...this.outgoing.keys()].filter(ours)) this.outgoing.delete(id);
+    const retained = super.createRetainedStreamCombi(prefixes.map((prefix) => `${prefix}#`));
+    const topics: string[] = [];
+    for await (const packet of retained as AsyncIterable<Pkt>) topics.push(String(packet.topic));
+    for (const topic of topics) {
+      const empty = { topic, payload: Buffer.alloc(0) } as unknown as AedesPacket;
+      done.push(super.storeRetained(empty));
+    }
+    done.push(this.save(() => ({ op: 'purgePrefixes', prefixes })));
+    await Promise.all(done);
+  }
+
+  /** Writes a change through the store when there is one (the change is built only then). */
+  private save(change: () => MqttStateWrite): Promise<void> {
+    return this.state ? this.state.write(change()) : DONE;
   }
 
   private restore(snap: MqttStateSnapshot): void {
@@ -128,6 +178,7 @@ export class StoredPersistence extends BoundedPersistence {
       const list = byClient.get(s.client_id) ?? [];
       list.push({ topic: s.topic, ...(JSON.parse(s.options) as object) } as Subscription);
       byClient.set(s.client_id, list);
+      this.subscribed.add(s.client_id);
     }
     for (const [id, subs] of byClient) void super.addSubscriptions(asClient(id), subs);
     for (const o of snap.outgoing) {
@@ -137,6 +188,7 @@ export class StoredPersistence extends BoundedPersistence {
     for (const i of snap.incoming) {
       const packet = decodePacket(i.packet);
       packet.messageId = i.message_id;
+      this.receipts.add(i.client_id);
       void super.incomingStorePacket(asClient(i.client_id), packet);
     }
     for (const w of snap.wills) {
@@ -144,6 +196,7 @@ export class StoredPersistence extends BoundedPersistence {
       const packet = rest as Pkt;
       const brokerId = packet.brokerId;
       void super.putWill(asClient(w.client_id), packet);
+      this.willed.add(w.client_id);
       // putWill stamps the current broker: keep the old one, so aedes publishes it as orphaned.
       packet.brokerId = brokerId;
       if (identity) restoredIdentities.set(packet, identity);
@@ -154,38 +207,41 @@ export class StoredPersistence extends BoundedPersistence {
     await super.storeRetained(packet);
     const { topic, payload } = packet as unknown as { topic: string; payload: Buffer };
     const empty = payload.length === 0;
-    await this.state.write({
+    await this.save(() => ({
       op: 'retained',
       topic,
       packet: empty ? null : encodePacket(packet),
-    });
+    }));
   }
 
   override async addSubscriptions(client: Client, subs: Subscription[]): Promise<void> {
     await super.addSubscriptions(client, subs);
+    this.subscribed.add(client.id);
     await Promise.all(
       subs.map((sub) => {
         const { topic, ...options } = sub;
-        return this.state.write({
+        return this.save(() => ({
           op: 'subscribe',
           clientId: client.id,
           topic,
           options: JSON.stringify(options),
-        });
+        }));
       }),
     );
   }
 
   override async removeSubscriptions(client: Client, topics: string[]): Promise<void> {
     await super.removeSubscriptions(client, topics);
+    if ((await super.subscriptionsByClient(client)).length === 0) this.subscribed.delete(client.id);
     await Promise.all(
-      topics.map((topic) => this.state.write({ op: 'unsubscribe', clientId: client.id, topic })),
+      topics.map((topic) => this.save(() => ({ op: 'unsubscribe', clientId: client.id, topic }))),
     );
   }
 
   override async cleanSubscriptions(client: Client): Promise<void> {
     await super.cleanSubscriptions(client);
-    await this.state.write({ op: 'cleanSubscriptions', clientId: client.id });
+    this.subscribed.delete(client.id);
+    await this.save(() => ({ op: 'cleanSubscriptions', clientId: client.id }));
   }
 
   override async outgoingEnqueue(sub: { clientId: string }, packet: AedesPacket): Promise<void> {
@@ -197,12 +253,15 @@ export class StoredPersistence extends BoundedPersistence {
     packet: AedesPacket,
   ): Promise<void> {
     if (subs.length === 0) return;
-    const text = encodePacket(new Packet(packet));
+    let text: string | undefined;
     await Promise.all(
       subs.map((sub) => {
         const seq = ++this.seq;
         this.queueOf(sub.clientId).push({ seq, packet: new Packet(packet) });
-        return this.state.write({ op: 'enqueue', seq, clientId: sub.clientId, packet: text });
+        return this.save(() => {
+          text ??= encodePacket(new Packet(packet));
+          return { op: 'enqueue', seq, clientId: sub.clientId, packet: text };
+        });
       }),
     );
   }
@@ -223,8 +282,8 @@ export class StoredPersistence extends BoundedPersistence {
         }
       } else if (old.messageId === packet.messageId) {
         entry.packet = packet as Pkt;
-        const text = encodePacket(packet);
-        await this.state.write({ op: 'replaceOutgoing', seq: entry.seq, packet: text });
+        const seq = entry.seq;
+        await this.save(() => ({ op: 'replaceOutgoing', seq, packet: encodePacket(packet) }));
         return;
       }
     }
@@ -237,7 +296,7 @@ export class StoredPersistence extends BoundedPersistence {
     if (i < 0) return undefined as unknown as AedesPacket;
     const [entry] = queue.splice(i, 1);
     if (queue.length === 0) this.outgoing.delete(client.id);
-    await this.state.write({ op: 'dequeue', seq: entry!.seq });
+    await this.save(() => ({ op: 'dequeue', seq: entry!.seq }));
     return entry!.packet;
   }
 
@@ -248,42 +307,46 @@ export class StoredPersistence extends BoundedPersistence {
 
   override async incomingStorePacket(client: Client, packet: AedesPacket): Promise<void> {
     await super.incomingStorePacket(client, packet);
-    await this.state.write({
+    this.receipts.add(client.id);
+    await this.save(() => ({
       op: 'incoming',
       clientId: client.id,
       messageId: packet.messageId ?? 0,
       packet: encodePacket(packet),
-    });
+    }));
   }
 
   override async incomingDelPacket(client: Client, packet: AedesPacket): Promise<void> {
     await super.incomingDelPacket(client, packet);
-    await this.state.write({
+    await this.save(() => ({
       op: 'incoming',
       clientId: client.id,
       messageId: packet.messageId ?? 0,
       packet: null,
-    });
+    }));
   }
 
   override async cleanIncoming(client: Client): Promise<void> {
     await super.cleanIncoming(client);
-    await this.state.write({ op: 'cleanIncoming', clientId: client.id });
+    this.receipts.delete(client.id);
+    await this.save(() => ({ op: 'cleanIncoming', clientId: client.id }));
   }
 
   override async putWill(client: Client, packet: AedesPacket): Promise<void> {
     await super.putWill(client, packet);
+    this.willed.add(client.id);
     const identity = this.identityOf(client);
-    await this.state.write({
+    await this.save(() => ({
       op: 'will',
       clientId: client.id,
       packet: encodePacket(packet, identity ? { identity } : {}),
-    });
+    }));
   }
 
   override async delWill(client: Client) {
     const will = await super.delWill(client);
-    if (will) await this.state.write({ op: 'will', clientId: client.id, packet: null });
+    this.willed.delete(client.id);
+    if (will) await this.save(() => ({ op: 'will', clientId: client.id, packet: null }));
     return will;
   }
 

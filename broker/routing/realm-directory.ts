@@ -1,10 +1,14 @@
 /**
  * All realms of one broker, created on first use (`spec/protocol-core.md` §1.4).
  */
-import { RealmRegistry } from './realm-registry';
+import { RealmRegistry, type PresenceListener } from './realm-registry';
 
 export class RealmDirectory {
   private readonly realms = new Map<string, RealmRegistry>();
+  /** Told when names come online and go offline in any realm (set by createBroker). */
+  presence: PresenceListener | null = null;
+  private readonly announce: PresenceListener = (realm, name, kind) =>
+    this.presence?.(realm, name, kind);
 
   /** The realm's registry, created when `create` is set. */
   get(name: string, create: true): RealmRegistry;
@@ -12,7 +16,7 @@ export class RealmDirectory {
   get(name: string, create = false): RealmRegistry | undefined {
     let realm = this.realms.get(name);
     if (!realm && create) {
-      realm = new RealmRegistry(name);
+      realm = new RealmRegistry(name, this.announce);
       this.realms.set(name, realm);
     }
     return realm;

@@ -16,6 +16,12 @@ import type { BrokerSocket } from '../transport/socket-types';
 import type { ConsumerEntry, ProducerEntry, SubscriptionRecord } from './registry-types';
 import { TopicTrie } from './topic-trie';
 
+/**
+ * Told when a producer or consumer name comes online on a socket (`new`) and when it goes
+ * offline (`disconnect`): the `$SYS/<realm>/…/clients` presence topics (docs/mqtt.md).
+ */
+export type PresenceListener = (realm: string, name: string, kind: 'new' | 'disconnect') => void;
+
 export class RealmRegistry {
   readonly producers = new Map<string, ProducerEntry>();
   readonly consumers = new Map<string, ConsumerEntry>();
@@ -34,7 +40,10 @@ export class RealmRegistry {
   /** `consumer name → producers whose subscribers hold it` (reverse of `subscribers`). */
   private readonly linkedProducers = new Map<string, Set<string>>();
 
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    private readonly presence?: PresenceListener,
+  ) {}
 
   /** Returns the producer, creating an offline placeholder when `create` is set (§5.1). */
   producer(name: string, create = false): ProducerEntry | undefined {
@@ -58,26 +67,35 @@ export class RealmRegistry {
   /** Binds `name` to `socket` as a producer and returns the entry (§5.3 step 3). */
   bindProducer(name: string, socket: BrokerSocket, id: string): ProducerEntry {
     const entry = this.producer(name, true)!;
+    const joined = !entry.online || entry.socket !== socket;
     entry.id = id;
     entry.socket = socket;
     entry.online = true;
     entry.offlineAt = null;
     entry.placeholder = false;
+    if (joined) this.presence?.(this.name, name, 'new');
     return entry;
   }
 
   /** Binds `name` to `socket` as a consumer, keeping its subscriptions (§5.1). */
   bindConsumer(name: string, socket: BrokerSocket, id: string): ConsumerEntry {
     let entry = this.consumers.get(name);
+    let joined = true;
     if (!entry) {
       entry = { name, id, socket, online: true, offlineAt: null, subscribeTos: new Set() };
       this.consumers.set(name, entry);
-    }
+    } else if (entry.online && entry.socket === socket) joined = false;
     entry.id = id;
     entry.socket = socket;
     entry.online = true;
     entry.offlineAt = null;
+    if (joined) this.presence?.(this.name, name, 'new');
     return entry;
+  }
+
+  /** A name bound by `bindProducer`/`bindConsumer` went offline with its socket (§15). */
+  released(name: string): void {
+    this.presence?.(this.name, name, 'disconnect');
   }
 
   /**

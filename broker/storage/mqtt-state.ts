@@ -4,7 +4,7 @@
  * in-flight outgoing packets, QoS 2 receipts, and wills — so it survives a broker restart.
  *
  * The store only keeps text: packets arrive already encoded (JSON, payload in base64) by the
- * MQTT side (`broker/mqtt/sqlite-persistence.ts`), which owns their meaning. Client ids and
+ * MQTT side (`broker/mqtt/stored-persistence.ts`), which owns their meaning. Client ids and
  * topics are the realm-scoped internal names. Writes go through the store's group commit, like
  * every other write, so they are off the event loop and a resolved write is on disk.
  */
@@ -21,7 +21,12 @@ export type MqttStateWrite =
   | { op: 'dequeue'; seq: number }
   | { op: 'incoming'; clientId: string; messageId: number; packet: string | null }
   | { op: 'cleanIncoming'; clientId: string }
-  | { op: 'will'; clientId: string; packet: string | null };
+  | { op: 'will'; clientId: string; packet: string | null }
+  /**
+   * Deletes every row whose client id or topic starts with one of `prefixes` (a removed realm's
+   * internal names, realm-topics.ts): retained messages, subscriptions, queues, receipts, wills.
+   */
+  | { op: 'purgePrefixes'; prefixes: string[] };
 
 /** Everything stored, as read once when the MQTT listener starts. Outgoing in `seq` order. */
 export interface MqttStateSnapshot {
@@ -43,10 +48,14 @@ export interface MqttStateStore {
 
 /** The prepared statements of the MQTT state tables (run inside the storage worker). */
 export class MqttStatements {
-  private readonly run: { [K in MqttStateWrite['op']]: Statement<unknown[]> };
+  private readonly run: {
+    [K in Exclude<MqttStateWrite['op'], 'purgePrefixes'>]: Statement<unknown[]>;
+  };
   private readonly deleteRetained: Statement<[string]>;
   private readonly deleteIncoming: Statement<[string, number]>;
   private readonly deleteWill: Statement<[string]>;
+  /** `(length, prefix)`: compared with substr, not LIKE (`%` is common in encoded realms). */
+  private readonly purge: Array<Statement<[number, string]>>;
   private readonly db: Database;
 
   constructor(db: Database) {
@@ -72,6 +81,12 @@ export class MqttStatements {
       'DELETE FROM mqtt_incoming WHERE client_id = ? AND message_id = ?',
     );
     this.deleteWill = db.prepare('DELETE FROM mqtt_wills WHERE client_id = ?');
+    this.purge = [
+      db.prepare('DELETE FROM mqtt_retained WHERE substr(topic, 1, ?) = ?'),
+      ...['mqtt_subscriptions', 'mqtt_outgoing', 'mqtt_incoming', 'mqtt_wills'].map((table) =>
+        db.prepare<[number, string]>(`DELETE FROM ${table} WHERE substr(client_id, 1, ?) = ?`),
+      ),
+    ];
   }
 
   write(w: MqttStateWrite): void {
@@ -108,6 +123,11 @@ export class MqttStatements {
       case 'will':
         if (w.packet === null) this.deleteWill.run(w.clientId);
         else this.run.will.run(w.clientId, w.packet);
+        return;
+      case 'purgePrefixes':
+        for (const prefix of w.prefixes) {
+          for (const statement of this.purge) statement.run(prefix.length, prefix);
+        }
         return;
     }
   }

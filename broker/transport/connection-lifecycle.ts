@@ -66,6 +66,7 @@ function releaseNames(realm: RealmRegistry, socket: BrokerSocket): void {
     }
     producer.socket = null;
     producer.offlineAt = now;
+    realm.released(name);
   }
 
   for (const name of socket.data.consumers) {
@@ -78,5 +79,6 @@ function releaseNames(realm: RealmRegistry, socket: BrokerSocket): void {
     }
     consumer.socket = null;
     consumer.offlineAt = now;
+    realm.released(name);
   }
 }

@@ -2,7 +2,8 @@
  * StoredPersistence against a real SQLite store file (issue 14), without aedes around it: a
  * will left in one run comes back in the next with the identity of its client, and the will
  * stream drops (and deletes) a restored will whose identity is no longer valid; outgoing queues
- * come back in order and a PUBREL replacing a PUBLISH (QoS 2) is stored in its place.
+ * come back in order and a PUBREL replacing a PUBLISH (QoS 2) is stored in its place;
+ * `purgeRealm` deletes one realm's rows, in memory and on disk, and nothing of another realm.
  */
 import { join } from 'node:path';
 import type { Readable } from 'node:stream';
@@ -10,6 +11,7 @@ import type { Client } from 'aedes';
 import type { AedesPacket } from 'aedes-packet';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MqttIdentity } from '../../../broker/mqtt/mqtt-auth';
+import { scopeClientId, scopeTopic } from '../../../broker/mqtt/realm-topics';
 import { restoredWillIdentity, StoredPersistence } from '../../../broker/mqtt/stored-persistence';
 import { SqliteStore } from '../../../broker/storage/sqlite-store';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
@@ -95,6 +97,52 @@ describe('StoredPersistence across runs', () => {
         'b4',
       ),
     ).toEqual([]);
+  });
+
+  it("purgeRealm deletes exactly that realm's rows (names that LIKE would confuse kept)", async () => {
+    const realms = ['a_b', 'axb', 'a_bc', '100%', '1000'];
+    await run(
+      () => true,
+      async (p) => {
+        for (const realm of realms) {
+          const id = scopeClientId(realm, 'dev');
+          await p.addSubscriptions(client(id), [{ topic: scopeTopic(realm, 't/#'), qos: 1 }]);
+          await p.outgoingEnqueueCombi([{ clientId: id }], publish(scopeTopic(realm, 't/1'), 'q'));
+          await p.putWill(client(id), publish(scopeTopic(realm, 'gone'), 'bye'));
+          await p.storeRetained(publish(scopeTopic(realm, 'cfg'), 'r'));
+        }
+        await p.purgeRealm('a_b');
+        await p.purgeRealm('100%');
+        // In memory at once.
+        expect(await p.subscriptionsByClient(client(scopeClientId('a_b', 'dev')))).toEqual([]);
+        expect(await all(p.outgoingStream(client(scopeClientId('100%', 'dev'))))).toEqual([]);
+      },
+      'b1',
+    );
+    const left = await run(
+      () => true,
+      async (p) => ({
+        retained: (await all(p.createRetainedStream('+/cfg'))).map((r) => r.topic).sort(),
+        wills: (await all(p.streamWill({}))).map((w) => w.clientId).sort(),
+        subs: await Promise.all(
+          realms.map(
+            async (r) => (await p.subscriptionsByClient(client(scopeClientId(r, 'dev')))).length,
+          ),
+        ),
+        queued: await Promise.all(
+          realms.map(
+            async (r) => (await all(p.outgoingStream(client(scopeClientId(r, 'dev'))))).length,
+          ),
+        ),
+      }),
+      'b2',
+    );
+    expect(left).toEqual({
+      retained: ['1000/cfg', 'a_bc/cfg', 'axb/cfg'],
+      wills: ['1000/dev', 'a_bc/dev', 'axb/dev'],
+      subs: [0, 1, 1, 0, 1],
+      queued: [0, 1, 1, 0, 1],
+    });
   });
 
   it('restores outgoing queues in order; a PUBREL replaces its PUBLISH; PUBACK removes it', async () => {

@@ -99,13 +99,19 @@ async function newcomer(h: Harness, realm: string) {
 function storedRows(realm: string): Record<string, number> {
   const db = new Database(file(), { readonly: true });
   try {
-    const prefix = `${encodeURIComponent(realm)}/`;
+    // Topics and authenticated client ids start `<enc>/`, anonymous client ids `<enc>?/`.
+    const prefixes = [`${encodeURIComponent(realm)}/`, `${encodeURIComponent(realm)}?/`];
     const count = (table: string, column: string) =>
-      (
-        db
-          .prepare(`SELECT count(*) AS n FROM ${table} WHERE substr(${column}, 1, ?) = ?`)
-          .get(prefix.length, prefix) as { n: number }
-      ).n;
+      prefixes
+        .map(
+          (prefix) =>
+            (
+              db
+                .prepare(`SELECT count(*) AS n FROM ${table} WHERE substr(${column}, 1, ?) = ?`)
+                .get(prefix.length, prefix) as { n: number }
+            ).n,
+        )
+        .reduce((a, b) => a + b, 0);
     return {
       retained: count('mqtt_retained', 'topic'),
       subscriptions: count('mqtt_subscriptions', 'client_id'),

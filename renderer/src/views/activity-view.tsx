@@ -66,7 +66,8 @@ export function ActivityView({ client }: { client: ConsoleClient }) {
           <h2 className="page__title">Activity</h2>
           <p className="muted">
             Every command this console sent, newest first (reads such as listing realms are not
-            recorded). Kept in the console&apos;s data directory; secrets are never written.
+            recorded). Kept in the console&apos;s data directory; secrets are never written. The
+            console&apos;s own background commands are listed only when included below.
           </p>
         </div>
       </header>
@@ -102,8 +103,12 @@ export function ActivityView({ client }: { client: ConsoleClient }) {
             <span className="activity-item__when muted">{time(entry.at)}</span>
             <span className="item__main">
               {entry.origin === 'console' && (
-                <span className="activity-origin" data-testid="activity-origin">
-                  console
+                <span
+                  className="activity-origin"
+                  data-testid="activity-origin"
+                  title="Sent by the console on its own (not an operator action)"
+                >
+                  background
                 </span>
               )}
               <strong data-testid="activity-action">{entry.action}</strong>
@@ -119,7 +124,7 @@ export function ActivityView({ client }: { client: ConsoleClient }) {
               )}
               {entry.error && <span className="activity-item__error">{entry.error}</span>}
               {entry.note && (
-                <span className="activity-item__note muted" data-testid="activity-note">
+                <span className="activity-item__note" data-testid="activity-note">
                   {entry.note}
                 </span>
               )}

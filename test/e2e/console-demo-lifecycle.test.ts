@@ -1,6 +1,6 @@
 /**
  * Demo mode and the console's own lifecycle, with real `npm run console` processes:
- *   - SIGTERM while a demo runs: the demo stops cleanly before the local broker does (its realm
+ *   - SIGTERM or SIGINT (Ctrl-C) while a demo runs: the demo stops cleanly before the local broker does (its realm
  *     is gone when the same broker data is opened again, without any console cleaning up).
  *   - SIGKILL while a demo runs, then a new console on the same data directory: the leftover
  *     demo realm is removed at start, and the console reports no demo running.
@@ -52,29 +52,34 @@ async function startDemo(console_: RunningConsole): Promise<void> {
 }
 
 describe('demo mode across console stops', () => {
-  it('stops the demo and removes its realm when the console is stopped with SIGTERM', async () => {
-    dir = await makeTempDir('switchboard-e2e-demo-stop-');
-    const dataDir = path.join(dir.path, 'data');
-    app = await startConsole(dataDir);
-    await startDemo(app);
-    await stopConsole(app, 'SIGTERM');
-    app = null;
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'stops the demo and removes its realm when the console is stopped with %s',
+    async (signal) => {
+      dir = await makeTempDir('switchboard-e2e-demo-stop-');
+      const dataDir = path.join(dir.path, 'data');
+      app = await startConsole(dataDir);
+      await startDemo(app);
+      // To the whole process group, as a terminal sends Ctrl-C.
+      await stopConsole(app, signal);
+      app = null;
 
-    // The same broker data, opened by a bare supervisor (no console that could clean up).
-    const token = localAdminToken(dataDir);
-    supervisor = new BrokerSupervisor({
-      port: 0,
-      dataDir,
-      settingsFile: path.join(dataDir, 'settings.json'),
-      env: localBrokerEnv(process.env, dataDir, token),
-    });
-    const status = await supervisor.start();
-    manager = new ManagerClient({ url: `http://127.0.0.1:${status.port}`, secret: token });
-    const reply = await manager.command({ command: 'get' });
-    const names = toRealmList('local', reply.settings).realms.map((r) => r.name);
-    expect(names).not.toContain(DEMO);
-    expect(names).toContain('default');
-  }, 180_000);
+      // The same broker data, opened by a bare supervisor (no console that could clean up).
+      const token = localAdminToken(dataDir);
+      supervisor = new BrokerSupervisor({
+        port: 0,
+        dataDir,
+        settingsFile: path.join(dataDir, 'settings.json'),
+        env: localBrokerEnv(process.env, dataDir, token),
+      });
+      const status = await supervisor.start();
+      manager = new ManagerClient({ url: `http://127.0.0.1:${status.port}`, secret: token });
+      const reply = await manager.command({ command: 'get' });
+      const names = toRealmList('local', reply.settings).realms.map((r) => r.name);
+      expect(names).not.toContain(DEMO);
+      expect(names).toContain('default');
+    },
+    180_000,
+  );
 
   it('removes a demo realm left by a killed console when the next console starts', async () => {
     dir = await makeTempDir('switchboard-e2e-demo-kill-');

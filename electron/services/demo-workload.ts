@@ -157,7 +157,7 @@ export class DemoWorkload {
       try {
         await this.removeRealmIfPresent(this.options.manager());
       } catch (error) {
-        this.error = `A leftover demo realm could not be removed: ${(error as Error).message}`;
+        this.error = `Could not check for or remove a leftover demo realm: ${(error as Error).message}`;
       }
       return this.status();
     });

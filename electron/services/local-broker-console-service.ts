@@ -88,14 +88,14 @@ export function createLocalBrokerConsoleService({
     // Bounded like the supervisor's own tail, whatever the broker writes between two flushes.
     if (pendingLines.length > 500) pendingLines.splice(0, pendingLines.length - 500);
   });
-  // A restarted broker keeps its port: reconnect the manager client now rather than after its
-  // backoff, so the first command after a start or restart does not time out.
   const demo = new DemoWorkload({
     connectionId: LOCAL_CONNECTION_ID,
     url: () => connections.profile(LOCAL_CONNECTION_ID).target()?.baseUrl ?? null,
     manager: () => pool.get(LOCAL_CONNECTION_ID, 'console'),
     onStatus: (status) => hub.emit('demo', status),
   });
+  // A restarted broker keeps its port: reconnect the manager client now rather than after its
+  // backoff, so the first command after a start or restart does not time out.
   const detachStatus = supervisor.onStatus((status) => {
     if (status.state !== 'running') return;
     try {

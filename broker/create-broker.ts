@@ -36,6 +36,7 @@ import { BackPressure } from './limits/back-pressure';
 import { LimitMetrics } from './limits/limit-metrics';
 import { LimitsService } from './limits/limits-service';
 import { createLogger } from './logging/logger';
+import { RepeatedWarnings } from './logging/repeated-warnings';
 import { NamespaceLoader } from './namespaces/namespace-loader';
 import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
@@ -134,6 +135,8 @@ export function createBroker(
   const dlqDepths = store.dlqDepths?.bind(store);
   if (dlqDepths) metrics.watchDlq(dlqDepths);
   metrics.watchTransports(() => transportCounts(io, mqttConnected()));
+  // Per-message warnings of a busy realm: first one in full, then a count per key (10 s).
+  const repeated = new RepeatedWarnings(logger);
   const acks = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
@@ -145,7 +148,7 @@ export function createBroker(
         .then((id) => {
           if (id === null) return;
           metrics.messageDeadLettered(copy.realm);
-          logger.warn({ id, realm: copy.realm, key: copy.key, reason }, 'dead-lettered');
+          repeated.warn({ realm: copy.realm, event: copy.key, reason }, { id }, 'dead-lettered');
         })
         .catch((err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'));
     },
@@ -368,6 +371,7 @@ export function createBroker(
       stopRevocations();
       ctx.management.lifecycle.stop();
       acks.close();
+      repeated.close();
       ledger.close();
       expiry.stop();
       chunks.close();

@@ -6,6 +6,11 @@
  * Redaction is by schema, not by looking at values: each wire action has an allow-list of its
  * parameters (`AUDIT_PARAMS`); a parameter marked secret is recorded only as `"<set>"` or
  * `"<cleared>"`, and a parameter the list does not know is dropped.
+ *
+ * Each entry says who started it (`origin`): the operator, or the console's own background work
+ * (clients taken with `pool.get(id, 'console')`). A console clean-up that deletes something
+ * already gone (`NOT_FOUND` on one of `IDEMPOTENT_DELETES`) reached its goal: it is recorded as
+ * ok with the note `already gone`, not as a failure.
  */
 import {
   appendFileSync,
@@ -18,7 +23,11 @@ import {
 import os from 'node:os';
 import path from 'node:path';
 import { randomBytes } from 'node:crypto';
-import type { ActivityEntry } from '../../shared/console-api-activity';
+import {
+  ActivityEntrySchema,
+  type ActivityEntry,
+  type ActivityOrigin,
+} from '../../shared/console-api-activity';
 import { SignedAction } from '../../shared/admin-signature';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type { ConnectionManager } from './connection-manager';
@@ -89,6 +98,9 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   },
 };
 
+/** Deletions whose `NOT_FOUND` means the goal already holds (for the console's own clean-ups). */
+export const IDEMPOTENT_DELETES = new Set(['remove_realm', 'revoke_token']);
+
 /** Reads, not decisions: not recorded (the request watcher alone sends one NEXT a second). */
 export const UNAUDITED_ACTIONS = new Set(['get', 'stats', 'dlq_list', 'AUTHORIZATION_NEXT']);
 
@@ -154,9 +166,17 @@ export class ActivityLog {
     this.seq = existing.reduce((max, entry) => Math.max(max, entry.seq), 0);
   }
 
-  /** Records one sent command. Never throws: a log that cannot be written must not fail a command. */
-  record(entry: Omit<ActivityEntry, 'seq' | 'actor'>): ActivityEntry {
-    const full: ActivityEntry = { seq: ++this.seq, actor: this.actor, ...entry };
+  /** Records one sent command (`origin` default operator). Never throws: a log that cannot be
+   * written must not fail a command. */
+  record(
+    entry: Omit<ActivityEntry, 'seq' | 'actor' | 'origin'> & { origin?: ActivityOrigin },
+  ): ActivityEntry {
+    const full: ActivityEntry = {
+      seq: ++this.seq,
+      actor: this.actor,
+      ...entry,
+      origin: entry.origin ?? 'operator',
+    };
     try {
       if (this.file) {
         mkdirSync(path.dirname(this.file), { recursive: true });
@@ -175,11 +195,15 @@ export class ActivityLog {
     return full;
   }
 
-  /** Newest first, optionally of one connection. */
-  list(filter: { connectionId?: string; limit?: number } = {}): ActivityEntry[] {
+  /** Newest first, optionally of one connection and of some origins (default: all). */
+  list(
+    filter: { connectionId?: string; limit?: number; origins?: readonly ActivityOrigin[] } = {},
+  ): ActivityEntry[] {
     const limit = filter.limit ?? 200;
     const entries = this.readAll().filter(
-      (entry) => !filter.connectionId || entry.connectionId === filter.connectionId,
+      (entry) =>
+        (!filter.connectionId || entry.connectionId === filter.connectionId) &&
+        (!filter.origins || filter.origins.includes(entry.origin)),
     );
     return entries.slice(-limit).reverse();
   }
@@ -196,7 +220,9 @@ export class ActivityLog {
     for (const line of text.split('\n')) {
       if (!line) continue;
       try {
-        entries.push(JSON.parse(line) as ActivityEntry);
+        // The schema fills what older entries lack (`origin` → operator).
+        const parsed = ActivityEntrySchema.safeParse(JSON.parse(line));
+        if (parsed.success) entries.push(parsed.data);
       } catch {
         // A torn last line after a crash: skip it.
       }
@@ -227,7 +253,10 @@ export class ActivityLog {
  * in `activity`, with its result. Drop-in for `ManagerPool`.
  */
 export class AuditedManagerPool extends ManagerPool {
-  private readonly wrapped = new WeakMap<ManagerClient, ManagerClient>();
+  private readonly wrapped: Record<ActivityOrigin, WeakMap<ManagerClient, ManagerClient>> = {
+    operator: new WeakMap(),
+    console: new WeakMap(),
+  };
 
   constructor(
     connections: ConnectionManager,
@@ -237,17 +266,23 @@ export class AuditedManagerPool extends ManagerPool {
     super(connections, timeoutMs);
   }
 
-  override get(connectionId: string): ManagerClient {
+  /** The client of `connectionId` whose calls are recorded with `origin` (default operator). */
+  override get(connectionId: string, origin: ActivityOrigin = 'operator'): ManagerClient {
     const client = super.get(connectionId);
-    let audited = this.wrapped.get(client);
+    const cache = this.wrapped[origin];
+    let audited = cache.get(client);
     if (!audited) {
-      audited = this.audit(connectionId, client);
-      this.wrapped.set(client, audited);
+      audited = this.audit(connectionId, client, origin);
+      cache.set(client, audited);
     }
     return audited;
   }
 
-  private audit(connectionId: string, client: ManagerClient): ManagerClient {
+  private audit(
+    connectionId: string,
+    client: ManagerClient,
+    origin: ActivityOrigin,
+  ): ManagerClient {
     const run = async <T>(
       action: string,
       body: Record<string, unknown>,
@@ -255,7 +290,7 @@ export class AuditedManagerPool extends ManagerPool {
     ) => {
       if (UNAUDITED_ACTIONS.has(action)) return call();
       const started = performance.now();
-      const base = { at: Date.now(), connectionId, action, target: auditTarget(body) };
+      const base = { at: Date.now(), origin, connectionId, action, target: auditTarget(body) };
       const params = auditParams(action, body);
       try {
         const value = await call();
@@ -268,6 +303,22 @@ export class AuditedManagerPool extends ManagerPool {
         });
         return value;
       } catch (error) {
+        if (
+          origin === 'console' &&
+          IDEMPOTENT_DELETES.has(action) &&
+          error instanceof SwitchboardError &&
+          error.code === 'SWB_ERR_NOT_FOUND'
+        ) {
+          this.activity.record({
+            ...base,
+            params,
+            ok: true,
+            error: null,
+            note: 'already gone',
+            durationMs: elapsed(started),
+          });
+          throw error;
+        }
         const reason =
           error instanceof SwitchboardError
             ? `${error.code}: ${error.message}`

@@ -62,8 +62,11 @@ export function createForkLauncher(options: ForkLauncherOptions = {}): BrokerLau
       execPath: options.execPath ?? process.execPath,
       env,
       stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
-      // Its own process group is not wanted: Ctrl-C in a terminal should reach it only via us.
-      detached: false,
+      // Its own process group: Ctrl-C in a terminal (SIGINT to the foreground group) reaches it
+      // only through us, so the console can finish its own work on the broker (a running demo
+      // removes its realm) before stopping it. A console killed outright still takes it along
+      // (broker/parent-watch.ts).
+      detached: true,
     });
     let exited = false;
     const exitListeners: ((exit: BrokerExit) => void)[] = [];

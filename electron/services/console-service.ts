@@ -18,8 +18,13 @@ import { createRealmsConsoleService } from './realms-console-service';
 import { createLocalBrokerConsoleService } from './local-broker-console-service';
 import { createTapConsoleService } from './tap-console-service';
 
-/** A ConsoleService plus `close()`, which detaches it from its sources. */
-export type ClosableConsoleService = ConsoleService & { close(): void };
+/** A ConsoleService plus `shutdown()`, which finishes the console's own work on the local
+ * broker (a running demo stops and removes its realm; never rejects, bounded in time) and must
+ * run before that broker stops, and `close()`, which detaches it from its sources. */
+export type ClosableConsoleService = ConsoleService & {
+  shutdown(): Promise<void>;
+  close(): void;
+};
 
 export interface ConsoleServiceDeps {
   connections: ConnectionManager;
@@ -98,6 +103,7 @@ export function createConsoleService({
     ...tap.methods,
     ...local.methods,
     on: (event, listener) => hub.on(event, listener),
+    shutdown: () => local.shutdown(),
     close: () => {
       tap.close();
       local.close();

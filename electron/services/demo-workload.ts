@@ -10,6 +10,11 @@
  * ACKs (so its messages are dead-lettered, §10.2), and a client asking for authorization (§7.1,
  * left pending for the Requests view). Stop: every socket closed, the realm removed
  * (`remove_realm` purges its tokens, queues, DLQ and requests, §9.4).
+ *
+ * The demo's clients live in this process, so a demo never outlives its console: `stop()` runs
+ * when the console closes (before the local broker stops), and `removeLeftover()` when the local
+ * broker comes up, for a realm left by a console that was killed. The manager it is given is the
+ * console's own (audit origin `console`): set-up and clean-up are not the operator's commands.
  */
 import { randomBytes } from 'node:crypto';
 import { SignJWT } from 'jose';
@@ -26,6 +31,7 @@ import {
   type DeliveryEnvelope,
 } from '../../shared/protocol-events';
 import type { ManagerClient } from './manager-client';
+import { toRealmList } from './manager-pool';
 
 /** The demo realm's name. */
 export const DEMO_REALM = 'switchboard-demo';
@@ -81,7 +87,7 @@ export class DemoWorkload {
       if (!url) throw new SwitchboardError('SWB_ERR_BROKER_NOT_RUNNING');
       const manager = this.options.manager();
       const managerKey = randomBytes(32).toString('hex');
-      await manager.command({ command: 'remove_realm', realm: DEMO_REALM }).catch(() => undefined);
+      await this.removeRealmIfPresent(manager);
       await manager.command({
         command: 'add_realm',
         realm: DEMO_REALM,
@@ -140,7 +146,24 @@ export class DemoWorkload {
     });
   }
 
-  /** Closes every client now without removing the realm (the console is closing). */
+  /**
+   * Removes a demo realm that no running demo of this console owns (one left by a console that
+   * was killed): its clients are gone with that console, so it holds only stale queues, DLQ
+   * entries and a pending request. Never throws; a failure is kept in `error`.
+   */
+  removeLeftover(): Promise<DemoStatus> {
+    return this.serial(async () => {
+      if (this.running || !this.options.url()) return this.status();
+      try {
+        await this.removeRealmIfPresent(this.options.manager());
+      } catch (error) {
+        this.error = `Could not check for or remove a leftover demo realm: ${(error as Error).message}`;
+      }
+      return this.status();
+    });
+  }
+
+  /** Closes every client now without removing the realm (last resort when stopping timed out). */
   abandon(): void {
     this.timers.forEach((timer) => clearInterval(timer));
     this.timers = [];
@@ -166,6 +189,17 @@ export class DemoWorkload {
         });
     }
     this.options.onStatus(this.status());
+  }
+
+  /** `remove_realm` only when the broker lists the realm (`get` is a read, not audited). */
+  private async removeRealmIfPresent(manager: ManagerClient): Promise<void> {
+    const reply = await manager.command({ command: 'get' });
+    const { realms } = toRealmList(this.options.connectionId, reply.settings);
+    if (!realms.some((realm) => realm.name === DEMO_REALM)) return;
+    await manager.command({ command: 'remove_realm', realm: DEMO_REALM }).catch((error) => {
+      // Gone in between: what we wanted.
+      if (!(error instanceof SwitchboardError && error.code === 'SWB_ERR_NOT_FOUND')) throw error;
+    });
   }
 
   private serial(run: () => Promise<DemoStatus>): Promise<DemoStatus> {

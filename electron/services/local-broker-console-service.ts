@@ -68,8 +68,11 @@ export function createLocalBrokerConsoleService({
   logBatchMs = 250,
 }: LocalBrokerServiceDeps): {
   methods: Pick<ConsoleService, LocalMethodNames>;
-  /** Detaches from the supervisor and closes the demo's sockets at once; a running demo's
-   * realm is left to expire (it is ephemeral) since the manager connection closes with us. */
+  /** Stops a running demo (sockets closed, realm removed) while the broker still runs; at most
+   * `timeoutMs` (default 5000), after which its sockets are closed and the realm is left for the
+   * next start to remove. Never rejects. Call before stopping the broker. */
+  shutdown(timeoutMs?: number): Promise<void>;
+  /** Detaches from the supervisor and closes the demo's sockets at once. */
   close(): void;
 } {
   let pendingLines: BrokerLogLineView[] = [];
@@ -85,6 +88,12 @@ export function createLocalBrokerConsoleService({
     // Bounded like the supervisor's own tail, whatever the broker writes between two flushes.
     if (pendingLines.length > 500) pendingLines.splice(0, pendingLines.length - 500);
   });
+  const demo = new DemoWorkload({
+    connectionId: LOCAL_CONNECTION_ID,
+    url: () => connections.profile(LOCAL_CONNECTION_ID).target()?.baseUrl ?? null,
+    manager: () => pool.get(LOCAL_CONNECTION_ID, 'console'),
+    onStatus: (status) => hub.emit('demo', status),
+  });
   // A restarted broker keeps its port: reconnect the manager client now rather than after its
   // backoff, so the first command after a start or restart does not time out.
   const detachStatus = supervisor.onStatus((status) => {
@@ -94,12 +103,9 @@ export function createLocalBrokerConsoleService({
     } catch {
       // No credential or not reachable yet: the next call reports it.
     }
-  });
-  const demo = new DemoWorkload({
-    connectionId: LOCAL_CONNECTION_ID,
-    url: () => connections.profile(LOCAL_CONNECTION_ID).target()?.baseUrl ?? null,
-    manager: () => pool.get(LOCAL_CONNECTION_ID),
-    onStatus: (status) => hub.emit('demo', status),
+    // A demo realm without a running demo was left by a console that was killed: remove it
+    // rather than show "no demo" beside a realm full of stale demo state (demo-workload.ts).
+    void demo.removeLeftover();
   });
   const settingsPath = (): string => {
     const path = supervisor.settingsFile;
@@ -150,6 +156,17 @@ export function createLocalBrokerConsoleService({
         requireLocal(connectionId);
         return demo.status();
       },
+    },
+    shutdown: async (timeoutMs = 5_000) => {
+      if (!demo.status().running) return;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        demo.stop().catch(() => undefined),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, timeoutMs);
+        }),
+      ]);
+      clearTimeout(timer);
     },
     close: () => {
       clearInterval(flushTimer);

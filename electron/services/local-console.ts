@@ -46,7 +46,8 @@ export interface LocalConsole {
   connections: ConnectionManager;
   /** Starts the local broker; resolves once running, rejects with a `SwitchboardError` if it cannot. */
   startBroker(): Promise<LocalBrokerStatus>;
-  /** Stops polling and the broker. Safe to call more than once. */
+  /** Stops the console's own work on the broker (a running demo removes its realm), then
+   * polling and the broker. Safe to call more than once. */
   close(): Promise<void>;
 }
 
@@ -106,6 +107,7 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
     startBroker: () => supervisor.start(),
     close: () => {
       closing ??= (async () => {
+        await service.shutdown();
         connections.close();
         service.close();
         await supervisor.stop();

@@ -6,6 +6,7 @@
  * Source: ARCHITECTURE §1 (ManagerClient ×N), `spec/protocol-admin.md` §3.5, §7.4, §8.4.
  */
 import type { AuthorizationRequest, RealmList, RealmSummary } from '../../shared/console-api';
+import type { ActivityOrigin } from '../../shared/console-api-activity';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type { ConnectionManager } from './connection-manager';
 import { ManagerClient } from './manager-client';
@@ -39,8 +40,10 @@ export class ManagerPool {
    * @throws SwitchboardError `SWB_ERR_NOT_FOUND` (unknown id), `SWB_ERR_BROKER_NOT_RUNNING` (local
    *   broker down), `SWB_ERR_UNAUTHORIZED` (no credential configured), `SWB_ERR_BROKER_UNREACHABLE`
    *   (a profile that cannot be used, e.g. an unreadable CA file).
+   * `_origin`: who the calls are for — the operator (default) or the console's own background
+   * work; this pool ignores it, the audited pool (activity-log.ts) records it.
    */
-  get(connectionId: string): ManagerClient {
+  get(connectionId: string, _origin: ActivityOrigin = 'operator'): ManagerClient {
     const profile = this.connections.profile(connectionId);
     let target: ReturnType<typeof profile.target>;
     try {

@@ -280,8 +280,8 @@ export function createRealmsConsoleService({
       return { connectionId, realm: realm ?? null, requests };
     },
 
-    listActivity: async ({ connectionId, limit }) => ({
-      entries: activity.list({ connectionId, limit }),
+    listActivity: async ({ connectionId, limit, origins }) => ({
+      entries: activity.list({ connectionId, limit, origins }),
     }),
   };
 }

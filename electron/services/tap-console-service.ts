@@ -65,7 +65,7 @@ export function createTapConsoleService({
 
   const open = async (connectionId: string, realm: string, clientName: string) => {
     const profile = connections.profile(connectionId);
-    const manager = pool.get(connectionId);
+    const manager = pool.get(connectionId, 'console');
     const secret = profile.secret?.() ?? null;
     if (!swept.has(connectionId)) {
       swept.add(connectionId);

@@ -150,13 +150,19 @@ function forwardBrokerLogs(local: LocalConsole, logger: Logger): void {
   });
 }
 
+/** A repeat of the stop signal sooner than this (ms) is the same one, delivered twice. */
+const SIGNAL_ECHO_MS = 1_000;
+
 function installSignalHandlers(host: WebHost, local: LocalConsole, logger: Logger): void {
-  let stopping = false;
+  let stoppingSince: number | null = null;
   const shutdown = (signal: NodeJS.Signals): void => {
-    if (stopping) {
+    if (stoppingSince !== null) {
+      // A Ctrl-C reaches us twice under `npm run`: from the terminal (the whole foreground
+      // group) and forwarded by npm. Only a later one means "stop waiting".
+      if (Date.now() - stoppingSince < SIGNAL_ECHO_MS) return;
       exitWith(CliExitCode.OK, `Received ${signal} again: exiting without waiting for the broker.`);
     }
-    stopping = true;
+    stoppingSince = Date.now();
     logger.info({ signal }, 'stopping console');
     void Promise.allSettled([host.close(), local.close()]).then(() => process.exit(CliExitCode.OK));
   };

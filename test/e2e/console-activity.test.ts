@@ -1,0 +1,155 @@
+/**
+ * The Activity page in Chromium against `npm run console`: it lists the operator's actions by
+ * default (an entry from before the `origin` field counts as the operator's), hides the
+ * console's own background commands (demo mode's set-up and clean-up, an `already gone`
+ * clean-up) until the toggle asks for them, marks them `console`, and never shows an
+ * `already gone` clean-up as a failure. Screenshots at 1280 and 390 px go to
+ * test-results/activity-*.png (no horizontal overflow).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  callApi,
+  startConsole,
+  stopConsole,
+  type RunningConsole,
+} from '../support/console-process';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const REPO = path.resolve(import.meta.dirname, '..', '..');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = path.join(REPO, 'test-results');
+const LOCAL = { connectionId: 'local' };
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({ path: path.join(SHOTS, `activity-${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+    .toBeLessThanOrEqual(390);
+  await page.screenshot({ path: path.join(SHOTS, `activity-${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+const targets = (page: Page) =>
+  page
+    .getByTestId('activity-entry')
+    .evaluateAll((items) =>
+      items.map((item) => `${item.getAttribute('data-origin')} ${item.textContent ?? ''}`),
+    );
+
+describe('Activity page: operator actions and the console’s own', () => {
+  let dir: TempDir;
+  let app: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    dir = await makeTempDir('switchboard-e2e-activity-');
+    const dataDir = path.join(dir.path, 'data');
+    mkdirSync(dataDir, { recursive: true });
+    // An entry written before `origin` existed, and a console clean-up that found nothing.
+    const base = { actor: 'console (alice)', connectionId: 'local', durationMs: 2 };
+    const old = [
+      {
+        ...base,
+        seq: 1,
+        at: Date.now() - 60_000,
+        action: 'set_realm_auth',
+        target: 'legacy-realm',
+        params: { realm: 'legacy-realm', required: true },
+        ok: true,
+        error: null,
+      },
+      {
+        ...base,
+        seq: 2,
+        at: Date.now() - 30_000,
+        origin: 'console',
+        action: 'remove_realm',
+        target: 'switchboard-demo',
+        params: { realm: 'switchboard-demo' },
+        ok: true,
+        error: null,
+        note: 'already gone',
+      },
+    ];
+    writeFileSync(
+      path.join(dataDir, 'console-activity.jsonl'),
+      old.map((entry) => `${JSON.stringify(entry)}\n`).join(''),
+      { mode: 0o600 },
+    );
+    app = await startConsole(dataDir);
+    await callApi(app, 'createRealm', {
+      ...LOCAL,
+      realm: 'ops-realm',
+      authRequired: true,
+      ephemeral: false,
+    });
+    await callApi(app, 'startDemo', LOCAL);
+    await callApi(app, 'stopDemo', LOCAL);
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(app.url);
+    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await stopConsole(app);
+    await dir?.remove();
+  }, 30_000);
+
+  it('shows operator actions by default and the console’s own on request', async () => {
+    await page.getByTestId('nav-activity').click();
+    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
+    const operator = await targets(page);
+    expect(operator[0]).toMatch(/^operator .*add_realm · ops-realm/);
+    expect(operator[1]).toMatch(/^operator .*set_realm_auth · legacy-realm/);
+    expect(await page.getByTestId('activity-origin').count()).toBe(0);
+    expect(await page.getByTestId('activity-include-console').isChecked()).toBe(false);
+    await shoot(page, 'operator');
+
+    await page.getByTestId('activity-include-console').check();
+    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(5);
+    const all = await targets(page);
+    const consoleOwn = all.filter((entry) => entry.startsWith('console '));
+    expect(consoleOwn).toHaveLength(3);
+    expect(consoleOwn.every((entry) => entry.includes('switchboard-demo'))).toBe(true);
+    expect(await page.getByTestId('activity-origin').count()).toBe(3);
+    // No failure anywhere; the clean-up that found nothing says so.
+    expect(await page.locator('[data-testid="activity-entry"] [data-state="failed"]').count()).toBe(
+      0,
+    );
+    expect(await page.getByTestId('activity-note').allTextContents()).toEqual(['already gone']);
+    await shoot(page, 'all');
+
+    // New console commands arrive live while the toggle is on, and vanish when it is off.
+    await callApi(app, 'startDemo', LOCAL);
+    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(6);
+    await page.getByTestId('activity-include-console').uncheck();
+    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
+    // …and do not arrive while it is off.
+    await callApi(app, 'stopDemo', LOCAL);
+    await callApi(app, 'setRealmFlag', {
+      ...LOCAL,
+      realm: 'ops-realm',
+      flag: 'acceptance',
+      value: false,
+    });
+    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(3);
+    expect((await targets(page)).every((entry) => entry.startsWith('operator '))).toBe(true);
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+});

@@ -6,11 +6,17 @@
  * - The sections are grouped in a left sidebar at 1280 px (one column, left of the view) and
  *   behind a menu button at 390 px (no horizontal overflow), the pending-requests count kept.
  * - The realm removal's "type the name" field shows its whole placeholder at 1280 and 390 px.
+ * - The Clients view has no (always disabled) per-row "Disconnect" button, just one short note.
  * Screenshots go to test-results/nav-*.png.
  */
 import path from 'node:path';
 import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalBrokerStatus } from '../../shared/console-api';
+import { ClientEvent } from '../../shared/protocol-events';
+import { consumerPayload, jsSubscribePayload } from '../helpers/stock-clients';
+import { connectSocket } from '../support/connect-socket';
 import {
   callApi,
   startConsole,
@@ -52,6 +58,7 @@ describe('console navigation end to end', () => {
   let dir: TempDir;
   let app: RunningConsole | null = null;
   let browser: Browser | null = null;
+  const sockets: Socket[] = [];
 
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-navigation-');
@@ -63,6 +70,7 @@ describe('console navigation end to end', () => {
   }, 120_000);
 
   afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
     await browser?.close();
     await stopConsole(app, 'SIGKILL');
     await dir.remove();
@@ -200,6 +208,28 @@ describe('console navigation end to end', () => {
     expect(narrow.text).toBeLessThanOrEqual(narrow.box);
     await input.scrollIntoViewIfNeeded();
     await page.screenshot({ path: path.join(SHOTS, 'nav-realm-remove-390.png') });
+    await page.close();
+  }, 120_000);
+
+  it('lists clients without per-row Disconnect buttons, with one short note', async () => {
+    const broker = await callApi<LocalBrokerStatus>(app!, 'getLocalBroker', {});
+    const consumer = await connectSocket(`http://127.0.0.1:${broker.port}`, sockets);
+    consumer.emit(ClientEvent.CONSUMER, consumerPayload('worker-1'));
+    consumer.emit(ClientEvent.SUBSCRIBE, jsSubscribePayload('worker-1', 'fleet', 'job'));
+    const page = await browser!.newPage({ viewport: { width: 1280, height: 860 } });
+    await page.goto(app!.url);
+    await page.getByTestId('nav-clients').click();
+    const card = page.getByTestId('client-consumer-worker-1');
+    await expect.poll(() => card.count(), { timeout: 20_000 }).toBe(1);
+    expect(await page.getByRole('button', { name: /disconnect/i }).count()).toBe(0);
+    expect(await page.getByTestId('clients-disconnect-note').count()).toBe(1);
+    expect(await page.getByTestId('clients-disconnect-note').textContent()).toContain(
+      'no management command',
+    );
+    await page.screenshot({ path: path.join(SHOTS, 'nav-clients-1280.png'), fullPage: true });
+    await page.setViewportSize({ width: 390, height: 844 });
+    await noOverflow(page);
+    await page.screenshot({ path: path.join(SHOTS, 'nav-clients-390.png'), fullPage: true });
     await page.close();
   }, 120_000);
 });

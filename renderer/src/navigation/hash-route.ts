@@ -59,6 +59,12 @@ export function useHashRoute(known: readonly string[]): {
   return { section, params: route.params };
 }
 
+/** One query parameter of the current route (`#/connections?edit=x` → `edit` = `x`), or null. */
+export function useRouteParam(name: string): string | null {
+  const hash = useSyncExternalStore(subscribe, currentHash);
+  return parseHashRoute(hash).params.get(name);
+}
+
 /** Drops the route's query (e.g. once a one-shot `?edit=` was acted on), without a new entry. */
 export function useClearRouteParams(): () => void {
   return useCallback(() => {

@@ -69,6 +69,10 @@ export function App({ client }: { client: ConsoleClient | null }) {
   const { section: sectionId } = useHashRoute(SECTION_IDS);
   const [menuOpen, setMenuOpen] = useState(false);
   const onMenuOpenChange = useCallback((open: boolean) => setMenuOpen(open), []);
+  // A new view starts at its top, not at the scroll position of the previous one.
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [sectionId]);
   useRequestNotifications(client);
   useEffect(() => {
     if (!client) return undefined;

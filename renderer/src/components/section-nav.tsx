@@ -81,8 +81,12 @@ export function SectionNav({
   const ref = useRef<HTMLElement>(null);
   useEffect(() => {
     if (!open) return undefined;
+    // Keyboard users land in the list, on the view they are in.
+    ref.current?.querySelector<HTMLElement>('[aria-current="page"]')?.focus();
     const onKey = (event: KeyboardEvent): void => {
-      if (event.key === 'Escape') onOpenChange(false);
+      if (event.key !== 'Escape') return;
+      onOpenChange(false);
+      document.querySelector<HTMLElement>('[data-testid="nav-menu"]')?.focus();
     };
     const onPointer = (event: PointerEvent): void => {
       const target = event.target as Element | null;

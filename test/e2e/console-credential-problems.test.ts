@@ -133,6 +133,11 @@ describe('views of a connection without a working credential', () => {
       await page.getByTestId('realms-view').locator('.page__header').textContent(),
     ).not.toContain('loading');
     await shoot(page, 'realms-refused');
+    await openSection(page, 'tokens');
+    const tokens = page.getByTestId('tokens-credential-problem');
+    await expect.poll(() => tokens.count(), { timeout: 20_000 }).toBe(1);
+    expect(await tokens.textContent()).toMatch(/refused/i);
+    await openSection(page, 'realms');
 
     // The button opens this connection's editor; the right token fixes the views.
     await realms.getByTestId('realms-credential-problem-action').click();

@@ -95,7 +95,14 @@ export class ConnectionManager {
    * the SecretStore when needed, so it never sits in this object.
    */
   putRemote(stored: StoredProfile, secret: () => string | null): void {
-    if (this.connections.has(stored.id)) this.remove(stored.id);
+    // An edit replaces the connection in place: one change event (from `add`), never a list
+    // without it (a page that had it selected would fall back to the local broker).
+    const previous = this.connections.get(stored.id);
+    if (previous) {
+      previous.poller.stop();
+      previous.dispose();
+      this.connections.delete(stored.id);
+    }
     this.add({
       id: stored.id,
       name: stored.name,

@@ -1,15 +1,19 @@
 /**
- * App shell: top bar (brand, sections, the connection switcher with the selected connection's
- * state, the console link state) and the selected section. A refused or missing console token
+ * App shell: top bar (brand, the connection switcher with the selected connection's state, the
+ * console link state), the grouped section navigation (components/section-nav.tsx: a sidebar, a
+ * menu on narrow screens) and the section of the URL's hash route (`#/realms`,
+ * navigation/hash-route.ts; none or unknown → Overview). A refused or missing console token
  * gets one full-page screen; while the console host is unreachable everything is marked stale
  * and every control is disabled (a disabled fieldset around the view).
  */
-import { useEffect, useState, type ComponentType } from 'react';
+import { useCallback, useEffect, useState, type ComponentType } from 'react';
 import type { ConsoleClient } from './api/console-client';
 import { ConnectionSwitcher } from './components/connection-switcher';
 import { HostAccessScreen, StaleBanner } from './components/host-screens';
+import { SectionMenuButton, SectionNav } from './components/section-nav';
 import { StatusBadge, type BadgeTone } from './components/status-badge';
 import { ThemeToggle } from './components/theme-toggle';
+import { useHashRoute } from './navigation/hash-route';
 import { resetAppStore, useAppStore } from './store/app-store';
 import { bindConsole } from './store/bind-console';
 import { ConnectionsView } from './views/connections-view';
@@ -26,25 +30,31 @@ import { LocalBrokerView } from './views/local-broker-view';
 import { TapView } from './views/tap-view';
 import './styles/app-shell.css';
 
-/** One section of the app: add yours with one line. Views read `selectedConnectionId`. */
+/**
+ * One section of the app: add yours with one line. Its URL is `#/<id>`; `group` is the title of
+ * the navigation group it is listed in (entries of a group are listed in this order). Views read
+ * `selectedConnectionId`.
+ */
 interface Section {
   id: string;
   label: string;
+  group: string;
   View: ComponentType<{ client: ConsoleClient }>;
 }
 const SECTIONS: Section[] = [
-  { id: 'overview', label: 'Overview', View: OverviewView },
-  { id: 'requests', label: 'Requests', View: RequestsView },
-  { id: 'realms', label: 'Realms', View: RealmsView },
-  { id: 'tokens', label: 'Tokens', View: TokensView },
-  { id: 'dead-letters', label: 'Dead letters', View: DeadLettersView },
-  { id: 'clients', label: 'Clients', View: ClientsView },
-  { id: 'tap', label: 'Live tap', View: TapView },
-  { id: 'activity', label: 'Activity', View: ActivityView },
-  { id: 'local', label: 'Local broker', View: LocalBrokerView },
-  { id: 'demo', label: 'Demo', View: DemoView },
-  { id: 'connections', label: 'Connections', View: ConnectionsView },
+  { id: 'overview', label: 'Overview', group: 'Monitor', View: OverviewView },
+  { id: 'clients', label: 'Clients', group: 'Monitor', View: ClientsView },
+  { id: 'tap', label: 'Live tap', group: 'Monitor', View: TapView },
+  { id: 'requests', label: 'Requests', group: 'Manage', View: RequestsView },
+  { id: 'realms', label: 'Realms', group: 'Manage', View: RealmsView },
+  { id: 'tokens', label: 'Tokens', group: 'Manage', View: TokensView },
+  { id: 'dead-letters', label: 'Dead letters', group: 'Operations', View: DeadLettersView },
+  { id: 'activity', label: 'Activity', group: 'Operations', View: ActivityView },
+  { id: 'local', label: 'Local broker', group: 'Local', View: LocalBrokerView },
+  { id: 'demo', label: 'Demo', group: 'Local', View: DemoView },
+  { id: 'connections', label: 'Connections', group: 'Setup', View: ConnectionsView },
 ];
+const SECTION_IDS = SECTIONS.map((entry) => entry.id);
 
 const LINK_TONES: Record<string, BadgeTone> = {
   online: 'ok',
@@ -56,7 +66,13 @@ const LINK_TONES: Record<string, BadgeTone> = {
 export function App({ client }: { client: ConsoleClient | null }) {
   const connection = useAppStore((s) => s.connection);
   const pendingCount = useAppStore((s) => (s.pending[s.selectedConnectionId] ? 1 : 0));
-  const [sectionId, setSectionId] = useState<string>('overview');
+  const { section: sectionId } = useHashRoute(SECTION_IDS);
+  const [menuOpen, setMenuOpen] = useState(false);
+  const onMenuOpenChange = useCallback((open: boolean) => setMenuOpen(open), []);
+  // A new view starts at its top, not at the scroll position of the previous one.
+  useEffect(() => {
+    window.scrollTo(0, 0);
+  }, [sectionId]);
   useRequestNotifications(client);
   useEffect(() => {
     if (!client) return undefined;
@@ -74,27 +90,13 @@ export function App({ client }: { client: ConsoleClient | null }) {
   return (
     <div className={`app${stale ? ' app--stale' : ''}`} data-stale={stale || undefined}>
       <header className="topbar">
+        <SectionMenuButton
+          currentLabel={section.label}
+          pendingCount={pendingCount}
+          open={menuOpen}
+          onOpenChange={onMenuOpenChange}
+        />
         <h1 className="topbar__brand">Switchboard</h1>
-        <nav className="topbar__nav" aria-label="Sections">
-          {SECTIONS.map(({ id, label }) => (
-            <button
-              key={id}
-              type="button"
-              className={`topbar__link${section.id === id ? ' topbar__link--active' : ''}`}
-              aria-current={section.id === id ? 'page' : undefined}
-              onClick={() => setSectionId(id)}
-              data-testid={`nav-${id}`}
-            >
-              {label}
-              {id === 'requests' && pendingCount > 0 && (
-                <span className="nav-count" data-testid="nav-requests-count">
-                  {' '}
-                  ({pendingCount})
-                </span>
-              )}
-            </button>
-          ))}
-        </nav>
         <fieldset className="topbar__tools" disabled={stale}>
           <ConnectionSwitcher />
           <StatusBadge
@@ -106,9 +108,18 @@ export function App({ client }: { client: ConsoleClient | null }) {
         <ThemeToggle />
       </header>
       {stale && <StaleBanner />}
-      <fieldset className="app__content" disabled={stale} data-testid="app-content">
-        <section.View client={client} />
-      </fieldset>
+      <div className="app__body">
+        <SectionNav
+          entries={SECTIONS}
+          current={section.id}
+          pendingCount={pendingCount}
+          open={menuOpen}
+          onOpenChange={onMenuOpenChange}
+        />
+        <fieldset className="app__content" disabled={stale} data-testid="app-content">
+          <section.View client={client} />
+        </fieldset>
+      </div>
     </div>
   );
 }

@@ -26,6 +26,7 @@ import {
   stopConsole,
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
+import { openSection } from '../support/console-nav';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -204,7 +205,7 @@ describe('console connections end to end', () => {
     // 390 px: no horizontal overflow on any view.
     await page.setViewportSize({ width: 390, height: 844 });
     for (const section of ['overview', 'requests', 'connections']) {
-      await page.getByTestId(`nav-${section}`).click();
+      await openSection(page, section);
       await noOverflow(page);
     }
     await page.getByTestId('connection-add').click();

@@ -3,7 +3,7 @@
  * its subscriptions (key, mode, group, durable, ACK) and durable backlog. Read from the broker's
  * `GET /api/clients` every 2 s; connected MQTT clients (issue 14) are listed in their realm's
  * section with their filters and QoS. Neither protocol has a management command that disconnects
- * one client, so the view says so and points at what does exist.
+ * one client, so the view says so once (no per-row button) and points at what does exist.
  */
 import { useEffect, useState } from 'react';
 import type { ClientList } from '../../../shared/console-api-operations';
@@ -51,15 +51,6 @@ function ConsumerCard({ consumer }: { consumer: ClientConsumer }) {
           label={consumer.online ? 'online' : 'offline'}
           tone={consumer.online ? 'ok' : 'idle'}
         />
-        <button
-          type="button"
-          className="button ops-client__disconnect"
-          disabled
-          aria-describedby="clients-disconnect-note"
-          title="The tyo-mq protocol has no command to disconnect one client"
-        >
-          Disconnect
-        </button>
       </div>
       {consumer.subscriptions.length === 0 ? (
         <p className="muted small">No subscriptions.</p>
@@ -143,10 +134,9 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
         </label>
       </header>
       <ErrorBanner title="Clients:" message={error} testId="clients-error" />
-      <p className="ops-notice" id="clients-disconnect-note" data-testid="clients-disconnect-note">
-        Disconnecting one client: the tyo-mq protocol has no management command for it (for
-        socket.io or MQTT clients). To cut a client off, revoke its token (its sessions are
-        disconnected) or remove its realm.
+      <p className="muted ops-note" data-testid="clients-disconnect-note">
+        The tyo-mq protocol has no management command to disconnect one client: to cut one off,
+        revoke its token (in Tokens) or remove its realm.
       </p>
       {list && realms.length === 0 && (
         <p className="ops-empty" data-testid="clients-empty">

@@ -2,11 +2,14 @@
  * Connections: the built-in local broker and remote broker profiles — add, edit, test (each layer
  * with its reason), remove, use (switch the selected connection), export/import (never with
  * secrets) — and a notice of where secrets are kept when no OS keychain protects them.
+ * `#/connections?edit=<id>` (the "edit credential" buttons of other views) opens that
+ * connection's editor.
  */
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ConnectionSummary } from '../../../shared/console-api-connections';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
+import { useClearRouteParams, useRouteParam } from '../navigation/hash-route';
 import { StatusBadge } from '../components/status-badge';
 import { useAppStore } from '../store/app-store';
 import {
@@ -141,6 +144,19 @@ export function ConnectionsView({ client }: { client: ConsoleClient }) {
     void refreshConnections(client);
   }, [client]);
 
+  // Opened to edit one connection: show its editor once the list has it, then drop the request
+  // from the URL (a reload or Back does not reopen it).
+  const editId = useRouteParam('edit');
+  const clearRouteParams = useClearRouteParams();
+  const formRef = useRef<HTMLDivElement>(null);
+  const toEdit = editId ? connections.find((c) => c.id === editId && !c.builtIn) : undefined;
+  if (toEdit && form?.editing?.id !== toEdit.id) setForm({ editing: toEdit });
+  useEffect(() => {
+    if (!toEdit) return;
+    clearRouteParams();
+    formRef.current?.scrollIntoView({ block: 'nearest' });
+  }, [toEdit, clearRouteParams]);
+
   return (
     <main className="page" data-testid="connections-view">
       <header className="page__header">
@@ -169,14 +185,16 @@ export function ConnectionsView({ client }: { client: ConsoleClient }) {
       )}
       <ErrorBanner title="Connection error:" message={error?.message} testId="connections-error" />
 
-      {form && (
-        <ConnectionForm
-          key={form.editing?.id ?? 'new'}
-          client={client}
-          editing={form.editing}
-          onDone={() => setForm(null)}
-        />
-      )}
+      <div ref={formRef}>
+        {form && (
+          <ConnectionForm
+            key={form.editing?.id ?? 'new'}
+            client={client}
+            editing={form.editing}
+            onDone={() => setForm(null)}
+          />
+        )}
+      </div>
 
       <ul className="connection-list" data-testid="connection-list">
         {connections.map((connection) => (

@@ -7,7 +7,9 @@
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeadLetter } from '../../../shared/console-api-operations';
+import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
+import { ConnectionProblem } from '../components/connection-problem';
 import { ErrorBanner } from '../components/error-banner';
 import { formatCount } from '../format';
 import { useAppStore } from '../store/app-store';
@@ -59,6 +61,8 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
     total: 0,
   });
   const [error, setError] = useState<string | null>(null);
+  // Why the list could not be loaded (shown with what to do, instead of an empty list).
+  const [loadError, setLoadError] = useState<ErrorInfo | null>(null);
   const [notice, setNotice] = useState<string | null>(null);
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -68,6 +72,19 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const [generation, setGeneration] = useState(0);
   const [brokerDepth, setBrokerDepth] = useState<number | null>(null);
   const cancelRef = useRef(false);
+  // Another connection: nothing loaded for the previous one applies (state adjusted while
+  // rendering, so the old list never shows under the new connection).
+  const [listedFor, setListedFor] = useState(connectionId);
+  if (listedFor !== connectionId) {
+    setListedFor(connectionId);
+    setEntries([]);
+    setSelected(new Set());
+    setFocused(null);
+    setError(null);
+    setLoadError(null);
+    setLoading({ loaded: 0, total: 0 });
+    setBrokerDepth(null);
+  }
 
   /** Forgets the loaded list and loads `nextRealm` (or the same realm again) from the start. */
   const reload = (nextRealm: string = realm): void => {
@@ -75,6 +92,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
     setSelected(new Set());
     setFocused(null);
     setError(null);
+    setLoadError(null);
     setLoading({ loaded: 0, total: 0 });
     setRealm(nextRealm);
     setGeneration((g) => g + 1);
@@ -95,7 +113,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
         });
         if (!live) return;
         if (!result.ok) {
-          setError(`${result.error.message} — check that the broker is running, then Refresh.`);
+          setLoadError(result.error);
           break;
         }
         const page = result.value.entries.map(indexEntry);
@@ -221,6 +239,12 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
           </button>
         </div>
       </header>
+      <ConnectionProblem
+        error={loadError}
+        connectionId={connectionId}
+        what="its dead-letter queue"
+        testId="dlq-credential-problem"
+      />
 
       <div className="ops-toolbar">
         <label className="field">
@@ -331,38 +355,42 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
         />
       )}
 
-      <div className="ops-dlq">
-        <DeadLetterList
-          shown={shown}
-          empty={
-            shown.length === 0 && !loading
-              ? entries.length === 0
-                ? 'No dead letters. Copies land here when a consumer does not ACK within its retries.'
-                : 'Nothing matches the search.'
-              : null
-          }
-          selected={selected}
-          focused={focused}
-          onToggle={toggle}
-          onFocus={setFocused}
-        />
-        {focusedEntry && (
-          <DeadLetterDetail
-            entry={focusedEntry}
-            busy={busy}
-            onClose={() => setFocused(null)}
-            onAction={(kind) => setConfirm({ kind, ids: [focusedEntry.id] })}
-          />
-        )}
-      </div>
-      <p className="muted small">
-        Loaded{' '}
-        {entries.length >= MAX_LOADED_ENTRIES
-          ? `the oldest ${formatCount(MAX_LOADED_ENTRIES)}`
-          : 'all'}{' '}
-        entries
-        {entries[0] ? `; oldest dead-lettered ${stamp(entries[0].entry.deadLetteredAt)}` : ''}.
-      </p>
+      {!loadError && (
+        <>
+          <div className="ops-dlq">
+            <DeadLetterList
+              shown={shown}
+              empty={
+                shown.length === 0 && !loading
+                  ? entries.length === 0
+                    ? 'No dead letters. Copies land here when a consumer does not ACK within its retries.'
+                    : 'Nothing matches the search.'
+                  : null
+              }
+              selected={selected}
+              focused={focused}
+              onToggle={toggle}
+              onFocus={setFocused}
+            />
+            {focusedEntry && (
+              <DeadLetterDetail
+                entry={focusedEntry}
+                busy={busy}
+                onClose={() => setFocused(null)}
+                onAction={(kind) => setConfirm({ kind, ids: [focusedEntry.id] })}
+              />
+            )}
+          </div>
+          <p className="muted small">
+            Loaded{' '}
+            {entries.length >= MAX_LOADED_ENTRIES
+              ? `the oldest ${formatCount(MAX_LOADED_ENTRIES)}`
+              : 'all'}{' '}
+            entries
+            {entries[0] ? `; oldest dead-lettered ${stamp(entries[0].entry.deadLetteredAt)}` : ''}.
+          </p>
+        </>
+      )}
     </main>
   );
 }

@@ -217,11 +217,15 @@ export function RealmManage({
       {!structural && (
         <div className="manage-row">
           <span className="manage-row__label">Remove</span>
-          <span className="row-actions">
+          <span className="row-actions remove-confirm">
+            <span className="muted small-inline" id={id('remove-hint')}>
+              Type the realm&apos;s name to confirm:
+            </span>
             <input
-              className="input"
-              placeholder={`type ${name} to confirm`}
+              className="input remove-confirm__input"
+              placeholder={name}
               aria-label={`Type ${name} to confirm removal`}
+              aria-describedby={id('remove-hint')}
               value={typed}
               onChange={(e) => setTyped(e.target.value)}
               data-testid={id('remove-confirm')}

@@ -8,6 +8,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { RealmSummary } from '../../../shared/console-api';
 import type { GeneratedSecret } from '../../../shared/console-api-realms';
 import type { ConsoleClient } from '../api/console-client';
+import { ConnectionProblem } from '../components/connection-problem';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
 import { formatDuration } from '../format';
@@ -184,15 +185,18 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
             {connectionName} ·{' '}
             {list
               ? `${list.realms.length} ${list.realms.length === 1 ? 'realm' : 'realms'}`
-              : 'loading'}{' '}
+              : loadError
+                ? 'realms unavailable'
+                : 'loading'}{' '}
             · every change is a signed management command, recorded in Activity
           </p>
         </div>
       </header>
-      <ErrorBanner
-        title="Realms unavailable:"
-        message={loadError?.message}
-        testId="realms-load-error"
+      <ConnectionProblem
+        error={loadError}
+        connectionId={connectionId}
+        what="its realms"
+        testId="realms-credential-problem"
       />
       {secret && <SecretReveal secret={secret} onDone={() => setSecret(null)} />}
       <ErrorBanner
@@ -208,7 +212,9 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
       {list && !list.authEnabled && (
         <p className="muted">Authentication is off on this broker: every realm is open.</p>
       )}
-      <CreateRealm client={client} connectionId={connectionId} reload={reload} action={action} />
+      {(list || !loadError) && (
+        <CreateRealm client={client} connectionId={connectionId} reload={reload} action={action} />
+      )}
       <ul className="realm-list" data-testid="realms-list">
         {list?.realms.map((realm) => (
           <li key={realm.name} className="realm-card" data-testid={`realms-row-${realm.name}`}>

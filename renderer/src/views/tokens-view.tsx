@@ -7,6 +7,7 @@
 import { useCallback, useState } from 'react';
 import type { GeneratedSecret } from '../../../shared/console-api-realms';
 import type { ConsoleClient } from '../api/console-client';
+import { ConnectionProblem } from '../components/connection-problem';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
 import '../styles/realms.css';
@@ -109,10 +110,11 @@ export function TokensView({ client }: { client: ConsoleClient }) {
           </p>
         </div>
       </header>
-      <ErrorBanner
-        title="Tokens unavailable:"
-        message={loadError?.message}
-        testId="tokens-load-error"
+      <ConnectionProblem
+        error={loadError}
+        connectionId={connectionId}
+        what="its tokens"
+        testId="tokens-credential-problem"
       />
       {secret && <SecretReveal secret={secret} onDone={() => setSecret(null)} />}
       <ErrorBanner

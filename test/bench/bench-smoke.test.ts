@@ -94,13 +94,14 @@ const BenchDocument = z.object({
   mqtt: z
     .array(
       z.object({
+        protocol_version: z.union([z.literal(4), z.literal(5)]),
         qos: z.union([z.literal(0), z.literal(1)]),
         switchboard_median_msgs_per_s: z.number().positive(),
         aedes_median_msgs_per_s: z.number().positive(),
         ratio: num,
       }),
     )
-    .length(2),
+    .length(4),
   errors: z.array(z.string()),
 });
 

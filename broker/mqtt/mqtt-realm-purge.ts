@@ -10,6 +10,7 @@ import type { Aedes, Client } from 'aedes';
 import type { Logger } from '../logging/logger';
 import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
+import { dropWill, endSession } from './end-session';
 import { realmPrefixes } from './realm-topics';
 
 /**
@@ -28,7 +29,7 @@ export function closeRealmClients(
     const identity = auth.identity(client);
     if (identity?.realm !== realm) continue;
     dropWill(client);
-    client.close();
+    endSession(client, 'realm removed');
     closed++;
     logger.info(
       { mqttClient: identity.clientId, realm, reason: 'realm removed' },
@@ -36,11 +37,6 @@ export function closeRealmClients(
     );
   }
   return closed;
-}
-
-/** Forgets a live client's will, so that closing it publishes nothing (aedes reads `will`). */
-export function dropWill(client: Client): void {
-  (client as unknown as { will: unknown }).will = null;
 }
 
 /**

@@ -9,7 +9,7 @@ import type { Aedes, Client } from 'aedes';
 import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
 import type { MqttAuth } from './mqtt-auth';
-import { dropWill } from './mqtt-realm-purge';
+import { dropWill, endSession } from './end-session';
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
@@ -45,9 +45,10 @@ export function watchMqttRevocations(
         }
         if (reason !== null) {
           logger.info({ mqttClient: id.clientId, realm: id.realm, reason }, 'MQTT session ended');
-          // A removed realm's clients leave without their wills (mqtt-realm-purge.ts).
-          if (reason === 'realm removed') dropWill(client);
-          client.close();
+          // Nothing more is published for credentials that went away, its will included (as a
+          // restored will of a revoked identity is not either).
+          dropWill(client);
+          endSession(client, reason);
         }
       }
     });

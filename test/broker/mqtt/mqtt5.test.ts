@@ -26,6 +26,7 @@ const ctx = useAuthBroker(
       { token: 'alpha-consumer', realm: 'alpha', role: 'consumer' },
       { token: 'alpha-both', realm: 'alpha', role: 'both' },
       { token: 'beta-both', realm: 'beta', role: 'both' },
+      { token: 'beta-watch', realm: 'beta', role: 'consumer' },
     ],
   },
   { mqtt: { enabled: true, port: 0, max_packet_size: 4096 } },
@@ -208,5 +209,32 @@ describe('MQTT 5 packet size', () => {
     const p = await mqttClient(ctx.h, alpha);
     await p.publishAsync('ok', 'still here');
     expect((await got).text).toBe('still here');
+  });
+});
+
+describe('MQTT 5 revocation', () => {
+  it('a revoked token ends its client with DISCONNECT 0x87 and its will is not published', async () => {
+    const watcher = await mqttClient(ctx.h, { ...v5, username: 'beta', password: 'beta-watch' });
+    const doomed = await mqttClient(ctx.h, {
+      ...v5,
+      username: 'beta',
+      password: 'beta-both',
+      will: { topic: 'status/doomed', payload: Buffer.from('gone'), qos: 1, retain: false },
+    });
+    await watcher.subscribeAsync('status/#', { qos: 1 });
+    const wills: string[] = [];
+    watcher.on('message', (t) => wills.push(t));
+    const disconnect = new Promise<{ reasonCode?: number; reason?: string }>((resolve) =>
+      doomed.once('disconnect', (packet) =>
+        resolve({ reasonCode: packet.reasonCode, reason: packet.properties?.reasonString }),
+      ),
+    );
+    ctx.h.broker.auth.update((draft) => {
+      draft.tokens = draft.tokens.filter((t) => t.token !== 'beta-both');
+    });
+    expect(await disconnect).toEqual({ reasonCode: 0x87, reason: 'token revoked' });
+    await delay(200);
+    expect(watcher.connected).toBe(true);
+    expect(wills).toEqual([]);
   });
 });

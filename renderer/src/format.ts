@@ -11,6 +11,11 @@ export function formatCount(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : integer.format(value);
 }
 
+/** A count with its noun: `(1, 'consumer')` → `"1 consumer"`, `(3, 'consumer')` → `"3 consumers"`. */
+export function formatCountOf(value: number, noun: string): string {
+  return `${formatCount(value)} ${value === 1 ? noun : `${noun}s`}`;
+}
+
 /** Messages per second: `12.5` → `"12.5/s"`; null → `"—/s"`. */
 export function formatRate(perSecond: number | null | undefined): string {
   return perSecond === null || perSecond === undefined

@@ -201,7 +201,9 @@ describe('console operations views end to end', () => {
     // same (open default) realm with its filter and QoS.
     device = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, {
       clientId: 'sensor-7',
+      protocolVersion: 5,
       clean: false,
+      properties: { sessionExpiryInterval: 600 },
       reconnectPeriod: 0,
       connectTimeout: 5_000,
     });
@@ -210,8 +212,9 @@ describe('console operations views end to end', () => {
     const mqttCard = page.getByTestId('client-mqtt-sensor-7');
     await expect.poll(() => mqttCard.count(), { timeout: 20_000 }).toBe(1);
     const mqttText = await mqttCard.textContent();
-    expect(mqttText).toContain('MQTT');
+    expect(await mqttCard.getByTestId('client-mqtt-protocol').textContent()).toBe('MQTT 5');
     expect(mqttText).toContain('persistent session');
+    expect(mqttText).not.toContain('Disconnect');
     const filter = await mqttCard.getByTestId('client-mqtt-subscription').textContent();
     expect(filter).toContain('sensors/+/temp');
     expect(filter).toContain('QoS 1');

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildOverviewModel, sumRegistrations } from '../../renderer/src/views/overview-model';
-import { formatCount, formatDuration, formatRate } from '../../renderer/src/format';
+import { formatCount, formatCountOf, formatDuration, formatRate } from '../../renderer/src/format';
 import {
   LOCAL_CONNECTION_ID,
   type LocalBrokerStatus,
@@ -162,6 +162,9 @@ describe('format', () => {
   it('formats counts, rates and durations', () => {
     expect(formatCount(1234567)).toBe('1,234,567');
     expect(formatCount(null)).toBe('—');
+    expect(formatCountOf(1, 'consumer')).toBe('1 consumer');
+    expect(formatCountOf(0, 'consumer')).toBe('0 consumers');
+    expect(formatCountOf(1200, 'producer')).toBe('1,200 producers');
     expect(formatRate(12.345)).toBe('12.3/s');
     expect(formatRate(null)).toBe('—/s');
     expect([0, 59, 61, 3_600 + 180, 86_400 * 2 + 3_600 * 5, -1].map(formatDuration)).toEqual([

@@ -11,7 +11,7 @@ import type { ClientConsumer, ClientProducer } from '../../../shared/http-api';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
-import { formatCount } from '../format';
+import { formatCount, formatCountOf } from '../format';
 import { MqttClientCard } from './mqtt-client-card';
 import { useConnectionId } from './use-connection-id';
 import '../styles/operations.css';
@@ -150,8 +150,8 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
           <h3 className="section-title">
             Realm {realm.name}{' '}
             <span className="muted small">
-              {formatCount(realm.producers.length)} producers ·{' '}
-              {formatCount(realm.consumers.length)} consumers
+              {formatCountOf(realm.producers.length, 'producer')} ·{' '}
+              {formatCountOf(realm.consumers.length, 'consumer')}
               {realm.mqtt && realm.mqtt.length > 0 && ` · ${formatCount(realm.mqtt.length)} MQTT`}
             </span>
           </h3>

@@ -1,5 +1,6 @@
 /**
- * One connected MQTT client in the Clients view (issue 14): an "MQTT" badge, its client id (as
+ * One connected MQTT client in the Clients view (issue 14): an "MQTT 3.1.1" / "MQTT 5" badge
+ * (just "MQTT" from a broker that does not say), its client id (as
  * the client chose it), how it was admitted, its session kind and its filters with their QoS.
  * Like tyo-mq clients, it cannot be disconnected from here (see the view's note).
  */
@@ -11,18 +12,11 @@ export function MqttClientCard({ client }: { client: ClientMqtt }) {
   return (
     <li className="ops-client" data-testid={`client-mqtt-${client.client_id}`}>
       <div className="ops-client__head">
-        <span className="mqtt-tag">MQTT</span>
+        <span className="mqtt-tag" data-testid="client-mqtt-protocol">
+          {mqttVersionLabel(client.protocol_version)}
+        </span>
         <strong>{client.client_id || '(empty client id)'}</strong>
         <StatusBadge label="online" tone="ok" />
-        <button
-          type="button"
-          className="button ops-client__disconnect"
-          disabled
-          aria-describedby="clients-disconnect-note"
-          title="Neither tyo-mq nor Switchboard's management has a command to disconnect one client"
-        >
-          Disconnect
-        </button>
       </div>
       <p className="muted small">
         {client.clean ? 'clean session' : 'persistent session'} · role {client.role}
@@ -46,4 +40,18 @@ export function MqttClientCard({ client }: { client: ClientMqtt }) {
       )}
     </li>
   );
+}
+
+/** The badge text for a CONNECT protocol level (3 = 3.1, 4 = 3.1.1, 5 = 5.0). */
+export function mqttVersionLabel(level: number | undefined): string {
+  switch (level) {
+    case 3:
+      return 'MQTT 3.1';
+    case 4:
+      return 'MQTT 3.1.1';
+    case 5:
+      return 'MQTT 5';
+    default:
+      return 'MQTT';
+  }
 }

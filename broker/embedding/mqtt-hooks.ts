@@ -152,8 +152,9 @@ export class EmbeddedMqttAuth extends MqttAuth {
   ): P | null => {
     const out = this.base.authorizeForward(client, packet);
     const hook = this.embed.hooks.authorizeForward;
+    if (out === null || !hook) return out;
     const identity = this.identity(client);
-    if (out === null || !hook || !identity) return out;
+    if (!identity) return out;
     const view = this.embed.mqttClient(client, identity);
     const p = out as unknown as { topic: string; payload: Buffer | string; qos?: number };
     const message: BrokerMessage = {
@@ -209,9 +210,10 @@ export class EmbeddedMqttBridge extends MqttBridge {
     callback: (error?: Error | null) => void,
   ): void => {
     this.basePublished(packet, client, (error) => {
-      const identity = this.mqttAuth.identity(client);
+      // Per message: nothing is looked up unless someone observes publishes.
+      const identity = this.embed.observesPublish ? this.mqttAuth.identity(client) : undefined;
       const scoped = identity ? unscopeTopic(packet.topic) : null;
-      if (client && identity && scoped && this.embed.observesPublish) {
+      if (client && identity && scoped) {
         if (!(packet.retain && packet.payload.length === 0)) {
           const { message, enc } = fromMqttPayload(packet.payload);
           const msg: ProducedMessage = {

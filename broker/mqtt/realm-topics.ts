@@ -62,13 +62,26 @@ export function unscopeTopic(internal: string): { realm: string; topic: string }
   const topic = internal.slice(slash + 1);
   // A `$swb:` name holds a `$` topic and a plain one never does: anything else is forged.
   if (start > 0 !== (topic.charCodeAt(0) === DOLLAR)) return null;
-  let realm: string;
-  try {
-    realm = decodeURIComponent(internal.slice(start, slash));
-  } catch {
-    return null;
+  const realm = decodeRealm(internal.slice(start, slash));
+  return realm === null ? null : { realm, topic };
+}
+
+/** Encoded realm → realm (every forwarded message is unscoped: decode each realm once). */
+const decoded = new Map<string, string | null>();
+
+function decodeRealm(encoded: string): string | null {
+  let realm = decoded.get(encoded);
+  if (realm === undefined) {
+    try {
+      realm = decodeURIComponent(encoded);
+    } catch {
+      realm = null;
+    }
+    // Bounded like `prefixes`: forged names must not grow it without end.
+    if (decoded.size >= 10_000) decoded.clear();
+    decoded.set(encoded, realm);
   }
-  return { realm, topic };
+  return realm;
 }
 
 /**

@@ -30,7 +30,7 @@ export interface LocalConsoleOptions {
    * open, on first start), so realm and token changes made from the console persist. */
   settingsFile?: string;
   /** Where the console keeps the local admin token. Default: `FileSecretStore(dataDir)` (a 0600
-   * file; the Electron main process will pass a `safeStorage`-backed store — a later step). */
+   * file, the web host's); the Electron main process passes a `SafeStorageSecretStore`. */
   secrets?: SecretStore;
   /** How to start the broker process. Default: fork `broker/cli.ts` through tsx. */
   launcher?: BrokerLauncher;

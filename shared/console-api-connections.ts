@@ -85,8 +85,11 @@ export const ConnectionTestReportSchema = z.object({
 });
 export type ConnectionTestReport = z.infer<typeof ConnectionTestReportSchema>;
 
-/** Reachability as last seen by the poller: `unknown` until the first sample. */
-export const ConnectionState = z.enum(['online', 'unreachable', 'unknown']);
+/**
+ * Reachability as last seen by the poller: `unknown` until the first sample; `refused` when the
+ * broker answers but refuses the connection's admin token (HTTP 401), so nothing can be read.
+ */
+export const ConnectionState = z.enum(['online', 'refused', 'unreachable', 'unknown']);
 export type ConnectionState = z.infer<typeof ConnectionState>;
 
 /** A connection as the renderer sees it: the profile without its secret, plus its state. */
@@ -102,7 +105,7 @@ export const ConnectionSummarySchema = z.object({
   /** Whether a secret is stored for it (never the secret). */
   hasSecret: z.boolean(),
   state: ConnectionState,
-  /** Why it is unreachable (or its HTTP API is off), else null. */
+  /** Why it is unreachable or refused (or its HTTP API is off), else null. */
   problem: z.string().nullable(),
 });
 export type ConnectionSummary = z.infer<typeof ConnectionSummarySchema>;

@@ -17,6 +17,7 @@ import type { BrokerSupervisor } from './broker-supervisor';
 import type { StoredProfile } from './connection-profiles';
 import {
   isLimitedScrape,
+  isRefusedScrape,
   MetricsPoller,
   type BrokerSample,
   type ScrapeTarget,
@@ -240,7 +241,11 @@ export class ConnectionManager {
     const problem = sample.reachable ? null : (sample.error?.message ?? null);
     // The broker answered but shows no figures (HTTP API off, no admin token): it is online.
     const state: ConnectionState =
-      sample.reachable || isLimitedScrape(problem) ? 'online' : 'unreachable';
+      sample.reachable || isLimitedScrape(problem)
+        ? 'online'
+        : isRefusedScrape(problem)
+          ? 'refused'
+          : 'unreachable';
     if (connection.state === state && connection.problem === problem) return;
     connection.state = state;
     connection.problem = problem;

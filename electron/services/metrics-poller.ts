@@ -44,6 +44,14 @@ export function isLimitedScrape(message: string | null | undefined): boolean {
   );
 }
 
+/** End of a scrape's message when the broker answered 401 to the connection's admin token. */
+export const REFUSED_TOKEN_MESSAGE = 'the broker refused the admin token';
+
+/** Whether a scrape failed because the broker refused the connection's admin token. */
+export function isRefusedScrape(message: string | null | undefined): boolean {
+  return !!message && message.endsWith(REFUSED_TOKEN_MESSAGE);
+}
+
 /** Message of a scrape whose `/health` was refused: the broker's HTTP API is off (§10.1). */
 export const HTTP_API_OFF_MESSAGE =
   "The broker's HTTP API is switched off (http_api.enabled: false), so there are no metrics " +
@@ -246,7 +254,7 @@ export class MetricsPoller {
     if (response.status === 401) {
       throw new Error(
         target.bearerToken
-          ? `GET ${path} answered HTTP 401: the broker refused the admin token`
+          ? `GET ${path} answered HTTP 401: ${REFUSED_TOKEN_MESSAGE}`
           : `GET ${path} ${NO_ADMIN_TOKEN_MESSAGE}`,
       );
     }

@@ -116,6 +116,14 @@ describe('views of a connection without a working credential', () => {
 
     // A wrong admin token: the broker's refusal, and the way to fix it.
     await page.getByTestId('connection-switcher').selectOption({ label: 'Wrong' });
+    // The broker answers, but refuses the token: "refused", not "unreachable".
+    await openSection(page, 'overview');
+    await expect.poll(() => text(page, 'connection-state'), { timeout: 20_000 }).toBe('refused');
+    await expect.poll(() => text(page, 'overview-status'), { timeout: 20_000 }).toBe('refused');
+    await expect
+      .poll(() => text(page, 'chart-unreachable'), { timeout: 20_000 })
+      .toMatch(/refused this connection's admin token/);
+    await shoot(page, 'overview-refused');
     await openSection(page, 'dead-letters');
     const dlq = page.getByTestId('dlq-credential-problem');
     await expect.poll(() => dlq.count(), { timeout: 20_000 }).toBe(1);

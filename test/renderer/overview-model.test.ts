@@ -149,6 +149,22 @@ describe('overview model of remote connections and a lost console host', () => {
     });
   });
 
+  it('says the broker refused the admin token, instead of calling it unreachable', () => {
+    const refused: Overview = {
+      ...remote,
+      reachable: false,
+      error: {
+        code: 'SWB_ERR_BROKER_UNREACHABLE',
+        message: 'GET /api/stats answered HTTP 401: the broker refused the admin token',
+      },
+    };
+    expect(buildOverviewModel(refused, null)).toMatchObject({
+      state: 'refused',
+      tone: 'bad',
+      problem: 'GET /api/stats answered HTTP 401: the broker refused the admin token',
+    });
+  });
+
   it('marks everything stale, never running, once the console host is gone', () => {
     expect(buildOverviewModel(overview, running, { stale: true })).toMatchObject({
       state: 'stale',

@@ -15,6 +15,7 @@ const TONES: Record<string, BadgeTone> = {
   unknown: 'idle',
   stopped: 'idle',
   unreachable: 'bad',
+  refused: 'bad',
   failed: 'bad',
 };
 

@@ -27,6 +27,7 @@ import {
   thinRows,
   type ChartRow,
 } from './charts-model';
+import { useAppStore } from '../store/app-store';
 import { useConnectionId } from './use-connection-id';
 import '../styles/operations.css';
 
@@ -183,6 +184,9 @@ const tooltipLabel = (t: unknown): string => clock(Number(t));
 /** Memoised: the Overview re-renders on every `overview` event; the charts only on their own. */
 export const ChartsView = memo(function ChartsView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
+  const refused = useAppStore(
+    (st) => st.connections.find((c) => c.id === connectionId)?.state === 'refused',
+  );
   const [range, setRange] = useState<MetricRange>('5m');
   const [realm, setRealm] = useState<string | null>(null);
   const { points, error } = useMetricPoints(client, connectionId, range);
@@ -233,9 +237,19 @@ export const ChartsView = memo(function ChartsView({ client }: { client: Console
       <ErrorBanner title="Charts unavailable:" message={error} testId="chart-error" />
       {latest && !latest.up && (
         <div className="error-banner" role="alert" data-testid="chart-unreachable">
-          <strong>Broker unreachable.</strong> No samples since{' '}
-          {lastUp ? clock(lastUp.t) : 'the console started'}; the charts show a gap until it answers
-          again (check the Overview status, or restart the broker).
+          {refused ? (
+            <>
+              <strong>The broker refused this connection&apos;s admin token.</strong> No samples
+              since {lastUp ? clock(lastUp.t) : 'the console started'}; set the right token in
+              Connections and the charts carry on.
+            </>
+          ) : (
+            <>
+              <strong>Broker unreachable.</strong> No samples since{' '}
+              {lastUp ? clock(lastUp.t) : 'the console started'}; the charts show a gap until it
+              answers again (check the Overview status, or restart the broker).
+            </>
+          )}
         </div>
       )}
 

@@ -23,7 +23,7 @@ import { ConnectionForm } from './connection-form';
 import { ConnectionTestReportView } from './connection-test-report';
 import '../styles/connections.css';
 
-const STATE_TONES = { online: 'ok', unreachable: 'bad', unknown: 'idle' } as const;
+const STATE_TONES = { online: 'ok', refused: 'bad', unreachable: 'bad', unknown: 'idle' } as const;
 
 function credentialText(connection: ConnectionSummary): string {
   const { credential } = connection;

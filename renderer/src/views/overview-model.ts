@@ -12,7 +12,8 @@ export interface OnlineTotal {
 }
 
 /** Local broker: its supervisor state; remote: reachability; `stale`: the console host is gone. */
-export type OverviewState = LocalBrokerState | 'online' | 'unreachable' | 'unknown' | 'stale';
+export type OverviewState =
+  LocalBrokerState | 'online' | 'refused' | 'unreachable' | 'unknown' | 'stale';
 
 export interface OverviewModel {
   state: OverviewState;
@@ -42,6 +43,7 @@ export interface OverviewModel {
 
 const TONES: Record<OverviewState, BadgeTone> = {
   online: 'ok',
+  refused: 'bad',
   unreachable: 'bad',
   unknown: 'idle',
   stale: 'idle',
@@ -68,6 +70,11 @@ export function sumRegistrations(stats: Stats): { producers: OnlineTotal; consum
 /** Whether an overview's error says the broker's HTTP API is off (metrics-poller.ts wording). */
 export function isHttpApiOff(message: string | null | undefined): boolean {
   return !!message && message.includes('HTTP API is switched off');
+}
+
+/** Whether an overview's error says the broker refused the connection's admin token (HTTP 401). */
+export function tokenRefused(message: string | null | undefined): boolean {
+  return !!message && message.includes('refused the admin token');
 }
 
 /** Whether an overview's error says `/api/*` needs an admin token this connection lacks. */
@@ -98,7 +105,9 @@ export function buildOverviewModel(
       ? 'unknown'
       : overview.reachable || limited
         ? 'online'
-        : 'unreachable';
+        : tokenRefused(overview.error?.message)
+          ? 'refused'
+          : 'unreachable';
   const state: OverviewState = stale ? 'stale' : liveState;
   const live = overview?.reachable ? overview : null;
   const registrations = live?.stats ? sumRegistrations(live.stats) : null;

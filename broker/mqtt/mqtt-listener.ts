@@ -141,6 +141,8 @@ export class MqttListener {
       (identity) => auth.stillValid(identity),
       settings.max_inflight_inbound,
     );
+    persistence.onBackgroundError = (err) =>
+      this.logger.error({ err }, 'MQTT: a queued message could not be stored');
     const authenticate: AuthenticateHook = limits
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {

@@ -4,12 +4,19 @@
  * a broker restart when the store keeps MQTT state (`MessageStore.mqttState`, the SQLite store).
  *
  * Design: aedes' own in-memory persistence (aedes-persistence 11, bounded-persistence.ts) stays
- * the working copy, so
- * topic matching, retained look-ups and session restores cost what they cost in plain aedes;
- * every change is also written through the store's group commit (one transaction, off the event
- * loop, on disk when the promise resolves), and the whole state is read back once when the
- * listener starts. Each aedes call resolves after its write commits, so a QoS 1 PUBACK to a
- * publisher follows the durable copies of its message.
+ * the working copy, so topic matching, retained look-ups and session restores cost what they
+ * cost in plain aedes; every change is also written through the store's group commit (one
+ * transaction, off the event loop), and the whole state is read back once when the listener
+ * starts. Subscriptions, retained messages, wills, QoS 2 receipts and dequeues resolve after
+ * their commit (a SUBACK follows the stored subscription, a PUBREC the stored receipt).
+ *
+ * Queued copies (`outgoingEnqueueCombi`) are the exception: they are written in the background,
+ * in order. aedes routes a message in one turn of the event loop with its own persistence
+ * (enqueue for persistent sessions, then deliver to live subscriptions); waiting for a commit
+ * in between let a persistent subscriber reconnect in the gap, so that it got the message both
+ * live and from its queue, out of order (test/broker/mqtt/mqtt-reconnect-race.test.ts). No
+ * guarantee is lost: aedes sends a QoS 1 PUBACK before it routes the message at all, and a
+ * crash can lose the last few milliseconds of queued copies either way.
  *
  * Outgoing queues are kept here (not in the parent) with a sequence number per packet, so a
  * PUBACK deletes exactly its row and a restart restores each queue in its original order.
@@ -170,6 +177,17 @@ export class StoredPersistence extends BoundedPersistence {
     return this.state ? this.state.write(change()) : DONE;
   }
 
+  /**
+   * Failures of writes nobody awaits (queued copies), e.g. a full disk; the listener logs them.
+   * The in-memory copy stays, so a running broker still delivers what it could not store.
+   */
+  onBackgroundError: ((err: unknown) => void) | null = null;
+
+  /** `save` without waiting for the commit; writes stay in call order. */
+  private saveInBackground(change: () => MqttStateWrite): void {
+    this.save(change).catch((err: unknown) => this.onBackgroundError?.(err));
+  }
+
   private restore(snap: MqttStateSnapshot): void {
     // The parent's methods only touch memory here (no await needed for correctness).
     for (const r of snap.retained) void super.storeRetained(decodePacket(r.packet));
@@ -254,16 +272,16 @@ export class StoredPersistence extends BoundedPersistence {
   ): Promise<void> {
     if (subs.length === 0) return;
     let text: string | undefined;
-    await Promise.all(
-      subs.map((sub) => {
-        const seq = ++this.seq;
-        this.queueOf(sub.clientId).push({ seq, packet: new Packet(packet) });
-        return this.save(() => {
-          text ??= encodePacket(new Packet(packet));
-          return { op: 'enqueue', seq, clientId: sub.clientId, packet: text };
-        });
-      }),
-    );
+    // Not awaited (see the module comment): the copies are written in order, in the next group
+    // commit, while aedes routes the message on in the same turn, as with its own persistence.
+    for (const sub of subs) {
+      const seq = ++this.seq;
+      this.queueOf(sub.clientId).push({ seq, packet: new Packet(packet) });
+      this.saveInBackground(() => {
+        text ??= encodePacket(new Packet(packet));
+        return { op: 'enqueue', seq, clientId: sub.clientId, packet: text };
+      });
+    }
   }
 
   /**

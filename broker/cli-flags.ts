@@ -40,7 +40,7 @@ Options:
                          (default: the settings file's storage, else sqlite)
   --no-http-api        do not serve /health and /api/*
                          (default: served)
-  --mqtt-port <n>      also serve MQTT 3.1.1 on this port (0 = any free port);
+  --mqtt-port <n>      also serve MQTT (3.1.1 and 5) on this port (0 = any free port);
                          see docs/mqtt.md (default: the settings file's mqtt block, else off)
   --log-level <level>  ${LOG_LEVELS.join(' | ')}
                          (default: $${LOG_LEVEL_ENV}, else info)

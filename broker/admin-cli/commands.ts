@@ -156,8 +156,11 @@ function realmTable(settings: Record<string, unknown>): string {
           r.required === false ? 'open' : 'required',
           r.manager_key_configured ? 'yes' : 'no',
           r.key_configured ? 'yes' : 'no',
+          // Unset, acceptance follows the realm's auth (protocol-admin.md §4): say which it is.
           r.require_acceptance === undefined
-            ? 'default'
+            ? r.required === false
+              ? 'waived (default)'
+              : 'required (default)'
             : r.require_acceptance
               ? 'required'
               : 'waived',

@@ -53,7 +53,10 @@ describe('switchboard-admin', () => {
     const r = runner({});
     const base = ['--url', ctx.h.url, '--env-file', envFile];
     expect(await r.run(...base, 'realm', 'add', 'org:acme', '--ttl', '2h')).toBe(0);
-    expect(r.out.at(-1)).toMatch(/org:acme\s+required\s+no\s+no\s+default\s+ephemeral/);
+    // An unset acceptance follows the realm's auth: the table says which (as the console does).
+    expect(r.out.at(-1)).toMatch(
+      /org:acme\s+required\s+no\s+no\s+required \(default\)\s+ephemeral/,
+    );
     expect(await r.run(...base, '--json', 'realm', 'list')).toBe(0);
     const listed = JSON.parse(r.out.at(-1)!);
     expect(listed.settings.realms['org:acme'].ephemeral).toBe(true);

@@ -7,16 +7,18 @@
  * the working copy, so topic matching, retained look-ups and session restores cost what they
  * cost in plain aedes; every change is also written through the store's group commit (one
  * transaction, off the event loop), and the whole state is read back once when the listener
- * starts. Subscriptions, retained messages, wills, QoS 2 receipts and dequeues resolve after
- * their commit (a SUBACK follows the stored subscription, a PUBREC the stored receipt).
+ * starts. Subscriptions, wills, QoS 2 receipts and dequeues resolve after their commit (a SUBACK
+ * follows the stored subscription, a PUBREC the stored receipt).
  *
- * Queued copies (`outgoingEnqueueCombi`) are the exception: they are written in the background,
- * in order. aedes routes a message in one turn of the event loop with its own persistence
- * (enqueue for persistent sessions, then deliver to live subscriptions); waiting for a commit
- * in between let a persistent subscriber reconnect in the gap, so that it got the message both
- * live and from its queue, out of order (test/broker/mqtt/mqtt-reconnect-race.test.ts). No
- * guarantee is lost: aedes sends a QoS 1 PUBACK before it routes the message at all, and a
- * crash can lose the last few milliseconds of queued copies either way.
+ * Queued copies (`outgoingEnqueueCombi`) and retained messages (`storeRetained`) are the
+ * exceptions: they are written in the background, in call order. aedes routes a message in one
+ * turn of the event loop with its own persistence (store the retained copy, enqueue for
+ * persistent sessions, deliver to live subscriptions); waiting for a commit in between let a
+ * persistent subscriber reconnect in the gap (it got the message both live and from its queue,
+ * out of order) and let later messages overtake a retained one into the queues
+ * (test/broker/mqtt/mqtt-reconnect-race.test.ts). No guarantee is lost: aedes sends a QoS 1
+ * PUBACK before it routes the message at all, and a crash can lose the last few milliseconds of
+ * queued copies either way.
  *
  * Outgoing queues are kept here (not in the parent) with a sequence number per packet, so a
  * PUBACK deletes exactly its row and a restart restores each queue in its original order.
@@ -225,7 +227,9 @@ export class StoredPersistence extends BoundedPersistence {
     await super.storeRetained(packet);
     const { topic, payload } = packet as unknown as { topic: string; payload: Buffer };
     const empty = payload.length === 0;
-    await this.save(() => ({
+    // In the background, like queued copies: aedes stores the retained copy first in the same
+    // routing turn, and waiting here let later messages overtake this one into the queues.
+    this.saveInBackground(() => ({
       op: 'retained',
       topic,
       packet: empty ? null : encodePacket(packet),
@@ -266,19 +270,27 @@ export class StoredPersistence extends BoundedPersistence {
     await this.outgoingEnqueueCombi([sub], packet);
   }
 
+  /**
+   * Queues a copy of `packet` for each persistent subscription. A copy is queued for an
+   * established subscription, so its RETAIN flag is 0 ([MQTT-3.3.1-9]) unless the MQTT 5
+   * subscription asked for Retain As Published (aedes would send it as retained).
+   */
   override async outgoingEnqueueCombi(
-    subs: { clientId: string }[],
+    subs: { clientId: string; rap?: boolean }[],
     packet: AedesPacket,
   ): Promise<void> {
     if (subs.length === 0) return;
-    let text: string | undefined;
+    const texts: Partial<Record<'retained' | 'plain', string>> = {};
     // Not awaited (see the module comment): the copies are written in order, in the next group
     // commit, while aedes routes the message on in the same turn, as with its own persistence.
     for (const sub of subs) {
       const seq = ++this.seq;
-      this.queueOf(sub.clientId).push({ seq, packet: new Packet(packet) });
+      const copy = new Packet(packet);
+      if (copy.retain && sub.rap !== true) copy.retain = false;
+      this.queueOf(sub.clientId).push({ seq, packet: copy });
       this.saveInBackground(() => {
-        text ??= encodePacket(new Packet(packet));
+        const kind = copy.retain ? 'retained' : 'plain';
+        const text = (texts[kind] ??= encodePacket(copy));
         return { op: 'enqueue', seq, clientId: sub.clientId, packet: text };
       });
     }

@@ -15,13 +15,16 @@ import { makeTempDir, type TempDir } from '../../support/temp-dir';
 let dir: TempDir;
 let h: Harness;
 
-beforeEach(async () => {
-  dir = await makeTempDir();
-  h = await startBroker({
+const settings = (): BrokerSettings =>
+  ({
     storage: 'sqlite',
     storage_options: { filename: join(dir.path, 'race.sqlite') },
     mqtt: { enabled: true, port: 0 },
-  } as BrokerSettings);
+  }) as BrokerSettings;
+
+beforeEach(async () => {
+  dir = await makeTempDir();
+  h = await startBroker(settings());
 });
 afterEach(async () => {
   await h.close();
@@ -72,4 +75,59 @@ describe('persistent session reconnecting during routing (SQLite)', () => {
     },
     60_000,
   );
+});
+
+describe('a retained message in a persistent session queue', () => {
+  it.each([4, 5] as const)(
+    'MQTT %i: keeps its place before later messages, across a restart, with RETAIN 0',
+    async (protocolVersion) => {
+      const session = {
+        protocolVersion,
+        clientId: `keeper-${protocolVersion}`,
+        clean: false,
+        ...(protocolVersion === 5 && { properties: { sessionExpiryInterval: 600 } }),
+      };
+      const first = await mqttClient(h, session);
+      await first.subscribeAsync('cfg/#', { qos: 1 });
+      await first.endAsync();
+      const pub = await mqttClient(h, { protocolVersion });
+      await Promise.all([
+        pub.publishAsync('cfg/mode', 'R', { qos: 1, retain: true }),
+        ...[0, 1, 2].map((i) => pub.publishAsync('cfg/x', `m${i}`, { qos: 1 })),
+      ]);
+      await pub.endAsync();
+      await delay(100);
+      await h.close();
+      h = await startBroker(settings());
+
+      const again = mqttConnecting(h, session);
+      const got: string[] = [];
+      again.on('message', (_t, p, packet) =>
+        got.push(`${p.toString()}${packet.retain ? '*' : ''}`),
+      );
+      expect(await sessionPresent(again)).toBe(true);
+      for (let i = 0; i < 100 && got.length < 4; i++) await delay(20);
+      expect(got).toEqual(['R', 'm0', 'm1', 'm2']);
+    },
+  );
+
+  it('MQTT 5 with Retain As Published: the queued copy keeps RETAIN 1', async () => {
+    const session = {
+      protocolVersion: 5 as const,
+      clientId: 'keeper-rap',
+      clean: false,
+      properties: { sessionExpiryInterval: 600 },
+    };
+    const first = await mqttClient(h, session);
+    await first.subscribeAsync('cfg/#', { qos: 1, rap: true });
+    await first.endAsync();
+    const pub = await mqttClient(h, { protocolVersion: 5 });
+    await pub.publishAsync('cfg/mode', 'R', { qos: 1, retain: true });
+    const again = mqttConnecting(h, session);
+    const got: string[] = [];
+    again.on('message', (_t, p, packet) => got.push(`${p.toString()}${packet.retain ? '*' : ''}`));
+    expect(await sessionPresent(again)).toBe(true);
+    for (let i = 0; i < 100 && got.length < 1; i++) await delay(20);
+    expect(got).toEqual(['R*']);
+  });
 });

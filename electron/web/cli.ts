@@ -138,7 +138,10 @@ async function main(): Promise<void> {
     exitWith(failure.code, failure.message);
   }
 
-  logger.info({ dataDir: flags.dataDir, broker: local.supervisor.endpoint() }, 'console ready');
+  logger.info(
+    { dataDir: flags.dataDir, broker: local.supervisor.endpoint(), ...mqttPorts(local) },
+    'console ready',
+  );
   process.stdout.write(`Console: ${address.url}\n`);
 }
 
@@ -153,10 +156,24 @@ function forwardBrokerLogs(local: LocalConsole, logger: Logger): void {
   });
   local.supervisor.onStatus((status) => {
     logger.info(
-      { state: status.state, port: status.port, pid: status.pid, lastError: status.lastError },
+      {
+        state: status.state,
+        port: status.port,
+        mqttPort: status.mqttPort,
+        mqttWsPort: status.mqttWsPort,
+        pid: status.pid,
+        lastError: status.lastError,
+      },
       'local broker',
     );
   });
+}
+
+/** The local broker's MQTT ports for the startup log, beside its socket.io endpoint: with
+ * `--broker-mqtt-port 0` this is where to find the port that was chosen. */
+function mqttPorts(local: LocalConsole): { mqttPort: number | null; mqttWsPort: number | null } {
+  const { mqttPort, mqttWsPort } = local.supervisor.status();
+  return { mqttPort, mqttWsPort };
 }
 
 /** A repeat of the stop signal sooner than this (ms) is the same one, delivered twice. */

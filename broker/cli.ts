@@ -23,6 +23,7 @@ import {
 import type { CliExitCode } from '../shared/cli-conventions';
 import { SwitchboardError } from '../shared/error-catalogue';
 import { isLoopbackHost } from '../shared/loopback';
+import { PortInUseError } from '../shared/port-in-use-error';
 import {
   BROKER_HELP_HINT,
   BROKER_USAGE,
@@ -185,17 +186,25 @@ async function main(): Promise<void> {
     const bound = (await starting) as { port: number; host: string };
     if (stopping) return;
     logger.info({ dataDir: resolve(flags.dataDir) }, 'data directory');
+    const { mqttPort, mqttWsPort } = broker.status();
     send({
       type: 'broker-ready',
       port: bound.port,
       host: bound.host,
       pid: process.pid,
       version: BROKER_VERSION,
+      mqttPort,
+      mqttWsPort,
     });
   } catch (err) {
     if (stopping) return;
     if (err instanceof SwitchboardError && err.code === 'SWB_ERR_PORT_IN_USE') {
-      fail({ code: 'SWB_ERR_PORT_IN_USE', message: err.message }, BrokerExitCode.PORT_IN_USE);
+      // Which listener and port, so a supervisor can name its own flag for it.
+      const where = err instanceof PortInUseError ? { listener: err.listener, port: err.port } : {};
+      fail(
+        { code: 'SWB_ERR_PORT_IN_USE', message: err.message, ...where },
+        BrokerExitCode.PORT_IN_USE,
+      );
     }
     const unusable = unusableAddress(err, flags.host, flags.port);
     if (unusable) fail({ code: 'SWB_ERR_VALIDATION', message: unusable }, BrokerExitCode.CONFIG);

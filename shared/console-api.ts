@@ -34,6 +34,11 @@ export const LocalBrokerStatusSchema = z.object({
   startedAt: z.number().nullable(),
   lastError: z.string().nullable(),
   dataDir: z.string(),
+  /** Bound MQTT TCP port, null until the broker reports one (or without MQTT); kept across
+   * restarts of one console run. */
+  mqttPort: z.number().int().nullable(),
+  /** Bound MQTT-over-WebSocket port (`mqtt.ws_port` in the settings file), else null. */
+  mqttWsPort: z.number().int().nullable(),
 });
 export type LocalBrokerStatus = z.infer<typeof LocalBrokerStatusSchema>;
 

@@ -12,7 +12,7 @@ import { createServer as createNetServer, type AddressInfo, type Server } from '
 import { createServer as createTlsServer } from 'node:tls';
 import { Aedes, type AedesOptions, type Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
-import { SwitchboardError } from '../../shared/error-catalogue';
+import { PortInUseError } from '../../shared/port-in-use-error';
 import type { ClientMqtt } from '../../shared/http-api';
 import type { AuthState } from '../auth/auth-state';
 import type { Logger } from '../logging/logger';
@@ -57,7 +57,7 @@ function portInUse(err: Error, port: number, which: 'tcp' | 'ws'): Error {
     which === 'tcp'
       ? `MQTT port ${port} is already in use: set another with --mqtt-port <n> (or mqtt.port in the settings file; 0 = any free port)`
       : `MQTT WebSocket port ${port} is already in use: set another mqtt.ws_port in the settings file (0 = any free port)`;
-  return new SwitchboardError('SWB_ERR_PORT_IN_USE', message);
+  return new PortInUseError(which === 'tcp' ? 'mqtt' : 'mqtt-ws', port, message);
 }
 
 /** Where the listener is bound; `wsPort` null without a WebSocket listener. */
@@ -128,7 +128,7 @@ export class MqttListener {
 
   /**
    * Starts aedes and binds `settings.port` (0 = any free port) on `settings.host ?? host`.
-   * @throws SwitchboardError `SWB_ERR_PORT_IN_USE` naming the MQTT port when it is taken; other
+   * @throws PortInUseError (`SWB_ERR_PORT_IN_USE`) naming the MQTT port when it is taken; other
    *   bind errors or a TLS file read error as Node raises them. Nothing stays open then.
    */
   async listen(settings: MqttSettings, host: string): Promise<MqttBound> {

@@ -15,6 +15,7 @@ import { createServer, type IncomingMessage, type Server as HttpServer } from 'n
 import type { AddressInfo, Socket } from 'node:net';
 import type { ServerResponse } from 'node:http';
 import { SwitchboardError } from '../../shared/error-catalogue';
+import { PortInUseError } from '../../shared/port-in-use-error';
 import type { BrokerServer } from './socket-types';
 
 type HttpHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -64,7 +65,7 @@ export class HttpHost {
           server.off('listening', onListening);
           reject(
             err.code === 'EADDRINUSE'
-              ? new SwitchboardError('SWB_ERR_PORT_IN_USE', `Port ${port} is already in use`)
+              ? new PortInUseError('socketio', port, `Port ${port} is already in use`)
               : err,
           );
         };

@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { BrokerExitCode, type BrokerFatalMessage } from '../../shared/broker-process';
 import type { LocalBrokerState, LocalBrokerStatus } from '../../shared/console-api';
 import { SwitchboardError } from '../../shared/error-catalogue';
+import { PortInUseError } from '../../shared/port-in-use-error';
 import {
   createForkLauncher,
   type BrokerChild,
@@ -48,7 +49,11 @@ export interface BrokerSupervisorOptions {
   dataDir: string;
   /** Optional settings file passed as `--settings`. */
   settingsFile?: string;
-  /** More broker CLI flags (e.g. `--mqtt-port 1883`), after the supervisor's own. */
+  /** MQTT port passed as `--mqtt-port` (0 = any free port); undefined = the settings file's
+   * `mqtt` block decides. Like `port`, once known the real port is reused for restarts, so MQTT
+   * devices can reconnect to the same address. */
+  mqttPort?: number;
+  /** More broker CLI flags, after the supervisor's own. */
   extraArgs?: readonly string[];
   /** Default: fork `broker/cli.ts` through tsx. */
   launcher?: BrokerLauncher;
@@ -87,11 +92,16 @@ const BrokerMessageSchema = z.discriminatedUnion('type', [
     host: z.string(),
     pid: z.number().int(),
     version: z.string(),
+    // Optional: brokers before MQTT (and test doubles) do not send them.
+    mqttPort: z.number().int().min(1).max(65_535).nullable().optional(),
+    mqttWsPort: z.number().int().min(1).max(65_535).nullable().optional(),
   }),
   z.object({
     type: z.literal('broker-fatal'),
     code: z.enum(['SWB_ERR_PORT_IN_USE', 'SWB_ERR_VALIDATION', 'SWB_ERR_INTERNAL']),
     message: z.string(),
+    listener: z.enum(['socketio', 'mqtt', 'mqtt-ws']).optional(),
+    port: z.number().int().optional(),
   }),
 ]);
 
@@ -108,6 +118,8 @@ export class BrokerSupervisor {
   private readonly logListeners = new Set<(line: BrokerLogLine) => void>();
   private current: LocalBrokerStatus;
   private boundHost: string;
+  /** `--mqtt-port` for the next launch: the option, then the port the broker bound. */
+  private mqttPortArg: number | undefined;
   private child: BrokerChild | null = null;
   /** Incremented per launch so events of an old child are ignored. */
   private generation = 0;
@@ -128,6 +140,7 @@ export class BrokerSupervisor {
     this.backoff = { ...DEFAULT_BACKOFF, ...options.backoff };
     this.logBuffer = new RingBuffer(options.logCapacity ?? 500);
     this.boundHost = options.host ?? '127.0.0.1';
+    this.mqttPortArg = options.mqttPort;
     this.current = {
       state: 'stopped',
       port: options.port,
@@ -136,6 +149,8 @@ export class BrokerSupervisor {
       startedAt: null,
       lastError: null,
       dataDir: options.dataDir,
+      mqttPort: null,
+      mqttWsPort: null,
     };
   }
 
@@ -248,6 +263,7 @@ export class BrokerSupervisor {
     }
     const args = ['--port', String(port), '--data-dir', dataDir, '--host', this.boundHost];
     if (this.options.settingsFile) args.push('--settings', this.options.settingsFile);
+    if (this.mqttPortArg !== undefined) args.push('--mqtt-port', String(this.mqttPortArg));
     args.push(...(this.options.extraArgs ?? []));
     const child = this.launcher({ args, env: this.options.env ?? process.env });
     this.child = child;
@@ -278,8 +294,13 @@ export class BrokerSupervisor {
     this.clearTimer('readyTimer');
     this.startFailures = 0;
     this.boundHost = message.host;
+    const mqttPort = message.mqttPort ?? null;
+    // Pin a port we chose (`--mqtt-port 0`) for restarts; the settings' own stay theirs.
+    if (this.mqttPortArg !== undefined && mqttPort !== null) this.mqttPortArg = mqttPort;
     this.update('running', {
       port: message.port,
+      mqttPort,
+      mqttWsPort: message.mqttWsPort ?? null,
       pid: message.pid,
       startedAt: Date.now(),
       lastError: null,
@@ -302,7 +323,7 @@ export class BrokerSupervisor {
     }
     const fatalCode = this.fatal?.code;
     if (exit.code === BrokerExitCode.PORT_IN_USE || fatalCode === 'SWB_ERR_PORT_IN_USE') {
-      this.fail('SWB_ERR_PORT_IN_USE', `Port ${this.current.port} is already in use`);
+      this.failPortInUse();
     } else if (exit.code === BrokerExitCode.CONFIG || fatalCode === 'SWB_ERR_VALIDATION') {
       this.fail(
         'SWB_ERR_VALIDATION',
@@ -333,14 +354,26 @@ export class BrokerSupervisor {
     return this.fatal ? `Broker ${how}: ${this.fatal.message}` : `Broker ${how}`;
   }
 
+  /** A taken port, named by the listener the broker reported (socket.io when it did not say),
+   * rejected as a `PortInUseError` so hosts can name their own flag for it. */
+  private failPortInUse(): void {
+    const listener = this.fatal?.listener ?? 'socketio';
+    const port = this.fatal?.port ?? this.current.port;
+    const what =
+      listener === 'mqtt' ? 'MQTT port' : listener === 'mqtt-ws' ? 'MQTT WebSocket port' : 'Port';
+    const message = `${what} ${port} is already in use`;
+    this.fail('SWB_ERR_PORT_IN_USE', message, new PortInUseError(listener, port, message));
+  }
+
   /** Terminal failure: restarting would fail the same way. */
   private fail(
     code: 'SWB_ERR_PORT_IN_USE' | 'SWB_ERR_VALIDATION' | 'SWB_ERR_BROKER_NOT_RUNNING',
     message: string,
+    error: SwitchboardError = new SwitchboardError(code, message),
   ): void {
     this.wantRunning = false;
     this.update('failed', { pid: null, startedAt: null, lastError: message });
-    for (const waiter of this.waiters.splice(0)) waiter.reject(new SwitchboardError(code, message));
+    for (const waiter of this.waiters.splice(0)) waiter.reject(error);
   }
 
   private settleWaiters(): void {

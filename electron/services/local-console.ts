@@ -20,8 +20,9 @@ export interface LocalConsoleOptions {
   brokerHost?: string;
   /**
    * The local broker's MQTT (TCP) port, on `brokerHost` (`--mqtt-port`; docs/mqtt.md); 0 = any
-   * free port. Default: no MQTT listener. The console CLI and the desktop app pass 1883
-   * (`--broker-mqtt-port`). A taken port stops the broker with `SWB_ERR_PORT_IN_USE` naming it.
+   * free port, reused for restarts once bound (`status().mqttPort`). Default: the settings
+   * file's `mqtt` block. The console CLI and the desktop app pass 1883 (`--broker-mqtt-port`).
+   * A taken port stops the broker: `startBroker()` rejects with a `PortInUseError` naming it.
    */
   mqttPort?: number;
   /** Local broker data directory. */
@@ -85,7 +86,7 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
     dataDir: options.dataDir,
     settingsFile: options.settingsFile ?? path.join(options.dataDir, 'settings.json'),
     launcher: options.launcher,
-    extraArgs: options.mqttPort === undefined ? [] : ['--mqtt-port', String(options.mqttPort)],
+    mqttPort: options.mqttPort,
   });
   const connections = new ConnectionManager({ intervalMs: options.pollIntervalMs });
   connections.addLocal(supervisor, adminToken);

@@ -13,6 +13,7 @@ import path from 'node:path';
 import { pino, type Logger } from 'pino';
 import { CliExitCode, LOG_LEVEL_ENV } from '../../shared/cli-conventions';
 import { SwitchboardError } from '../../shared/error-catalogue';
+import { PortInUseError } from '../../shared/port-in-use-error';
 import { createLocalConsole, type LocalConsole } from '../services/local-console';
 import { CONSOLE_HELP_HINT, parseConsoleFlags, USAGE, type ConsoleFlags } from './cli-flags';
 import { ensureRendererBuilt, REPO_ROOT } from './renderer-build';
@@ -58,9 +59,17 @@ function brokerFailure(error: unknown): { code: CliExitCode; message: string } {
   const text = error instanceof Error ? error.message : String(error);
   const code = error instanceof SwitchboardError ? error.code : 'SWB_ERR_INTERNAL';
   if (code === 'SWB_ERR_PORT_IN_USE') {
+    // Name the console's own flag for the listener that could not bind.
+    const listener = error instanceof PortInUseError ? error.listener : 'socketio';
+    const hint =
+      listener === 'mqtt'
+        ? 'Pick another with --broker-mqtt-port <n> (0 = any free port, off = no MQTT)'
+        : listener === 'mqtt-ws'
+          ? 'Set another mqtt.ws_port in the settings file (0 = any free port)'
+          : 'Pick another with --broker-port <n> (0 = any free port)';
     return {
       code: CliExitCode.PORT_IN_USE,
-      message: `Cannot start the local broker: ${text}. Pick another with --broker-port <n> (0 = any free port).`,
+      message: `Cannot start the local broker: ${text}. ${hint}.`,
     };
   }
   return {
@@ -129,7 +138,10 @@ async function main(): Promise<void> {
     exitWith(failure.code, failure.message);
   }
 
-  logger.info({ dataDir: flags.dataDir, broker: local.supervisor.endpoint() }, 'console ready');
+  logger.info(
+    { dataDir: flags.dataDir, broker: local.supervisor.endpoint(), ...mqttPorts(local) },
+    'console ready',
+  );
   process.stdout.write(`Console: ${address.url}\n`);
 }
 
@@ -144,10 +156,24 @@ function forwardBrokerLogs(local: LocalConsole, logger: Logger): void {
   });
   local.supervisor.onStatus((status) => {
     logger.info(
-      { state: status.state, port: status.port, pid: status.pid, lastError: status.lastError },
+      {
+        state: status.state,
+        port: status.port,
+        mqttPort: status.mqttPort,
+        mqttWsPort: status.mqttWsPort,
+        pid: status.pid,
+        lastError: status.lastError,
+      },
       'local broker',
     );
   });
+}
+
+/** The local broker's MQTT ports for the startup log, beside its socket.io endpoint: with
+ * `--broker-mqtt-port 0` this is where to find the port that was chosen. */
+function mqttPorts(local: LocalConsole): { mqttPort: number | null; mqttWsPort: number | null } {
+  const { mqttPort, mqttWsPort } = local.supervisor.status();
+  return { mqttPort, mqttWsPort };
 }
 
 /** A repeat of the stop signal sooner than this (ms) is the same one, delivered twice. */

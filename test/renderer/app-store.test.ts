@@ -17,6 +17,8 @@ const status: LocalBrokerStatus = {
   startedAt: 3,
   lastError: null,
   dataDir: '/d',
+  mqttPort: null,
+  mqttWsPort: null,
 };
 
 /** A sample number `seq`; its wall-clock time defaults to `seq` ms. */

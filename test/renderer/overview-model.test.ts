@@ -15,6 +15,8 @@ const running: LocalBrokerStatus = {
   startedAt: 1_000,
   lastError: null,
   dataDir: '/data',
+  mqttPort: null,
+  mqttWsPort: null,
 };
 
 const overview: Overview = {

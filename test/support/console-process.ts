@@ -24,11 +24,11 @@ export interface RunningConsole {
 /**
  * Spawns the console in its own process group (so the whole npm → tsx → node chain can be
  * signalled). `mqttPort` is the local broker's MQTT port (default 0 = any free port; tests that
- * connect MQTT clients pass one from `freePort()`).
+ * connect MQTT clients pass one from `freePort()`). `logLevel` default `warn`.
  */
 export function startConsole(
   dataDir: string,
-  options: { mqttPort?: number } = {},
+  options: { mqttPort?: number; logLevel?: string } = {},
 ): Promise<RunningConsole> {
   const child = spawn(
     'npm',
@@ -50,7 +50,7 @@ export function startConsole(
       cwd: REPO,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'warn' },
+      env: { ...process.env, SWITCHBOARD_LOG_LEVEL: options.logLevel ?? 'warn' },
     },
   );
   const stdout: string[] = [];

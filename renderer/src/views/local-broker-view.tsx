@@ -1,6 +1,6 @@
 /**
- * Local broker: its state with Start / Stop / Restart, port and data directory, the live log
- * tail, and the settings file editor.
+ * Local broker: its state with Start / Stop / Restart, its socket.io and MQTT ports and data
+ * directory, the live log tail, and the settings file editor.
  */
 import { useState } from 'react';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
@@ -9,6 +9,7 @@ import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge, type BadgeTone } from '../components/status-badge';
 import { useAppStore } from '../store/app-store';
 import '../styles/tap.css';
+import { mqttPortText } from './local-ports';
 import { LogTail } from './log-tail';
 import { SettingsEditor } from './settings-editor';
 
@@ -92,8 +93,16 @@ export function LocalBrokerView({ client }: { client: ConsoleClient }) {
       <ErrorBanner title="Action failed:" message={error?.message} testId="local-action-error" />
 
       <dl className="facts panel local-facts">
-        <dt>Port</dt>
+        <dt>socket.io port</dt>
         <dd data-testid="local-port">{status?.port || '—'}</dd>
+        <dt>MQTT port</dt>
+        <dd data-testid="local-mqtt-port">{mqttPortText(status)}</dd>
+        {status?.mqttWsPort ? (
+          <>
+            <dt>MQTT WebSocket port</dt>
+            <dd data-testid="local-mqtt-ws-port">{status.mqttWsPort}</dd>
+          </>
+        ) : null}
         <dt>Process</dt>
         <dd>{status?.pid ?? '—'}</dd>
         <dt>Data directory</dt>

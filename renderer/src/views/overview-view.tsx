@@ -13,6 +13,7 @@ import { formatCount, formatDuration, formatRate } from '../format';
 import { useAppStore } from '../store/app-store';
 import { restartLocalBroker } from '../store/bind-console';
 import { ChartsView } from './charts-view';
+import { portsDetail } from './local-ports';
 import { buildOverviewModel, type OnlineTotal } from './overview-model';
 
 function onlineTotal(value: OnlineTotal | null): string {
@@ -88,6 +89,8 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
             testId="overview-port"
             rawValue={model.port}
             value={model.port ?? '—'}
+            detail={portsDetail(local)}
+            detailTestId="overview-ports"
           />
         )}
         <StatCard

@@ -43,6 +43,8 @@ export async function removeConsumer(
   if (typeof name !== 'string' || name === '' || name.length > MAX_CONSUMER_NAME) {
     throw new CommandError(400, 'consumer is required');
   }
+  // Queues are listed from the ledger: wait until it has counted what the store holds.
+  await services.ledger.ready;
   const realm = services.realms.get(realmName);
   const entry = realm?.consumers.get(name);
   if (entry?.socket?.connected) throw new CommandError(409, 'consumer is online');

@@ -3,7 +3,7 @@
  * the local BrokerSupervisor and one ManagerClient per connection. Transports (Electron IPC, web
  * host) validate input and call it.
  */
-import type { ConsoleService } from '../../shared/console-api';
+import { LOCAL_CONNECTION_ID, type ConsoleService } from '../../shared/console-api';
 import type { BrokerSupervisor } from './broker-supervisor';
 import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
@@ -37,6 +37,8 @@ export interface ConsoleServiceDeps {
   secrets?: SecretStore;
   /** The console's data directory, where the audit log lives; absent = in memory only. */
   dataDir?: string;
+  /** Stop live taps no page listens to after this long, ms. Default 10,000. */
+  tapOrphanMs?: number;
 }
 
 /**
@@ -56,6 +58,7 @@ export function createConsoleService({
   profiles,
   secrets,
   dataDir,
+  tapOrphanMs,
 }: ConsoleServiceDeps): ClosableConsoleService {
   const hub = new ConsoleEventHub();
   // Every signed command goes through the audit log (activity-log.ts).
@@ -71,12 +74,22 @@ export function createConsoleService({
     intervalMs: requestPollMs,
   });
   watcher.start();
-  const tap = createTapConsoleService({ connections, pool, hub });
+  const tap = createTapConsoleService({
+    connections,
+    pool,
+    hub,
+    orphanMs: tapOrphanMs,
+    listClients: (connectionId) => operations.listClients({ connectionId }),
+  });
   const local = createLocalBrokerConsoleService({ supervisor, connections, pool, hub });
   const detach = [
     connections.onOverview((overview) => hub.emit('overview', overview)),
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
     connections.onChange(() => hub.emit('connections', connections.summaries())),
+    // Taps a killed console left (queued copies survive the broker's restart): remove them.
+    supervisor.onStatus((status) => {
+      if (status.state === 'running') void tap.removeLeftovers(LOCAL_CONNECTION_ID);
+    }),
   ];
   const operations = createOperationsService({ connections, pool, hub, disposers: detach });
   return {

@@ -19,8 +19,9 @@ import { createLocalBrokerConsoleService } from './local-broker-console-service'
 import { createTapConsoleService } from './tap-console-service';
 
 /** A ConsoleService plus `shutdown()`, which finishes the console's own work on the local
- * broker (a running demo stops and removes its realm; never rejects, bounded in time) and must
- * run before that broker stops, and `close()`, which detaches it from its sources. */
+ * broker (running taps leave their brokers, a running demo stops and removes its realm; never
+ * rejects, bounded in time) and must run before that broker stops, and `close()`, which
+ * detaches it from its sources. */
 export type ClosableConsoleService = ConsoleService & {
   shutdown(): Promise<void>;
   close(): void;
@@ -116,7 +117,8 @@ export function createConsoleService({
     ...tap.methods,
     ...local.methods,
     on: (event, listener) => hub.on(event, listener),
-    shutdown: () => local.shutdown(),
+    // Taps first: they leave their brokers while the local one still runs.
+    shutdown: () => tap.shutdown().then(() => local.shutdown()),
     close: () => {
       tap.close();
       local.close();

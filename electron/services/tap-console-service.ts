@@ -27,6 +27,9 @@ import {
 import { removeTapConsumer, removeTapLeftovers } from './tap-leftovers';
 import { TapSession } from './tap-session';
 
+/** Longest wait of `shutdown()` for the taps to leave their brokers, ms. */
+export const SHUTDOWN_WAIT_MS = 5_000;
+
 /** Most taps running at once in one console (each holds a socket). */
 export const MAX_TAPS = 16;
 
@@ -55,6 +58,11 @@ export function createTapConsoleService({
    * running taps); resolves with how many. Never rejects.
    */
   removeLeftovers(connectionId: string): Promise<number>;
+  /**
+   * Stops every tap and waits (at most `SHUTDOWN_WAIT_MS`) until each has left its broker, so a
+   * console that exits cleanly leaves no tap on a broker that outlives it. Never rejects.
+   */
+  shutdown(): Promise<void>;
   /** Stops every tap (their sockets close at once; token revocations finish on their own). */
   close(): void;
 } {
@@ -121,6 +129,19 @@ export function createTapConsoleService({
 
   return {
     removeLeftovers,
+    shutdown: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = Promise.all(
+        [...taps.values()].map((tap) => tap.stop().catch(() => undefined)),
+      );
+      await Promise.race([
+        stopped,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    },
     methods: {
       tapStart: async ({ connectionId, realm, target, maxRatePerSec }) => {
         if (taps.size >= MAX_TAPS) {

@@ -104,6 +104,8 @@ export class TapSession {
   private bucket = 0;
   private dirty = false;
   private ended = false;
+  /** The one ending in progress or done: a second `stop()` waits for the same clean-up. */
+  private ending: Promise<void> | null = null;
 
   constructor(private readonly options: TapSessionOptions) {
     const batchMs = options.batchMs ?? 100;
@@ -181,8 +183,12 @@ export class TapSession {
     });
   }
 
-  private async end(error: ErrorInfo | null): Promise<void> {
-    if (this.ended) return;
+  private end(error: ErrorInfo | null): Promise<void> {
+    this.ending ??= this.finish(error);
+    return this.ending;
+  }
+
+  private async finish(error: ErrorInfo | null): Promise<void> {
     this.ended = true;
     clearInterval(this.timer);
     const socket = this.options.client.socket;

@@ -262,6 +262,7 @@ export function createBroker(
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
       reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,
+      consumers: { ledger, persistence },
     }),
     limits: rateLimits,
     remoteTickets,

@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { MessageStore, StoredEntry } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
+import type { ConsumerServices } from './consumer-commands';
 import type { ManagementServices } from './management-commands';
 import type { PersistenceView } from './public-settings';
 import { RealmLifecycle } from './realm-lifecycle';
@@ -36,6 +37,8 @@ export interface ManagementDeps {
   purgeMqtt?(realm: string): Promise<void>;
   /** Re-read of the watched settings file, when there is one (may be asynchronous). */
   reloadSettings?: () => unknown;
+  /** Registry, queue ledger and subscription persistence for `remove_consumer`. */
+  consumers?: Omit<ConsumerServices, 'realms'>;
   /** The broker's DLQ replay (queue accounting included); default `dlqReplayer(deps)`. */
   replayDlq?: (msgId: string, realm?: string) => Promise<StoredEntry | null>;
 }
@@ -95,6 +98,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     allowCustomStorage: () => settings().allow_custom_storage,
     stats: () => collectStats(deps.getStats(), store, realms, Object.keys(auth.config.realms)),
     reloadSettings: deps.reloadSettings,
+    consumers: deps.consumers && { realms, ...deps.consumers },
   };
   lifecycle.start();
   return services;

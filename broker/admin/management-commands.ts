@@ -11,6 +11,7 @@ import type { AuthState } from '../auth/auth-state';
 import type { AuthConfig } from '../auth/auth-schema';
 import type { Logger } from '../logging/logger';
 import { CommandError, type CommandBody, type ManagerScope } from './command-types';
+import { removeConsumer, type ConsumerServices } from './consumer-commands';
 import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
@@ -34,6 +35,8 @@ export interface ManagementServices extends DlqServices {
   /** Top-level settings key `allow_custom_storage` (§8.4 note). */
   allowCustomStorage(): boolean;
   stats(): Promise<AdminStats>;
+  /** The registry and queues `remove_consumer` acts on; absent → 501. */
+  consumers?: ConsumerServices;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
   reloadSettings?: () => unknown;
   now?: () => number;
@@ -211,6 +214,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
     privilege: 'A',
     async: true,
     run: async (services) => ({ ok: true, stats: await services.stats() }),
+  },
+  remove_consumer: {
+    privilege: 'A',
+    async: true,
+    run: (s, b) => {
+      if (!s.consumers) throw new CommandError(501, 'remove_consumer is not available');
+      return removeConsumer(s.consumers, b);
+    },
   },
   dlq_list: { privilege: 'A', async: true, run: (s, b) => dlqList(s, b) },
   dlq_replay: { privilege: 'A', async: true, run: (s, b) => dlqReplay(s, b) },

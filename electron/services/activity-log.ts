@@ -90,6 +90,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   },
   dlq_replay: { ...REALM, msg_id: 'plain', id: 'plain' },
   dlq_discard: { ...REALM, msg_id: 'plain', id: 'plain' },
+  remove_consumer: { ...REALM, consumer: 'plain' },
   [SignedAction.AUTHORIZATION_DECIDE]: {
     request_id: 'plain',
     approved: 'plain',
@@ -99,7 +100,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
 };
 
 /** Deletions whose `NOT_FOUND` means the goal already holds (for the console's own clean-ups). */
-export const IDEMPOTENT_DELETES = new Set(['remove_realm', 'revoke_token']);
+export const IDEMPOTENT_DELETES = new Set(['remove_realm', 'revoke_token', 'remove_consumer']);
 
 /** Reads, not decisions: not recorded (the request watcher alone sends one NEXT a second). */
 export const UNAUDITED_ACTIONS = new Set(['get', 'stats', 'dlq_list', 'AUTHORIZATION_NEXT']);

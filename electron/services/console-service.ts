@@ -3,7 +3,7 @@
  * the local BrokerSupervisor and one ManagerClient per connection. Transports (Electron IPC, web
  * host) validate input and call it.
  */
-import type { ConsoleService } from '../../shared/console-api';
+import { LOCAL_CONNECTION_ID, type ConsoleService } from '../../shared/console-api';
 import type { BrokerSupervisor } from './broker-supervisor';
 import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
@@ -19,8 +19,9 @@ import { createLocalBrokerConsoleService } from './local-broker-console-service'
 import { createTapConsoleService } from './tap-console-service';
 
 /** A ConsoleService plus `shutdown()`, which finishes the console's own work on the local
- * broker (a running demo stops and removes its realm; never rejects, bounded in time) and must
- * run before that broker stops, and `close()`, which detaches it from its sources. */
+ * broker (running taps leave their brokers, a running demo stops and removes its realm; never
+ * rejects, bounded in time) and must run before that broker stops, and `close()`, which
+ * detaches it from its sources. */
 export type ClosableConsoleService = ConsoleService & {
   shutdown(): Promise<void>;
   close(): void;
@@ -37,6 +38,8 @@ export interface ConsoleServiceDeps {
   secrets?: SecretStore;
   /** The console's data directory, where the audit log lives; absent = in memory only. */
   dataDir?: string;
+  /** Stop live taps no page listens to after this long, ms. Default 10,000. */
+  tapOrphanMs?: number;
 }
 
 /**
@@ -56,6 +59,7 @@ export function createConsoleService({
   profiles,
   secrets,
   dataDir,
+  tapOrphanMs,
 }: ConsoleServiceDeps): ClosableConsoleService {
   const hub = new ConsoleEventHub();
   // Every signed command goes through the audit log (activity-log.ts).
@@ -71,12 +75,22 @@ export function createConsoleService({
     intervalMs: requestPollMs,
   });
   watcher.start();
-  const tap = createTapConsoleService({ connections, pool, hub });
+  const tap = createTapConsoleService({
+    connections,
+    pool,
+    hub,
+    orphanMs: tapOrphanMs,
+    listClients: (connectionId) => operations.listClients({ connectionId }),
+  });
   const local = createLocalBrokerConsoleService({ supervisor, connections, pool, hub });
   const detach = [
     connections.onOverview((overview) => hub.emit('overview', overview)),
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
     connections.onChange(() => hub.emit('connections', connections.summaries())),
+    // Taps a killed console left (queued copies survive the broker's restart): remove them.
+    supervisor.onStatus((status) => {
+      if (status.state === 'running') void tap.removeLeftovers(LOCAL_CONNECTION_ID);
+    }),
   ];
   const operations = createOperationsService({ connections, pool, hub, disposers: detach });
   return {
@@ -103,7 +117,8 @@ export function createConsoleService({
     ...tap.methods,
     ...local.methods,
     on: (event, listener) => hub.on(event, listener),
-    shutdown: () => local.shutdown(),
+    // Taps first: they leave their brokers while the local one still runs.
+    shutdown: () => tap.shutdown().then(() => local.shutdown()),
     close: () => {
       tap.close();
       local.close();

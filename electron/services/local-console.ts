@@ -37,6 +37,8 @@ export interface LocalConsoleOptions {
   launcher?: BrokerLauncher;
   /** Metrics period in ms. Default 1000. */
   pollIntervalMs?: number;
+  /** Stop live taps no page listens to after this long, ms. Default 10,000. */
+  tapOrphanMs?: number;
   /** Extra supervisor options (timeouts, backoff, log capacity). */
   supervisor?: Partial<BrokerSupervisorOptions>;
 }
@@ -99,6 +101,7 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
     profiles,
     secrets,
     dataDir: options.dataDir,
+    tapOrphanMs: options.tapOrphanMs,
   });
   let closing: Promise<void> | null = null;
   return {

@@ -4,10 +4,14 @@
  * Each tap is a real tyo-mq consumer socket (realm-access.ts, tap-session.ts); its batches go to
  * the `tapBatch` stream tagged with an unguessable `tapId`, and the page shows only its own taps.
  * Taps stop on `tapStop`, when their socket drops, when the service closes, and when no client
- * has listened to `tapBatch` for `orphanMs` (every page that could show them is gone).
+ * has listened to `tapBatch` for `orphanMs` (every page that could show them is gone). A
+ * stopped tap's consumer is removed from the broker, and taps a killed console left behind are
+ * removed when a connection is first tapped and when the local broker comes up
+ * (tap-leftovers.ts).
  */
 import { randomBytes } from 'node:crypto';
 import type { ConsoleService } from '../../shared/console-api';
+import type { ClientList } from '../../shared/console-api-operations';
 import { TAP_DEFAULT_MAX_RATE } from '../../shared/console-api-tap';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { ClientEvent } from '../../shared/protocol-events';
@@ -20,7 +24,11 @@ import {
   revokeStaleConsoleTokens,
   type RealmSocket,
 } from './realm-access';
+import { removeTapConsumer, removeTapLeftovers } from './tap-leftovers';
 import { TapSession } from './tap-session';
+
+/** Longest wait of `shutdown()` for the taps to leave their brokers, ms. */
+export const SHUTDOWN_WAIT_MS = 5_000;
 
 /** Most taps running at once in one console (each holds a socket). */
 export const MAX_TAPS = 16;
@@ -31,6 +39,8 @@ export interface TapServiceDeps {
   hub: ConsoleEventHub;
   /** Stop taps nobody listens to after this long, in ms. Default 10,000. */
   orphanMs?: number;
+  /** The broker's registrations (`GET /api/clients`), to find leftover taps. */
+  listClients?: (connectionId: string) => Promise<ClientList>;
 }
 
 type TapMethodNames = 'tapStart' | 'tapStop' | 'publishMessage';
@@ -40,8 +50,19 @@ export function createTapConsoleService({
   pool,
   hub,
   orphanMs = 10_000,
+  listClients,
 }: TapServiceDeps): {
   methods: Pick<ConsoleService, TapMethodNames>;
+  /**
+   * Removes the tap consumers a previous console left on `connectionId` (never this one's
+   * running taps); resolves with how many. Never rejects.
+   */
+  removeLeftovers(connectionId: string): Promise<number>;
+  /**
+   * Stops every tap and waits (at most `SHUTDOWN_WAIT_MS`) until each has left its broker, so a
+   * console that exits cleanly leaves no tap on a broker that outlives it. Never rejects.
+   */
+  shutdown(): Promise<void>;
   /** Stops every tap (their sockets close at once; token revocations finish on their own). */
   close(): void;
 } {
@@ -63,6 +84,20 @@ export function createTapConsoleService({
   const activeTokens = new Set<string>();
   const swept = new Set<string>();
 
+  const removeLeftovers = async (connectionId: string): Promise<number> => {
+    if (!listClients) return 0;
+    try {
+      const active = new Set([...taps.values()].map((tap) => tap.consumer));
+      return await removeTapLeftovers(
+        pool.get(connectionId, 'console'),
+        () => listClients(connectionId),
+        active,
+      );
+    } catch {
+      return 0;
+    }
+  };
+
   const open = async (connectionId: string, realm: string, clientName: string) => {
     const profile = connections.profile(connectionId);
     const manager = pool.get(connectionId, 'console');
@@ -70,6 +105,8 @@ export function createTapConsoleService({
     if (!swept.has(connectionId)) {
       swept.add(connectionId);
       await revokeStaleConsoleTokens(manager, activeTokens);
+      // In the background: the new tap does not wait for the clean-up of old ones.
+      void removeLeftovers(connectionId);
     }
     const client = await openRealmSocket({
       url: manager.url,
@@ -91,6 +128,20 @@ export function createTapConsoleService({
   };
 
   return {
+    removeLeftovers,
+    shutdown: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const stopped = Promise.all(
+        [...taps.values()].map((tap) => tap.stop().catch(() => undefined)),
+      );
+      await Promise.race([
+        stopped,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, SHUTDOWN_WAIT_MS);
+        }),
+      ]);
+      clearTimeout(timer);
+    },
     methods: {
       tapStart: async ({ connectionId, realm, target, maxRatePerSec }) => {
         if (taps.size >= MAX_TAPS) {
@@ -110,6 +161,10 @@ export function createTapConsoleService({
           maxRatePerSec: rate,
           emit: (batch) => hub.emit('tapBatch', batch),
           onEnd: () => taps.delete(tapId),
+          forget: (consumer) =>
+            removeTapConsumer(pool.get(connectionId, 'console'), realm, consumer).catch(
+              () => false,
+            ),
         });
         taps.set(tapId, session);
         return {

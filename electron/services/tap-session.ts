@@ -34,6 +34,13 @@ export interface TapSessionOptions {
   emit: (batch: TapBatch) => void;
   /** Called once when the session ends, whatever the reason. */
   onEnd: () => void;
+  /**
+   * Removes the tap's consumer from the broker once its socket is closed (tap-leftovers.ts):
+   * nothing else deregisters it. Best effort; must not reject.
+   */
+  forget?: (consumer: string) => Promise<unknown>;
+  /** How long `stop()` waits for the broker to close the socket after `QUIT`, ms. Default 2000. */
+  quitTimeoutMs?: number;
   /** Batch period in ms. Default 100. */
   batchMs?: number;
 }
@@ -82,7 +89,8 @@ export function preview(value: unknown): { payload: string; truncated: boolean }
 
 export class TapSession {
   readonly key: string;
-  private readonly consumer: string;
+  /** The tap's consumer name on the broker, `switchboard-tap-<12 hex>`. */
+  readonly consumer: string;
   private readonly subscribe: Record<string, unknown>;
   private readonly perWindow: number;
   private readonly timer: NodeJS.Timeout;
@@ -96,6 +104,8 @@ export class TapSession {
   private bucket = 0;
   private dirty = false;
   private ended = false;
+  /** The one ending in progress or done: a second `stop()` waits for the same clean-up. */
+  private ending: Promise<void> | null = null;
 
   constructor(private readonly options: TapSessionOptions) {
     const batchMs = options.batchMs ?? 100;
@@ -119,7 +129,10 @@ export class TapSession {
     this.timer = setInterval(() => this.flush(), batchMs);
   }
 
-  /** Unsubscribes, closes the socket (revoking a temporary token) and sends the last batch. */
+  /**
+   * Unsubscribes, quits (the broker closes the socket), revokes a temporary token, sends the
+   * last batch, then removes the consumer from the broker (`forget`).
+   */
   stop(): Promise<void> {
     return this.end(null);
   }
@@ -170,8 +183,12 @@ export class TapSession {
     });
   }
 
-  private async end(error: ErrorInfo | null): Promise<void> {
-    if (this.ended) return;
+  private end(error: ErrorInfo | null): Promise<void> {
+    this.ending ??= this.finish(error);
+    return this.ending;
+  }
+
+  private async finish(error: ErrorInfo | null): Promise<void> {
     this.ended = true;
     clearInterval(this.timer);
     const socket = this.options.client.socket;
@@ -181,9 +198,29 @@ export class TapSession {
         producer: this.subscribe.producer,
         consumer: this.consumer,
       });
+      await quit(socket, this.options.quitTimeoutMs ?? 2_000);
     }
     await this.options.client.close();
     this.send('stopped', error);
     this.options.onEnd();
+    await this.options.forget?.(this.consumer);
   }
+}
+
+/**
+ * `QUIT` with the socket's own id (§3): the broker disconnects it, so once the disconnect is
+ * here the broker has taken the consumer offline (§15) and `remove_consumer` will not find it
+ * online. Resolves on the disconnect or after `timeoutMs` (a broker that ignores QUIT).
+ */
+function quit(socket: RealmSocket['socket'], timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      socket.off('disconnect', done);
+      resolve();
+    };
+    const timer = setTimeout(done, timeoutMs);
+    socket.on('disconnect', done);
+    socket.emit(ClientEvent.QUIT, socket.id);
+  });
 }

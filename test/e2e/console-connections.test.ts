@@ -259,6 +259,8 @@ describe('console connections end to end', () => {
     expect(await page.getByTestId('connection-switcher').isDisabled()).toBe(true);
     await page.getByTestId('nav-connections').click();
     expect(await page.getByTestId('connection-add').isDisabled()).toBe(true);
+    await page.getByTestId('nav-local').click();
+    expect(await text(page, 'local-state')).toMatch(/^stale \(was /);
     await page.getByTestId('nav-overview').click();
     await page.screenshot({ path: path.join(SHOTS, 'console-stale.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });

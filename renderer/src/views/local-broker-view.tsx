@@ -29,6 +29,8 @@ export function LocalBrokerView({ client }: { client: ConsoleClient }) {
   const [busy, setBusy] = useState<Action | null>(null);
   const [error, setError] = useState<ErrorInfo | null>(null);
   const state = status?.state ?? 'stopped';
+  // Console host gone: the last state is history, never shown as current (as on Overview).
+  const stale = useAppStore((s) => s.connection === 'offline');
 
   const run = async (action: Action): Promise<void> => {
     setBusy(action);
@@ -54,7 +56,11 @@ export function LocalBrokerView({ client }: { client: ConsoleClient }) {
           <p className="muted">The broker this console runs on this machine.</p>
         </div>
         <div className="page__actions local-actions">
-          <StatusBadge label={state} tone={TONES[state] ?? 'idle'} testId="local-state" />
+          <StatusBadge
+            label={stale ? `stale (was ${state})` : state}
+            tone={stale ? 'idle' : (TONES[state] ?? 'idle')}
+            testId="local-state"
+          />
           <button
             type="button"
             className="button"

@@ -153,8 +153,10 @@ export class DemoWorkload {
    */
   removeLeftover(): Promise<DemoStatus> {
     return this.serial(async () => {
-      if (this.running || !this.options.url()) return this.status();
+      if (this.running) return this.status();
       try {
+        // Inside the try: the console may be closing, and its connection gone (url() throws).
+        if (!this.options.url()) return this.status();
         await this.removeRealmIfPresent(this.options.manager());
       } catch (error) {
         this.error = `Could not check for or remove a leftover demo realm: ${(error as Error).message}`;

@@ -6,6 +6,7 @@
 import { connect as tcpConnect, type Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { useBroker } from '../../helpers/broker-harness';
+import { packet, str, u16 } from '../../helpers/mqtt-bytes';
 import { mqttClient, mqttPort, nextMessage } from '../../helpers/mqtt-clients';
 
 const ctx = useBroker({ mqtt: { enabled: true, port: 0, max_packet_size: 1024 } });
@@ -35,24 +36,6 @@ function closedByBroker(s: Socket): Promise<void> {
   });
 }
 
-const u16 = (n: number) => Buffer.from([n >> 8, n & 0xff]);
-const str = (s: string | Buffer) => {
-  const b = typeof s === 'string' ? Buffer.from(s, 'utf8') : s;
-  return Buffer.concat([u16(b.length), b]);
-};
-/** Remaining length as MQTT's variable byte integer. */
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  do {
-    let byte = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) byte |= 0x80;
-    out.push(byte);
-  } while (n > 0);
-  return Buffer.from(out);
-}
-const packet = (first: number, body: Buffer) =>
-  Buffer.concat([Buffer.from([first]), varint(body.length), body]);
 /** A valid MQTT 3.1.1 CONNECT (clean session, keep-alive 60 s). */
 const connectPacket = (id: string, protocol = 'MQTT') =>
   packet(0x10, Buffer.concat([str(protocol), Buffer.from([4, 0x02]), u16(60), str(id)]));

@@ -9,27 +9,11 @@ import { connect as tcpConnect, type Socket } from 'node:net';
 import { parser as mqttParser } from 'mqtt-packet';
 import { describe, expect, it } from 'vitest';
 import { useBroker } from '../../helpers/broker-harness';
+import { packet, str, varint } from '../../helpers/mqtt-bytes';
 import { mqttClient, mqttPort, nextMessage } from '../../helpers/mqtt-clients';
 
 const ctx = useBroker({ mqtt: { enabled: true, port: 0 } });
 
-/** MQTT's Variable Byte Integer. */
-function varint(n: number): Buffer {
-  const out: number[] = [];
-  do {
-    let byte = n % 128;
-    n = Math.floor(n / 128);
-    if (n > 0) byte |= 0x80;
-    out.push(byte);
-  } while (n > 0);
-  return Buffer.from(out);
-}
-const packet = (first: number, body: Buffer) =>
-  Buffer.concat([Buffer.from([first]), varint(body.length), body]);
-const str = (s: string | Buffer) => {
-  const b = typeof s === 'string' ? Buffer.from(s) : s;
-  return Buffer.concat([Buffer.from([b.length >> 8, b.length & 0xff]), b]);
-};
 const props = (...bytes: (number | Buffer)[]) => {
   const body = Buffer.concat(bytes.map((b) => (typeof b === 'number' ? Buffer.from([b]) : b)));
   return Buffer.concat([varint(body.length), body]);

@@ -54,6 +54,8 @@ async function addConnection(
   await expect
     .poll(() => page.getByTestId(`connection-${name}`).count(), { timeout: 10_000 })
     .toBe(1);
+  // The card can show (a state refresh) before the save has answered and closed the form.
+  await expect.poll(() => page.getByTestId('connection-form').count(), { timeout: 10_000 }).toBe(0);
 }
 
 describe('views of a connection without a working credential', () => {

@@ -135,7 +135,13 @@ export function ConnectionsView({ client }: { client: ConsoleClient }) {
   const connections = useAppStore((s) => s.connections);
   const secretStore = useAppStore((s) => s.secretStore);
   const error = useAppStore((s) => s.connectionsError);
+  // Each opened form is its own object: a save that finishes after the operator opened another
+  // form (Edit on a card, say) closes only the form it was made from.
   const [form, setForm] = useState<{ editing?: ConnectionSummary } | null>(null);
+  const openForm = (editing?: ConnectionSummary): void => {
+    if (editing && form?.editing?.id === editing.id) return;
+    setForm(editing ? { editing } : {});
+  };
   const [exported, setExported] = useState<string | null>(null);
   const [importText, setImportText] = useState('');
   const [imported, setImported] = useState<number | null>(null);
@@ -150,7 +156,7 @@ export function ConnectionsView({ client }: { client: ConsoleClient }) {
   const clearRouteParams = useClearRouteParams();
   const formRef = useRef<HTMLDivElement>(null);
   const toEdit = editId ? connections.find((c) => c.id === editId && !c.builtIn) : undefined;
-  if (toEdit && form?.editing?.id !== toEdit.id) setForm({ editing: toEdit });
+  if (toEdit && form?.editing?.id !== toEdit.id) openForm(toEdit);
   useEffect(() => {
     if (!toEdit) return;
     clearRouteParams();
@@ -168,7 +174,10 @@ export function ConnectionsView({ client }: { client: ConsoleClient }) {
           <button
             type="button"
             className="button button--primary"
-            onClick={() => setForm({})}
+            // A new-connection form already open keeps what was typed in it.
+            onClick={() => {
+              if (!form || form.editing) openForm();
+            }}
             data-testid="connection-add"
           >
             Add connection
@@ -191,7 +200,7 @@ export function ConnectionsView({ client }: { client: ConsoleClient }) {
             key={form.editing?.id ?? 'new'}
             client={client}
             editing={form.editing}
-            onDone={() => setForm(null)}
+            onDone={() => setForm((open) => (open === form ? null : open))}
           />
         )}
       </div>
@@ -202,7 +211,7 @@ export function ConnectionsView({ client }: { client: ConsoleClient }) {
             key={connection.id}
             client={client}
             connection={connection}
-            onEdit={() => setForm({ editing: connection })}
+            onEdit={() => openForm(connection)}
           />
         ))}
       </ul>

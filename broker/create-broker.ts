@@ -17,6 +17,7 @@ import { requireAdminBearer } from './auth/http-bearer';
 import { watchRevocations } from './auth/session-revocation';
 import { TokenValidator } from './auth/token-validator';
 import { createManagement } from './admin/create-management';
+import { createCluster } from './cluster/create-cluster';
 import { createSettingsRuntime } from './config/settings-runtime';
 import { unsupportedKeys, type SettingsInput } from './config/settings-schema';
 import { AckTracker } from './delivery/ack-tracker';
@@ -191,6 +192,13 @@ export function createBroker(
   );
   const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
+  // Clustering over Redis (docs/cluster.md): relay, heartbeat; a no-op when not enabled.
+  const cluster = createCluster(settings, {
+    router,
+    registry: metrics.registry,
+    logger,
+    version: BROKER_VERSION,
+  });
   // The embedding API (docs/embedding.md): hooks, events, in-process publish/subscribe.
   const embedding = createEmbedding({
     logger,
@@ -220,7 +228,7 @@ export function createBroker(
   const authRequests = authorizationRequests(
     auth,
     () => rateLimits.pendingRequestsCap(),
-    settings.node_id ?? null,
+    cluster.nodeId,
   );
   const replayDlq = dlqReplay({ store, ledger, metrics, realms, replayer, logger });
   const ctx: HandlerContext = {
@@ -297,8 +305,15 @@ export function createBroker(
   const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
 
   const getStats = (): Stats =>
-    brokerStats(realms, ledger, connectionsCurrent(), live.current.node_id, mqtt.realmCounts());
-  const health = (): Health => brokerHealth(startedAt, live.current.node_id);
+    brokerStats(
+      realms,
+      ledger,
+      connectionsCurrent(),
+      cluster.nodeId ?? undefined,
+      mqtt.realmCounts(),
+      cluster.status(),
+    );
+  const health = (): Health => brokerHealth(startedAt, cluster.nodeId ?? undefined);
   const adminApi = requireAdminBearer(
     createHttpApi({
       settings: () => live.current,
@@ -343,6 +358,7 @@ export function createBroker(
     async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
       await restored;
       await namespacesReady;
+      await cluster.start();
       const server = await host.listen(port, bindHost);
       ownServer = server;
       guard.bound(bindHost);
@@ -366,6 +382,7 @@ export function createBroker(
     },
     attach(server) {
       host.attach(server);
+      void cluster.start();
     },
     async close() {
       stopSweep();
@@ -379,6 +396,7 @@ export function createBroker(
       remoteTickets.close();
       io.disconnectSockets(true);
       await mqtt.close();
+      await cluster.close();
       if (ownServer) {
         await ownServer.close();
         ownServer = null;

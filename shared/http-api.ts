@@ -55,11 +55,36 @@ export const RealmStatsSchema = z.object({
 });
 export type RealmStats = z.infer<typeof RealmStatsSchema>;
 
+/** A node of the cluster as the answering node last saw it (docs/cluster.md). Times epoch ms. */
+export const ClusterNodeSchema = z.object({
+  node_id: z.string(),
+  started_at: z.number(),
+  last_seen: z.number(),
+  version: z.string(),
+  /** The node that answered. */
+  self: z.boolean(),
+});
+export type ClusterNodeInfo = z.infer<typeof ClusterNodeSchema>;
+
+/** `cluster` of `GET /api/stats` when clustering is on (Switchboard extension). */
+export const ClusterStatusSchema = z.object({
+  node_id: z.string(),
+  /** Whether this node's Redis links are up (messages are relayed only then). */
+  redis: z.enum(['up', 'down']),
+  /** The Redis URL without its password. */
+  redis_url: z.string(),
+  prefix: z.string(),
+  /** Alive nodes, this one first; only this one while Redis is down. */
+  nodes: z.array(ClusterNodeSchema),
+});
+export type ClusterStatus = z.infer<typeof ClusterStatusSchema>;
+
 /** `GET /api/stats` (§10.5). */
 export const StatsSchema = z.object({
   realms: z.record(z.string(), RealmStatsSchema),
   connections_current: z.number().int(),
   cluster_node_id: z.string().optional(),
+  cluster: ClusterStatusSchema.optional(),
 });
 export type Stats = z.infer<typeof StatsSchema>;
 

@@ -36,6 +36,14 @@ export const MetricName = {
   CONNECTIONS_BY_TRANSPORT: 'tyo_mq_connections_by_transport',
   /** Switchboard: dead-lettered entries held now, per realm (gauge). */
   DLQ_DEPTH: 'tyo_mq_dlq_depth',
+  /** Switchboard: 1 while this cluster node's Redis links are up, 0 otherwise (gauge). */
+  CLUSTER_REDIS_UP: 'tyo_mq_cluster_redis_up',
+  /** Switchboard: messages this node relayed to its peers, by `outcome` (sent, failed). */
+  CLUSTER_RELAYED_TOTAL: 'tyo_mq_cluster_relayed_total',
+  /** Switchboard: relayed messages received from peers, by `outcome` (routed, invalid). */
+  CLUSTER_RECEIVED_TOTAL: 'tyo_mq_cluster_received_total',
+  /** Switchboard: cluster nodes seen alive (heartbeat under `<prefix>:nodes`), this one included. */
+  CLUSTER_NODES: 'tyo_mq_cluster_nodes',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

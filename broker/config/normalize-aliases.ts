@@ -5,6 +5,8 @@
  * Source: `spec/protocol-admin.md` §12.1 (`store`, `storageOptions`, `httpApi`…) and
  * `spec/protocol-core.md` §15 (`ttlMs`, `intervalMs`). A canonical key wins over its alias.
  */
+import { CLUSTER_ALIASES } from '../cluster/cluster-schema';
+
 type Json = Record<string, unknown>;
 
 const TOP_LEVEL: Record<string, string> = {
@@ -35,6 +37,7 @@ const NESTED: Record<string, Record<string, string>> = {
     commitDelayMs: 'commit_delay_ms',
   },
   limits: { maxQueuedPerRealm: 'max_queued_per_realm' },
+  cluster: CLUSTER_ALIASES,
 };
 
 function fold(obj: Json, aliases: Record<string, string>): Json {

@@ -4,13 +4,14 @@
  *
  * Source: `spec/protocol-admin.md` §12.1 (top-level keys and aliases), §10.1 (`http_api`),
  * `spec/protocol-core.md` §15 (`idle_eviction`), §14 (chunking limits), §18 (defaults).
- * Keys of features that later issues implement (auth, cluster, namespaces…) are accepted
- * so existing settings files load, and reported by `unsupportedKeys()`.
+ * Keys of features not implemented (`http_publish`) are accepted so existing settings files
+ * load, and reported by `unsupportedKeys()`.
  */
 import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
 import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
 import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
+import { ClusterSettingsSchema } from '../cluster/cluster-schema';
 import { MqttSettingsSchema } from '../mqtt/mqtt-schema';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
@@ -223,7 +224,10 @@ export const SettingsSchema = z
     max_http_buffer_size: z.number().int().positive().default(DEFAULT_MAX_HTTP_BUFFER_SIZE),
     /** WebSocket per-message deflate (see `PerMessageDeflateSchema`); default off. */
     per_message_deflate: PerMessageDeflateSchema.default(false),
-    /** Cluster node id reported by `/health` (cluster issue); null when not clustered. */
+    /**
+     * Node id reported by `/health` and `/api/stats`; a clustered node uses `cluster.node_id`
+     * first (docs/cluster.md).
+     */
     node_id: z.string().min(1).max(128).optional(),
     /** `spec/protocol-admin.md` §12.2; validated by `AuthState` (errors carry `auth.` paths). */
     auth: z.unknown().optional(),
@@ -247,7 +251,8 @@ export const SettingsSchema = z
     back_pressure: BackPressureSchema.default(BackPressureSchema.parse({})),
     /** MQTT listener (issue 14, docs/mqtt.md); off by default. */
     mqtt: MqttSettingsSchema.default(MqttSettingsSchema.parse({})),
-    cluster: z.unknown().optional(),
+    /** Clustering over Redis (`spec/protocol-core.md` §17, docs/cluster.md); off when absent. */
+    cluster: ClusterSettingsSchema.optional(),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),
     remote: z.unknown().optional(),
@@ -257,7 +262,7 @@ export const SettingsSchema = z
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 
-const LATER_KEYS = ['cluster', 'http_publish'] as const;
+const LATER_KEYS = ['http_publish'] as const;
 
 /** Keys present in `settings` whose features this build does not implement yet. */
 export function unsupportedKeys(settings: Settings): string[] {

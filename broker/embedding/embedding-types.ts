@@ -10,8 +10,11 @@
 /** The protocol a client speaks. */
 export type ClientProtocol = 'socket.io' | 'mqtt';
 
-/** Where a message came from: a socket.io `PRODUCE`, an MQTT `PUBLISH`, or `broker.publish`. */
-export type MessageOrigin = ClientProtocol | 'local';
+/**
+ * Where a message came from: a socket.io `PRODUCE`, an MQTT `PUBLISH`, `broker.publish`, or
+ * another node of the cluster (docs/cluster.md).
+ */
+export type MessageOrigin = ClientProtocol | 'local' | 'cluster';
 
 /** A connected client of either protocol, as hooks and events see it. */
 export interface BrokerClient {

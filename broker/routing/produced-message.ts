@@ -22,8 +22,17 @@ export interface ProducedMessage {
   enc?: unknown;
   to?: unknown;
   contentType?: unknown;
-  /** Who sent it: a socket.io `PRODUCE`, an MQTT `PUBLISH`, or the embedding `publish`. */
-  origin?: 'socket.io' | 'mqtt' | 'local';
+  /**
+   * Who sent it: a socket.io `PRODUCE`, an MQTT `PUBLISH`, the embedding `publish`, or a
+   * cluster peer (`relayedFrom`).
+   */
+  origin?: 'socket.io' | 'mqtt' | 'local' | 'cluster';
+  /**
+   * Set on a message a cluster peer relayed (its node id): routed in relay mode — no group
+   * subscriptions, no copies for offline consumers (`spec/protocol-core.md` §17) — and never
+   * relayed again.
+   */
+  relayedFrom?: string;
   /** `performance.now()` (ms) when the broker accepted it, for the publish→deliver histogram. */
   receivedAt?: number;
 }

@@ -10,6 +10,9 @@
  *   5. topic keys from the trie, other than k1–k3;
  *   6. grouped records go to their group's bucket, the rest are delivered;
  *   7. each group bucket delivers to one member, round-robin.
+ * A message relayed by a cluster peer (§17) is routed in relay mode: step 6 drops grouped
+ * records and offline consumers get nothing (the origin stored their copies); the messages
+ * routed here first are handed to the cluster relay afterwards.
  */
 import {
   Protocol,
@@ -32,6 +35,8 @@ export class Router {
   private readonly taps: ((msg: ProducedMessage) => void)[] = [];
   /** Taps that want a realm's messages even with no subscription in it (in-process subscribers). */
   private readonly interests: ((realm: string) => boolean)[] = [];
+  /** The cluster relay: sends this node's messages to its peers after local routing. */
+  private relay: ((msg: ProducedMessage) => void) | null = null;
 
   constructor(
     private readonly realms: RealmDirectory,
@@ -48,6 +53,7 @@ export class Router {
     const stored: Promise<StoreOutcome>[] = [];
     if (msg.broadcast) {
       deliverBroadcast(this.realms, this.delivery, msg, envelope);
+      if (this.relay && msg.relayedFrom === undefined) this.relay(msg);
       return stored;
     }
     const p = msg.from;
@@ -59,6 +65,7 @@ export class Router {
       const admin = this.realms.get(Protocol.ADMIN_REALM);
       if (admin) this.routeInRealm(admin, msg, envelope, stored, k1, k2, k3);
     }
+    if (this.relay && msg.relayedFrom === undefined) this.relay(msg);
     return stored;
   }
 
@@ -87,6 +94,23 @@ export class Router {
       if (i >= 0) this.taps.splice(i, 1);
       const j = interested ? this.interests.indexOf(interested) : -1;
       if (j >= 0) this.interests.splice(j, 1);
+    };
+  }
+
+  /**
+   * Sets the cluster relay, called with every message routed here that no peer relayed, after
+   * its local routing; `interested` as for `addTap`. Returns its removal.
+   */
+  addRelay(
+    relay: (msg: ProducedMessage) => void,
+    interested: (realm: string) => boolean,
+  ): () => void {
+    this.relay = relay;
+    this.interests.push(interested);
+    return () => {
+      if (this.relay === relay) this.relay = null;
+      const i = this.interests.indexOf(interested);
+      if (i >= 0) this.interests.splice(i, 1);
     };
   }
 
@@ -155,6 +179,12 @@ class RoutingPass {
 
   /** Step 6: grouped records wait for step 7, the others are delivered now. */
   dispatch(record: SubscriptionRecord): void {
+    if (this.msg.relayedFrom !== undefined) {
+      // Relay mode (§17): the origin node chose the group member and stored offline copies.
+      if (record.group !== null || liveSocket(this.realm, record.consumer) === null) {
+        return;
+      }
+    }
     if (record.group === null) {
       this.deliver(record);
       return;

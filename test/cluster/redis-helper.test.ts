@@ -18,6 +18,7 @@ describe('startRedisServer', () => {
       maxRetriesPerRequest: 0,
       retryStrategy: () => null,
     });
+    after.on('error', () => {});
     await expect(after.connect()).rejects.toThrow();
     after.disconnect();
   });

@@ -17,6 +17,19 @@ export interface RedisServer {
   url: string;
   /** Stops the server (SIGKILL after 5 s) and removes its directory. */
   stop(): Promise<void>;
+  /** Kills the server (an outage: connections drop, nothing is kept). */
+  kill(): Promise<void>;
+  /** Starts it again on the same port after `kill()`. */
+  restart(): Promise<void>;
+}
+
+async function ended(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = once(child, 'exit');
+  child.kill(signal);
+  const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+  await exited;
+  clearTimeout(timer);
 }
 
 const BINARY = process.env.REDIS_SERVER_PATH ?? 'redis-server';
@@ -87,19 +100,18 @@ export async function startRedisServer(): Promise<RedisServer> {
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
     try {
-      const child = await startOn(port, dir);
+      let child = await startOn(port, dir);
       return {
         port,
         url: `redis://127.0.0.1:${port}`,
         stop: async () => {
-          if (child.exitCode === null && child.signalCode === null) {
-            const exited = once(child, 'exit');
-            child.kill('SIGTERM');
-            const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
-            await exited;
-            clearTimeout(timer);
-          }
+          await ended(child, 'SIGTERM');
           await rm(dir, { recursive: true, force: true });
+        },
+        kill: () => ended(child, 'SIGKILL'),
+        restart: async () => {
+          await ended(child, 'SIGKILL');
+          child = await startOn(port, dir);
         },
       };
     } catch (err) {

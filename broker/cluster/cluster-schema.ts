@@ -1,0 +1,74 @@
+/**
+ * The `cluster` settings block: nodes sharing one Redis relay every message to each other and
+ * share replay protection, settings and authorization requests.
+ *
+ * Source: `spec/protocol-core.md` §17 (keys, defaults, aliases folded by
+ * `normalizeSettingsAliases`: `channel_prefix`/`channelPrefix` → `prefix`, `redisUrl`/`url` →
+ * `redis_url`, `nodeId` → `node_id`) and `spec/protocol-admin.md` §6.4 note (c) (fail-open kept
+ * configurable) and §15. See docs/cluster.md.
+ *
+ * `{enabled (false), prefix ("tyo-mq:cluster"), redis_url (default: storage_options.url, else
+ *   redis://127.0.0.1:6379), node_id (default: the top-level node_id, else 16 random hex
+ *   characters per process), nonce_fail_open (true: a proof is accepted when Redis cannot be
+ *   asked whether its nonce was used elsewhere), heartbeat_ms (5,000: how often a node
+ *   announces itself under <prefix>:nodes), connect_timeout_ms (5,000)}`.
+ */
+import { z } from 'zod';
+
+/** Redis key prefix of the reference (§17). */
+export const DEFAULT_CLUSTER_PREFIX = 'tyo-mq:cluster';
+export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
+
+const RedisUrl = z
+  .string()
+  .max(2048)
+  .regex(/^(rediss?|redis\+unix):\/\//i, { message: 'must be a redis:// or rediss:// URL' });
+
+export const ClusterSettingsSchema = z
+  .object({
+    enabled: z.boolean().default(false),
+    /** Prefix of every key and channel (`<prefix>:messages`, `<prefix>:nonce:<n>`, …). */
+    prefix: z
+      .string()
+      .min(1)
+      .max(200)
+      .regex(/^[^\s*?[\]]+$/, { message: 'must not contain spaces or glob characters' })
+      .default(DEFAULT_CLUSTER_PREFIX),
+    redis_url: RedisUrl.optional(),
+    /** This node's id; unique per process in the cluster (messages from it are ignored). */
+    node_id: z
+      .string()
+      .min(1)
+      .max(128)
+      .regex(/^[\w.:-]+$/, { message: 'letters, digits, _ . : - only' })
+      .optional(),
+    nonce_fail_open: z.boolean().default(true),
+    heartbeat_ms: z.number().int().min(100).max(3_600_000).default(5_000),
+    connect_timeout_ms: z.number().int().min(100).max(120_000).default(5_000),
+  })
+  .strict();
+
+export type ClusterSettings = z.infer<typeof ClusterSettingsSchema>;
+
+/** Aliases of the reference's cluster keys (§17), folded before validation. */
+export const CLUSTER_ALIASES: Record<string, string> = {
+  channel_prefix: 'prefix',
+  channelPrefix: 'prefix',
+  redisUrl: 'redis_url',
+  url: 'redis_url',
+  nodeId: 'node_id',
+  nonceFailOpen: 'nonce_fail_open',
+  heartbeatMs: 'heartbeat_ms',
+  connectTimeoutMs: 'connect_timeout_ms',
+};
+
+/** A Redis URL with its password replaced by `***`, safe for logs and status. */
+export function redactRedisUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return '<unparsable redis url>';
+  }
+}

@@ -1,0 +1,102 @@
+/**
+ * A broker's cluster membership (`spec/protocol-core.md` §17, `spec/protocol-admin.md` §15;
+ * docs/cluster.md): the Redis links, the message relay, the node heartbeat and metrics, built
+ * from the `cluster` settings block. With `cluster.enabled` false nothing connects and
+ * `nodeId` is the top-level `node_id` setting (or null).
+ */
+import { randomBytes } from 'node:crypto';
+import type { Registry } from 'prom-client';
+import type { ClusterStatus } from '../../shared/http-api';
+import type { Settings } from '../config/settings-schema';
+import type { Logger } from '../logging/logger';
+import type { Router } from '../routing/router';
+import { ClusterMetrics } from './cluster-metrics';
+import { DEFAULT_REDIS_URL, type ClusterSettings } from './cluster-schema';
+import { MessageRelay } from './message-relay';
+import { NodeRegistry } from './node-registry';
+import { RedisLinks } from './redis-links';
+
+export interface Cluster {
+  /** This node's id: `cluster.node_id`, else the top-level `node_id`, else 16 random hex. */
+  readonly nodeId: string | null;
+  /** The Redis links when clustering is on (shared with the admin-state sync). */
+  readonly links: RedisLinks | null;
+  readonly settings: ClusterSettings | null;
+  /** First connection attempt (resolves, never rejects; a node starts without Redis). */
+  start(): Promise<void>;
+  /** `cluster` of `GET /api/stats`, or undefined when not clustered. */
+  status(): ClusterStatus | undefined;
+  close(): Promise<void>;
+}
+
+export interface ClusterDeps {
+  router: Router;
+  registry: Registry;
+  logger: Logger;
+  version: string;
+}
+
+/** The Redis URL the cluster uses: its own, else the Redis store's, else the default. */
+export function clusterRedisUrl(settings: Settings, cluster: ClusterSettings): string {
+  const storeUrl = (settings.storage_options as { url?: unknown }).url;
+  return cluster.redis_url ?? (typeof storeUrl === 'string' ? storeUrl : DEFAULT_REDIS_URL);
+}
+
+export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
+  const config = settings.cluster;
+  if (!config?.enabled) {
+    return {
+      nodeId: settings.node_id ?? null,
+      links: null,
+      settings: null,
+      start: () => Promise.resolve(),
+      status: () => undefined,
+      close: () => Promise.resolve(),
+    };
+  }
+  const nodeId = config.node_id ?? settings.node_id ?? randomBytes(8).toString('hex');
+  const logger = deps.logger.child({ node: nodeId });
+  const links = new RedisLinks(
+    { url: clusterRedisUrl(settings, config), connectTimeoutMs: config.connect_timeout_ms },
+    logger,
+  );
+  const registry = new NodeRegistry(
+    nodeId,
+    config.prefix,
+    deps.version,
+    config.heartbeat_ms,
+    links,
+    logger,
+  );
+  const metrics = new ClusterMetrics(deps.registry, {
+    up: () => links.up,
+    nodes: () => registry.nodes().length,
+  });
+  const relay = new MessageRelay(nodeId, config.prefix, links, deps.router, metrics, logger);
+  relay.start();
+  return {
+    nodeId,
+    links,
+    settings: config,
+    async start() {
+      await links.connect();
+      registry.start();
+      logger.info(
+        { node_id: nodeId, prefix: config.prefix, redis: links.url },
+        'cluster node started',
+      );
+    },
+    status: () => ({
+      node_id: nodeId,
+      redis: links.up ? 'up' : 'down',
+      redis_url: links.url,
+      prefix: config.prefix,
+      nodes: registry.nodes(),
+    }),
+    async close() {
+      relay.close();
+      await registry.close();
+      await links.close();
+    },
+  };
+}

@@ -1,0 +1,137 @@
+/**
+ * The two Redis connections of a cluster node: `command` for commands (PUBLISH, SET NX, …) and
+ * `subscriber` for channel subscriptions (a subscribed Redis connection cannot run commands).
+ *
+ * Both reconnect on their own (ioredis, back-off capped at 2 s) and the subscriber
+ * re-subscribes after a reconnect. A Redis outage is never fatal: commands fail fast while the
+ * link is down (no offline queue, so nothing piles up in memory), `up` says whether both links
+ * are ready, and the transition is logged once each way (the URL without its password).
+ */
+import { Redis } from 'ioredis';
+import type { Logger } from '../logging/logger';
+import { redactRedisUrl } from './cluster-schema';
+
+export interface RedisLinksOptions {
+  url: string;
+  connectTimeoutMs: number;
+  /** Called with `true` when both links are ready again, `false` when one is lost. */
+  onStateChange?: (up: boolean) => void;
+}
+
+export class RedisLinks {
+  readonly command: Redis;
+  readonly subscriber: Redis;
+  private wasUp = false;
+  private readonly channels = new Map<string, (text: string) => void>();
+  private closed = false;
+  private readonly where: string;
+
+  constructor(
+    private readonly options: RedisLinksOptions,
+    private readonly logger: Logger,
+  ) {
+    this.where = redactRedisUrl(options.url);
+    const common = {
+      connectTimeout: options.connectTimeoutMs,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 0,
+      lazyConnect: true,
+      retryStrategy: (times: number) => (this.closed ? null : Math.min(100 * times, 2_000)),
+    };
+    this.command = new Redis(options.url, { ...common, connectionName: 'switchboard-cmd' });
+    this.subscriber = new Redis(options.url, {
+      ...common,
+      connectionName: 'switchboard-sub',
+      // Subscriptions are replayed by ioredis after a reconnect.
+      autoResubscribe: true,
+    });
+    this.subscriber.on('message', (channel: string, text: string) => {
+      this.channels.get(channel)?.(text);
+    });
+    for (const link of [this.command, this.subscriber]) {
+      link.on('ready', () => this.check());
+      link.on('close', () => this.check());
+      // ioredis emits `error` on every failed attempt; the state change is what gets logged.
+      link.on('error', (err: Error) => {
+        if (this.wasUp) this.logger.debug({ err: err.message, redis: this.where }, 'redis error');
+      });
+    }
+  }
+
+  /** Whether both connections are ready. */
+  get up(): boolean {
+    return this.command.status === 'ready' && this.subscriber.status === 'ready';
+  }
+
+  /** The URL without its password, for logs and status. */
+  get url(): string {
+    return this.where;
+  }
+
+  /**
+   * Starts connecting. Resolves once both links are ready, or after `connectTimeoutMs` with
+   * `false` (the links keep retrying in the background: a node starts without Redis).
+   */
+  async connect(): Promise<boolean> {
+    const attempt = (link: Redis): Promise<void> =>
+      link.connect().catch(() => {
+        // Failed first attempt: ioredis keeps retrying through retryStrategy.
+      });
+    void attempt(this.command);
+    void attempt(this.subscriber);
+    const deadline = Date.now() + this.options.connectTimeoutMs;
+    while (!this.up && Date.now() < deadline && !this.closed) {
+      await new Promise((r) => setTimeout(r, 25));
+    }
+    if (!this.up && !this.closed) {
+      this.logger.warn({ redis: this.where }, 'cluster redis unreachable; retrying in background');
+    }
+    return this.up;
+  }
+
+  /**
+   * Calls `handler` with every message published on `channel` (one handler per channel). The
+   * subscription is sent now if the link is ready, else when it connects; ioredis renews it
+   * after a reconnect. A handler that throws is logged, never fatal.
+   */
+  listen(channel: string, handler: (text: string) => void): void {
+    this.channels.set(channel, (text) => {
+      try {
+        handler(text);
+      } catch (err) {
+        this.logger.error({ err, channel }, 'cluster message handler failed');
+      }
+    });
+    const subscribe = (): void => {
+      this.subscriber.subscribe(channel).catch((err: unknown) => {
+        this.logger.warn({ err: (err as Error).message, channel }, 'cluster subscribe failed');
+      });
+    };
+    if (this.subscriber.status === 'ready') subscribe();
+    else this.subscriber.once('ready', subscribe);
+  }
+
+  /** Closes both links; no reconnection after this. */
+  async close(): Promise<void> {
+    this.closed = true;
+    await Promise.all(
+      [this.command, this.subscriber].map((link) =>
+        link.status === 'ready'
+          ? link.quit().then(
+              () => undefined,
+              () => link.disconnect(),
+            )
+          : link.disconnect(),
+      ),
+    );
+  }
+
+  private check(): void {
+    const up = this.up;
+    if (up === this.wasUp || this.closed) return;
+    this.wasUp = up;
+    if (up) this.logger.info({ redis: this.where }, 'cluster redis connected');
+    else this.logger.warn({ redis: this.where }, 'cluster redis connection lost; retrying');
+    this.options.onStateChange?.(up);
+  }
+}

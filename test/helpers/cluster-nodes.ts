@@ -1,0 +1,52 @@
+/**
+ * Several broker nodes clustered over one private Redis (test/helpers/redis-server.ts), each a
+ * harness (test/helpers/broker-harness.ts). `close()` closes every node; the Redis server is
+ * the caller's to stop.
+ */
+import { randomBytes } from 'node:crypto';
+import type { BrokerSettings, Harness } from './broker-harness';
+import { startBroker } from './broker-harness';
+import { waitUntil } from './wait';
+
+export interface ClusterNodes {
+  nodes: Harness[];
+  prefix: string;
+  close(): Promise<void>;
+}
+
+/** Whether `node` has seen `n` alive nodes (its heartbeat view, `cluster.nodes`). */
+export function seesNodes(node: Harness, n: number): boolean {
+  const cluster = node.broker.getStats().cluster;
+  return cluster?.redis === 'up' && cluster.nodes.length === n;
+}
+
+/**
+ * Starts `ids.length` nodes (node ids as given) sharing `redisUrl` under a fresh key prefix,
+ * each with `settings` merged in, and waits until every node sees all of them.
+ */
+export async function startCluster(
+  redisUrl: string,
+  ids: string[],
+  settings: BrokerSettings & Record<string, unknown> = {},
+): Promise<ClusterNodes> {
+  const prefix = `test-${randomBytes(4).toString('hex')}`;
+  const nodes: Harness[] = [];
+  const close = async (): Promise<void> => {
+    await Promise.all(nodes.map((n) => n.close()));
+  };
+  try {
+    for (const id of ids) {
+      nodes.push(
+        await startBroker({
+          ...settings,
+          cluster: { enabled: true, redis_url: redisUrl, prefix, node_id: id, heartbeat_ms: 200 },
+        }),
+      );
+    }
+    await waitUntil(() => nodes.every((n) => seesNodes(n, ids.length)), 'every node sees all');
+  } catch (err) {
+    await close();
+    throw err;
+  }
+  return { nodes, prefix, close };
+}

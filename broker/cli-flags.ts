@@ -42,6 +42,11 @@ Options:
                          (default: served)
   --mqtt-port <n>      also serve MQTT (3.1.1 and 5) on this port (0 = any free port);
                          see docs/mqtt.md (default: the settings file's mqtt block, else off)
+  --cluster <url>      join the cluster of the nodes sharing this Redis (redis:// or
+                         rediss:// URL); see docs/cluster.md
+                         (default: the settings file's cluster block, else not clustered)
+  --node-id <id>       this node's id in the cluster (letters, digits, _ . : -)
+                         (default: the settings file's, else 16 random hex characters)
   --log-level <level>  ${LOG_LEVELS.join(' | ')}
                          (default: $${LOG_LEVEL_ENV}, else info)
   -h, --help           show this help and exit
@@ -64,6 +69,10 @@ export interface BrokerFlags {
   httpApi: boolean;
   /** `--mqtt-port <n>`: enables the MQTT listener on that port; undefined = settings decide. */
   mqttPort: number | undefined;
+  /** `--cluster <url>`: enables clustering over this Redis; undefined = settings decide. */
+  cluster: string | undefined;
+  /** `--node-id <id>`: the cluster node id; undefined = settings decide. */
+  nodeId: string | undefined;
   logLevel: string;
   help: boolean;
 }
@@ -88,6 +97,8 @@ export function parseBrokerFlags(
         'auth-store': { type: 'string' },
         'no-http-api': { type: 'boolean' },
         'mqtt-port': { type: 'string' },
+        cluster: { type: 'string' },
+        'node-id': { type: 'string' },
         storage: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -114,6 +125,14 @@ export function parseBrokerFlags(
   ) {
     throw new UsageError(`Invalid --mqtt-port ${mqttText}: use 0-65535 (0 = any free port)`);
   }
+  const cluster = values.cluster;
+  if (!help && cluster !== undefined && !/^(rediss?|redis\+unix):\/\/\S+$/i.test(cluster)) {
+    throw new UsageError(`Invalid --cluster ${cluster}: use a redis:// or rediss:// URL`);
+  }
+  const nodeId = values['node-id'];
+  if (!help && nodeId !== undefined && !/^[\w.:-]{1,128}$/.test(nodeId)) {
+    throw new UsageError(`Invalid --node-id ${nodeId}: use 1-128 letters, digits, _ . : -`);
+  }
   const storage = values.storage;
   if (!help && storage !== undefined && storage !== 'sqlite' && storage !== 'memory') {
     throw new UsageError(`Invalid --storage ${storage}: use sqlite or memory`);
@@ -137,6 +156,8 @@ export function parseBrokerFlags(
     storage: storage as BrokerFlags['storage'],
     httpApi: !values['no-http-api'],
     mqttPort,
+    cluster,
+    nodeId,
     logLevel,
     help,
   };

@@ -92,6 +92,13 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
       http_api: flags.httpApi ? undefined : { enabled: false },
       auth_store: flags.authStore,
       mqtt: flags.mqttPort === undefined ? undefined : { enabled: true, port: flags.mqttPort },
+      cluster:
+        flags.cluster === undefined && flags.nodeId === undefined
+          ? undefined
+          : {
+              ...(flags.cluster === undefined ? {} : { enabled: true, redis_url: flags.cluster }),
+              ...(flags.nodeId === undefined ? {} : { node_id: flags.nodeId }),
+            },
     };
     const broker = createBroker(defaults, {
       logger,

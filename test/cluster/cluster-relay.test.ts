@@ -15,6 +15,7 @@ import {
   sync,
   type Harness,
 } from '../helpers/broker-harness';
+import { consumerIn, producerIn } from '../helpers/auth-clients';
 import { startCluster, type ClusterNodes } from '../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { collect, delay, expectNothing, waitFor } from '../helpers/wait';
@@ -125,6 +126,39 @@ describe('relay between nodes', () => {
     w.emit(ClientEvent.ACK, { msgId: copy.msgId });
     await sync(w);
     await expectNothing(w, JOB, 400);
+  });
+});
+
+describe('realms across nodes', () => {
+  const tokens = [
+    { token: 'alpha-producer-token-0001', realm: 'alpha', role: 'producer' },
+    { token: 'alpha-consumer-token-0001', realm: 'alpha', role: 'consumer' },
+    { token: 'beta-consumer-token-00001', realm: 'beta', role: 'consumer' },
+  ];
+  let authed: ClusterNodes;
+  beforeEach(async () => {
+    authed = await startCluster(
+      redis.url,
+      ['realm-a', 'realm-b'],
+      { auth: { enabled: true, auto_admin_token: false, tokens } },
+      { env: {} },
+    );
+  });
+  afterEach(async () => {
+    await authed.close();
+  });
+
+  it('delivers a message of realm alpha only to alpha consumers on the peer', async () => {
+    const [origin, peer] = authed.nodes as [Harness, Harness];
+    const alpha = await consumerIn(peer, { token: 'alpha-consumer-token-0001' }, 'w');
+    await subscribe(alpha, 'w', 'fleet', 'job');
+    const beta = await consumerIn(peer, { token: 'beta-consumer-token-00001' }, 'w');
+    await subscribe(beta, 'w', 'fleet', 'job');
+    const p = await producerIn(origin, { token: 'alpha-producer-token-0001' }, 'fleet');
+    const got = waitFor(alpha, JOB);
+    produce(p, 'fleet', 'job', 'alpha only');
+    expect(await got).toMatchObject({ message: 'alpha only' });
+    await expectNothing(beta, JOB, 400);
   });
 });
 

@@ -4,7 +4,7 @@
  * the caller's to stop.
  */
 import { randomBytes } from 'node:crypto';
-import type { BrokerSettings, Harness } from './broker-harness';
+import type { BrokerOptions, BrokerSettings, Harness } from './broker-harness';
 import { startBroker } from './broker-harness';
 import { waitUntil } from './wait';
 
@@ -22,12 +22,14 @@ export function seesNodes(node: Harness, n: number): boolean {
 
 /**
  * Starts `ids.length` nodes (node ids as given) sharing `redisUrl` under a fresh key prefix,
- * each with `settings` merged in, and waits until every node sees all of them.
+ * each with `settings` merged in (and `options`: pass `{env: {}}` with auth on, so no node
+ * reads or writes the working directory's `.env`), and waits until every node sees all.
  */
 export async function startCluster(
   redisUrl: string,
   ids: string[],
   settings: BrokerSettings & Record<string, unknown> = {},
+  options: BrokerOptions = {},
 ): Promise<ClusterNodes> {
   const prefix = `test-${randomBytes(4).toString('hex')}`;
   const nodes: Harness[] = [];
@@ -37,10 +39,13 @@ export async function startCluster(
   try {
     for (const id of ids) {
       nodes.push(
-        await startBroker({
-          ...settings,
-          cluster: { enabled: true, redis_url: redisUrl, prefix, node_id: id, heartbeat_ms: 200 },
-        }),
+        await startBroker(
+          {
+            ...settings,
+            cluster: { enabled: true, redis_url: redisUrl, prefix, node_id: id, heartbeat_ms: 200 },
+          },
+          options,
+        ),
       );
     }
     await waitUntil(() => nodes.every((n) => seesNodes(n, ids.length)), 'every node sees all');

@@ -10,6 +10,7 @@ import type { ClusterStatus } from '../../shared/http-api';
 import type { Settings } from '../config/settings-schema';
 import type { Logger } from '../logging/logger';
 import type { Router } from '../routing/router';
+import { DEFAULT_STORE_TTL_SECONDS } from '../storage/message-store';
 import { ClusterMetrics } from './cluster-metrics';
 import { DEFAULT_REDIS_URL, type ClusterSettings } from './cluster-schema';
 import { MessageRelay } from './message-relay';
@@ -72,7 +73,17 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     up: () => links.up,
     nodes: () => registry.nodes().length,
   });
-  const relay = new MessageRelay(nodeId, config.prefix, links, deps.router, metrics, logger);
+  const defaultTtl =
+    settings.storage_options.default_ttl ?? settings.default_ttl ?? DEFAULT_STORE_TTL_SECONDS;
+  const relay = new MessageRelay(
+    nodeId,
+    config.prefix,
+    defaultTtl,
+    links,
+    deps.router,
+    metrics,
+    logger,
+  );
   relay.start();
   return {
     nodeId,

@@ -9,8 +9,10 @@
  * node builds the same envelope. Peers ignore their own wrappers, unparsable text and payloads
  * without `realm`/`event` (counted as `invalid`, logged once per 10 s at most).
  *
- * Relay mode (`ProducedMessage.relayedFrom`, see `Router`): group subscriptions and offline
- * consumers are skipped (the origin node stored the durable copies and chose the group member).
+ * Relay mode (`ProducedMessage.relayedFrom`, see `Router`): group subscriptions are skipped
+ * (the origin node chose the group member). Unlike the reference, a peer stores the copies of
+ * offline consumers registered with it (durable subscriptions, guaranteed messages), as the
+ * origin does for its own: a durable consumer of any node loses nothing produced elsewhere.
  */
 import { z } from 'zod';
 import type { Logger } from '../logging/logger';
@@ -25,7 +27,7 @@ const NAME_MAX = 4_096;
 const RelayedPayload = z.object({
   realm: z.string().max(NAME_MAX),
   event: z.string().min(1).max(NAME_MAX),
-  message: z.unknown(),
+  message: z.unknown().optional(),
   producer: z.string().max(NAME_MAX).nullish(),
   ttl: z.number().nullish(),
   guaranteed: z.boolean().nullish(),
@@ -39,8 +41,11 @@ const RelayedPayload = z.object({
 
 const RelayedWrapper = z.object({ node_id: z.string().min(1).max(128), payload: RelayedPayload });
 
-/** The relay wrapper of `msg` as JSON text (§17). */
-export function relayText(nodeId: string, msg: ProducedMessage): string {
+/**
+ * The relay wrapper of `msg` as JSON text (§17). `ttl` is the effective TTL in seconds (§9.3):
+ * the message's, else `defaultTtl` (this node's store default); null = never expires.
+ */
+export function relayText(nodeId: string, msg: ProducedMessage, defaultTtl: number): string {
   return JSON.stringify({
     node_id: nodeId,
     payload: {
@@ -48,7 +53,7 @@ export function relayText(nodeId: string, msg: ProducedMessage): string {
       event: msg.event,
       message: msg.message,
       producer: msg.from,
-      ttl: msg.ttl ?? null,
+      ttl: msg.ttl === undefined ? defaultTtl : msg.ttl,
       guaranteed: msg.guaranteed,
       enc: msg.enc ?? null,
       to: msg.to ?? null,
@@ -62,8 +67,7 @@ export function relayText(nodeId: string, msg: ProducedMessage): string {
 
 /**
  * Parses a peer's wrapper into a message to route, or returns `'own'` (this node's), or
- * `null` (invalid). `ttl` null on the wire means "the store default" on the origin, which
- * already stored its copies; here it only matters for a local ACK-tracked copy.
+ * `null` (invalid). A missing `ttl` means this node's store default, null never expires.
  */
 export function parseRelayed(nodeId: string, text: string): ProducedMessage | 'own' | null {
   let raw: unknown;
@@ -87,7 +91,7 @@ export function parseRelayed(nodeId: string, text: string): ProducedMessage | 'o
     event: p.event,
     message: p.message,
     from: p.producer ?? 'ANONYMOUS',
-    ttl: p.ttl ?? undefined,
+    ttl: p.ttl === undefined ? undefined : p.ttl,
     guaranteed: p.guaranteed === true,
     broadcast,
     group: p.group ?? null,
@@ -108,6 +112,8 @@ export class MessageRelay {
   constructor(
     private readonly nodeId: string,
     prefix: string,
+    /** Seconds: the TTL sent for messages without one (this node's store default, §9.3). */
+    private readonly defaultTtl: number,
     private readonly links: RedisLinks,
     private readonly router: Router,
     private readonly metrics: ClusterMetrics,
@@ -136,7 +142,7 @@ export class MessageRelay {
     }
     let text: string;
     try {
-      text = relayText(this.nodeId, msg);
+      text = relayText(this.nodeId, msg, this.defaultTtl);
     } catch (err) {
       this.metrics.relayed.failed += 1;
       this.logger.warn({ err, realm: msg.realm }, 'message not relayed: not serialisable');

@@ -29,8 +29,7 @@ export interface ProducedMessage {
   origin?: 'socket.io' | 'mqtt' | 'local' | 'cluster';
   /**
    * Set on a message a cluster peer relayed (its node id): routed in relay mode — no group
-   * subscriptions, no copies for offline consumers (`spec/protocol-core.md` §17) — and never
-   * relayed again.
+   * subscriptions (`spec/protocol-core.md` §17) — and never relayed again.
    */
   relayedFrom?: string;
   /** `performance.now()` (ms) when the broker accepted it, for the publish→deliver histogram. */

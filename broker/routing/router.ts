@@ -11,8 +11,8 @@
  *   6. grouped records go to their group's bucket, the rest are delivered;
  *   7. each group bucket delivers to one member, round-robin.
  * A message relayed by a cluster peer (§17) is routed in relay mode: step 6 drops grouped
- * records and offline consumers get nothing (the origin stored their copies); the messages
- * routed here first are handed to the cluster relay afterwards.
+ * records (groups are per node); the messages routed here first are handed to the cluster
+ * relay afterwards.
  */
 import {
   Protocol,
@@ -179,12 +179,10 @@ class RoutingPass {
 
   /** Step 6: grouped records wait for step 7, the others are delivered now. */
   dispatch(record: SubscriptionRecord): void {
-    if (this.msg.relayedFrom !== undefined) {
-      // Relay mode (§17): the origin node chose the group member and stored offline copies.
-      if (record.group !== null || liveSocket(this.realm, record.consumer) === null) {
-        return;
-      }
-    }
+    // Relay mode (§17): the origin node chose the message's group member. Offline consumers
+    // registered here are served as on the origin (see docs/cluster.md): every node keeps the
+    // copies of the consumers registered with it, where the reference loses them.
+    if (this.msg.relayedFrom !== undefined && record.group !== null) return;
     if (record.group === null) {
       this.deliver(record);
       return;

@@ -1,7 +1,8 @@
 /**
  * Cluster relay over a real Redis (`spec/protocol-core.md` §17): three nodes; every live
  * subscriber in the cluster gets exactly one copy, whichever node it is on (exact, topic, realm
- * broadcast); relay mode skips groups and offline consumers; ACK-tracked copies on a peer are
+ * broadcast); relay mode skips groups; an offline durable consumer's copies are kept by the node
+ * it is registered with (where the reference loses them); ACK-tracked copies on a peer are
  * tracked there; contentType crosses (Note 17-A fixed); a reference node's wrapper is routed;
  * invalid wrappers are ignored and counted.
  */
@@ -18,7 +19,7 @@ import {
 import { consumerIn, producerIn } from '../helpers/auth-clients';
 import { startCluster, type ClusterNodes } from '../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { collect, delay, expectNothing, waitFor } from '../helpers/wait';
+import { collect, delay, expectNothing, waitFor, waitUntil } from '../helpers/wait';
 
 let redis: RedisServer;
 let cluster: ClusterNodes;
@@ -91,27 +92,37 @@ describe('relay between nodes', () => {
     expect(there).toMatchObject({ content_type: 'text/plain', enc: 'utf8' });
   });
 
-  it('skips group subscriptions and offline consumers on peers (the origin owns those)', async () => {
+  it('skips group subscriptions on peers: the origin chooses the group member', async () => {
     const g1 = await b.consumer('g1');
     await subscribe(g1, 'g1', 'fleet', 'job', { group: 'workers' });
-    const sleeper = await b.consumer('sleeper');
-    await subscribe(sleeper, 'sleeper', 'fleet', 'job', { durable: true });
     const plain = await b.consumer('plain');
     await subscribe(plain, 'plain', 'fleet', 'job');
-    // The group's member on the origin node is the one that gets it.
     const g0 = await a.consumer('g0');
     await subscribe(g0, 'g0', 'fleet', 'job', { group: 'workers' });
-    sleeper.disconnect();
-    await delay(100);
     const p = await a.producer('fleet');
     const toPlain = waitFor(plain, JOB);
     const toOrigin = waitFor(g0, JOB);
-    produce(p, 'fleet', 'job', 1, { guaranteed: true });
+    produce(p, 'fleet', 'job', 1);
     expect(await toPlain).toMatchObject({ message: 1 });
     expect(await toOrigin).toMatchObject({ message: 1 });
     await expectNothing(g1, JOB, 400);
-    // Nothing stored on the peer for its offline consumer: the origin stores durable copies.
-    expect(b.broker.getStats().realms.default?.queued ?? 0).toBe(0);
+  });
+
+  it("keeps an offline durable consumer's copies on the node it is registered with", async () => {
+    const sleeper = await b.consumer('sleeper');
+    await subscribe(sleeper, 'sleeper', 'fleet', 'job', { durable: true });
+    sleeper.disconnect();
+    await delay(100);
+    const p = await a.producer('fleet');
+    for (const n of [1, 2, 3]) produce(p, 'fleet', 'job', n);
+    await waitUntil(() => (b.broker.getStats().realms.default?.queued ?? 0) === 3, 'B stores 3');
+    // Stored once in the cluster: the origin has no registration of that consumer.
+    expect(a.broker.getStats().realms.default?.queued ?? 0).toBe(0);
+    const back = await b.consumer('sleeper');
+    const got = collect<{ message: number }>(back, JOB, 3);
+    await subscribe(back, 'sleeper', 'fleet', 'job', { durable: true });
+    expect((await got).map((m) => m.message)).toEqual([1, 2, 3]);
+    await expectNothing(back, JOB, 300);
   });
 
   it('tracks an ACK-required copy on the peer that delivered it', async () => {

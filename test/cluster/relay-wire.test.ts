@@ -1,0 +1,60 @@
+/** The relay wrapper both ways (`spec/protocol-core.md` §17): fields, TTLs, broadcasts. */
+import { describe, expect, it } from 'vitest';
+import { parseRelayed, relayText } from '../../broker/cluster/message-relay';
+import type { ProducedMessage } from '../../broker/routing/produced-message';
+
+const base: ProducedMessage = {
+  realm: 'default',
+  event: 'job',
+  message: { n: 1 },
+  from: 'fleet',
+  ttl: undefined,
+  guaranteed: false,
+  broadcast: null,
+  group: null,
+};
+
+describe('relay wrapper', () => {
+  it('sends the effective TTL: the store default when unset, null when it never expires', () => {
+    const wire = (msg: ProducedMessage) =>
+      (JSON.parse(relayText('n1', msg, 86_400)) as { payload: Record<string, unknown> }).payload;
+    expect(wire(base)).toEqual({
+      realm: 'default',
+      event: 'job',
+      message: { n: 1 },
+      producer: 'fleet',
+      ttl: 86_400,
+      guaranteed: false,
+      enc: null,
+      to: null,
+      contentType: null,
+      method: null,
+      broadcast: null,
+      group: null,
+    });
+    expect(wire({ ...base, ttl: null }).ttl).toBeNull();
+    expect(wire({ ...base, ttl: 5 }).ttl).toBe(5);
+    const back = parseRelayed('n2', relayText('n1', { ...base, ttl: null }, 86_400));
+    expect(back).toMatchObject({ ttl: null, relayedFrom: 'n1', origin: 'cluster' });
+  });
+
+  it('round-trips realm and group broadcasts, and falls back to realm without a group', () => {
+    for (const broadcast of ['realm', 'group'] as const) {
+      const msg = { ...base, broadcast, group: broadcast === 'group' ? 'workers' : null };
+      expect(parseRelayed('n2', relayText('n1', msg, 60))).toMatchObject({ broadcast });
+    }
+    const text = JSON.stringify({
+      node_id: 'ref',
+      payload: { realm: 'r', event: 'e', method: 'broadcast', broadcast: 'group', group: null },
+    });
+    expect(parseRelayed('n2', text)).toMatchObject({ broadcast: 'realm', from: 'ANONYMOUS' });
+  });
+
+  it('knows its own wrappers and refuses ones without realm or event', () => {
+    expect(parseRelayed('n1', relayText('n1', base, 60))).toBe('own');
+    expect(parseRelayed('n2', '{"node_id":"x","payload":{"realm":"r"}}')).toBeNull();
+    expect(parseRelayed('n2', '{"node_id":"x","payload":{"event":"e"}}')).toBeNull();
+    expect(parseRelayed('n2', '{"payload":{"realm":"r","event":"e"}}')).toBeNull();
+    expect(parseRelayed('n2', 'garbage')).toBeNull();
+  });
+});

@@ -9,8 +9,10 @@
  * node builds the same envelope. Peers ignore their own wrappers, unparsable text and payloads
  * without `realm`/`event` (counted as `invalid`, logged once per 10 s at most).
  *
- * Relay mode (`ProducedMessage.relayedFrom`, see `Router`): group subscriptions are skipped
- * (the origin node chose the group member). Unlike the reference, a peer stores the copies of
+ * Relay mode (`ProducedMessage.relayedFrom`, see `Router`): a consumer group the origin
+ * served is skipped; a group the origin has no member for is served by exactly one peer, the
+ * first to claim it in Redis (the reference skips groups on peers, so such messages never
+ * reached the group). Extensions `groups_served` and `seq` carry what that needs. Unlike the reference, a peer stores the copies of
  * offline consumers registered with it (durable subscriptions, guaranteed messages), as the
  * origin does for its own: a durable consumer of any node loses nothing produced elsewhere.
  */
@@ -37,6 +39,13 @@ const RelayedPayload = z.object({
   method: z.string().nullish(),
   broadcast: z.unknown().optional(),
   group: z.string().max(NAME_MAX).nullish(),
+  /** Switchboard extension: the groups the origin served, `[realm, group]` pairs. */
+  groups_served: z
+    .array(z.tuple([z.string().max(NAME_MAX), z.string().max(NAME_MAX)]))
+    .max(10_000)
+    .optional(),
+  /** Switchboard extension: the origin's sequence number of the message. */
+  seq: z.number().int().nonnegative().optional(),
 });
 
 const RelayedWrapper = z.object({ node_id: z.string().min(1).max(128), payload: RelayedPayload });
@@ -45,7 +54,12 @@ const RelayedWrapper = z.object({ node_id: z.string().min(1).max(128), payload: 
  * The relay wrapper of `msg` as JSON text (§17). `ttl` is the effective TTL in seconds (§9.3):
  * the message's, else `defaultTtl` (this node's store default); null = never expires.
  */
-export function relayText(nodeId: string, msg: ProducedMessage, defaultTtl: number): string {
+export function relayText(
+  nodeId: string,
+  msg: ProducedMessage,
+  defaultTtl: number,
+  seq?: number,
+): string {
   return JSON.stringify({
     node_id: nodeId,
     payload: {
@@ -61,6 +75,9 @@ export function relayText(nodeId: string, msg: ProducedMessage, defaultTtl: numb
       method: msg.broadcast === null ? null : 'broadcast',
       broadcast: msg.broadcast === 'group' ? 'group' : msg.broadcast === 'realm' ? true : null,
       group: msg.group,
+      // Extensions (reference nodes ignore them): which groups still need a node (docs/cluster.md).
+      groups_served: msg.groupsServed ?? [],
+      seq,
     },
   });
 }
@@ -101,17 +118,23 @@ export function parseRelayed(nodeId: string, text: string): ProducedMessage | 'o
   if (p.enc !== null && p.enc !== undefined) msg.enc = p.enc;
   if (p.to !== null && p.to !== undefined) msg.to = p.to;
   if (p.contentType !== null && p.contentType !== undefined) msg.contentType = p.contentType;
+  if (p.groups_served && p.seq !== undefined) {
+    msg.groupsServed = p.groups_served;
+    msg.relaySeq = p.seq;
+  }
   return msg;
 }
 
 export class MessageRelay {
   private readonly channel: string;
   private lastInvalidLog = 0;
+  /** Sequence number of this node's relayed messages (group claims are keyed by it). */
+  private seq = 0;
   private stop: (() => void) | null = null;
 
   constructor(
     private readonly nodeId: string,
-    prefix: string,
+    private readonly prefix: string,
     /** Seconds: the TTL sent for messages without one (this node's store default, §9.3). */
     private readonly defaultTtl: number,
     private readonly links: RedisLinks,
@@ -126,7 +149,7 @@ export class MessageRelay {
   start(): void {
     this.links.listen(this.channel, this.receive);
     // Peers may have subscribers in any realm: never skip routing for lack of local ones.
-    this.stop = this.router.addRelay(this.send, () => true);
+    this.stop = this.router.addRelay(this.send, () => true, this.claimGroup);
   }
 
   close(): void {
@@ -142,7 +165,7 @@ export class MessageRelay {
     }
     let text: string;
     try {
-      text = relayText(this.nodeId, msg, this.defaultTtl);
+      text = relayText(this.nodeId, msg, this.defaultTtl, ++this.seq);
     } catch (err) {
       this.metrics.relayed.failed += 1;
       this.logger.warn({ err, realm: msg.realm }, 'message not relayed: not serialisable');
@@ -157,6 +180,24 @@ export class MessageRelay {
         this.logger.debug({ err: (err as Error).message }, 'message not relayed');
       },
     );
+  };
+
+  /**
+   * Group arbiter: among the nodes with members of a group the origin did not serve, the first
+   * to claim `<prefix>:group:<origin>:<seq>:<realm>:<group>` (SET NX, 60 s) serves it. Redis
+   * errors count as won: a duplicate rather than a lost message (at-least-once).
+   */
+  private readonly claimGroup = async (
+    realm: string,
+    group: string,
+    msg: ProducedMessage,
+  ): Promise<boolean> => {
+    const key = `${this.prefix}:group:${msg.relayedFrom}:${msg.relaySeq}:${realm}:${group}`;
+    try {
+      return (await this.links.command.set(key, this.nodeId, 'PX', 60_000, 'NX')) === 'OK';
+    } catch {
+      return true;
+    }
   };
 
   private readonly receive = (text: string): void => {

@@ -31,6 +31,7 @@ describe('relay wrapper', () => {
       method: null,
       broadcast: null,
       group: null,
+      groups_served: [],
     });
     expect(wire({ ...base, ttl: null }).ttl).toBeNull();
     expect(wire({ ...base, ttl: 5 }).ttl).toBe(5);

@@ -62,11 +62,17 @@ export const CLUSTER_ALIASES: Record<string, string> = {
   connectTimeoutMs: 'connect_timeout_ms',
 };
 
-/** A Redis URL with its password replaced by `***`, safe for logs and status. */
+/**
+ * A Redis URL with its password replaced by `***` (the userinfo one, and query values whose
+ * name suggests a secret, e.g. `?password=`), safe for logs and status.
+ */
 export function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) {
+      if (/pass|secret|token|auth|key/i.test(key)) parsed.searchParams.set(key, '***');
+    }
     return parsed.toString();
   } catch {
     return '<unparsable redis url>';

@@ -1,7 +1,7 @@
 /** The relay wrapper both ways (`spec/protocol-core.md` §17): fields, TTLs, broadcasts. */
 import { describe, expect, it } from 'vitest';
 import { redactRedisUrl } from '../../broker/cluster/cluster-schema';
-import { parseRelayed, relayText } from '../../broker/cluster/message-relay';
+import { parseRelayed, relayText } from '../../broker/cluster/relay-wire';
 import type { ProducedMessage } from '../../broker/routing/produced-message';
 
 const base: ProducedMessage = {

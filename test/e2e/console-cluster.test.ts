@@ -40,6 +40,10 @@ async function shoot(page: Page, name: string): Promise<void> {
     .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
     .toBeLessThanOrEqual(390);
   await page.screenshot({ path: path.join(SHOTS, `cluster-${name}-390.png`), fullPage: true });
+  // The panel alone, readable at phone width.
+  await page
+    .getByTestId('cluster-panel')
+    .screenshot({ path: path.join(SHOTS, `cluster-${name}-panel-390.png`) });
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 

@@ -1,5 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { buildClusterModel, formatLastSeen } from '../../renderer/src/views/cluster-model';
+import {
+  buildClusterModel,
+  formatLastSeen,
+  maskUrlSecrets,
+} from '../../renderer/src/views/cluster-model';
 import { buildOverviewModel } from '../../renderer/src/views/overview-model';
 import type { Overview } from '../../shared/console-api';
 import type { ClusterStatus } from '../../shared/http-api';
@@ -64,6 +68,30 @@ describe('cluster panel model', () => {
       nodes: [cluster.nodes[0]!, { ...cluster.nodes[1]!, started_at: 1_005_000 }],
     };
     expect(buildClusterModel(ahead, null, SAMPLED, SAMPLED)?.nodes[1]?.uptimeSeconds).toBeNull();
+  });
+});
+
+describe('maskUrlSecrets', () => {
+  it('masks secret-looking query values, keeps the rest as the broker wrote it', () => {
+    expect(maskUrlSecrets('redis://:***@cache.example:6379')).toBe(
+      'redis://:***@cache.example:6379',
+    );
+    expect(maskUrlSecrets('redis://cache:6379/0?password=hunter2')).toBe(
+      'redis://cache:6379/0?password=***',
+    );
+    expect(maskUrlSecrets('rediss://cache?db=2&Password=a%20b&family=6#x')).toBe(
+      'rediss://cache?db=2&Password=***&family=6#x',
+    );
+    expect(maskUrlSecrets('redis://cache?auth_token=t&tls=true')).toBe(
+      'redis://cache?auth_token=***&tls=true',
+    );
+  });
+
+  it('applies to the panel model', () => {
+    const leaky = { ...cluster, redis_url: 'redis://cache:6379?password=hunter2' };
+    expect(buildClusterModel(leaky, null, SAMPLED, SAMPLED)?.redisUrl).toBe(
+      'redis://cache:6379?password=***',
+    );
   });
 });
 

@@ -24,7 +24,7 @@ export interface ClusterNodeRow {
 export interface ClusterModel {
   nodeId: string;
   redisUp: boolean;
-  /** As the broker reports it (password already redacted); never anything else. */
+  /** As the broker reports it (password already redacted), through `maskUrlSecrets`. */
   redisUrl: string;
   prefix: string;
   nodes: ClusterNodeRow[];
@@ -53,7 +53,7 @@ export function buildClusterModel(
   return {
     nodeId: cluster.node_id,
     redisUp: cluster.redis === 'up',
-    redisUrl: cluster.redis_url,
+    redisUrl: maskUrlSecrets(cluster.redis_url),
     prefix: cluster.prefix,
     nodes: cluster.nodes.map((node) => ({
       nodeId: node.node_id,
@@ -72,4 +72,16 @@ export function formatLastSeen(seconds: number): string {
   if (seconds < 120) return `last seen ${Math.floor(seconds)} s ago`;
   if (seconds < 7_200) return `last seen ${Math.floor(seconds / 60)} min ago`;
   return `last seen ${Math.floor(seconds / 3_600)} h ago`;
+}
+
+const SECRET_QUERY = /([?&][^=&#]*(?:pass|secret|token|auth)[^=&#]*=)[^&#]*/gi;
+
+/**
+ * `url` with the values of secret-looking query parameters (`password=`, `auth_token=`…)
+ * replaced by `***`; anything else is left as it is. The broker redacts the password of the
+ * URL's user part only, and ioredis also takes `?password=…`: a safety net for brokers that
+ * report such a URL as it was configured.
+ */
+export function maskUrlSecrets(url: string): string {
+  return url.replace(SECRET_QUERY, '$1***');
 }

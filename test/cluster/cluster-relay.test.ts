@@ -158,6 +158,19 @@ describe('relay between nodes', () => {
   });
 });
 
+describe('embedding', () => {
+  it("gives a peer's in-process subscriber the messages of other nodes, origin 'cluster'", async () => {
+    const seen: { topic: string; payload: unknown; origin?: string }[] = [];
+    b.broker.subscribe('sensors/#', (m) => {
+      seen.push({ topic: m.topic, payload: m.payload, origin: m.origin });
+    });
+    const p = await a.producer('fleet');
+    produce(p, 'fleet', 'sensors/kitchen', 21);
+    await waitUntil(() => seen.length === 1, 'one message in-process on B');
+    expect(seen).toEqual([{ topic: 'sensors/kitchen', payload: 21, origin: 'cluster' }]);
+  });
+});
+
 describe('realms across nodes', () => {
   const tokens = [
     { token: 'alpha-producer-token-0001', realm: 'alpha', role: 'producer' },

@@ -33,6 +33,11 @@ const NESTED: Record<string, Record<string, string>> = {
     defaultTtl: 'default_ttl',
     maxBatchRows: 'max_batch_rows',
     commitDelayMs: 'commit_delay_ms',
+    connectTimeout: 'connect_timeout',
+    fallbackFilename: 'fallback_filename',
+    fallback_path: 'fallback_filename',
+    fallbackPath: 'fallback_filename',
+    probeTimeout: 'probe_timeout',
   },
   limits: { maxQueuedPerRealm: 'max_queued_per_realm' },
 };

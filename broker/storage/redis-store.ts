@@ -99,6 +99,8 @@ export class RedisStore implements MessageStore {
     }
     this.scripts = this.client as unknown as ScriptCommands;
     this.client.on('error', (err: Error) => this.connectionError(err));
+    // A connection closed without an error (the server dropped it) is an outage too.
+    this.client.on('close', () => this.connectionError(new Error('connection closed'), true));
     this.client.on('ready', () => {
       if (this.outage) this.logger.info({ url: this.safeUrl }, 'Redis store reconnected');
       this.everReady = true;
@@ -341,16 +343,20 @@ export class RedisStore implements MessageStore {
     );
   }
 
-  private connectionError(err: Error): void {
-    this.lastError = err.message;
+  /** Logs the first error of an outage at error level, later ones at debug. */
+  private connectionError(err: Error, closedOnly = false): void {
     if (this.closed) return;
+    // The latest real error names the cause ("connect ECONNREFUSED …") in rejections.
+    if (!closedOnly || !this.outage) this.lastError = err.message;
     const fields = { url: this.safeUrl, error: err.message, code: (err as { code?: string }).code };
-    if (this.outage) this.logger.debug(fields, 'Redis store connection error');
-    else
-      this.logger.error(
-        fields,
-        'Redis store connection error; durable operations fail until it is back',
-      );
+    if (this.outage) {
+      this.logger.debug(fields, 'Redis store connection error');
+      return;
+    }
     this.outage = true;
+    this.logger.error(
+      fields,
+      'Redis store connection lost; durable operations fail until it is back',
+    );
   }
 }

@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
 
 /** `redis:` or `rediss:` (TLS) URLs only. */
-function isRedisUrl(value: string): boolean {
+export function isRedisUrl(value: string): boolean {
   try {
     const { protocol } = new URL(value);
     return protocol === 'redis:' || protocol === 'rediss:';

@@ -80,6 +80,8 @@ export class RedisStore implements MessageStore {
   private outage = false;
   private lastError = '';
   private closed = false;
+  /** Whether the connection's socket is corked until the end of this tick. */
+  private corked = false;
   private commitListener: ((ms: number) => void) | null = null;
 
   constructor(options: RedisStoreOptions) {
@@ -327,11 +329,28 @@ export class RedisStore implements MessageStore {
     if (this.everReady && this.client.status !== 'ready') {
       throw this.storageError(new Error(this.lastError || this.client.status), 'unavailable');
     }
+    this.cork();
     try {
       return await command();
     } catch (err) {
       throw this.storageError(err, this.client.status === 'ready' ? 'error' : 'unavailable');
     }
+  }
+
+  /**
+   * Coalesces the commands of one tick into one socket write (the durable path issues one per
+   * copy): a write syscall per command was a third of the store's CPU in the durable bench.
+   * Commands still go out in order, at the end of the tick.
+   */
+  private cork(): void {
+    if (this.corked || this.client.status !== 'ready') return;
+    const stream = this.client.stream;
+    this.corked = true;
+    stream.cork();
+    process.nextTick(() => {
+      this.corked = false;
+      stream.uncork();
+    });
   }
 
   /** Only the message: ioredis errors may carry the command's arguments (an AUTH password). */

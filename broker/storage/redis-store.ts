@@ -375,7 +375,9 @@ export class RedisStore implements MessageStore {
     this.outage = true;
     this.logger.error(
       fields,
-      'Redis store connection lost; durable operations fail until it is back',
+      this.everReady
+        ? 'Redis store connection lost; durable operations fail until it is back'
+        : 'Redis store connection failed',
     );
   }
 }

@@ -35,6 +35,7 @@
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
+ *   BENCH_REDIS_URL=redis://…   also run the durable `redis` mode against that Redis
  *   BENCH_CPU_PROF_DIR=<dir>    V8 CPU profile of every server during each throughput phase,
  *                               one `.cpuprofile` per phase into <dir> (summarise with
  *                               `npx tsx bench/profile-summary.ts <file>`); perturbs the numbers

@@ -36,7 +36,7 @@ Options:
                          (default: $TYO_MQ_SETTINGS_FILE, else none)
   --auth-store [file]  keep realms and tokens in a SQLite auth store
                          (default: $TYO_MQ_AUTH_STORE, else the settings file's auth_store)
-  --storage <kind>     sqlite | memory
+  --storage <kind>     sqlite | memory | redis (redis: storage_options.url of the settings file)
                          (default: the settings file's storage, else sqlite)
   --no-http-api        do not serve /health and /api/*
                          (default: served)
@@ -63,7 +63,7 @@ export interface BrokerFlags {
   host: string;
   dataDir: string;
   settings: string | undefined;
-  storage: 'sqlite' | 'memory' | undefined;
+  storage: 'sqlite' | 'memory' | 'redis' | undefined;
   /** `--auth-store [file]`: true (default file), a path, false, or unset. */
   authStore: AuthStoreChoice | undefined;
   httpApi: boolean;
@@ -134,8 +134,8 @@ export function parseBrokerFlags(
     throw new UsageError(`Invalid --node-id ${nodeId}: use 1-128 letters, digits, _ . : -`);
   }
   const storage = values.storage;
-  if (!help && storage !== undefined && storage !== 'sqlite' && storage !== 'memory') {
-    throw new UsageError(`Invalid --storage ${storage}: use sqlite or memory`);
+  if (!help && storage !== undefined && !['sqlite', 'memory', 'redis'].includes(storage)) {
+    throw new UsageError(`Invalid --storage ${storage}: use sqlite, memory or redis`);
   }
   const logLevel = values['log-level'] ?? envLogLevel(env) ?? 'info';
   if (!help && !isLogLevel(logLevel)) {

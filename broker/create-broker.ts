@@ -50,7 +50,7 @@ import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
 import { SubscriptionPersistence } from './routing/subscription-persistence';
-import { createStore } from './storage/create-store';
+import { createStore, storeOpened } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
 import { HttpHost, type OwnServer } from './transport/http-host';
@@ -93,7 +93,7 @@ export function createBroker(
   // The store opens first: a corrupt file must stop the broker before it serves anyone.
   let store: MessageStore;
   try {
-    store = createStore(settings, options.dataDir ?? process.cwd());
+    store = createStore(settings, options.dataDir ?? process.cwd(), logger);
   } catch (err) {
     void runtime.close();
     throw err;
@@ -356,6 +356,7 @@ export function createBroker(
     auth,
     logger,
     async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
+      await storeOpened(store);
       await restored;
       await namespacesReady;
       await cluster.start();

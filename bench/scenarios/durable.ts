@@ -10,7 +10,9 @@
  *     `ACK_OK` reaches the consumer.
  * Either way at most `window` messages are in flight.
  * Modes: `plain` (no durable/ACK: a message counts when delivered), `memory`, `sqlite-full`
- * (`synchronous: FULL`: every commit fsynced) and `sqlite-normal`.
+ * (`synchronous: FULL`: every commit fsynced) and `sqlite-normal`; with `BENCH_REDIS_URL` set
+ * also `redis` (the Redis store on that server, a fresh key prefix per run; opt-in, so the
+ * default document keeps its four modes).
  * Units: messages/s; latency in ms (send → counted); CPU in % of one core.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -37,7 +39,7 @@ import { median, round, summariseLatency } from '../lib/stats';
 import { forkServer, serverLoad, threadLoad, type ForkOptions } from '../servers/server-process';
 import { runStoreThroughput } from './store-throughput';
 
-export type DurableMode = 'plain' | 'memory' | 'sqlite-full' | 'sqlite-normal';
+export type DurableMode = 'plain' | 'memory' | 'sqlite-full' | 'sqlite-normal' | 'redis';
 export const DURABLE_MODES: readonly DurableMode[] = [
   'plain',
   'memory',
@@ -91,6 +93,14 @@ const settingsFor = (mode: DurableMode): object =>
         },
       }
     : {};
+
+/** Redis server of the opt-in `redis` mode (never one this benchmark starts). */
+const REDIS_URL = process.env.BENCH_REDIS_URL;
+let redisRuns = 0;
+const redisSettings = (): object => ({
+  storage: 'redis',
+  storage_options: { url: REDIS_URL, prefix: `bench-${process.pid}-${redisRuns++}` },
+});
 
 const JOB = consumeEvent(subscriptionKey('bench', 'job'));
 
@@ -232,7 +242,7 @@ async function runMode(
   const server = await forkServer('broker', {
     ...fork,
     env: {
-      BENCH_BROKER_SETTINGS: JSON.stringify(settingsFor(mode)),
+      BENCH_BROKER_SETTINGS: JSON.stringify(mode === 'redis' ? redisSettings() : settingsFor(mode)),
       BENCH_BROKER_DATA_DIR: dataDir,
     },
   });
@@ -355,13 +365,14 @@ export async function runDurable(
   const wanted = process.env.BENCH_DURABLE_MODES?.split(',');
   const pick = (modes: readonly DurableMode[]) =>
     wanted ? modes.filter((m) => wanted.includes(m)) : modes;
-  for (const mode of pick(DURABLE_MODES)) {
+  const modes: readonly DurableMode[] = REDIS_URL ? [...DURABLE_MODES, 'redis'] : DURABLE_MODES;
+  for (const mode of pick(modes)) {
     const r = await tryMode([mode, 'confirms', config.payloadBytes], config, fork, log, errors);
     if (r) results.push(r);
   }
   const stock: DurableResult[] = [];
   for (const bytes of config.stockPayloadBytes) {
-    for (const mode of pick(STOCK_MODES)) {
+    for (const mode of pick(REDIS_URL ? [...STOCK_MODES, 'redis'] : STOCK_MODES)) {
       const r = await tryMode([mode, 'stock', bytes], config, fork, log, errors);
       if (r) stock.push(r);
     }

@@ -8,6 +8,7 @@
  */
 import { CommandError, pick, type CommandBody } from './command-types';
 import type { PersistenceView } from './public-settings';
+import { isRedisUrl } from '../storage/redis-options';
 
 const BACKENDS = new Set(['memory', 'sqlite', 'redis', 'custom']);
 
@@ -38,6 +39,10 @@ export function setPersistence(body: CommandBody, allowCustom: boolean): Persist
   if (storage === 'redis') {
     copy('url');
     copy('prefix');
+    const url = options.url;
+    if (url !== undefined && (typeof url !== 'string' || !isRedisUrl(url))) {
+      throw new CommandError(400, 'storage_options.url must be a redis:// or rediss:// URL');
+    }
   }
   if (storage === 'custom') {
     copy('module', 'module_path');

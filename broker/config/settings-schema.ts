@@ -13,6 +13,7 @@ import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
 import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
 import { ClusterSettingsSchema } from '../cluster/cluster-schema';
 import { MqttSettingsSchema } from '../mqtt/mqtt-schema';
+import { RedisStorageOptionsShape } from '../storage/redis-options';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
 export const DEFAULT_MAX_HTTP_BUFFER_SIZE = 52_428_800;
@@ -114,6 +115,7 @@ const StorageOptionsSchema = z
     default_ttl: z.number().nonnegative().optional(),
     max_batch_rows: z.number().int().positive().max(100_000).default(512),
     commit_delay_ms: z.number().nonnegative().max(1_000).default(0),
+    ...RedisStorageOptionsShape,
   })
   .strict();
 
@@ -233,9 +235,9 @@ export const SettingsSchema = z
     auth: z.unknown().optional(),
     /** SQLite auth store (`spec/protocol-admin.md` §14): true | "<file>" | {enabled, filename}. */
     auth_store: AuthStoreSettingSchema.optional(),
-    /** `memory` (default; `true` means memory) or `sqlite`. */
+    /** `memory` (default; `true` means memory), `sqlite` or `redis`. */
     storage: z
-      .union([z.literal(true), z.enum(['memory', 'sqlite'])])
+      .union([z.literal(true), z.enum(['memory', 'sqlite', 'redis'])])
       .default('memory')
       .transform((v) => (v === true ? 'memory' : v)),
     storage_options: StorageOptionsSchema.default(StorageOptionsSchema.parse({})),

@@ -3,7 +3,7 @@
  * dead-letter queue.
  *
  * Source: `spec/protocol-core.md` §16.2 (methods and semantics), §9.3 (TTL → `expires_at`)
- * and §10.5 (DLQ entry shape). Every backend (memory, SQLite; Redis later) passes the one
+ * and §10.5 (DLQ entry shape). Every backend (memory, SQLite, Redis) passes the one
  * conformance suite in `test/broker/storage/`. Ordering: entries come back in insertion
  * order; ties within one millisecond are broken by a per-process sequence (Note 16-A).
  */
@@ -83,7 +83,7 @@ export interface PersistedSubscription {
 }
 
 export interface MessageStore {
-  /** Backend name: `memory` or `sqlite`. */
+  /** Backend name: `memory`, `sqlite` or `redis`. */
   readonly backend: string;
   /** Stores one copy; resolves with its id once it is committed. */
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string>;

@@ -1,13 +1,13 @@
 /**
- * Crash safety (ARCHITECTURE §4): with SQLite, every PRODUCE confirmed to the publisher
- * survives a `kill -9` of the broker process and is delivered at least once after restart.
- * Real processes: the broker runs `broker/cli.ts` as a child, as the console runs it.
+ * Crash safety (ARCHITECTURE §4): with SQLite, and with Redis storage, every PRODUCE confirmed to
+ * the publisher survives a `kill -9` of the broker process and is delivered at least once after
+ * restart. Real processes: the broker runs `broker/cli.ts` as a child, as the console runs it.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { io, type Socket } from 'socket.io-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   ClientEvent,
   consumeEvent,
@@ -15,6 +15,7 @@ import {
   type DeliveryEnvelope,
 } from '../../../shared/protocol-events';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server';
 import { delay } from '../../helpers/wait';
 
 const TOTAL = 10_000;
@@ -33,6 +34,13 @@ const SUBSCRIPTION = {
 const open: Array<{ close(): unknown }> = [];
 let brokers: BrokerProcess[] = [];
 let dir = '';
+let redis: RedisServer;
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis.stop();
+});
 afterEach(async () => {
   for (const s of open.splice(0)) s.close();
   for (const b of brokers) await b.stop();
@@ -49,10 +57,22 @@ function connect(url: string): Promise<Socket> {
   });
 }
 
-describe('kill -9 with SQLite storage', () => {
+/** Broker arguments: SQLite in the data directory, or Redis through a settings file there. */
+function brokerArgs(storage: 'sqlite' | 'redis'): string[] {
+  const args = ['--port', '0', '--data-dir', dir];
+  if (storage === 'sqlite') return args;
+  const settings = join(dir, 'settings.json');
+  writeFileSync(
+    settings,
+    JSON.stringify({ storage: 'redis', storage_options: { url: redis.url, prefix: 'crash' } }),
+  );
+  return [...args, '--settings', settings];
+}
+
+describe.each(['sqlite', 'redis'] as const)('kill -9 with %s storage', (storage) => {
   it('delivers every confirmed durable message after a restart (losses 0)', async () => {
     dir = mkdtempSync(join(tmpdir(), 'swb-crash-'));
-    const first = await startBrokerProcess(['--port', '0', '--data-dir', dir]);
+    const first = await startBrokerProcess(brokerArgs(storage));
     brokers.push(first);
 
     const consumer = await connect(first.url);
@@ -100,7 +120,7 @@ describe('kill -9 with SQLite storage', () => {
 
     // Restart on the same data directory. The producer comes back first and sends the rest:
     // the restarted broker still knows the offline durable subscriber and stores for it.
-    const second = await startBrokerProcess(['--port', '0', '--data-dir', dir]);
+    const second = await startBrokerProcess(brokerArgs(storage));
     brokers.push(second);
     const again = await connect(second.url);
     again.emit(ClientEvent.PRODUCER, { name: 'fleet' });
@@ -146,6 +166,7 @@ describe('kill -9 with SQLite storage', () => {
     console.log(
       JSON.stringify({
         crash: {
+          storage,
           sentBeforeKill: sent,
           confirmed: confirmed.size,
           delivered: received.length,

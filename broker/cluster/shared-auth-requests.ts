@@ -149,9 +149,11 @@ export class SharedAuthRequests implements ClusterRequestBook {
   /** Subscribes to decisions; pushes requests kept local when Redis comes back. */
   start(): void {
     this.deps.links.listen(this.channel, (text) => this.received(text));
-    this.deps.links.command.on('ready', () => {
-      if (this.unsynced.size > 0) void this.resync();
-    });
+    for (const link of [this.deps.links.command, this.deps.links.subscriber]) {
+      link.on('ready', () => {
+        if (this.unsynced.size > 0) void this.resync();
+      });
+    }
   }
 
   async add(request: AuthorizationRequest): Promise<void> {
@@ -297,8 +299,13 @@ export class SharedAuthRequests implements ClusterRequestBook {
     }
   }
 
+  /** Whether commands can be sent (the subscriber may still be reconnecting). */
+  private ready(): boolean {
+    return this.deps.links.command.status === 'ready';
+  }
+
   private async read(): Promise<AuthorizationRequest[]> {
-    if (!this.deps.links.up) throw new Error('cluster redis down');
+    if (!this.ready()) throw new Error('cluster redis down');
     return parseRequests(await this.deps.links.command.get(this.key), Date.now());
   }
 
@@ -311,7 +318,7 @@ export class SharedAuthRequests implements ClusterRequestBook {
     const run = async (): Promise<R> => {
       const cmd = this.deps.links.command;
       for (let attempt = 0; attempt < 20; attempt++) {
-        if (!this.deps.links.up) throw new Error('cluster redis down');
+        if (!this.ready()) throw new Error('cluster redis down');
         await cmd.watch(this.key);
         let list: AuthorizationRequest[];
         let result: R;

@@ -8,6 +8,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import Database from 'better-sqlite3';
 import { Redis } from 'ioredis';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { stableJson, SignedAction } from '../../shared/admin-signature';
@@ -124,6 +125,28 @@ describe('changes made on one node', () => {
     const c = await node('node-c', { auth: { realms: {} } });
     expect(realmOn(c, 'acme')).toMatchObject({ require_acceptance: true });
     expect(c.broker.auth.config.management_tokens.map((t) => t.token)).toEqual(['mt-1']);
+  });
+
+  it("are written through to a peer's SQLite auth store (§14)", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'swb-cluster-store-'));
+    dirs.push(dir);
+    const storeFile = path.join(dir, 'auth.sqlite');
+    const a = await node('node-a', { auth: ALPHA });
+    const b = await node('node-b', { settings: { auth_store: storeFile } });
+    expect(b.broker.auth.realm('alpha')).toBeDefined();
+    expect(await command(a, { command: 'add_realm', realm: 'stored' })).toMatchObject({ ok: true });
+    await waitUntil(() => realmOn(b, 'stored') !== undefined, 'B has realm stored');
+    const db = new Database(storeFile, { readonly: true });
+    try {
+      const realms = (db.prepare('SELECT name FROM realms').all() as { name: string }[]).map(
+        (r) => r.name,
+      );
+      expect(realms).toEqual(expect.arrayContaining(['alpha', 'stored']));
+      const tokens = db.prepare('SELECT token FROM tokens').all() as { token: string }[];
+      expect(tokens.map((t) => t.token)).toContain('alpha-consumer-token');
+    } finally {
+      db.close();
+    }
   });
 
   it('revoking a token on A ends its sessions on B', async () => {

@@ -5,7 +5,7 @@
  * in their settings files); revocation ends sessions on peers; node-local keys never travel;
  * invalid documents are refused; concurrent changes converge; Redis outages are survived.
  */
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import Database from 'better-sqlite3';
@@ -47,6 +47,15 @@ const command = (h: Harness, body: Record<string, unknown>) =>
 
 const realmOn = (h: Harness, realm: string) => h.broker.auth.realm(realm);
 
+async function storedRev(): Promise<number> {
+  const reader = new Redis(redis.url);
+  try {
+    return Number(await reader.get(`${prefix}:settings:rev`));
+  } finally {
+    reader.disconnect();
+  }
+}
+
 const ALPHA = {
   realms: { default: { required: false }, alpha: { required: true } },
   tokens: [
@@ -79,6 +88,28 @@ describe('seeding and joining', () => {
       realm: 'alpha',
     });
     expect(a.broker.settings.allowed_hosts).toEqual(['a.local']);
+    // Adopting is never published back: the seed is still the only revision.
+    await delay(300);
+    expect(await storedRev()).toBe(1);
+  });
+
+  it("publishes a node's edited settings file; peers adopt it without a publish loop", async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'swb-cluster-reload-'));
+    dirs.push(dir);
+    const aFile = path.join(dir, 'node-a.json');
+    const bFile = path.join(dir, 'node-b.json');
+    const a = await node('node-a', { auth: ALPHA, settingsFile: aFile });
+    const b = await node('node-b', { settingsFile: bFile });
+    const edited = JSON.parse(await readFile(aFile, 'utf8')) as {
+      auth: { realms: Record<string, unknown> };
+    };
+    edited.auth.realms.edited = { required: true };
+    await writeFile(aFile, JSON.stringify(edited, null, 2));
+    await waitUntil(() => realmOn(b, 'edited') !== undefined, 'B adopted the edited file', 10_000);
+    const rev = await storedRev();
+    await delay(500);
+    expect(await storedRev()).toBe(rev);
+    expect(realmOn(a, 'edited')).toBeDefined();
   });
 });
 

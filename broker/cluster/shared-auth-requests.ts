@@ -311,7 +311,8 @@ export class SharedAuthRequests implements ClusterRequestBook {
 
   /**
    * Read-modify-write of the document under WATCH (retried on conflict), one at a time per
-   * node: WATCH is per connection, and the command connection is shared.
+   * node: WATCH is per connection, and the command connection is shared (no other module runs
+   * MULTI/EXEC on it, which would drop the watch).
    * @throws when Redis is unavailable or the document stays contended.
    */
   private mutate<R>(change: (list: AuthorizationRequest[]) => R): Promise<R> {

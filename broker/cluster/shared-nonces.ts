@@ -42,7 +42,8 @@ export class SharedNonces implements ClusterNonceClaimer {
   ) {}
 
   async claim(nonce: string): Promise<NonceClaim> {
-    if (!this.links.up) return this.unavailable('redis down');
+    // The command link is what matters here (the subscriber may still be reconnecting).
+    if (this.links.command.status !== 'ready') return this.unavailable('redis down');
     let timer: NodeJS.Timeout | undefined;
     try {
       const reply = await Promise.race([

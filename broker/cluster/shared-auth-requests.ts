@@ -20,7 +20,11 @@
  *   back); `next`/`pending` fall back to the node's own requests.
  */
 import { z } from 'zod';
-import type { AuthorizationRequest, AuthorizationRequests } from '../auth/authorization-requests';
+import {
+  DEFAULT_REQUEST_TTL_MS,
+  type AuthorizationRequest,
+  type AuthorizationRequests,
+} from '../auth/authorization-requests';
 import { notifyRequester } from '../handlers/authorization-handlers';
 import type { Logger } from '../logging/logger';
 import type { BrokerSocket } from '../transport/socket-types';
@@ -71,6 +75,7 @@ export interface SharedRequestsDeps {
   ttlMs(): number;
 }
 
+/** A stored request; fields a reference node may leave out get their defaults. */
 const Stored = z
   .object({
     request_id: z.string().min(1).max(128),
@@ -81,14 +86,15 @@ const Stored = z
     client_name: z.string(),
     client_token: z.string(),
     client_token_hash: z.string(),
-    challenge_response: z.unknown(),
+    challenge_response: z.unknown().optional(),
     created_at: z.string(),
-    decided_at: z.string().nullable(),
-    decision_reason: z.string().nullable(),
+    decided_at: z.string().nullish(),
+    decision_reason: z.string().nullish(),
     superseded_at: z.string().optional(),
-    socket_id: z.string(),
-    node_id: z.string().nullable(),
-    expiresAt: z.number(),
+    socket_id: z.string().nullish(),
+    node_id: z.string().nullish(),
+    /** Ours (epoch ms); a reference entry lives 24 h from `created_at`. */
+    expiresAt: z.number().optional(),
   })
   .passthrough();
 
@@ -118,9 +124,19 @@ export function parseRequests(text: string | null, now: number): AuthorizationRe
   const out: AuthorizationRequest[] = [];
   for (const entry of raw) {
     const parsed = Stored.safeParse(entry);
-    if (parsed.success && parsed.data.expiresAt > now) {
-      out.push(parsed.data as AuthorizationRequest);
-    }
+    if (!parsed.success) continue;
+    const r = parsed.data;
+    const expiresAt = r.expiresAt ?? (Date.parse(r.created_at) || now) + DEFAULT_REQUEST_TTL_MS;
+    if (expiresAt <= now) continue;
+    out.push({
+      ...r,
+      challenge_response: r.challenge_response ?? null,
+      decided_at: r.decided_at ?? null,
+      decision_reason: r.decision_reason ?? null,
+      socket_id: r.socket_id ?? '',
+      node_id: r.node_id ?? null,
+      expiresAt,
+    } as AuthorizationRequest);
   }
   return out;
 }

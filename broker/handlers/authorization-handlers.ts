@@ -7,6 +7,10 @@
  * boolean `approved`, decided role among the five roles and never `admin`, no silent no-op for
  * an existing token). Approved tokens go through `AuthState.update(…, 'approval')`, which the
  * persistence layer (settings file, auth store) listens to. Raw tokens are never logged.
+ *
+ * Clustered (`ctx.clusterRequests`, §15; docs/cluster.md): requests are shared through Redis,
+ * NEXT sees every node's, DECIDE claims the decision there first, and a requester on another
+ * node is told by its own node. Proof nonces are claimed cluster-wide (`verifyProof`, §6.4).
  */
 import { SignedAction } from '../../shared/admin-signature';
 import {

@@ -17,6 +17,7 @@ import { requireAdminBearer } from './auth/http-bearer';
 import { watchRevocations } from './auth/session-revocation';
 import { TokenValidator } from './auth/token-validator';
 import { createManagement } from './admin/create-management';
+import { clusterAdmin } from './cluster/cluster-admin-wiring';
 import { createCluster } from './cluster/create-cluster';
 import { createSettingsRuntime } from './config/settings-runtime';
 import { unsupportedKeys, type SettingsInput } from './config/settings-schema';
@@ -230,6 +231,8 @@ export function createBroker(
     () => rateLimits.pendingRequestsCap(),
     cluster.nodeId,
   );
+  // Shared admin state of a cluster (docs/cluster.md): nonces, settings, authorization requests.
+  const admin = clusterAdmin(cluster, { shared: runtime.shared, auth, authRequests, io, logger });
   const replayDlq = dlqReplay({ store, ledger, metrics, realms, replayer, logger });
   const ctx: HandlerContext = {
     get settings() {
@@ -243,6 +246,7 @@ export function createBroker(
       return options.nonces || runtime.authStoreFile() ? 0 : startedAt;
     },
     authRequests,
+    ...admin.context,
     realms,
     router,
     delivery,
@@ -264,7 +268,7 @@ export function createBroker(
       metrics,
       sockets: () => io.of('/').sockets.values(),
       getStats: () => getStats(),
-      purgeRequests: (realm) => authRequests.dropRealm(realm),
+      purgeRequests: (realm) => admin.dropRealm(realm),
       realmPurged: (realm) => ledger.clearRealm(realm),
       purgeMqtt: (realm) => purgeMqtt(realm),
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
@@ -360,6 +364,7 @@ export function createBroker(
       await restored;
       await namespacesReady;
       await cluster.start();
+      await admin.start();
       const server = await host.listen(port, bindHost);
       ownServer = server;
       guard.bound(bindHost);
@@ -383,7 +388,7 @@ export function createBroker(
     },
     attach(server) {
       host.attach(server);
-      void cluster.start();
+      void cluster.start().then(() => admin.start());
     },
     async close() {
       stopSweep();
@@ -397,6 +402,7 @@ export function createBroker(
       remoteTickets.close();
       io.disconnectSockets(true);
       await mqtt.close();
+      admin.close();
       await cluster.close();
       if (ownServer) {
         await ownServer.close();

@@ -21,7 +21,15 @@ import {
 } from './auth-schema';
 
 /** Who made a change; persistence uses it to avoid writing back what it just read. */
-export type AuthChangeOrigin = 'command' | 'approval' | 'bootstrap' | 'file' | 'store' | 'sweep';
+export type AuthChangeOrigin =
+  | 'command'
+  | 'approval'
+  | 'bootstrap'
+  | 'file'
+  | 'store'
+  | 'sweep'
+  /** Adopted from the cluster's settings document (never published back). */
+  | 'cluster';
 
 export type AuthChangeListener = (
   next: Readonly<AuthConfig>,

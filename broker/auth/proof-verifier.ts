@@ -8,6 +8,7 @@
  * §6.5 (global admin tokens first, then the realm's `manager_key` where the caller allows it).
  */
 import type { SignedActionName } from '../../shared/admin-signature';
+import type { ClusterNonceClaimer } from '../cluster/shared-nonces';
 import type { AuthState } from './auth-state';
 import { NONCE_TTL_MS, type NonceStore } from './nonce-store';
 import { proofMatches } from './proof';
@@ -24,6 +25,8 @@ export interface ProofContext {
   readonly nonces: NonceStore;
   /** Epoch ms; proofs with an older timestamp never match (0 = no lower bound). */
   readonly proofsNotBefore: number;
+  /** Cluster-wide nonce claims (§6.4), when the node is clustered; see `verifyProof`. */
+  readonly clusterNonces?: ClusterNonceClaimer;
 }
 
 /** Exact failure messages of §6.3. */
@@ -31,6 +34,8 @@ export const ProofFailure = {
   MISSING: 'Missing manager proof',
   REPLAYED: 'Manager proof nonce was already used',
   INVALID: 'Invalid manager proof',
+  /** Ours: clustered, `cluster.nonce_fail_open: false`, and Redis cannot be asked (§6.4 (c)). */
+  UNCHECKED: 'Manager proof nonce could not be checked cluster-wide (Redis unavailable)',
 } as const;
 
 const fail = (message: string): ProofResult => ({ ok: false, code: 401, message });
@@ -84,6 +89,27 @@ export function verifyManagerProof(
     return fail(ProofFailure.REPLAYED);
   }
   return { ok: true, scope, body };
+}
+
+/**
+ * `verifyManagerProof`, then, when `ctx.clusterNonces` is set, the cluster-wide claim of §6.4:
+ * a nonce already claimed by another node → 401 "Manager proof nonce was already used"; Redis
+ * unavailable → allowed when `failOpen`, else 401 `ProofFailure.UNCHECKED`. Never rejects.
+ * The three signed events call this one.
+ */
+export async function verifyProof(
+  ctx: ProofContext,
+  action: SignedActionName,
+  envelope: unknown,
+  opts: { realm?: string } = {},
+): Promise<ProofResult> {
+  const local = verifyManagerProof(ctx, action, envelope, opts);
+  if (!local.ok || !ctx.clusterNonces) return local;
+  const nonce = String((envelope as { proof: { nonce: unknown } }).proof.nonce);
+  const claim = await ctx.clusterNonces.claim(nonce);
+  if (claim === 'used') return fail(ProofFailure.REPLAYED);
+  if (claim === 'unavailable' && !ctx.clusterNonces.failOpen) return fail(ProofFailure.UNCHECKED);
+  return local;
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

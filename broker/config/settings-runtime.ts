@@ -19,10 +19,12 @@ import { AuthState } from '../auth/auth-state';
 import { MemoryNonceStore, type NonceStore } from '../auth/nonce-store';
 import { authStoreFile, type AuthStoreSetting } from '../auth/store/auth-store-config';
 import { mergeStoreWins, SqliteAuthStore } from '../auth/store/sqlite-auth-store';
+import { localPart, sharedPart, type SharedSettingsPort } from '../cluster/settings-document';
 import type { Logger } from '../logging/logger';
 import { envSettingsOverrides } from './env-settings';
 import { LiveSettings } from './live-settings';
 import { parseSettings } from './load-settings';
+import { normalizeSettingsAliases } from './normalize-aliases';
 import { layerSettings } from './settings-layers';
 import { SettingsFile } from './settings-file';
 import type { Settings } from './settings-schema';
@@ -50,6 +52,8 @@ export interface SettingsRuntime {
   readonly nonces: NonceStore;
   /** The active auth store's file, or null. */
   authStoreFile(): string | null;
+  /** The cluster's access to the shared settings document (docs/cluster.md). */
+  readonly shared: SharedSettingsPort;
   /**
    * Re-reads the settings file and applies it.
    * @throws SwitchboardError `SWB_ERR_VALIDATION` ("No settings file is being watched", or the
@@ -100,7 +104,11 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
   const loaded = file?.readOrCreateSync(() => seeded(options.input));
   let fileContent: Json = loaded?.content ?? {};
 
-  const compose = (content: Json) => layerSettings(defaults, content, overrides);
+  // Once a cluster document was adopted, the launcher defaults supply node-local keys only:
+  // the shared ones are the document's, now in the file layer.
+  let adopted = false;
+  const base = (): Json => (adopted ? localPart(defaults) : defaults);
+  const compose = (content: Json) => layerSettings(base(), content, overrides);
   const initial = parseSettings(compose(fileContent), env);
   const live = new LiveSettings(initial, logger);
   const auth = new AuthState(initial.auth ?? {});
@@ -139,6 +147,7 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
   };
 
   let runtimeChanges = 0;
+  let adopting = false;
   auth.onChange((next, _prev, origin) => {
     if (origin !== 'file') runtimeChanges++;
     if (store) {
@@ -148,7 +157,7 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
         // Logged by the store; the snapshot is unchanged, so the next change retries.
       }
     }
-    if (origin !== 'file') persist();
+    if (origin !== 'file' && !adopting) persist();
   });
 
   const activate = (setting: AuthStoreSetting | undefined) => {
@@ -218,9 +227,41 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     });
   }
 
+  const shared: SharedSettingsPort = {
+    document() {
+      const layered = layerSettings(base(), fileContent);
+      const own = isObject(layered.auth) ? layered.auth : {};
+      const block = { ...auth.config } as Json;
+      // Env/flag overrides (TYO_MQ_AUTH_ENABLED…) are this node's: share the layered value.
+      for (const key of Object.keys(isObject(overrides.auth) ? overrides.auth : {})) {
+        if (key in own) block[key] = own[key];
+        else delete block[key];
+      }
+      return { ...sharedPart(layered), auth: block };
+    },
+    adopt(doc) {
+      const incoming = sharedPart(normalizeSettingsAliases(doc) as Json);
+      const content: Json = { ...localPart(fileContent), ...incoming };
+      const next = parseSettings(layerSettings(localPart(defaults), content, overrides), env);
+      const nextAuth: unknown = next.auth ?? {};
+      assertValidAuth(nextAuth);
+      adopted = true;
+      fileContent = content;
+      live.replace(next);
+      adopting = true;
+      try {
+        auth.replace(nextAuth, 'cluster');
+      } finally {
+        adopting = false;
+      }
+      persist(true);
+    },
+  };
+
   return {
     live,
     auth,
+    shared,
     nonces: {
       claim: (nonce, expiresAt) => (store?.nonces ?? memoryNonces).claim(nonce, expiresAt),
     },

@@ -7,14 +7,24 @@
  * boolean `approved`, decided role among the five roles and never `admin`, no silent no-op for
  * an existing token). Approved tokens go through `AuthState.update(…, 'approval')`, which the
  * persistence layer (settings file, auth store) listens to. Raw tokens are never logged.
+ *
+ * Clustered (`ctx.clusterRequests`, §15; docs/cluster.md): requests are shared through Redis,
+ * NEXT sees every node's, DECIDE claims the decision there first, and a requester on another
+ * node is told by its own node. Proof nonces are claimed cluster-wide (`verifyProof`, §6.4).
  */
 import { SignedAction } from '../../shared/admin-signature';
-import { ServerEvent, type AdminFailure, type ServerEventName } from '../../shared/protocol-events';
+import {
+  ClientEvent,
+  ServerEvent,
+  type AdminFailure,
+  type ServerEventName,
+} from '../../shared/protocol-events';
 import { ROLES } from '../auth/auth-schema';
 import { publicRequest, RequestFailure } from '../auth/authorization-requests';
-import { signedSize, verifyManagerProof } from '../auth/proof-verifier';
+import { signedSize, verifyProof } from '../auth/proof-verifier';
 import type { BrokerSocket } from '../transport/socket-types';
-import type { EventHandler } from './handler-context';
+import { guardAsync } from './async-guard';
+import type { EventHandler, HandlerContext } from './handler-context';
 
 type Ack = ((reply: unknown) => void) | undefined;
 
@@ -40,6 +50,21 @@ export function replyRequest(
 }
 
 export const handleAuthorizationRequest: EventHandler<unknown> = (ctx, socket, payload, ack) => {
+  guardAsync(
+    ctx,
+    socket,
+    ClientEvent.AUTHORIZATION_REQUEST,
+    submit(ctx, socket, payload, ack),
+    ack,
+  );
+};
+
+async function submit(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  payload: unknown,
+  ack: Ack,
+): Promise<void> {
   const result = ctx.authRequests.submit(payload, socket.id);
   if (!result.ok) {
     ctx.logger.warn(
@@ -49,6 +74,8 @@ export const handleAuthorizationRequest: EventHandler<unknown> = (ctx, socket, p
     return replyRequest(socket, ack, failure(result.code, result.message));
   }
   const r = result.request;
+  // Clustered: visible to AUTHORIZATION_NEXT on every node before the requester hears back.
+  await ctx.clusterRequests?.add(r);
   ctx.logger.info(
     {
       socket: socket.id,
@@ -60,7 +87,7 @@ export const handleAuthorizationRequest: EventHandler<unknown> = (ctx, socket, p
     'authorization request received',
   );
   replyRequest(socket, ack, { ok: true, request_id: r.request_id, status: 'pending' });
-};
+}
 
 const bodyOf = (payload: unknown): Record<string, unknown> => {
   const body = (payload as { body?: unknown } | null)?.body;
@@ -70,9 +97,18 @@ const bodyOf = (payload: unknown): Record<string, unknown> => {
 };
 
 export const handleAuthorizationNext: EventHandler<unknown> = (ctx, socket, payload, ack) => {
+  guardAsync(ctx, socket, ClientEvent.AUTHORIZATION_NEXT, next(ctx, socket, payload, ack), ack);
+};
+
+async function next(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  payload: unknown,
+  ack: Ack,
+): Promise<void> {
   const filter = bodyOf(payload).realm;
   const realm = typeof filter === 'string' && filter !== '' ? filter : undefined;
-  const verified = verifyManagerProof(ctx, SignedAction.AUTHORIZATION_NEXT, payload, { realm });
+  const verified = await verifyProof(ctx, SignedAction.AUTHORIZATION_NEXT, payload, { realm });
   if (!verified.ok) {
     ctx.logger.warn({ socket: socket.id, reason: verified.message }, 'AUTHORIZATION_NEXT refused');
     return reply(
@@ -84,18 +120,33 @@ export const handleAuthorizationNext: EventHandler<unknown> = (ctx, socket, payl
   }
   ctx.limits.creditSignedEvent(socket, signedSize(payload));
   const scoped = verified.scope.kind === 'realm' ? verified.scope.realm : realm;
-  const next = ctx.authRequests.next(scoped);
+  // Clustered: the oldest pending request of the whole cluster, by created_at (§7.2).
+  const found = ctx.clusterRequests
+    ? await ctx.clusterRequests.next(scoped)
+    : ctx.authRequests.next(scoped);
   reply(socket, ack, ServerEvent.AUTHORIZATION_NEXT_RESULT, {
     ok: true,
-    request: next ? publicRequest(next) : null,
+    request: found ? publicRequest(found) : null,
   });
-};
+}
 
 export const handleAuthorizationDecide: EventHandler<unknown> = (ctx, socket, payload, ack) => {
+  guardAsync(ctx, socket, ClientEvent.AUTHORIZATION_DECIDE, decide(ctx, socket, payload, ack), ack);
+};
+
+async function decide(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  payload: unknown,
+  ack: Ack,
+): Promise<void> {
   const body = bodyOf(payload);
-  const request = ctx.authRequests.pending(body.request_id);
+  const shared = ctx.clusterRequests;
+  const request = shared
+    ? await shared.pending(body.request_id)
+    : ctx.authRequests.pending(body.request_id);
   // The realm key that may sign is the stored request's, never one the caller names (§6.5).
-  const verified = verifyManagerProof(ctx, SignedAction.AUTHORIZATION_DECIDE, payload, {
+  const verified = await verifyProof(ctx, SignedAction.AUTHORIZATION_DECIDE, payload, {
     realm: request?.realm,
   });
   const refuse = (code: number, message: string) => {
@@ -117,10 +168,18 @@ export const handleAuthorizationDecide: EventHandler<unknown> = (ctx, socket, pa
     return refuse(400, `Invalid role: use one of producer, consumer, both, manager`);
   }
   const decidedAt = Date.now();
+  if (body.approved && ctx.auth.tokenByHash(request.client_token_hash)) {
+    return refuse(409, 'client_token is already in use');
+  }
+  // The request on this node (the requester's), if it is still pending after the awaits.
+  const local = ctx.authRequests.pending(request.request_id);
+  // Clustered: claim the decision in the shared document first, so two managers on two
+  // nodes cannot both decide (the loser gets the 404 of a request no longer pending).
+  const claimed = shared
+    ? await shared.decide(request, body.approved, role, reason, decidedAt)
+    : local !== null;
+  if (!claimed) return refuse(404, RequestFailure.NOT_FOUND);
   if (body.approved) {
-    if (ctx.auth.tokenByHash(request.client_token_hash)) {
-      return refuse(409, 'client_token is already in use');
-    }
     try {
       ctx.auth.update((draft) => {
         draft.tokens.push({
@@ -136,28 +195,49 @@ export const handleAuthorizationDecide: EventHandler<unknown> = (ctx, socket, pa
       return refuse(400, (err as Error).message);
     }
   }
-  ctx.authRequests.decide(request, body.approved, role, reason, decidedAt);
+  // Unclustered, `local` is `request` itself; clustered, the shared copy was updated by decide.
+  if (local) ctx.authRequests.decide(local, body.approved, role, reason, decidedAt);
   ctx.logger.info(
     { request_id: request.request_id, realm: request.realm, role, approved: body.approved },
     'authorization request decided',
   );
-  const requester = socket.nsp.sockets.get(request.socket_id);
-  if (requester?.connected) {
-    if (body.approved) {
-      requester.emit(ServerEvent.AUTHORIZATION_APPROVED, {
-        request_id: request.request_id,
-        realm: request.realm,
-        role,
-      });
-    } else {
-      requester.emit(ServerEvent.AUTHORIZATION_REJECTED, {
-        request_id: request.request_id,
-        reason,
-      });
-    }
+  if (local || !shared) {
+    notifyRequester(
+      socket.nsp.sockets.get(request.socket_id),
+      request,
+      body.approved,
+      role,
+      reason,
+    );
+  } else {
+    // The requester is on another node: it hears it through `<prefix>:authreq:decided`.
+    void shared.announce(request, body.approved, role, reason);
   }
   reply(socket, ack, ServerEvent.AUTHORIZATION_DECIDE_RESULT, {
     ok: true,
     request: publicRequest(request),
   });
-};
+}
+
+/** `AUTHORIZATION_APPROVED` / `AUTHORIZATION_REJECTED` to the requester, if still connected. */
+export function notifyRequester(
+  requester: BrokerSocket | undefined,
+  request: { request_id: string; realm: string },
+  approved: boolean,
+  role: string,
+  reason: string | null,
+): void {
+  if (!requester?.connected) return;
+  if (approved) {
+    requester.emit(ServerEvent.AUTHORIZATION_APPROVED, {
+      request_id: request.request_id,
+      realm: request.realm,
+      role,
+    });
+  } else {
+    requester.emit(ServerEvent.AUTHORIZATION_REJECTED, {
+      request_id: request.request_id,
+      reason,
+    });
+  }
+}

@@ -8,6 +8,8 @@ import type { AuthorizationRequests } from '../auth/authorization-requests';
 import type { NonceStore } from '../auth/nonce-store';
 import type { TokenValidator } from '../auth/token-validator';
 import type { ManagementServices } from '../admin/management-commands';
+import type { ClusterRequestBook } from '../cluster/shared-auth-requests';
+import type { ClusterNonceClaimer } from '../cluster/shared-nonces';
 import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
@@ -53,6 +55,10 @@ export interface HandlerContext {
   readonly proofsNotBefore: number;
   /** Pending and decided authorization requests (§7). */
   readonly authRequests: AuthorizationRequests;
+  /** Clustered: proof nonces claimed in Redis too (§6.4; docs/cluster.md). */
+  readonly clusterNonces?: ClusterNonceClaimer;
+  /** Clustered: the requests of every node, in `<prefix>:authreqs` (§7, §15). */
+  readonly clusterRequests?: ClusterRequestBook;
   /** Management commands' services (`spec/protocol-admin.md` §8), wired by createBroker. */
   readonly management: ManagementServices;
   /** Rate limits and quotas (`spec/protocol-admin.md` §11). */

@@ -16,7 +16,7 @@ import { SignedAction } from '../../shared/admin-signature';
 import { Protocol, ServerEvent, type ManagementReply } from '../../shared/protocol-events';
 import { CommandError, type CommandBody } from '../admin/command-types';
 import { REALM_SCOPABLE, commandSpec } from '../admin/management-commands';
-import { signedSize, verifyManagerProof } from '../auth/proof-verifier';
+import { signedSize, verifyProof, type ProofResult } from '../auth/proof-verifier';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { HandlerContext } from './handler-context';
 
@@ -54,11 +54,23 @@ export function handleManagementCommand(
   envelope: unknown,
   ack: Ack,
 ): void {
-  const services = ctx.management;
   const rawBody = (envelope as { body?: unknown } | null)?.body;
-  const verdict = verifyManagerProof(ctx, SignedAction.AUTH_MANAGEMENT_COMMAND, envelope, {
+  // Asynchronous only for the cluster-wide nonce claim (§6.4); never rejects.
+  void verifyProof(ctx, SignedAction.AUTH_MANAGEMENT_COMMAND, envelope, {
     realm: scopableRealm(rawBody),
-  });
+  })
+    .then((verdict) => verified(ctx, socket, envelope, ack, verdict))
+    .catch((err: unknown) => ctx.logger.error({ err }, 'management command failed'));
+}
+
+function verified(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  envelope: unknown,
+  ack: Ack,
+  verdict: ProofResult,
+): void {
+  const services = ctx.management;
   if (!verdict.ok) {
     ctx.logger.warn({ socket: socket.id, reason: verdict.message }, 'management proof refused');
     send(socket, verdict, ack, true);

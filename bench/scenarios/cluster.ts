@@ -117,6 +117,8 @@ interface ClusterExtras {
   phase: GroupPhase;
   published: number;
   delivered: number;
+  /** CPU time of the nodes over the throughput phase, µs. */
+  nodesCpuUs: number;
 }
 
 /** One configuration's results. */
@@ -130,6 +132,8 @@ export interface ClusterCaseEntry extends RunSummary {
   node_cpu_pct: Array<number | null>;
   /** Median Redis server CPU over the throughput phase, % of one core. */
   redis_cpu_pct: number | null;
+  /** Median CPU time of the nodes and Redis together per delivery, µs. */
+  total_cpu_us_per_delivery: number | null;
   /** Median Redis CPU time per published message, µs. */
   redis_cpu_us_per_message: number | null;
   /** Median bytes Redis received per published message (the relay wrapper and PUBLISH). */
@@ -150,8 +154,11 @@ export interface ClusterBenchResult {
   configurations: Record<CaseName, ClusterCaseEntry>;
   /** `cluster_cross` ÷ `single` deliveries/s (medians): the cost of crossing Redis, 1 → 1. */
   ratio: number | null;
-  /** Each cluster configuration ÷ its single-broker twin: deliveries/s, CPU per delivery. */
-  ratios: Record<string, { deliveries: number | null; cpu_per_delivery: number | null }>;
+  /**
+   * Each cluster configuration ÷ its single-broker twin: deliveries/s, and CPU (nodes + Redis)
+   * per delivery — the steadier figure on a busy machine.
+   */
+  ratios: Record<string, { deliveries: number | null; total_cpu_per_delivery: number | null }>;
 }
 
 interface Case {
@@ -191,7 +198,10 @@ export async function runClusterBench(
         await start({ cluster: { enabled: true, redis_url: redis.url, prefix, node_id: nodeId } }),
       );
     }
-    log(`redis ${redisVersion} on ${redis.port}; single broker and nodes a, b up`);
+    log(
+      `redis ${redisVersion} on ${redis.port}; pids: single ${single.pid}, ` +
+        `a ${nodes[0]!.pid}, b ${nodes[1]!.pid} (CPU profiles are named by pid)`,
+    );
     for (const spec of caseSpecs(config.fanoutConsumers)) {
       const targets = spec.cluster ? nodes : [single];
       cases.push(await connectCase(spec, new ServerGroup(targets, info), targets, config));
@@ -261,7 +271,12 @@ async function measureCase(
   // LoadProbe counted Redis among "other" processes; it is part of the system under test here.
   run.other_cpu_pct = Math.max(0, run.other_cpu_pct - phase.redis_cpu_pct);
   c.runs.push(run);
-  c.extras.push({ phase, published: run.published, delivered: run.delivered });
+  c.extras.push({
+    phase,
+    published: run.published,
+    delivered: run.delivered,
+    nodesCpuUs: run.server_cpu_ms * 1000,
+  });
   log(
     `${c.spec.name} (${r + 1}/${config.repeats}): ${Math.round(run.deliveries_per_s)} deliveries/s, ` +
       `idle p50 ${run.latency_idle.p50_ms.toFixed(2)} ms, redis ${phase.redis_cpu_pct.toFixed(0)} %`,
@@ -286,6 +301,7 @@ function caseEntry(c: Case, config: ClusterBenchConfig): ClusterCaseEntry {
     ...summariseRuns(c.runs),
     node_cpu_pct: Array.from({ length: nodeCount }, (_, n) => med((e) => e.phase.node_cpu_pct[n]!)),
     redis_cpu_pct: med((e) => e.phase.redis_cpu_pct),
+    total_cpu_us_per_delivery: med((e) => (e.nodesCpuUs + e.phase.redis_cpu_us) / e.delivered, 2),
     redis_cpu_us_per_message: med((e) => e.phase.redis_cpu_us / e.published, 2),
     redis_in_bytes_per_message: perMessage((p) => p.redis_net_in_bytes),
     redis_out_bytes_per_message: perMessage((p) => p.redis_net_out_bytes),
@@ -303,9 +319,9 @@ function summarise(
   ) as Record<CaseName, ClusterCaseEntry>;
   const compare = (a: CaseName, b: CaseName) => ({
     deliveries: ratio(entries[a].deliveries_per_s ?? NaN, entries[b].deliveries_per_s ?? NaN),
-    cpu_per_delivery: ratio(
-      entries[a].server_cpu_us_per_delivery ?? NaN,
-      entries[b].server_cpu_us_per_delivery ?? NaN,
+    total_cpu_per_delivery: ratio(
+      entries[a].total_cpu_us_per_delivery ?? NaN,
+      entries[b].total_cpu_us_per_delivery ?? NaN,
     ),
   });
   return {

@@ -55,6 +55,8 @@ export async function redisCounters(client: Redis): Promise<RedisCounters> {
 export interface GroupPhase {
   /** CPU of each node, % of one core, in the group's node order. */
   node_cpu_pct: number[];
+  /** Kernel (system) CPU of each node, % of one core: socket writes and reads, epoll. */
+  node_system_cpu_pct: number[];
   /** Event-loop utilisation of each node, 0–1. */
   node_elu: number[];
   /** Redis server CPU, % of one core (its `INFO` replies included, a few KiB per phase). */
@@ -148,6 +150,10 @@ export class ServerGroup implements ServerHandle {
     const wallMs = b.redis.at - a.redis.at;
     return {
       node_cpu_pct: loads.map((l) => l.cpuPct),
+      node_system_cpu_pct: a.nodes.map((s, i) => {
+        const e = b.nodes[i]!;
+        return e.at > s.at ? ((e.cpu.system - s.cpu.system) / 1000 / (e.at - s.at)) * 100 : NaN;
+      }),
       node_elu: loads.map((l) => l.elu),
       redis_cpu_pct: wallMs > 0 ? (redisCpuUs / 1000 / wallMs) * 100 : Number.NaN,
       redis_cpu_us: redisCpuUs,

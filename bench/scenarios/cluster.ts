@@ -130,6 +130,8 @@ export interface ClusterCaseEntry extends RunSummary {
   window_messages: number;
   /** Median CPU of each node over the throughput phase, % of one core. */
   node_cpu_pct: Array<number | null>;
+  /** Median kernel (system) part of `node_cpu_pct`, % of one core. */
+  node_system_cpu_pct: Array<number | null>;
   /** Median event-loop utilisation of each node over the throughput phase, 0–1. */
   node_elu: Array<number | null>;
   /** Median Redis server CPU over the throughput phase, % of one core. */
@@ -302,6 +304,9 @@ function caseEntry(c: Case, config: ClusterBenchConfig): ClusterCaseEntry {
     window_messages: config.window(spec.consumerNodes.length),
     ...summariseRuns(c.runs),
     node_cpu_pct: Array.from({ length: nodeCount }, (_, n) => med((e) => e.phase.node_cpu_pct[n]!)),
+    node_system_cpu_pct: Array.from({ length: nodeCount }, (_, n) =>
+      med((e) => e.phase.node_system_cpu_pct[n]!),
+    ),
     node_elu: Array.from({ length: nodeCount }, (_, n) => med((e) => e.phase.node_elu[n]!, 3)),
     redis_cpu_pct: med((e) => e.phase.redis_cpu_pct),
     total_cpu_us_per_delivery: med((e) => (e.nodesCpuUs + e.phase.redis_cpu_us) / e.delivered, 2),

@@ -13,9 +13,10 @@
  *   - `single_fanout`: 1 producer → 10 consumers on the plain broker;
  *   - `cluster_fanout`: producer on a → 10 consumers, 5 on a and 5 on b.
  * Each configuration uses its own producer name and event, so sessions do not see each
- * other's messages. Every configuration is measured `repeats` times, interleaved (forward
- * order, then reversed, …), each preceded by a warm-up phase; one measurement = a throughput
- * phase then an idle-latency phase (one message in flight), as `measureRun`.
+ * other's messages. After one unmeasured full-size pass over every configuration (JIT
+ * warm-up), every configuration is measured `repeats` times, interleaved (forward order, then
+ * reversed, …), each preceded by a short warm-up phase; one measurement = a throughput phase
+ * then an idle-latency phase (one message in flight), as `measureRun`.
  *
  * The "server" figures of a cluster configuration are both nodes together (`ServerGroup`);
  * Redis's CPU and bytes over the throughput phase are reported beside them. Redis's CPU is
@@ -210,6 +211,9 @@ export async function runClusterBench(
       const targets = spec.cluster ? nodes : [single];
       cases.push(await connectCase(spec, new ServerGroup(targets, info), targets, config));
     }
+    // One unmeasured pass over every configuration first: freshly started brokers are far slower
+    // on their first phase (the JIT), which would penalise whichever configuration runs first.
+    for (const c of cases) await warmUp(c, config, 1, config.capMs);
     for (let r = 0; r < config.repeats; r++) {
       const order = r % 2 === 0 ? cases : [...cases].reverse();
       for (const c of order) await measureCase(c, config, r, log);
@@ -254,16 +258,27 @@ async function connectCase(
   return { spec, server, sockets, session, runs: [], extras: [] };
 }
 
+/** An unmeasured phase of `share` × the configuration's messages, at most `capMs` long. */
+async function warmUp(c: Case, config: ClusterBenchConfig, share: number, capMs: number) {
+  const consumers = c.spec.consumerNodes.length;
+  const messages = config.messages[consumers] ?? config.messages[1]!;
+  await c.session.phase({
+    messages: Math.ceil(messages * share),
+    window: config.window(consumers),
+    capMs,
+  });
+}
+
 async function measureCase(
   c: Case,
   config: ClusterBenchConfig,
   r: number,
   log: (line: string) => void,
 ): Promise<void> {
+  await warmUp(c, config, 1 / 5, 1_000);
   const consumers = c.spec.consumerNodes.length;
   const messages = config.messages[consumers] ?? config.messages[1]!;
   const window = config.window(consumers);
-  await c.session.phase({ messages: Math.ceil(messages / 5), window, capMs: 1_000 });
   const run = await measureRun(c.session, c.server, {
     messages,
     window,
@@ -339,7 +354,7 @@ function summarise(
     message_json_bytes: cases[0]?.session.messageJsonBytes ?? null,
     repeats: config.repeats,
     order:
-      'all servers up for the whole scenario; configurations interleaved (forward, then reversed), warm-up before each',
+      'all servers up for the whole scenario; one unmeasured pass over every configuration, then configurations interleaved (forward, then reversed), warm-up before each',
     load_avg_start: loadStart,
     load_avg_end: loadavg().map((l) => round(l, 2) ?? 0),
     configurations: entries,

@@ -242,20 +242,25 @@ async function connectCase(
   const sockets: Socket[] = [];
   const consumers = [];
   const deliveryEvent = consumeEvent(subscriptionKey(producerName, event));
-  for (const [i, node] of spec.consumerNodes.entries()) {
-    const socket = await connectClient(nodes[node]!.url);
-    sockets.push(socket);
-    const name = `${producerName}-consumer-${i}`;
-    registerConsumer(socket, name);
-    subscribeExact(socket, name, producerName, event);
-    consumers.push({ socket, deliveryEvent });
+  try {
+    for (const [i, node] of spec.consumerNodes.entries()) {
+      const socket = await connectClient(nodes[node]!.url);
+      sockets.push(socket);
+      const name = `${producerName}-consumer-${i}`;
+      registerConsumer(socket, name);
+      subscribeExact(socket, name, producerName, event);
+      consumers.push({ socket, deliveryEvent });
+    }
+    const producer = await connectClient(nodes[0]!.url);
+    sockets.push(producer);
+    registerProducer(producer, producerName);
+    const session = new LoadSession(producer, producerName, event, consumers, config.payloadBytes);
+    await session.untilAllReceive();
+    return { spec, server, sockets, session, runs: [], extras: [] };
+  } catch (err) {
+    closeAll(sockets); // the caller only closes the configurations that are set up
+    throw err;
   }
-  const producer = await connectClient(nodes[0]!.url);
-  sockets.push(producer);
-  registerProducer(producer, producerName);
-  const session = new LoadSession(producer, producerName, event, consumers, config.payloadBytes);
-  await session.untilAllReceive();
-  return { spec, server, sockets, session, runs: [], extras: [] };
 }
 
 /** An unmeasured phase of `share` × the configuration's messages, at most `capMs` long. */

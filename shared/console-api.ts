@@ -15,6 +15,7 @@ import { RealmsEvents, RealmsMethods } from './console-api-realms';
 import { OperationsEvents, OperationsMethods } from './console-api-operations';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
+import { ClusterRelaySchema } from './console-api-cluster';
 import type {
   CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
   CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
@@ -48,6 +49,8 @@ export const CountersSchema = z.object({
   delivered: z.number().nonnegative(),
   connectionsTotal: z.number().nonnegative(),
   connectionsCurrent: z.number().nonnegative(),
+  /** Relay counters of a clustered broker (console-api-cluster.ts); absent otherwise. */
+  cluster: ClusterRelaySchema.optional(),
 });
 export type Counters = z.infer<typeof CountersSchema>;
 

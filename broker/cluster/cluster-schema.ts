@@ -11,7 +11,8 @@
  *   redis://127.0.0.1:6379), node_id (default: the top-level node_id, else 16 random hex
  *   characters per process), nonce_fail_open (true: a proof is accepted when Redis cannot be
  *   asked whether its nonce was used elsewhere), heartbeat_ms (5,000: how often a node
- *   announces itself under <prefix>:nodes), connect_timeout_ms (5,000)}`.
+ *   announces itself under <prefix>:nodes), connect_timeout_ms (5,000), inline_max_bytes
+ *   (1 MiB: larger relayed messages go by reference, see `MessageRelay`)}`.
  */
 import { z } from 'zod';
 
@@ -45,6 +46,17 @@ export const ClusterSettingsSchema = z
     nonce_fail_open: z.boolean().default(true),
     heartbeat_ms: z.number().int().min(100).max(3_600_000).default(5_000),
     connect_timeout_ms: z.number().int().min(100).max(120_000).default(5_000),
+    /**
+     * Relayed messages larger than this (bytes of JSON) go through a Redis key instead of the
+     * pub/sub channel, which Redis cuts when a subscriber's backlog passes its
+     * `client-output-buffer-limit pubsub`. Default 1 MiB.
+     */
+    inline_max_bytes: z
+      .number()
+      .int()
+      .min(1_024)
+      .max(512 * 1024 * 1024)
+      .default(1024 * 1024),
   })
   .strict();
 
@@ -60,13 +72,20 @@ export const CLUSTER_ALIASES: Record<string, string> = {
   nonceFailOpen: 'nonce_fail_open',
   heartbeatMs: 'heartbeat_ms',
   connectTimeoutMs: 'connect_timeout_ms',
+  inlineMaxBytes: 'inline_max_bytes',
 };
 
-/** A Redis URL with its password replaced by `***`, safe for logs and status. */
+/**
+ * A Redis URL with its password replaced by `***` (the userinfo one, and query values whose
+ * name suggests a secret, e.g. `?password=`), safe for logs and status.
+ */
 export function redactRedisUrl(url: string): string {
   try {
     const parsed = new URL(url);
     if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) {
+      if (/pass|secret|token|auth|key/i.test(key)) parsed.searchParams.set(key, '***');
+    }
     return parsed.toString();
   } catch {
     return '<unparsable redis url>';

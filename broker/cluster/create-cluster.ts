@@ -83,6 +83,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     deps.router,
     metrics,
     logger,
+    config.inline_max_bytes,
   );
   relay.start();
   return {

@@ -2,122 +2,52 @@
  * The cluster message relay: every message this node routes is published to its peers on
  * `<prefix>:messages`, and every message a peer publishes there is routed here in relay mode.
  *
- * Source: `spec/protocol-core.md` §17. Wire shape (kept for mixed clusters with reference
- * nodes): `{node_id, payload: {realm, event, message, producer, ttl, guaranteed, enc, to,
- * contentType, method, broadcast, group}}`, `method` = `"broadcast"` or null, `broadcast` =
- * `"group"` for a group broadcast. Note 17-A is fixed: `contentType` is passed on, so every
- * node builds the same envelope. Peers ignore their own wrappers, unparsable text and payloads
- * without `realm`/`event` (counted as `invalid`, logged once per 10 s at most).
+ * Source: `spec/protocol-core.md` §17 (wire form in `relay-wire.ts`). Relay mode
+ * (`ProducedMessage.relayedFrom`, see `Router`): a consumer group the origin served is skipped;
+ * a group the origin has no member for is served by exactly one peer, the first to claim it in
+ * Redis (the reference skips groups on peers, so such messages never reached the group).
+ * Unlike the reference, a peer stores the copies of offline consumers registered with it
+ * (durable subscriptions, guaranteed messages), as the origin does for its own: a durable
+ * consumer of any node loses nothing produced elsewhere.
  *
- * Relay mode (`ProducedMessage.relayedFrom`, see `Router`): group subscriptions are skipped
- * (the origin node chose the group member). Unlike the reference, a peer stores the copies of
- * offline consumers registered with it (durable subscriptions, guaranteed messages), as the
- * origin does for its own: a durable consumer of any node loses nothing produced elsewhere.
+ * Large messages: Redis disconnects a subscriber whose pending pub/sub output passes
+ * `client-output-buffer-limit pubsub` (32 MiB at once, or 8 MiB for 60 s, by default), which
+ * would cut every peer's link. A wrapper longer than `inlineMaxBytes` is therefore stored under
+ * `<prefix>:blob:<node>:<seq>` for 60 s and published as `{node_id, blob: <key>}`; peers fetch
+ * it, and hold the messages that follow it until it is routed, so order is kept.
  */
-import { z } from 'zod';
 import type { Logger } from '../logging/logger';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
 import type { RedisLinks } from './redis-links';
+import { parseRelayed, relayText } from './relay-wire';
 
-/** Largest realm/event/producer/group name a relayed payload may carry (characters). */
-const NAME_MAX = 4_096;
-
-const RelayedPayload = z.object({
-  realm: z.string().max(NAME_MAX),
-  event: z.string().min(1).max(NAME_MAX),
-  message: z.unknown().optional(),
-  producer: z.string().max(NAME_MAX).nullish(),
-  ttl: z.number().nullish(),
-  guaranteed: z.boolean().nullish(),
-  enc: z.unknown().optional(),
-  to: z.unknown().optional(),
-  contentType: z.unknown().optional(),
-  method: z.string().nullish(),
-  broadcast: z.unknown().optional(),
-  group: z.string().max(NAME_MAX).nullish(),
-});
-
-const RelayedWrapper = z.object({ node_id: z.string().min(1).max(128), payload: RelayedPayload });
-
-/**
- * The relay wrapper of `msg` as JSON text (§17). `ttl` is the effective TTL in seconds (§9.3):
- * the message's, else `defaultTtl` (this node's store default); null = never expires.
- */
-export function relayText(nodeId: string, msg: ProducedMessage, defaultTtl: number): string {
-  return JSON.stringify({
-    node_id: nodeId,
-    payload: {
-      realm: msg.realm,
-      event: msg.event,
-      message: msg.message,
-      producer: msg.from,
-      ttl: msg.ttl === undefined ? defaultTtl : msg.ttl,
-      guaranteed: msg.guaranteed,
-      enc: msg.enc ?? null,
-      to: msg.to ?? null,
-      contentType: msg.contentType ?? null,
-      method: msg.broadcast === null ? null : 'broadcast',
-      broadcast: msg.broadcast === 'group' ? 'group' : msg.broadcast === 'realm' ? true : null,
-      group: msg.group,
-    },
-  });
-}
-
-/**
- * Parses a peer's wrapper into a message to route, or returns `'own'` (this node's), or
- * `null` (invalid). A missing `ttl` means this node's store default, null never expires.
- */
-export function parseRelayed(nodeId: string, text: string): ProducedMessage | 'own' | null {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch {
-    return null;
-  }
-  const parsed = RelayedWrapper.safeParse(raw);
-  if (!parsed.success) return null;
-  const { node_id: from, payload: p } = parsed.data;
-  if (from === nodeId) return 'own';
-  const broadcast =
-    p.method === 'broadcast'
-      ? p.broadcast === 'group' && typeof p.group === 'string' && p.group !== ''
-        ? 'group'
-        : 'realm'
-      : null;
-  const msg: ProducedMessage = {
-    realm: p.realm,
-    event: p.event,
-    message: p.message,
-    from: p.producer ?? 'ANONYMOUS',
-    ttl: p.ttl === undefined ? undefined : p.ttl,
-    guaranteed: p.guaranteed === true,
-    broadcast,
-    group: p.group ?? null,
-    origin: 'cluster',
-    relayedFrom: from,
-  };
-  if (p.enc !== null && p.enc !== undefined) msg.enc = p.enc;
-  if (p.to !== null && p.to !== undefined) msg.to = p.to;
-  if (p.contentType !== null && p.contentType !== undefined) msg.contentType = p.contentType;
-  return msg;
-}
+/** How long a large message waits in Redis for the peers to fetch it (ms). */
+const BLOB_TTL_MS = 60_000;
+/** Messages held behind a large one being fetched; past it, the newest are dropped (counted). */
+const MAX_HELD = 100_000;
 
 export class MessageRelay {
   private readonly channel: string;
   private lastInvalidLog = 0;
+  /** Sequence number of this node's relayed messages (group claims are keyed by it). */
+  private seq = 0;
   private stop: (() => void) | null = null;
+  /** Messages received while a large one is fetched (non-null only then), in order. */
+  private held: string[] | null = null;
 
   constructor(
     private readonly nodeId: string,
-    prefix: string,
+    private readonly prefix: string,
     /** Seconds: the TTL sent for messages without one (this node's store default, §9.3). */
     private readonly defaultTtl: number,
     private readonly links: RedisLinks,
     private readonly router: Router,
     private readonly metrics: ClusterMetrics,
     private readonly logger: Logger,
+    /** Wrappers longer than this (JSON text length) go by reference (`inline_max_bytes`). */
+    private readonly inlineMaxBytes: number,
   ) {
     this.channel = `${prefix}:messages`;
   }
@@ -126,7 +56,7 @@ export class MessageRelay {
   start(): void {
     this.links.listen(this.channel, this.receive);
     // Peers may have subscribers in any realm: never skip routing for lack of local ones.
-    this.stop = this.router.addRelay(this.send, () => true);
+    this.stop = this.router.addRelay(this.send, () => true, this.claimGroup);
   }
 
   close(): void {
@@ -141,14 +71,27 @@ export class MessageRelay {
       return;
     }
     let text: string;
+    const seq = ++this.seq;
     try {
-      text = relayText(this.nodeId, msg, this.defaultTtl);
+      text = relayText(this.nodeId, msg, this.defaultTtl, seq);
     } catch (err) {
       this.metrics.relayed.failed += 1;
       this.logger.warn({ err, realm: msg.realm }, 'message not relayed: not serialisable');
       return;
     }
-    this.links.command.publish(this.channel, text).then(
+    const command = this.links.command;
+    let sent: Promise<unknown>;
+    if (text.length > this.inlineMaxBytes) {
+      const key = `${this.prefix}:blob:${this.nodeId}:${seq}`;
+      // One connection: the SET is applied before the PUBLISH that names it.
+      sent = Promise.all([
+        command.set(key, text, 'PX', BLOB_TTL_MS),
+        command.publish(this.channel, JSON.stringify({ node_id: this.nodeId, blob: key })),
+      ]);
+    } else {
+      sent = command.publish(this.channel, text);
+    }
+    sent.then(
       () => {
         this.metrics.relayed.sent += 1;
       },
@@ -159,19 +102,50 @@ export class MessageRelay {
     );
   };
 
+  /**
+   * Group arbiter: among the nodes with members of a group the origin did not serve, the first
+   * to claim `<prefix>:group:<origin>:<seq>:<realm>:<group>` (SET NX, 60 s) serves it. Redis
+   * errors count as won: a duplicate rather than a lost message (at-least-once).
+   */
+  private readonly claimGroup = async (
+    realm: string,
+    group: string,
+    msg: ProducedMessage,
+  ): Promise<boolean> => {
+    const key = `${this.prefix}:group:${msg.relayedFrom}:${msg.relaySeq}:${realm}:${group}`;
+    try {
+      return (await this.links.command.set(key, this.nodeId, 'PX', 60_000, 'NX')) === 'OK';
+    } catch {
+      return true;
+    }
+  };
+
   private readonly receive = (text: string): void => {
+    if (this.held === null) {
+      this.process(text);
+      return;
+    }
+    if (this.held.length < MAX_HELD) this.held.push(text);
+    else this.invalid(text.length, 'relayed message dropped: too many behind a large one');
+  };
+
+  /**
+   * Routes one wrapper, or starts fetching a large one (holding what follows). A fetched
+   * wrapper (`fetched`) must carry its payload: a reference to another blob is invalid.
+   */
+  private process(text: string, fetched = false): void {
     const msg = parseRelayed(this.nodeId, text);
     if (msg === 'own') return;
-    if (msg === null) {
-      this.metrics.received.invalid += 1;
-      const now = Date.now();
-      if (now - this.lastInvalidLog >= 10_000) {
-        this.lastInvalidLog = now;
-        this.logger.warn(
-          { channel: this.channel, bytes: text.length, invalid: this.metrics.received.invalid },
-          'invalid cluster relay message ignored',
-        );
-      }
+    if (msg === null || (fetched && 'blob' in msg)) {
+      this.invalid(text.length, 'invalid cluster relay message ignored');
+      return;
+    }
+    if ('blob' in msg) {
+      this.held = [];
+      void this.fetch(msg.blob).then((stored) => {
+        if (stored !== null) this.process(stored, true);
+        this.release();
+      });
       return;
     }
     this.metrics.received.routed += 1;
@@ -180,5 +154,42 @@ export class MessageRelay {
     } catch (err) {
       this.logger.error({ err, realm: msg.realm }, 'relayed message not routed');
     }
-  };
+  }
+
+  /** Processes the held messages in order, stopping again at the next large one. */
+  private release(): void {
+    const held = this.held ?? [];
+    this.held = null;
+    while (held.length > 0 && this.held === null) this.process(held.shift()!);
+    // Another large one started fetching: what is left waits behind it.
+    if (this.held !== null) (this.held as string[]).unshift(...held);
+  }
+
+  private async fetch(key: string): Promise<string | null> {
+    // Only this cluster's blob keys: a wrapper cannot make a node read other keys.
+    if (!key.startsWith(`${this.prefix}:blob:`)) {
+      this.invalid(key.length, 'relayed blob key outside the cluster prefix ignored');
+      return null;
+    }
+    try {
+      const text = await this.links.command.get(key);
+      if (text === null) this.logger.warn({ key }, 'large relayed message expired before fetch');
+      return text;
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message, key }, 'large relayed message not fetched');
+      return null;
+    }
+  }
+
+  private invalid(bytes: number, what: string): void {
+    this.metrics.received.invalid += 1;
+    const now = Date.now();
+    if (now - this.lastInvalidLog >= 10_000) {
+      this.lastInvalidLog = now;
+      this.logger.warn(
+        { channel: this.channel, bytes, invalid: this.metrics.received.invalid },
+        what,
+      );
+    }
+  }
 }

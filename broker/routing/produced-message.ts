@@ -32,6 +32,15 @@ export interface ProducedMessage {
    * subscriptions (`spec/protocol-core.md` §17) — and never relayed again.
    */
   relayedFrom?: string;
+  /**
+   * Cluster (docs/cluster.md): the groups this message was given to, as `[realm, group]`
+   * pairs. Filled in by routing on the origin node (when a relay is set) and carried to the
+   * peers, which then serve only the other groups; absent on a message from a reference node,
+   * whose peers skip groups as §17 says.
+   */
+  groupsServed?: [string, string][];
+  /** Cluster: the origin's sequence number of the message, to spread group work over nodes. */
+  relaySeq?: number;
   /** `performance.now()` (ms) when the broker accepted it, for the publish→deliver histogram. */
   receivedAt?: number;
 }

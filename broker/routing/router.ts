@@ -10,9 +10,10 @@
  *   5. topic keys from the trie, other than k1–k3;
  *   6. grouped records go to their group's bucket, the rest are delivered;
  *   7. each group bucket delivers to one member, round-robin.
- * A message relayed by a cluster peer (§17) is routed in relay mode: step 6 drops grouped
- * records (groups are per node); the messages routed here first are handed to the cluster
- * relay afterwards.
+ * A message relayed by a cluster peer (§17) is routed in relay mode: in step 7 a group the
+ * origin served is skipped, and any other group is served by the one node of the cluster that
+ * wins the `GroupArbiter`'s claim (docs/cluster.md). Messages routed here first are handed to the
+ * cluster relay afterwards, with the groups they were given to.
  */
 import {
   Protocol,
@@ -30,6 +31,12 @@ import type { RealmDirectory } from './realm-directory';
 import type { RealmRegistry } from './realm-registry';
 import type { SubscriptionRecord } from './registry-types';
 
+/**
+ * Resolves true when this node is the one of the cluster to serve `group` of `realm` for a
+ * relayed message the origin did not give to that group (docs/cluster.md). Never rejects.
+ */
+export type GroupArbiter = (realm: string, group: string, msg: ProducedMessage) => Promise<boolean>;
+
 export class Router {
   /** Observers of every routed message (the MQTT bridge), called before routing. */
   private readonly taps: ((msg: ProducedMessage) => void)[] = [];
@@ -37,6 +44,8 @@ export class Router {
   private readonly interests: ((realm: string) => boolean)[] = [];
   /** The cluster relay: sends this node's messages to its peers after local routing. */
   private relay: ((msg: ProducedMessage) => void) | null = null;
+  /** The cluster's choice of node for a group a relayed message still has to reach. */
+  private arbiter: GroupArbiter | null = null;
 
   constructor(
     private readonly realms: RealmDirectory,
@@ -104,11 +113,16 @@ export class Router {
   addRelay(
     relay: (msg: ProducedMessage) => void,
     interested: (realm: string) => boolean,
+    arbiter: GroupArbiter | null = null,
   ): () => void {
     this.relay = relay;
+    this.arbiter = arbiter;
     this.interests.push(interested);
     return () => {
-      if (this.relay === relay) this.relay = null;
+      if (this.relay === relay) {
+        this.relay = null;
+        this.arbiter = null;
+      }
       const i = this.interests.indexOf(interested);
       if (i >= 0) this.interests.splice(i, 1);
     };
@@ -124,7 +138,14 @@ export class Router {
     k3: string,
   ): void {
     if (!realm || realm.subscriptions.size === 0) return;
-    const pass = new RoutingPass(this.delivery, realm, msg, envelope, stored);
+    const pass = new RoutingPass(
+      this.delivery,
+      realm,
+      msg,
+      envelope,
+      stored,
+      this.relay ? this.arbiter : null,
+    );
 
     // Step 4: exact keys. k1 and k3 coincide when the producer is named TYO-MQ-ALL.
     pass.exact(k1);
@@ -163,6 +184,7 @@ class RoutingPass {
     private readonly msg: ProducedMessage,
     private readonly envelope: DeliveryEnvelope,
     private readonly stored: Promise<StoreOutcome>[],
+    private readonly arbiter: GroupArbiter | null,
   ) {}
 
   /** Step 4 for one key: records naming this producer exactly, or any producer. */
@@ -179,10 +201,9 @@ class RoutingPass {
 
   /** Step 6: grouped records wait for step 7, the others are delivered now. */
   dispatch(record: SubscriptionRecord): void {
-    // Relay mode (§17): the origin node chose the message's group member. Offline consumers
-    // registered here are served as on the origin (see docs/cluster.md): every node keeps the
-    // copies of the consumers registered with it, where the reference loses them.
-    if (this.msg.relayedFrom !== undefined && record.group !== null) return;
+    // Relay mode: offline consumers registered here are served as on the origin (see
+    // docs/cluster.md): every node keeps the copies of the consumers registered with it, where
+    // the reference loses them. Groups: see `deliverGroups`.
     if (record.group === null) {
       this.deliver(record);
       return;
@@ -193,14 +214,40 @@ class RoutingPass {
     else this.groups.set(record.group, [record]);
   }
 
-  /** Step 7: per group, the next live member round-robin (any member if none is live). */
+  /**
+   * Step 7: per group, the next live member round-robin (any member if none is live). In a
+   * cluster, the origin records the groups it served; a peer serves a group only if the origin
+   * did not and the arbiter picks this node for it (a message from a reference node, which
+   * does not say what it served, reaches no group on peers: §17).
+   */
   deliverGroups(): void {
     if (this.groups === null) return;
+    const msg = this.msg;
     for (const [group, members] of this.groups) {
-      const live = members.filter((m) => this.realm.consumers.get(m.consumer)?.online === true);
-      const pool = live.length > 0 ? live : members;
-      this.deliver(pool[(this.realm.nextGroupCount(group) - 1) % pool.length]!, members);
+      if (msg.relayedFrom === undefined) {
+        if (this.arbiter) (msg.groupsServed ??= []).push([this.realm.name, group]);
+        this.deliverGroup(group, members);
+        continue;
+      }
+      const served = msg.groupsServed;
+      if (!served || !this.arbiter) continue;
+      if (served.some(([r, g]) => r === this.realm.name && g === group)) continue;
+      // Claimed by one node of the cluster; the winner delivers once the claim answers (after
+      // this pass: its plain deliveries are flushed on their own).
+      void this.arbiter(this.realm.name, group, msg).then((won) => {
+        if (!won) return;
+        this.plain = null;
+        this.deliverGroup(group, members);
+        this.flushPlain();
+      });
     }
+  }
+
+  /** The next live member of `group` round-robin (any member if none is live). */
+  private deliverGroup(group: string, members: SubscriptionRecord[]): void {
+    const live = members.filter((m) => this.realm.consumers.get(m.consumer)?.online === true);
+    const pool = live.length > 0 ? live : members;
+    this.deliver(pool[(this.realm.nextGroupCount(group) - 1) % pool.length]!, members);
   }
 
   /** Emits the gathered plain deliveries, one packet encoding per key. */

@@ -17,6 +17,7 @@ import {
 } from '../../shared/http-api';
 import { MetricName } from '../../shared/metric-names';
 import { apiUrl, assertBearerAllowed, parseBrokerUrl, type EndpointTls } from './broker-endpoint';
+import { readClusterRelay } from './cluster-relay-counters';
 import { httpGetText } from './http-get';
 import { parsePrometheusText, sumSamples, type PromExposition } from './prometheus-text';
 import { RingBuffer } from './ring-buffer';
@@ -205,6 +206,8 @@ export class MetricsPoller {
       connectionsTotal: sumSamples(exposition, MetricName.CONNECTIONS_TOTAL),
       connectionsCurrent: sumSamples(exposition, MetricName.CONNECTIONS_CURRENT),
     };
+    const cluster = readClusterRelay(exposition);
+    if (cluster) counters.cluster = cluster;
     const stamp = this.stamp();
     const sample: BrokerSample = {
       ...stamp,

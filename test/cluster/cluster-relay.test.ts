@@ -1,7 +1,8 @@
 /**
  * Cluster relay over a real Redis (`spec/protocol-core.md` §17): three nodes; every live
  * subscriber in the cluster gets exactly one copy, whichever node it is on (exact, topic, realm
- * broadcast); relay mode skips groups; an offline durable consumer's copies are kept by the node
+ * broadcast); a consumer group gets each message once cluster-wide (on the origin when it has a
+ * member there, else on one peer); an offline durable consumer's copies are kept by the node
  * it is registered with (where the reference loses them); ACK-tracked copies on a peer are
  * tracked there; contentType crosses (Note 17-A fixed); a reference node's wrapper is routed;
  * invalid wrappers are ignored and counted.
@@ -92,7 +93,7 @@ describe('relay between nodes', () => {
     expect(there).toMatchObject({ content_type: 'text/plain', enc: 'utf8' });
   });
 
-  it('skips group subscriptions on peers: the origin chooses the group member', async () => {
+  it('serves a group on the origin when it has a member there, not again on peers', async () => {
     const g1 = await b.consumer('g1');
     await subscribe(g1, 'g1', 'fleet', 'job', { group: 'workers' });
     const plain = await b.consumer('plain');
@@ -106,6 +107,23 @@ describe('relay between nodes', () => {
     expect(await toPlain).toMatchObject({ message: 1 });
     expect(await toOrigin).toMatchObject({ message: 1 });
     await expectNothing(g1, JOB, 400);
+  });
+
+  it('gives a group with members only on peers each message once, on one of them', async () => {
+    const members = await Promise.all(
+      [b, b, c, c].map(async (node, i) => {
+        const s = await node.consumer(`m${i}`);
+        await subscribe(s, `m${i}`, 'fleet', 'job', { group: 'far' });
+        return s;
+      }),
+    );
+    const seen: number[] = [];
+    for (const s of members) s.on(JOB, (m: { message: number }) => seen.push(m.message));
+    const p = await a.producer('fleet');
+    for (let i = 0; i < 40; i++) produce(p, 'fleet', 'job', i);
+    await waitUntil(() => seen.length >= 40, '40 group deliveries');
+    await delay(300);
+    expect(seen.sort((x, y) => x - y)).toEqual([...Array(40).keys()]);
   });
 
   it("keeps an offline durable consumer's copies on the node it is registered with", async () => {
@@ -137,6 +155,19 @@ describe('relay between nodes', () => {
     w.emit(ClientEvent.ACK, { msgId: copy.msgId });
     await sync(w);
     await expectNothing(w, JOB, 400);
+  });
+});
+
+describe('embedding', () => {
+  it("gives a peer's in-process subscriber the messages of other nodes, origin 'cluster'", async () => {
+    const seen: { topic: string; payload: unknown; origin?: string }[] = [];
+    b.broker.subscribe('sensors/#', (m) => {
+      seen.push({ topic: m.topic, payload: m.payload, origin: m.origin });
+    });
+    const p = await a.producer('fleet');
+    produce(p, 'fleet', 'sensors/kitchen', 21);
+    await waitUntil(() => seen.length === 1, 'one message in-process on B');
+    expect(seen).toEqual([{ topic: 'sensors/kitchen', payload: 21, origin: 'cluster' }]);
   });
 });
 

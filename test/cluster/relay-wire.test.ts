@@ -1,6 +1,7 @@
 /** The relay wrapper both ways (`spec/protocol-core.md` §17): fields, TTLs, broadcasts. */
 import { describe, expect, it } from 'vitest';
-import { parseRelayed, relayText } from '../../broker/cluster/message-relay';
+import { redactRedisUrl } from '../../broker/cluster/cluster-schema';
+import { parseRelayed, relayText } from '../../broker/cluster/relay-wire';
 import type { ProducedMessage } from '../../broker/routing/produced-message';
 
 const base: ProducedMessage = {
@@ -31,6 +32,7 @@ describe('relay wrapper', () => {
       method: null,
       broadcast: null,
       group: null,
+      groups_served: [],
     });
     expect(wire({ ...base, ttl: null }).ttl).toBeNull();
     expect(wire({ ...base, ttl: 5 }).ttl).toBe(5);
@@ -50,11 +52,33 @@ describe('relay wrapper', () => {
     expect(parseRelayed('n2', text)).toMatchObject({ broadcast: 'realm', from: 'ANONYMOUS' });
   });
 
+  it('carries the groups the origin served and its sequence number (extensions)', () => {
+    const msg = { ...base, groupsServed: [['default', 'workers']] as [string, string][] };
+    expect(parseRelayed('n2', relayText('n1', msg, 60, 7))).toMatchObject({
+      groupsServed: [['default', 'workers']],
+      relaySeq: 7,
+    });
+    // A reference wrapper says nothing of groups: peers then leave groups alone (§17).
+    const reference = parseRelayed('n2', '{"node_id":"r","payload":{"realm":"x","event":"e"}}');
+    expect(reference).not.toHaveProperty('groupsServed');
+  });
+
   it('knows its own wrappers and refuses ones without realm or event', () => {
     expect(parseRelayed('n1', relayText('n1', base, 60))).toBe('own');
     expect(parseRelayed('n2', '{"node_id":"x","payload":{"realm":"r"}}')).toBeNull();
     expect(parseRelayed('n2', '{"node_id":"x","payload":{"event":"e"}}')).toBeNull();
     expect(parseRelayed('n2', '{"payload":{"realm":"r","event":"e"}}')).toBeNull();
     expect(parseRelayed('n2', 'garbage')).toBeNull();
+  });
+});
+
+describe('redactRedisUrl', () => {
+  it('hides the password of the userinfo and of secret-looking query values', () => {
+    expect(redactRedisUrl('redis://user:s3cret@h:6379/0')).toBe('redis://user:***@h:6379/0');
+    expect(redactRedisUrl('redis://:s3cret@h:6379')).toBe('redis://:***@h:6379');
+    const q = redactRedisUrl('rediss://h:6380/?password=s3cret&db=2');
+    expect(q).not.toContain('s3cret');
+    expect(q).toContain('db=2');
+    expect(redactRedisUrl('not a url')).toBe('<unparsable redis url>');
   });
 });

@@ -40,6 +40,9 @@ describe('MetricsPoller against the real broker', () => {
     expect(first).toMatchObject({ reachable: true, error: null, rates: null });
     expect(first.health?.status).toBe('ok');
     expect(first.counters).toMatchObject({ produced: 0, delivered: 0 });
+    // Not clustered: no relay counters (and no Cluster panel in the Overview).
+    expect(first.counters?.cluster).toBeUndefined();
+    expect(first.stats?.cluster).toBeUndefined();
 
     const consumer: TestConsumer = await connectConsumer(baseUrl, 'worker-1', 'fleet', 'job');
     const producer = await connectProducer(baseUrl, 'fleet');

@@ -30,6 +30,8 @@ export async function startCluster(
   ids: string[],
   settings: BrokerSettings & Record<string, unknown> = {},
   options: BrokerOptions = {},
+  /** Extra keys of the `cluster` block (e.g. `inline_max_bytes`). */
+  clusterSettings: Record<string, unknown> = {},
 ): Promise<ClusterNodes> {
   const prefix = `test-${randomBytes(4).toString('hex')}`;
   const nodes: Harness[] = [];
@@ -42,7 +44,14 @@ export async function startCluster(
         await startBroker(
           {
             ...settings,
-            cluster: { enabled: true, redis_url: redisUrl, prefix, node_id: id, heartbeat_ms: 200 },
+            cluster: {
+              enabled: true,
+              redis_url: redisUrl,
+              prefix,
+              node_id: id,
+              heartbeat_ms: 200,
+              ...clusterSettings,
+            },
           },
           options,
         ),

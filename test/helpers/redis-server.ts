@@ -45,7 +45,7 @@ function freePort(): Promise<number> {
   });
 }
 
-function startOn(port: number, dir: string): Promise<ChildProcess> {
+function startOn(port: number, dir: string, extra: string[]): Promise<ChildProcess> {
   const child = spawn(
     BINARY,
     [
@@ -61,6 +61,7 @@ function startOn(port: number, dir: string): Promise<ChildProcess> {
       dir,
       '--protected-mode',
       'yes',
+      ...extra,
     ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
@@ -93,14 +94,17 @@ function startOn(port: number, dir: string): Promise<ChildProcess> {
   });
 }
 
-/** Starts a private `redis-server`; call `stop()` in afterAll/afterEach. */
-export async function startRedisServer(): Promise<RedisServer> {
+/**
+ * Starts a private `redis-server`; call `stop()` in afterAll/afterEach. `args`: extra
+ * redis-server options, e.g. `['--client-output-buffer-limit', 'pubsub 1mb 512kb 60']`.
+ */
+export async function startRedisServer(args: string[] = []): Promise<RedisServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'switchboard-redis-'));
   let lastError: unknown;
   for (let attempt = 0; attempt < 5; attempt++) {
     const port = await freePort();
     try {
-      let child = await startOn(port, dir);
+      let child = await startOn(port, dir, args);
       return {
         port,
         url: `redis://127.0.0.1:${port}`,
@@ -111,7 +115,7 @@ export async function startRedisServer(): Promise<RedisServer> {
         kill: () => ended(child, 'SIGKILL'),
         restart: async () => {
           await ended(child, 'SIGKILL');
-          child = await startOn(port, dir);
+          child = await startOn(port, dir, args);
         },
       };
     } catch (err) {

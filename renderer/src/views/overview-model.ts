@@ -26,6 +26,8 @@ export interface OverviewModel {
   tone: BadgeTone;
   port: number | null;
   url: string | null;
+  /** The broker's node id (`/health` `node_id`, set on clustered nodes), else null. */
+  nodeId: string | null;
   dataDir: string | null;
   uptimeSeconds: number | null;
   producers: OnlineTotal | null;
@@ -123,6 +125,7 @@ export function buildOverviewModel(
     tone: TONES[state],
     port: status?.port ?? null,
     url: overview?.url ?? null,
+    nodeId: live?.health?.node_id ?? live?.stats?.cluster?.node_id ?? null,
     dataDir: status?.dataDir ?? null,
     uptimeSeconds: live?.health?.uptime_seconds ?? null,
     producers: registrations?.producers ?? null,

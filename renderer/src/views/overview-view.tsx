@@ -13,6 +13,7 @@ import { formatCount, formatDuration, formatRate } from '../format';
 import { useAppStore } from '../store/app-store';
 import { restartLocalBroker } from '../store/bind-console';
 import { ChartsView } from './charts-view';
+import { ClusterPanel } from './cluster-panel';
 import { portsDetail } from './local-ports';
 import { buildOverviewModel, type OnlineTotal } from './overview-model';
 
@@ -44,6 +45,11 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
             {model.url ?? '—'}
             {model.dataDir && <span className="muted"> · data in {model.dataDir}</span>}
           </p>
+          {model.nodeId && (
+            <p className="muted wrap-anywhere" data-testid="overview-node-id">
+              Node <code>{model.nodeId}</code>
+            </p>
+          )}
         </div>
         <div className="page__actions">
           <StatusBadge label={stateLabel} tone={model.tone} testId="overview-status" />
@@ -150,6 +156,14 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
           detail="open now"
         />
       </div>
+
+      {overview?.reachable && (
+        <ClusterPanel
+          cluster={overview.stats?.cluster}
+          relay={overview.counters?.cluster}
+          sampledAt={overview.sampledAt}
+        />
+      )}
 
       <ChartsView client={client} />
 

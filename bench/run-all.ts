@@ -21,6 +21,10 @@
  *     with 10,000 entries: time to first rows and to all loaded, long tasks while scrolling.
  *   - renderer tap (`scenarios/renderer-tap.ts`, BENCH_ONLY=renderer-tap): the console's Live tap
  *     in Chromium at 5,000 messages/s — long tasks per second, pause latency, renderer heap.
+ *   - cluster (`scenarios/cluster.ts`, BENCH_ONLY=cluster): a private redis-server, one broker and
+ *     a 2-node cluster; 1 KiB 1→1 on one broker, on node a only, and node a → node b (across
+ *     Redis), and 1→10 one broker vs consumers split over a and b; deliveries/s, idle latency,
+ *     Redis CPU, `ratio = cluster_cross / single`. Skipped in quick mode unless named.
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -29,9 +33,10 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster
  *                              run only these scenarios (comma-separated; the renderer ones
- *                              start Chromium and are skipped in quick mode unless named)
+ *                              start Chromium, and they and `cluster` are skipped in quick
+ *                              mode unless named)
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
@@ -71,6 +76,7 @@ import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';
 import { rendererTapConfig, runRendererTap } from './scenarios/renderer-tap';
+import { clusterBenchConfig, runClusterBench } from './scenarios/cluster';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -323,6 +329,13 @@ async function main(): Promise<void> {
     : await runRendererTap(rendererTapConfig(quick), (l) => log(l)).catch(
         (err: unknown) => (errors.push(`renderer-tap: ${(err as Error).message}`), null),
       );
+  // Cluster (BENCH_ONLY=cluster): a 2-node cluster over a private redis-server vs one broker.
+  // It starts Redis and three brokers, so quick mode (the smoke test) runs it only when named.
+  const cluster = !(only ? only.has('cluster') : !quick)
+    ? null
+    : await runClusterBench(clusterBenchConfig(quick, repeats, windowFor), fork, (l) =>
+        log(`cluster ${l}`),
+      ).catch((err: unknown) => (errors.push(`cluster: ${(err as Error).message}`), null));
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -372,6 +385,7 @@ async function main(): Promise<void> {
     mqtt,
     renderer_dlq: rendererDlq,
     renderer_tap: rendererTap,
+    cluster,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

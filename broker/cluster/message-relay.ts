@@ -21,7 +21,7 @@ import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
 import type { RedisLinks } from './redis-links';
-import { parseRelayed, relayText } from './relay-wire';
+import { blobText, parseRelayed, relayText } from './relay-wire';
 
 /** How long a large message waits in Redis for the peers to fetch it (ms). */
 const BLOB_TTL_MS = 60_000;
@@ -86,7 +86,7 @@ export class MessageRelay {
       // One connection: the SET is applied before the PUBLISH that names it.
       sent = Promise.all([
         command.set(key, text, 'PX', BLOB_TTL_MS),
-        command.publish(this.channel, JSON.stringify({ node_id: this.nodeId, blob: key })),
+        command.publish(this.channel, blobText(this.nodeId, key)),
       ]);
     } else {
       sent = command.publish(this.channel, text);

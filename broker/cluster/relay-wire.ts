@@ -50,6 +50,22 @@ export interface BlobRef {
   blob: string;
 }
 
+const ownPrefixes = new Map<string, string>();
+/** The start of every wrapper `nodeId` writes: `{"node_id":<id>,`. */
+function ownPrefix(nodeId: string): string {
+  let prefix = ownPrefixes.get(nodeId);
+  if (prefix === undefined) {
+    prefix = `{"node_id":${JSON.stringify(nodeId)},`;
+    ownPrefixes.set(nodeId, prefix);
+  }
+  return prefix;
+}
+
+/** The blob wrapper `{node_id, blob}` of a large message stored at `key`. */
+export function blobText(nodeId: string, key: string): string {
+  return JSON.stringify({ node_id: nodeId, blob: key });
+}
+
 /**
  * The relay wrapper of `msg` as JSON text (§17). `ttl` is the effective TTL in seconds (§9.3):
  * the message's, else `defaultTtl` (this node's store default); null = never expires.
@@ -90,14 +106,21 @@ export function parseRelayed(
   nodeId: string,
   text: string,
 ): ProducedMessage | BlobRef | 'own' | null {
+  // Redis sends every node its own messages back: recognised by the prefix this node writes
+  // (`node_id` first), without parsing them.
+  if (text.startsWith(ownPrefix(nodeId))) return 'own';
   let raw: unknown;
   try {
     raw = JSON.parse(text);
   } catch {
     return null;
   }
-  const blob = BlobWrapper.safeParse(raw);
-  if (blob.success) return blob.data.node_id === nodeId ? 'own' : { blob: blob.data.blob };
+  // A failed zod parse is costly: try the blob form only for what looks like one.
+  if (typeof raw === 'object' && raw !== null && 'blob' in raw) {
+    const blob = BlobWrapper.safeParse(raw);
+    if (!blob.success) return null;
+    return blob.data.node_id === nodeId ? 'own' : { blob: blob.data.blob };
+  }
   const parsed = RelayedWrapper.safeParse(raw);
   if (!parsed.success) return null;
   const { node_id: from, payload: p } = parsed.data;

@@ -38,7 +38,11 @@ export class RedisLinks {
       lazyConnect: true,
       retryStrategy: (times: number) => (this.closed ? null : Math.min(100 * times, 2_000)),
     };
-    this.command = new Redis(options.url, { ...common, connectionName: 'switchboard-cmd' });
+    this.command = new Redis(options.url, {
+      ...common,
+      connectionName: 'switchboard-cmd',
+      enableAutoPipelining: true,
+    });
     this.subscriber = new Redis(options.url, {
       ...common,
       connectionName: 'switchboard-sub',

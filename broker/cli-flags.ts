@@ -14,6 +14,7 @@ import {
   LOG_LEVELS,
 } from '../shared/cli-conventions';
 import { Protocol } from '../shared/protocol-events';
+import { isRedisUrl } from './storage/redis-options';
 import {
   normalizeAuthStoreArg,
   parseAuthStoreValue,
@@ -126,7 +127,7 @@ export function parseBrokerFlags(
     throw new UsageError(`Invalid --mqtt-port ${mqttText}: use 0-65535 (0 = any free port)`);
   }
   const cluster = values.cluster;
-  if (!help && cluster !== undefined && !/^(rediss?|redis\+unix):\/\/\S+$/i.test(cluster)) {
+  if (!help && cluster !== undefined && !isRedisUrl(cluster)) {
     throw new UsageError(`Invalid --cluster ${cluster}: use a redis:// or rediss:// URL`);
   }
   const nodeId = values['node-id'];

@@ -8,12 +8,10 @@
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
-import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
 import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
 import { authorizationRequests, keepAdminToken } from './auth/auth-wiring';
-import { requireAdminBearer } from './auth/http-bearer';
 import { watchRevocations } from './auth/session-revocation';
 import { TokenValidator } from './auth/token-validator';
 import { createManagement } from './admin/create-management';
@@ -21,7 +19,7 @@ import { clusterAdmin } from './cluster/cluster-admin-wiring';
 import { createCluster } from './cluster/create-cluster';
 import { createSettingsRuntime } from './config/settings-runtime';
 import { unsupportedKeys, type SettingsInput } from './config/settings-schema';
-import { AckTracker } from './delivery/ack-tracker';
+import { createAckTracker } from './delivery/ack-wiring';
 import { ChunkAssembler } from './delivery/chunk-assembler';
 import { Delivery } from './delivery/delivery';
 import { DurableExpiry } from './delivery/durable-expiry';
@@ -31,9 +29,9 @@ import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
 import type { HandlerContext } from './handlers/handler-context';
 import { brokerClients } from './http/broker-clients';
-import { createHttpApi, forbidden } from './http/http-api';
+import { forbidden } from './http/http-api';
+import { createBrokerHttp } from './http/broker-http';
 import { brokerHealth, brokerStats } from './http/broker-stats';
-import { createRealmProvisioning } from './http/realm-provisioning';
 import { BackPressure } from './limits/back-pressure';
 import { LimitMetrics } from './limits/limit-metrics';
 import { LimitsService } from './limits/limits-service';
@@ -139,27 +137,7 @@ export function createBroker(
   metrics.watchTransports(() => transportCounts(io, mqttConnected()));
   // Per-message warnings of a busy realm: first one in full, then a count per key (10 s).
   const repeated = new RepeatedWarnings(logger);
-  const acks = new AckTracker({
-    delivered: (realm, event) => metrics.messageDelivered(realm, event),
-    ackTimeout: (realm) => metrics.ackTimeout(realm),
-    acked: (seconds) => metrics.acked(seconds),
-    exhausted: (msgId, copy, reason) => {
-      const { key, consumer } = copy.stored;
-      ledger
-        .deadLetter(msgId, reason, copy.realm, key, consumer)
-        .then((id) => {
-          if (id === null) return;
-          metrics.messageDeadLettered(copy.realm);
-          repeated.warn({ realm: copy.realm, event: copy.key, reason }, { id }, 'dead-lettered');
-        })
-        .catch((err: unknown) => logger.error({ err, id: msgId }, 'dead-letter move failed'));
-    },
-    attempted: (msgId, n) => {
-      store.setAttempts(msgId, n).catch((err: unknown) => {
-        logger.error({ err, id: msgId }, 'attempt count not stored');
-      });
-    },
-  });
+  const acks = createAckTracker({ metrics, ledger, store, repeated, logger });
   const limits = settings.input_limits;
   const chunks = new ChunkAssembler(
     {
@@ -318,29 +296,18 @@ export function createBroker(
       cluster.status(),
     );
   const health = (): Health => brokerHealth(startedAt, cluster.nodeId ?? undefined);
-  const adminApi = requireAdminBearer(
-    createHttpApi({
-      settings: () => live.current,
-      health,
-      stats: getStats,
-      clients: () => brokerClients(realms, ledger, mqtt.clientList()),
-      metrics: () => metrics.render(),
-      listDlq: (realm) => store.listDlq(realm),
-      hostAllowed: (req) => guard.hostAllowed(req.headers.host),
-      onError: (err) => logger.error({ err }, 'HTTP API request failed'),
-    }),
-    auth,
-    () => live.current,
-  );
-  const provisioning = createRealmProvisioning({
+  const httpApi = createBrokerHttp({
     settings: () => live.current,
+    health,
+    stats: getStats,
+    clients: () => brokerClients(realms, ledger, mqtt.clientList()),
+    metrics: () => metrics.render(),
+    listDlq: (realm) => store.listDlq(realm),
+    hostAllowed: (req) => guard.hostAllowed(req.headers.host),
     auth,
     logger,
-    rateLimit: (req) =>
-      rateLimits.realmCreationRefusal(rateLimits.requestIp(req))?.retryAfter ?? null,
+    rateLimits,
   });
-  const httpApi = (req: IncomingMessage, res: ServerResponse): boolean =>
-    provisioning(req, res) || adminApi(req, res);
 
   const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
   const stopSweep = settings.idle_eviction.enabled

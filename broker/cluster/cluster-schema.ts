@@ -15,15 +15,15 @@
  *   (1 MiB: larger relayed messages go by reference, see `MessageRelay`)}`.
  */
 import { z } from 'zod';
+import { isRedisUrl } from '../storage/redis-options';
 
 /** Redis key prefix of the reference (§17). */
 export const DEFAULT_CLUSTER_PREFIX = 'tyo-mq:cluster';
-export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
 
 const RedisUrl = z
   .string()
   .max(2048)
-  .regex(/^(rediss?|redis\+unix):\/\//i, { message: 'must be a redis:// or rediss:// URL' });
+  .refine(isRedisUrl, { message: 'must be a redis:// or rediss:// URL' });
 
 export const ClusterSettingsSchema = z
   .object({
@@ -74,20 +74,3 @@ export const CLUSTER_ALIASES: Record<string, string> = {
   connectTimeoutMs: 'connect_timeout_ms',
   inlineMaxBytes: 'inline_max_bytes',
 };
-
-/**
- * A Redis URL with its password replaced by `***` (the userinfo one, and query values whose
- * name suggests a secret, e.g. `?password=`), safe for logs and status.
- */
-export function redactRedisUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.password) parsed.password = '***';
-    for (const key of [...parsed.searchParams.keys()]) {
-      if (/pass|secret|token|auth|key/i.test(key)) parsed.searchParams.set(key, '***');
-    }
-    return parsed.toString();
-  } catch {
-    return '<unparsable redis url>';
-  }
-}

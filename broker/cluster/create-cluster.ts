@@ -12,7 +12,8 @@ import type { Logger } from '../logging/logger';
 import type { Router } from '../routing/router';
 import { DEFAULT_STORE_TTL_SECONDS } from '../storage/message-store';
 import { ClusterMetrics } from './cluster-metrics';
-import { DEFAULT_REDIS_URL, type ClusterSettings } from './cluster-schema';
+import { DEFAULT_REDIS_URL } from '../storage/redis-keys';
+import type { ClusterSettings } from './cluster-schema';
 import { MessageRelay } from './message-relay';
 import { NodeRegistry } from './node-registry';
 import { RedisLinks } from './redis-links';
@@ -39,8 +40,7 @@ export interface ClusterDeps {
 
 /** The Redis URL the cluster uses: its own, else the Redis store's, else the default. */
 export function clusterRedisUrl(settings: Settings, cluster: ClusterSettings): string {
-  const storeUrl = (settings.storage_options as { url?: unknown }).url;
-  return cluster.redis_url ?? (typeof storeUrl === 'string' ? storeUrl : DEFAULT_REDIS_URL);
+  return cluster.redis_url ?? settings.storage_options.url ?? DEFAULT_REDIS_URL;
 }
 
 export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {

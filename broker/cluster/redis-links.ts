@@ -9,7 +9,7 @@
  */
 import { Redis } from 'ioredis';
 import type { Logger } from '../logging/logger';
-import { redactRedisUrl } from './cluster-schema';
+import { safeRedisUrl } from '../storage/redis-keys';
 
 export interface RedisLinksOptions {
   url: string;
@@ -30,7 +30,7 @@ export class RedisLinks {
     private readonly options: RedisLinksOptions,
     private readonly logger: Logger,
   ) {
-    this.where = redactRedisUrl(options.url);
+    this.where = safeRedisUrl(options.url);
     const common = {
       connectTimeout: options.connectTimeoutMs,
       enableOfflineQueue: false,

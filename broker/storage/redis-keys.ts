@@ -81,14 +81,18 @@ export function decodeDlq(raw: RawEntry): DlqEntry {
 }
 
 /**
- * A URL safe to log: scheme, host, port and database only — never the user name or password.
- * Anything that does not parse is shown as `<redis url>`.
+ * A Redis URL safe for logs, errors and status: the password (of the userinfo, and query values
+ * whose name suggests a secret, e.g. `?password=`, which ioredis reads) replaced by `***`.
  */
 export function safeRedisUrl(url: string): string {
   try {
-    const u = new URL(url);
-    return `${u.protocol}//${u.hostname}${u.port ? `:${u.port}` : ''}${u.pathname === '/' ? '' : u.pathname}`;
+    const parsed = new URL(url);
+    if (parsed.password) parsed.password = '***';
+    for (const key of [...parsed.searchParams.keys()]) {
+      if (/pass|secret|token|auth|key/i.test(key)) parsed.searchParams.set(key, '***');
+    }
+    return parsed.toString();
   } catch {
-    return '<redis url>';
+    return '<unparsable redis url>';
   }
 }

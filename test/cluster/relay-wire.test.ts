@@ -1,6 +1,6 @@
 /** The relay wrapper both ways (`spec/protocol-core.md` §17): fields, TTLs, broadcasts. */
 import { describe, expect, it } from 'vitest';
-import { redactRedisUrl } from '../../broker/cluster/cluster-schema';
+import { safeRedisUrl as redactRedisUrl } from '../../broker/storage/redis-keys';
 import { parseRelayed, relayText } from '../../broker/cluster/relay-wire';
 import type { ProducedMessage } from '../../broker/routing/produced-message';
 
@@ -72,7 +72,7 @@ describe('relay wrapper', () => {
   });
 });
 
-describe('redactRedisUrl', () => {
+describe('safeRedisUrl', () => {
   it('hides the password of the userinfo and of secret-looking query values', () => {
     expect(redactRedisUrl('redis://user:s3cret@h:6379/0')).toBe('redis://user:***@h:6379/0');
     expect(redactRedisUrl('redis://:s3cret@h:6379')).toBe('redis://:***@h:6379');

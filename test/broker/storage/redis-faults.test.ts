@@ -118,13 +118,18 @@ describe('Redis start-up probe and fallback', () => {
     const early = store.enqueue('default', 'k', input('early'));
     const opened = await (store as RedisStartupStore).opened;
     expect(opened).toMatchObject({ backend: 'sqlite', fellBack: true });
-    expect(opened.error?.message).toMatch(`Redis store unreachable at redis://127.0.0.1:${port}`);
+    expect(opened.error?.message).toMatch(
+      `Redis store unreachable at redis://user:***@127.0.0.1:${port}`,
+    );
     expect(store.backend).toBe('sqlite');
     const id = await early;
     expect((await store.dequeue('default', 'k', 'c')).map((e) => e.id)).toEqual([id]);
     expect(existsSync(join(dir, 'fallback.sqlite'))).toBe(true);
     const warning = log.lines.map((l) => JSON.parse(l)).find((l) => l.level === 40);
-    expect(warning).toMatchObject({ fallback: 'sqlite', url: `redis://127.0.0.1:${port}` });
+    expect(warning).toMatchObject({
+      fallback: 'sqlite',
+      url: `redis://user:***@127.0.0.1:${port}`,
+    });
     expect(log.text()).not.toContain('s3cret-pw');
     expect(opened.error?.message).not.toContain('s3cret-pw');
   });
@@ -151,7 +156,9 @@ describe('Redis start-up probe and fallback', () => {
     );
     open.push(store);
     const failure = storeOpened(store);
-    await expect(failure).rejects.toThrow(`Redis store unreachable at redis://127.0.0.1:${port}/2`);
+    await expect(failure).rejects.toThrow(
+      `Redis store unreachable at redis://:***@127.0.0.1:${port}/2`,
+    );
     await expect(failure).rejects.toThrow(/storage_options\.fallback/);
     await expect(store.enqueue('default', 'k', input(1))).rejects.toMatchObject({
       code: 'SWB_ERR_STORAGE',

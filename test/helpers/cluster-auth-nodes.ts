@@ -4,11 +4,11 @@
  * (the admin-token bootstrap never touches the working directory), joined to one Redis under
  * one key prefix. The caller closes the nodes and stops the Redis server.
  */
-import { randomBytes } from 'node:crypto';
 import { signEnvelope } from '../../broker/auth/proof';
 import type { SignedActionName } from '../../shared/admin-signature';
 import { ADMIN_TOKEN } from './auth-clients';
 import { startBroker, type BrokerSettings, type Harness } from './broker-harness';
+import { clusterBlock, freshPrefix } from './cluster-nodes';
 
 export const ADMIN_AUTH = {
   enabled: true,
@@ -23,10 +23,7 @@ export interface AuthNodeOptions {
   settingsFile?: string;
 }
 
-/** A fresh key prefix, so tests sharing one Redis never see each other's keys. */
-export function freshPrefix(): string {
-  return `test-${randomBytes(4).toString('hex')}`;
-}
+export { freshPrefix };
 
 /** Starts one clustered node `id` with auth on (the admin token of `ADMIN_TOKEN`). */
 export function startAuthNode(
@@ -39,15 +36,7 @@ export function startAuthNode(
     {
       ...opts.settings,
       auth: { ...ADMIN_AUTH, ...opts.auth },
-      cluster: {
-        enabled: true,
-        redis_url: redisUrl,
-        prefix,
-        node_id: id,
-        heartbeat_ms: 200,
-        connect_timeout_ms: 2_000,
-        ...opts.cluster,
-      },
+      cluster: clusterBlock(redisUrl, prefix, id, { connect_timeout_ms: 2_000, ...opts.cluster }),
     } as BrokerSettings,
     { env: {}, settingsFile: opts.settingsFile },
   );

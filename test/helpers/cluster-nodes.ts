@@ -14,6 +14,21 @@ export interface ClusterNodes {
   close(): Promise<void>;
 }
 
+/** A fresh key prefix, so tests sharing one Redis never see each other's keys. */
+export function freshPrefix(): string {
+  return `test-${randomBytes(4).toString('hex')}`;
+}
+
+/** The `cluster` block of test node `id` (fast heartbeat), with `extra` keys merged in. */
+export function clusterBlock(
+  redisUrl: string,
+  prefix: string,
+  id: string,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> {
+  return { enabled: true, redis_url: redisUrl, prefix, node_id: id, heartbeat_ms: 200, ...extra };
+}
+
 /** Whether `node` has seen `n` alive nodes (its heartbeat view, `cluster.nodes`). */
 export function seesNodes(node: Harness, n: number): boolean {
   const cluster = node.broker.getStats().cluster;
@@ -33,7 +48,7 @@ export async function startCluster(
   /** Extra keys of the `cluster` block (e.g. `inline_max_bytes`). */
   clusterSettings: Record<string, unknown> = {},
 ): Promise<ClusterNodes> {
-  const prefix = `test-${randomBytes(4).toString('hex')}`;
+  const prefix = freshPrefix();
   const nodes: Harness[] = [];
   const close = async (): Promise<void> => {
     await Promise.all(nodes.map((n) => n.close()));
@@ -44,14 +59,7 @@ export async function startCluster(
         await startBroker(
           {
             ...settings,
-            cluster: {
-              enabled: true,
-              redis_url: redisUrl,
-              prefix,
-              node_id: id,
-              heartbeat_ms: 200,
-              ...clusterSettings,
-            },
+            cluster: clusterBlock(redisUrl, prefix, id, clusterSettings),
           },
           options,
         ),

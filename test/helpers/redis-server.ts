@@ -34,7 +34,8 @@ async function ended(child: ChildProcess, signal: NodeJS.Signals): Promise<void>
 
 const BINARY = process.env.REDIS_SERVER_PATH ?? 'redis-server';
 
-function freePort(): Promise<number> {
+/** A loopback port free at the time of the call (nothing listens on it). */
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);

@@ -5,7 +5,6 @@
  * naming the URL; credentials never reach a log line or an error.
  */
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Redis } from 'ioredis';
@@ -16,7 +15,7 @@ import { createStore, storeOpened } from '../../../broker/storage/create-store';
 import type { MessageStore } from '../../../broker/storage/message-store';
 import { RedisStartupStore } from '../../../broker/storage/redis-startup';
 import { RedisStore } from '../../../broker/storage/redis-store';
-import { startRedisServer, type RedisServer } from '../../helpers/redis-server';
+import { freePort, startRedisServer, type RedisServer } from '../../helpers/redis-server';
 import { waitUntil } from '../../helpers/wait';
 
 const env = (message: unknown) => ({ event: 'job', message, from: 'fleet' });
@@ -30,16 +29,7 @@ function capture(): { logger: pino.Logger; lines: string[]; text(): string } {
 }
 
 /** A loopback port nothing listens on. */
-function closedPort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
+const closedPort = freePort;
 
 const dir = mkdtempSync(join(tmpdir(), 'swb-redis-faults-'));
 const open: MessageStore[] = [];

@@ -224,13 +224,21 @@ class RoutingPass {
     if (this.groups === null) return;
     const msg = this.msg;
     for (const [group, members] of this.groups) {
+      if (this.arbiter === null) {
+        if (msg.relayedFrom === undefined) this.deliverGroup(group, members);
+        continue;
+      }
+      // In a cluster, a node serves a group only if a copy would reach someone: a member is
+      // live, or the copy is kept for an offline one (durable subscription or guaranteed
+      // message). Otherwise a node whose only member left would drop it for the whole group.
+      if (!this.canServe(members)) continue;
       if (msg.relayedFrom === undefined) {
-        if (this.arbiter) (msg.groupsServed ??= []).push([this.realm.name, group]);
+        (msg.groupsServed ??= []).push([this.realm.name, group]);
         this.deliverGroup(group, members);
         continue;
       }
       const served = msg.groupsServed;
-      if (!served || !this.arbiter) continue;
+      if (!served) continue;
       if (served.some(([r, g]) => r === this.realm.name && g === group)) continue;
       // Claimed by one node of the cluster; the winner delivers once the claim answers (after
       // this pass: its plain deliveries are flushed on their own).
@@ -241,6 +249,15 @@ class RoutingPass {
         this.flushPlain();
       });
     }
+  }
+
+  /** Whether delivering to `members` reaches someone now or later (see `deliverGroups`). */
+  private canServe(members: SubscriptionRecord[]): boolean {
+    if (this.msg.guaranteed) return true;
+    for (const m of members) {
+      if (m.durable || this.realm.consumers.get(m.consumer)?.online === true) return true;
+    }
+    return false;
   }
 
   /** The next live member of `group` round-robin (any member if none is live). */

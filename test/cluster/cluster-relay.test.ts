@@ -126,6 +126,29 @@ describe('relay between nodes', () => {
     expect(seen.sort((x, y) => x - y)).toEqual([...Array(40).keys()]);
   });
 
+  it('leaves a group to live members elsewhere when its member on the origin has left', async () => {
+    // A non-durable member on the producing node that disconnected stays registered until idle
+    // eviction; it must not take (and drop) the group's messages.
+    const ghost = await a.consumer('ghost');
+    await subscribe(ghost, 'ghost', 'fleet', 'job', { group: 'crew' });
+    ghost.disconnect();
+    await delay(100);
+    const members = await Promise.all(
+      [b, c].map(async (node, i) => {
+        const s = await node.consumer(`live${i}`);
+        await subscribe(s, `live${i}`, 'fleet', 'job', { group: 'crew' });
+        return s;
+      }),
+    );
+    const seen: number[] = [];
+    for (const s of members) s.on(JOB, (m: { message: number }) => seen.push(m.message));
+    const p = await a.producer('fleet');
+    for (let i = 0; i < 10; i++) produce(p, 'fleet', 'job', i);
+    await waitUntil(() => seen.length >= 10, '10 group deliveries');
+    await delay(300);
+    expect(seen.sort((x, y) => x - y)).toEqual([...Array(10).keys()]);
+  });
+
   it("keeps an offline durable consumer's copies on the node it is registered with", async () => {
     const sleeper = await b.consumer('sleeper');
     await subscribe(sleeper, 'sleeper', 'fleet', 'job', { durable: true });

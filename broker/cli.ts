@@ -20,7 +20,7 @@ import {
   type BrokerFatalMessage,
   type BrokerProcessMessage,
 } from '../shared/broker-process';
-import type { CliExitCode } from '../shared/cli-conventions';
+import { SIGNAL_ECHO_MS, type CliExitCode } from '../shared/cli-conventions';
 import { SwitchboardError } from '../shared/error-catalogue';
 import { isLoopbackHost } from '../shared/loopback';
 import { PortInUseError } from '../shared/port-in-use-error';
@@ -147,12 +147,16 @@ async function main(): Promise<void> {
   let broker: Broker | null = null;
   let starting: Promise<unknown> | null = null;
   let stopping = false;
+  let stoppingSince = 0;
   const stop = (reason: string): void => {
     if (stopping) {
+      // One Ctrl-C delivered twice under `npm run` (see SIGNAL_ECHO_MS) is not "exit now".
+      if (reason.startsWith('SIG') && Date.now() - stoppingSince < SIGNAL_ECHO_MS) return;
       logger.warn({ reason }, 'asked to stop again: exiting now');
       process.exit(BrokerExitCode.OK);
     }
     stopping = true;
+    stoppingSince = Date.now();
     logger.info({ reason }, 'stopping broker');
     setTimeout(() => process.exit(BrokerExitCode.OK), STOP_TIMEOUT_MS).unref();
     const current = broker;

@@ -43,3 +43,10 @@ export function isLogLevel(value: string): value is LogLevel {
 
 /** Help text lines describing the exit codes, identical in both CLIs. */
 export const EXIT_CODES_HELP = `Exit codes: ${CliExitCode.OK} stopped normally, ${CliExitCode.CRASH} runtime failure, ${CliExitCode.CONFIG} bad usage or configuration, ${CliExitCode.PORT_IN_USE} port in use.`;
+
+/**
+ * A repeat of a stop signal sooner than this (ms) is the same one delivered twice: a terminal's
+ * Ctrl-C reaches a process under `npm run` from the terminal (the whole foreground group) and
+ * again forwarded by npm. Only a later one means "stop waiting, exit now".
+ */
+export const SIGNAL_ECHO_MS = 1_000;

@@ -11,7 +11,7 @@
  */
 import path from 'node:path';
 import { pino, type Logger } from 'pino';
-import { CliExitCode, LOG_LEVEL_ENV } from '../../shared/cli-conventions';
+import { CliExitCode, LOG_LEVEL_ENV, SIGNAL_ECHO_MS } from '../../shared/cli-conventions';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { PortInUseError } from '../../shared/port-in-use-error';
 import { createLocalConsole, type LocalConsole } from '../services/local-console';
@@ -176,15 +176,11 @@ function mqttPorts(local: LocalConsole): { mqttPort: number | null; mqttWsPort: 
   return { mqttPort, mqttWsPort };
 }
 
-/** A repeat of the stop signal sooner than this (ms) is the same one, delivered twice. */
-const SIGNAL_ECHO_MS = 1_000;
-
 function installSignalHandlers(host: WebHost, local: LocalConsole, logger: Logger): void {
   let stoppingSince: number | null = null;
   const shutdown = (signal: NodeJS.Signals): void => {
     if (stoppingSince !== null) {
-      // A Ctrl-C reaches us twice under `npm run`: from the terminal (the whole foreground
-      // group) and forwarded by npm. Only a later one means "stop waiting".
+      // One Ctrl-C delivered twice under `npm run` (see SIGNAL_ECHO_MS).
       if (Date.now() - stoppingSince < SIGNAL_ECHO_MS) return;
       exitWith(CliExitCode.OK, `Received ${signal} again: exiting without waiting for the broker.`);
     }

@@ -71,6 +71,8 @@ export const ClusterStatusSchema = z.object({
   node_id: z.string(),
   /** Whether this node's Redis links are up (messages are relayed only then). */
   redis: z.enum(['up', 'down']),
+  /** While down: Redis's or the connection's last error (e.g. `WRONGPASS …`). */
+  redis_error: z.string().optional(),
   /** The Redis URL without its password. */
   redis_url: z.string(),
   prefix: z.string(),

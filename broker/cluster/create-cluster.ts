@@ -101,6 +101,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     status: () => ({
       node_id: nodeId,
       redis: links.up ? 'up' : 'down',
+      ...(links.lastError ? { redis_error: links.lastError } : {}),
       redis_url: links.url,
       prefix: config.prefix,
       nodes: registry.nodes(),

@@ -2,7 +2,8 @@
  * Which nodes make up the cluster: every node writes a heartbeat into the Redis hash
  * `<prefix>:nodes` (field = node id, value = JSON `{node_id, started_at, last_seen, version}`,
  * epoch ms) every `heartbeatMs`, reads the others back, and removes its field on close. A node
- * is alive while its last heartbeat is younger than 3 × `heartbeatMs`; fields older than
+ * is alive while its heartbeat changed less than 3 × `heartbeatMs` ago, measured on the
+ * reader's clock (so clock skew between nodes does not matter); fields unchanged for
  * 20 × `heartbeatMs` (a node killed without closing) are deleted by whoever sees them.
  */
 import type { Logger } from '../logging/logger';
@@ -13,7 +14,7 @@ export interface ClusterNode {
   node_id: string;
   /** Epoch ms. */
   started_at: number;
-  /** Epoch ms of its last heartbeat. */
+  /** Epoch ms, on the answering node's clock, when its heartbeat was last seen to change. */
   last_seen: number;
   version: string;
   /** True for the node answering. */
@@ -24,6 +25,8 @@ export class NodeRegistry {
   private readonly key: string;
   private timer: NodeJS.Timeout | null = null;
   private known: ClusterNode[] = [];
+  /** Each node's last heartbeat value and when this node saw it change (its own clock). */
+  private observed = new Map<string, { beat: number; at: number }>();
   private readonly startedAt = Date.now();
 
   constructor(
@@ -78,12 +81,30 @@ export class NodeRegistry {
       const all = await this.links.command.hgetall(this.key);
       const alive: ClusterNode[] = [];
       const stale: string[] = [];
+      const seen = new Map<string, { beat: number; at: number }>();
       for (const [id, text] of Object.entries(all)) {
         const node = parseNode(id, text);
-        const age = node ? now - node.last_seen : Infinity;
-        if (node && age <= 3 * this.heartbeatMs) alive.push({ ...node, self: id === this.nodeId });
-        else if (age > 20 * this.heartbeatMs) stale.push(id);
+        if (!node) {
+          stale.push(id);
+          continue;
+        }
+        // Ages on this node's clock: when the peer's heartbeat last changed here, so a peer
+        // whose clock is off is neither kept alive nor dropped by the difference.
+        const before = this.observed.get(id);
+        const at = before && before.beat === node.last_seen ? before.at : now;
+        seen.set(id, { beat: node.last_seen, at });
+        const age = id === this.nodeId ? 0 : now - at;
+        if (age <= 3 * this.heartbeatMs) {
+          alive.push({
+            ...node,
+            last_seen: id === this.nodeId ? now : at,
+            self: id === this.nodeId,
+          });
+        } else if (age > 20 * this.heartbeatMs) {
+          stale.push(id);
+        }
       }
+      this.observed = seen;
       if (stale.length > 0) await this.links.command.hdel(this.key, ...stale);
       alive.sort((a, b) => a.started_at - b.started_at || a.node_id.localeCompare(b.node_id));
       this.known = alive;

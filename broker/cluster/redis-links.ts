@@ -22,6 +22,8 @@ export class RedisLinks {
   readonly command: Redis;
   readonly subscriber: Redis;
   private wasUp = false;
+  /** The last connection error (message), for the logs and `lastError`. */
+  private lastErrorText: string | null = null;
   private readonly channels = new Map<string, (text: string) => void>();
   private closed = false;
   private readonly where: string;
@@ -55,9 +57,19 @@ export class RedisLinks {
     for (const link of [this.command, this.subscriber]) {
       link.on('ready', () => this.check());
       link.on('close', () => this.check());
-      // ioredis emits `error` on every failed attempt; the state change is what gets logged.
+      // ioredis emits `error` on every failed attempt; the state change is what gets logged,
+      // with the last reason (a refused password must not read as "unreachable").
       link.on('error', (err: Error) => {
-        if (this.wasUp) this.logger.debug({ err: err.message, redis: this.where }, 'redis error');
+        const first = this.lastErrorText !== err.message;
+        this.lastErrorText = err.message;
+        if (first && isAuthError(err.message)) {
+          this.logger.error(
+            { err: err.message, redis: this.where },
+            'cluster redis refused the credentials of the URL (check its password)',
+          );
+        } else if (this.wasUp) {
+          this.logger.debug({ err: err.message, redis: this.where }, 'redis error');
+        }
       });
     }
   }
@@ -65,6 +77,11 @@ export class RedisLinks {
   /** Whether both connections are ready. */
   get up(): boolean {
     return this.command.status === 'ready' && this.subscriber.status === 'ready';
+  }
+
+  /** Why the links are not up (the last connection error), or null. */
+  get lastError(): string | null {
+    return this.up ? null : this.lastErrorText;
   }
 
   /** The URL without its password, for logs and status. */
@@ -88,7 +105,10 @@ export class RedisLinks {
       await new Promise((r) => setTimeout(r, 25));
     }
     if (!this.up && !this.closed) {
-      this.logger.warn({ redis: this.where }, 'cluster redis unreachable; retrying in background');
+      this.logger.warn(
+        { redis: this.where, err: this.lastErrorText ?? 'no answer' },
+        'cluster redis not connected; retrying in background',
+      );
     }
     return this.up;
   }
@@ -134,8 +154,19 @@ export class RedisLinks {
     const up = this.up;
     if (up === this.wasUp || this.closed) return;
     this.wasUp = up;
-    if (up) this.logger.info({ redis: this.where }, 'cluster redis connected');
-    else this.logger.warn({ redis: this.where }, 'cluster redis connection lost; retrying');
+    if (up) {
+      this.lastErrorText = null;
+      this.logger.info({ redis: this.where }, 'cluster redis connected');
+    } else {
+      this.logger.warn({ redis: this.where }, 'cluster redis connection lost; retrying');
+    }
     this.options.onStateChange?.(up);
   }
+}
+
+/** Redis's answers to a missing or wrong password (`NOAUTH`, `WRONGPASS`, `ERR … AUTH …`). */
+function isAuthError(message: string): boolean {
+  return /NOAUTH|WRONGPASS|invalid password|AUTH <password> called without|without any password/i.test(
+    message,
+  );
 }

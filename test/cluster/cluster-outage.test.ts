@@ -3,8 +3,16 @@
  * clients, reports `redis: down` with only itself as a node, counts the messages it could not
  * relay, and relays again once Redis is back — without a restart and without crashing.
  */
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { exactConsumeEvent, produce, subscribe, type Harness } from '../helpers/broker-harness';
+import {
+  exactConsumeEvent,
+  produce,
+  startBroker,
+  subscribe,
+  type Harness,
+} from '../helpers/broker-harness';
+import { captureLogs } from '../support/log-capture';
 import { seesNodes, startCluster, type ClusterNodes } from '../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { expectNothing, waitFor, waitUntil } from '../helpers/wait';
@@ -53,5 +61,50 @@ describe('Redis outage', () => {
     const after = waitFor(remote, JOB);
     produce(p, 'fleet', 'job', 'after the outage');
     expect(await after).toMatchObject({ message: 'after the outage' });
+  });
+});
+
+describe('node liveness', () => {
+  it("judges a peer by when its heartbeat changes on the reader's clock, not by its clock", async () => {
+    const [a] = cluster.nodes as [Harness];
+    const writer = new Redis(redis.url);
+    try {
+      // A node whose clock runs an hour ahead, then dies: its last heartbeat stays in the future.
+      const future = Date.now() + 3_600_000;
+      const entry = JSON.stringify({ node_id: 'skewed', started_at: future, last_seen: future });
+      await writer.hset(`${cluster.prefix}:nodes`, 'skewed', entry);
+      await waitUntil(() => seesNodes(a, 3), 'A lists the skewed node');
+      await waitUntil(() => seesNodes(a, 2), 'A drops it once it stops changing', 5_000);
+    } finally {
+      writer.disconnect();
+    }
+  });
+});
+
+describe('a Redis that refuses the password', () => {
+  it('says so in the log and in /api/stats, not just "unreachable"', async () => {
+    const guarded = await startRedisServer(['--requirepass', 'right-password-0001']);
+    const log = captureLogs();
+    const node = await startBroker(
+      {
+        cluster: {
+          enabled: true,
+          redis_url: `redis://:wrong-password@127.0.0.1:${guarded.port}`,
+          node_id: 'locked-out',
+          connect_timeout_ms: 500,
+        },
+      },
+      { logger: log.logger },
+    );
+    try {
+      const cluster = node.broker.getStats().cluster;
+      expect(cluster?.redis).toBe('down');
+      expect(cluster?.redis_error).toMatch(/WRONGPASS/);
+      expect(log.text()).toContain('refused the credentials');
+      expect(log.text()).not.toContain('wrong-password');
+    } finally {
+      await node.close();
+      await guarded.stop();
+    }
   });
 });

@@ -34,6 +34,7 @@ describe('cluster panel model', () => {
     expect(model).toEqual({
       nodeId: 'node-a',
       redisUp: true,
+      redisError: null,
       redisUrl: 'redis://:***@cache.example:6379/',
       prefix: 'prod:cluster',
       relay,
@@ -60,6 +61,14 @@ describe('cluster panel model', () => {
     const model = buildClusterModel(down, relay, SAMPLED, SAMPLED);
     expect(model?.redisUp).toBe(false);
     expect(model?.nodes.map((n) => n.nodeId)).toEqual(['node-a']);
+    expect(model?.redisError).toBeNull();
+    const refused = buildClusterModel(
+      { ...down, redis_error: 'WRONGPASS' },
+      relay,
+      SAMPLED,
+      SAMPLED,
+    );
+    expect(refused?.redisError).toBe('WRONGPASS');
   });
 
   it('shows no uptime for a node whose start lies after the answering clock', () => {

@@ -24,6 +24,8 @@ export interface ClusterNodeRow {
 export interface ClusterModel {
   nodeId: string;
   redisUp: boolean;
+  /** While down: the broker's last Redis error (e.g. a refused password), if it gave one. */
+  redisError: string | null;
   /** As the broker reports it (password already redacted), through `maskUrlSecrets`. */
   redisUrl: string;
   prefix: string;
@@ -53,6 +55,7 @@ export function buildClusterModel(
   return {
     nodeId: cluster.node_id,
     redisUp: cluster.redis === 'up',
+    redisError: cluster.redis === 'up' ? null : (cluster.redis_error ?? null),
     redisUrl: maskUrlSecrets(cluster.redis_url),
     prefix: cluster.prefix,
     nodes: cluster.nodes.map((node) => ({

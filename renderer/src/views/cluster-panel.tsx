@@ -39,6 +39,12 @@ export function ClusterPanel({ cluster, relay, sampledAt }: ClusterPanelProps) {
           <strong>Redis is unreachable:</strong> messages are not relayed to other nodes while Redis
           is down. Consumers on other nodes miss what is produced here; delivery on this node goes
           on. Only this node is listed until the link is back.
+          {model.redisError && (
+            <>
+              {' '}
+              Last error: <code data-testid="cluster-redis-error">{model.redisError}</code>
+            </>
+          )}
         </p>
       )}
       <dl className="facts cluster__facts">

@@ -33,7 +33,7 @@ export const ClusterSettingsSchema = z
       .string()
       .min(1)
       .max(200)
-      .regex(/^[^\s*?[\]]+$/, { message: 'must not contain spaces or glob characters' })
+      .regex(/^[^\s*?[\]]*$/, { message: 'must not contain spaces or glob characters' })
       .default(DEFAULT_CLUSTER_PREFIX),
     redis_url: RedisUrl.optional(),
     /** This node's id; unique per process in the cluster (messages from it are ignored). */

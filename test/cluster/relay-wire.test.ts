@@ -1,5 +1,6 @@
 /** The relay wrapper both ways (`spec/protocol-core.md` §17): fields, TTLs, broadcasts. */
 import { describe, expect, it } from 'vitest';
+import { ClusterSettingsSchema } from '../../broker/cluster/cluster-schema';
 import { safeRedisUrl as redactRedisUrl } from '../../broker/storage/redis-keys';
 import { parseRelayed, relayText } from '../../broker/cluster/relay-wire';
 import type { ProducedMessage } from '../../broker/routing/produced-message';
@@ -80,5 +81,16 @@ describe('safeRedisUrl', () => {
     expect(q).not.toContain('s3cret');
     expect(q).toContain('db=2');
     expect(redactRedisUrl('not a url')).toBe('<unparsable redis url>');
+  });
+});
+
+describe('cluster settings', () => {
+  it('refuses an empty prefix with one clear message, and glob characters', () => {
+    const empty = ClusterSettingsSchema.safeParse({ enabled: true, prefix: '' });
+    expect(empty.success).toBe(false);
+    expect(empty.error?.issues).toHaveLength(1);
+    expect(ClusterSettingsSchema.safeParse({ prefix: 'a*b' }).success).toBe(false);
+    expect(ClusterSettingsSchema.safeParse({ redis_url: 'http://x' }).success).toBe(false);
+    expect(ClusterSettingsSchema.parse({}).prefix).toBe('tyo-mq:cluster');
   });
 });

@@ -82,7 +82,7 @@ export function ClusterPanel({ cluster, relay, sampledAt }: ClusterPanelProps) {
             data-self={node.self || undefined}
           >
             <span className="cluster-node__id">{node.nodeId}</span>
-            {node.self && <span className="cluster-node__self">this connection</span>}
+            {node.self && <span className="tag">this connection</span>}
             <span className="muted">v{node.version}</span>
             <span className="muted">up {formatDuration(node.uptimeSeconds)}</span>
             <span className="muted" data-testid={`cluster-node-${node.nodeId}-seen`}>

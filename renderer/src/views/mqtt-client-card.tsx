@@ -6,13 +6,12 @@
  */
 import type { ClientMqtt } from '../../../shared/http-api';
 import { StatusBadge } from '../components/status-badge';
-import '../styles/mqtt-clients.css';
 
 export function MqttClientCard({ client }: { client: ClientMqtt }) {
   return (
     <li className="ops-client" data-testid={`client-mqtt-${client.client_id}`}>
       <div className="ops-client__head">
-        <span className="mqtt-tag" data-testid="client-mqtt-protocol">
+        <span className="tag" data-testid="client-mqtt-protocol">
           {mqttVersionLabel(client.protocol_version)}
         </span>
         <strong>{client.client_id || '(empty client id)'}</strong>

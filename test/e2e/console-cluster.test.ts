@@ -16,7 +16,7 @@ import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { openSection } from '../support/console-nav';
+import { addConnection, openSection } from '../support/console-nav';
 import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
 import { connectProducer, produceBatch } from '../support/fleet-clients';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
@@ -116,13 +116,7 @@ describe('a clustered broker in the Overview', () => {
     expect(await count(page, 'cluster-panel')).toBe(0);
     expect(await count(page, 'overview-node-id')).toBe(0);
 
-    await openSection(page, 'connections');
-    await page.getByTestId('connection-add').click();
-    await page.getByTestId('connection-name').fill('Node A');
-    await page.getByTestId('connection-url').fill(`${nodeA.url}/`);
-    await page.getByTestId('connection-secret').fill(ADMIN);
-    await page.getByTestId('connection-save').click();
-    await expect.poll(() => count(page, 'connection-form'), { timeout: 10_000 }).toBe(0);
+    await addConnection(page, 'Node A', `${nodeA.url}/`, ADMIN);
     await page.getByTestId('connection-switcher').selectOption({ label: 'Node A' });
     await openSection(page, 'overview');
 

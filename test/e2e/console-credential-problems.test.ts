@@ -13,7 +13,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
 import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
-import { openSection } from '../support/console-nav';
+import { addConnection, openSection } from '../support/console-nav';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -36,26 +36,6 @@ async function shoot(page: Page, name: string): Promise<void> {
   await noOverflow(page);
   await page.screenshot({ path: path.join(SHOTS, `nav-${name}-390.png`), fullPage: true });
   await page.setViewportSize({ width: 1280, height: 860 });
-}
-
-async function addConnection(
-  page: Page,
-  name: string,
-  url: string,
-  secret: string | null,
-): Promise<void> {
-  await openSection(page, 'connections');
-  await page.getByTestId('connection-add').click();
-  await page.getByTestId('connection-name').fill(name);
-  await page.getByTestId('connection-url').fill(url);
-  if (secret) await page.getByTestId('connection-secret').fill(secret);
-  else await page.getByTestId('connection-credential-kind').selectOption('none');
-  await page.getByTestId('connection-save').click();
-  await expect
-    .poll(() => page.getByTestId(`connection-${name}`).count(), { timeout: 10_000 })
-    .toBe(1);
-  // The card can show (a state refresh) before the save has answered and closed the form.
-  await expect.poll(() => page.getByTestId('connection-form').count(), { timeout: 10_000 }).toBe(0);
 }
 
 describe('views of a connection without a working credential', () => {

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
+import { addConnection } from '../support/console-nav';
 import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
@@ -47,15 +48,7 @@ describe('live tap on a connection without a credential', () => {
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(app.url);
 
-    await page.getByTestId('nav-connections').click();
-    await page.getByTestId('connection-add').click();
-    await page.getByTestId('connection-name').fill('Bare');
-    await page.getByTestId('connection-url').fill(`${remote.url}/`);
-    await page.getByTestId('connection-credential-kind').selectOption('none');
-    await page.getByTestId('connection-save').click();
-    await expect
-      .poll(() => page.getByTestId('connection-Bare').count(), { timeout: 10_000 })
-      .toBe(1);
+    await addConnection(page, 'Bare', `${remote.url}/`, null);
 
     await page.getByTestId('connection-switcher').selectOption({ label: 'Bare' });
     await page.getByTestId('nav-tap').click();

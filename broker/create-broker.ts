@@ -27,6 +27,7 @@ import { dlqReplay } from './delivery/dlq-replay';
 import { QueueLedger } from './delivery/queue-ledger';
 import { Replayer } from './delivery/replay';
 import { dispatch } from './handlers/dispatcher';
+import { PendingWork } from './handlers/pending-work';
 import type { HandlerContext } from './handlers/handler-context';
 import { brokerClients } from './http/broker-clients';
 import { forbidden } from './http/http-api';
@@ -53,12 +54,18 @@ import { createStore, storeOpened } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
 import { HttpHost, type OwnServer } from './transport/http-host';
-import { RequestGuard } from './transport/request-guard';
+import { closeTransports } from './transport/close-transports';
+import { RequestPolicy } from './transport/request-policy';
 import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
 import type { Broker, BrokerOptions } from './broker-types';
 import type { EmbeddingApi } from './embedding/embedding-types';
 import { BROKER_VERSION } from './version';
+
+/** How long a shutdown waits for durable writes and confirms in progress (ms). */
+const SHUTDOWN_DRAIN_MS = 3_000;
+/** How long a shutdown waits for connections to flush what they are owed and close (ms). */
+const SHUTDOWN_FLUSH_MS = 1_000;
 
 /**
  * Builds a broker from settings.
@@ -97,10 +104,18 @@ export function createBroker(
     void runtime.close();
     throw err;
   }
-  const guard = new RequestGuard(settings, () => auth.enabled);
+  // Every HTTP request and upgrade of both listeners passes it (issue 19); refusals counted.
+  const policy = new RequestPolicy(
+    () => live.current,
+    () => auth.enabled,
+    { rejectedInput: (reason) => limitMetrics.rejectedInput(reason) },
+    logger,
+  );
+  const ioOptions = socketIoOptions(settings.max_http_buffer_size, settings);
   const io: BrokerServer = new Server({
-    ...socketIoOptions(settings.max_http_buffer_size, settings),
-    allowRequest: guard.allowRequest,
+    ...ioOptions,
+    // CORS headers for the cross-origin pages the policy admits (loopback, `cors.origin`).
+    cors: { ...ioOptions.cors, origin: policy.corsOrigin },
   });
   // socket.io plus MQTT clients (the MQTT listener is built below, once routing exists).
   let mqttConnected = (): number => 0;
@@ -212,6 +227,7 @@ export function createBroker(
   // Shared admin state of a cluster (docs/cluster.md): nonces, settings, authorization requests.
   const admin = clusterAdmin(cluster, { shared: runtime.shared, auth, authRequests, io, logger });
   const replayDlq = dlqReplay({ store, ledger, metrics, realms, replayer, logger });
+  const pending = new PendingWork();
   const ctx: HandlerContext = {
     get settings() {
       return live.current;
@@ -226,6 +242,7 @@ export function createBroker(
     authRequests,
     ...admin.context,
     realms,
+    pending,
     router,
     delivery,
     acks,
@@ -271,6 +288,7 @@ export function createBroker(
     rateLimits,
     embed,
     options.mqttHeartbeatMs,
+    policy.verifyWebSocket,
   );
   mqttConnected = () => mqtt.connectedCount;
   purgeMqtt = (realm) => mqtt.purgeRealm(realm);
@@ -303,7 +321,7 @@ export function createBroker(
     clients: () => brokerClients(realms, ledger, mqtt.clientList()),
     metrics: () => metrics.render(),
     listDlq: (realm) => store.listDlq(realm),
-    hostAllowed: (req) => guard.hostAllowed(req.headers.host),
+    admit: (req, res) => policy.admitHttp(req, res),
     auth,
     logger,
     rateLimits,
@@ -316,7 +334,7 @@ export function createBroker(
       })
     : () => {};
 
-  const host = new HttpHost(io, httpApi, forbidden);
+  const host = new HttpHost(io, httpApi, forbidden, policy.engineMiddleware);
   let ownServer: OwnServer | null = null;
   let bound: { port: number; host: string } | null = null;
 
@@ -334,7 +352,7 @@ export function createBroker(
       await admin.start();
       const server = await host.listen(port, bindHost);
       ownServer = server;
-      guard.bound(bindHost);
+      policy.bound(bindHost);
       if (live.current.mqtt.enabled) {
         try {
           await mqtt.listen(live.current.mqtt, bindHost);
@@ -358,16 +376,24 @@ export function createBroker(
       void cluster.start().then(() => admin.start());
     },
     async close() {
+      // A shutdown clients survive (issue 19): stop accepting, let the work in progress
+      // finish (bounded), then close transports without socket.io's DISCONNECT packet.
+      policy.shutdown();
+      ownServer?.stopAccepting();
       stopSweep();
       stopRevocations();
       ctx.management.lifecycle.stop();
+      const unfinished = await pending.settled(SHUTDOWN_DRAIN_MS);
+      const lingering = await closeTransports(io, SHUTDOWN_FLUSH_MS);
+      if (unfinished > 0 || lingering > 0) {
+        logger.warn({ unfinished, lingering }, 'shutdown: work or connections cut short');
+      }
       acks.close();
       repeated.close();
       ledger.close();
       expiry.stop();
       chunks.close();
       remoteTickets.close();
-      io.disconnectSockets(true);
       await mqtt.close();
       admin.close();
       await cluster.close();

@@ -18,6 +18,7 @@ import { setPersistence } from './persistence-commands';
 import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
 import * as realmCommands from './realm-commands';
 import type { RealmLifecycle } from './realm-lifecycle';
+import { closeForReconnect } from '../transport/reconnect-close';
 import type { AdminStats } from './stats-command';
 import * as tokenCommands from './token-commands';
 
@@ -160,9 +161,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
       const from = typeof body.from === 'string' ? body.from : '';
       const bound = from ? services.lifecycle.socketsOf(from) : [];
       const { renamedFrom } = mutate(services, (d) => realmCommands.renameRealm(d, body));
-      // §8.4 note (harden): sockets bound to the old name are disconnected; they re-authenticate.
+      // §8.4 note (harden): sockets bound to the old name are ended so they re-authenticate:
+      // at the transport level, so stock clients reconnect by themselves (issue 19).
       const sockets = new Set([...bound, ...services.lifecycle.socketsOf(renamedFrom!)]);
-      for (const socket of sockets) socket.disconnect(true);
+      for (const socket of sockets) closeForReconnect(socket);
       const disconnected = sockets.size;
       return settingsReply(services, scope, { disconnected_sockets: disconnected });
     },

@@ -7,6 +7,7 @@
  * committed auth change, so the disconnect happens well within a second.
  */
 import type { Logger } from '../logging/logger';
+import { closeForReconnect } from '../transport/reconnect-close';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { AuthConfig } from './auth-schema';
 import type { AuthState } from './auth-state';
@@ -48,7 +49,10 @@ export function watchRevocations(
       }
       if (reason !== null) {
         logger.info({ socket: socket.id, realm: data.realm, reason }, 'session ended');
-        socket.disconnect(true);
+        // Auth turned on: the client must come back and authenticate (issue 19); a revoked
+        // token or a removed realm ends the client (socket.io's final DISCONNECT).
+        if (reason === 'auth enabled') closeForReconnect(socket);
+        else socket.disconnect(true);
       }
     }
   };

@@ -40,15 +40,18 @@ export function answerInternalError(
 /**
  * Ends `work` (started by a handler of `event`): a rejection is answered, not left unhandled.
  * A confirm callback (`ack`) still waiting gets `{ok:false, code:"SWB_ERR_INTERNAL"}` too
- * (socket.io ignores a second call of an ack, so one already answered stays answered).
+ * (socket.io ignores a second call of an ack, so one already answered stays answered). The
+ * work is tracked in `ctx.pending`, when given, until it settles.
  */
 export function guardAsync(
-  ctx: Pick<HandlerContext, 'logger' | 'embed'>,
+  ctx: Pick<HandlerContext, 'logger' | 'embed'> & Partial<Pick<HandlerContext, 'pending'>>,
   socket: BrokerSocket,
   event: ClientEventName,
   work: Promise<unknown>,
   ack?: (reply: unknown) => void,
 ): void {
+  // A shutdown waits for it (pending-work.ts) before closing transports.
+  ctx.pending?.track(work);
   work.catch((err: unknown) => {
     answerInternalError(ctx, socket, event, err);
     try {

@@ -26,6 +26,7 @@ import type { RealmDirectory } from '../routing/realm-directory';
 import type { SubscriptionPersistence } from '../routing/subscription-persistence';
 import type { Router } from '../routing/router';
 import type { BrokerSocket } from '../transport/socket-types';
+import type { PendingWork } from './pending-work';
 
 export interface HandlerContext {
   /** The settings in force: a getter over the live settings, so reloads apply at once. */
@@ -33,6 +34,8 @@ export interface HandlerContext {
   /** Claimed manager-proof nonces (SQLite when the auth store is active, else memory). */
   readonly nonces: NonceStore;
   readonly realms: RealmDirectory;
+  /** Async handler work in progress (durable writes, confirms), awaited by a shutdown. */
+  readonly pending: PendingWork;
   readonly router: Router;
   readonly delivery: Delivery;
   readonly acks: AckTracker;

@@ -34,8 +34,11 @@ export interface HttpApiDeps {
   /** DLQ entries of a realm (§10.6), oldest first. */
   listDlq: (realm: string) => Promise<readonly PageableEntry[]>;
   onError: (err: unknown) => void;
-  /** The DNS-rebinding check (`transport/request-guard.ts`): false answers 403. */
-  hostAllowed: (req: IncomingMessage) => boolean;
+  /**
+   * The request policy (`transport/request-policy.ts`: Host and Origin): false when it refused
+   * the request and answered it (403).
+   */
+  admit: (req: IncomingMessage, res: ServerResponse) => boolean;
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
@@ -129,10 +132,7 @@ function routeRequest(deps: HttpApiDeps) {
       ((path === HttpPath.STATS || path === HttpPath.CLIENTS) && api.stats) ||
       (path === HttpPath.METRICS && api.metrics);
     if (!ours) return false;
-    if (!deps.hostAllowed(req)) {
-      forbidden(res);
-      return true;
-    }
+    if (!deps.admit(req, res)) return true;
     if (dlq) {
       let realm: string;
       try {

@@ -15,6 +15,12 @@ export const RejectReason = {
   MALFORMED: 'malformed',
   RATE_LIMITED: 'rate_limited',
   UNAUTHORIZED: 'unauthorized',
+  /** An HTTP request or upgrade whose `Origin` the request policy refused (issue 19). */
+  FORBIDDEN_ORIGIN: 'forbidden_origin',
+  /** An HTTP request or upgrade whose `Host` the request policy refused (DNS rebinding). */
+  FORBIDDEN_HOST: 'forbidden_host',
+  /** An engine.io request for the JSONP transport (never served). */
+  JSONP: 'jsonp',
 } as const;
 export type RejectReasonValue = (typeof RejectReason)[keyof typeof RejectReason];
 

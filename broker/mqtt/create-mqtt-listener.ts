@@ -13,7 +13,7 @@ import { EmbeddedMqttAuth, EmbeddedMqttBridge } from '../embedding/mqtt-hooks';
 import { MqttAuth } from './mqtt-auth';
 import { MqttBridge } from './mqtt-bridge';
 import { MqttLimits } from './mqtt-limits';
-import { MqttListener } from './mqtt-listener';
+import { MqttListener, type MqttListenerOptions } from './mqtt-listener';
 
 export function createMqttListener(
   auth: AuthState,
@@ -27,6 +27,8 @@ export function createMqttListener(
   embed?: Embedding,
   /** aedes' heartbeat in ms (`BrokerOptions.mqttHeartbeatMs`). */
   heartbeatInterval?: number,
+  /** The request policy's check of MQTT-over-WebSocket upgrades (Host, Origin). */
+  verifyWebSocket?: MqttListenerOptions['verifyWebSocket'],
 ): MqttListener {
   const mqttAuth = embed
     ? embed.useMqtt(EmbeddedMqttAuth.create(auth, tokens, logger, embed))
@@ -43,6 +45,7 @@ export function createMqttListener(
       limits: limits ? new MqttLimits(limits) : undefined,
       metrics,
       heartbeatInterval,
+      verifyWebSocket,
     },
   );
 }

@@ -40,6 +40,14 @@ export interface MqttListenerOptions {
   metrics?: BrokerMetrics;
   /** aedes' heartbeat, ms (restored wills are swept every 4); default aedes' 60,000. */
   heartbeatInterval?: number;
+  /**
+   * The broker's request policy for WebSocket upgrades (`transport/request-policy.ts`: Host
+   * and Origin, issue 19); refused upgrades get 403. Undefined = every upgrade accepted.
+   */
+  verifyWebSocket?: (
+    info: { req: IncomingMessage },
+    callback: (ok: boolean, code?: number, message?: string) => void,
+  ) => void;
 }
 
 type AuthenticateHook = NonNullable<AedesOptions['authenticate']>;
@@ -240,6 +248,7 @@ export class MqttListener {
           port: settings.ws_port,
           host: bindHost,
           path: settings.ws_path,
+          ...(this.options.verifyWebSocket && { verifyClient: this.options.verifyWebSocket }),
         });
         this.wss = wss;
         await new Promise<void>((resolve, reject) => {

@@ -19,6 +19,12 @@ import { PortInUseError } from '../../shared/port-in-use-error';
 import type { BrokerServer } from './socket-types';
 
 type HttpHandler = (req: IncomingMessage, res: ServerResponse) => boolean;
+/** An engine.io middleware (`engine.use`): runs for every request and upgrade of socket.io. */
+type EngineMiddleware = (
+  req: IncomingMessage,
+  res: ServerResponse,
+  next: (err?: Error) => void,
+) => void;
 type Listener = (...args: unknown[]) => void;
 
 /** Server events socket.io's engine (and we) listen to on an attached server. */
@@ -27,7 +33,13 @@ const ATTACH_EVENTS = ['request', 'upgrade', 'close', 'listening'] as const;
 /** Our own HTTP server, once bound. */
 export interface OwnServer {
   readonly port: number;
-  /** Closes socket.io and the server; drops connections that linger (half-open peers). */
+  /** Stops accepting new TCP connections; open ones (and their sessions) go on. */
+  stopAccepting(): void;
+  /**
+   * Closes socket.io and the server; drops connections that linger (half-open peers). Sends no
+   * socket.io DISCONNECT packet, so stock clients reconnect (close transports first with
+   * `closeTransports` to flush what they were owed).
+   */
   close(): Promise<void>;
 }
 
@@ -39,7 +51,13 @@ export class HttpHost {
     private readonly io: BrokerServer,
     private readonly httpApi: HttpHandler,
     private readonly forbidden: (res: ServerResponse) => void,
+    /** The request policy, installed on every engine this host attaches (issue 19). */
+    private readonly engineMiddleware?: EngineMiddleware,
   ) {}
+
+  private useMiddleware(): void {
+    if (this.engineMiddleware) this.io.engine.use(this.engineMiddleware);
+  }
 
   /**
    * Binds a new server on `port`/`host`.
@@ -83,12 +101,16 @@ export class HttpHost {
     }
     // Attached only once bound: a failed bind leaves socket.io untouched.
     this.io.attach(server);
+    this.useMiddleware();
     this.state = 'bound';
     return {
       port: (server.address() as AddressInfo).port,
+      stopAccepting: () => {
+        if (server.listening) server.close();
+      },
       close: async () => {
-        // Clients got their disconnect packet; a silent (half-open) peer would hold a
-        // WebSocket close handshake for 30 s, so the connections are dropped instead.
+        // A silent (half-open) peer would hold a WebSocket close handshake for 30 s, so the
+        // connections are dropped instead; a client sees its transport close and reconnects.
         setImmediate(() => {
           for (const sock of rawSockets) sock.destroy();
         });
@@ -102,6 +124,7 @@ export class HttpHost {
   attach(server: HttpServer): void {
     const before = new Map(ATTACH_EVENTS.map((e) => [e, server.listeners(e) as Listener[]]));
     this.io.attach(server);
+    this.useMiddleware();
     // Like socket.io itself: take over 'request' and pass on what is not ours.
     const previous = server.listeners('request') as Listener[];
     server.removeAllListeners('request');

@@ -162,7 +162,7 @@ describe('HTTP routes answer their own failures (issue 8 item 1)', () => {
       metrics: failing.metrics ?? (async () => ({ contentType: 'text/plain', body: '' })),
       listDlq: failing.listDlq ?? (async () => []),
       onError: (err) => errors.push(err),
-      hostAllowed: () => true,
+      admit: () => true,
     });
     server = createServer((req, res) => {
       if (!api(req, res)) forbidden(res);

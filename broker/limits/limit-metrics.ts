@@ -15,6 +15,8 @@ export const RejectReason = {
   MALFORMED: 'malformed',
   RATE_LIMITED: 'rate_limited',
   UNAUTHORIZED: 'unauthorized',
+  /** An event name on `/` that no route handles (`broker/handlers/unknown-event.ts`). */
+  UNKNOWN_EVENT: 'unknown_event',
 } as const;
 export type RejectReasonValue = (typeof RejectReason)[keyof typeof RejectReason];
 

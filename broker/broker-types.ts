@@ -102,7 +102,8 @@ export interface Broker extends EmbeddingApi {
   /**
    * Moves a DLQ entry back to its consumer's queue (`spec/protocol-core.md` §10.5) and replays
    * it at once when a matching subscription has a live consumer. Resolves with the re-queued
-   * entry, or null when no such DLQ entry exists (in `realm`, when given).
+   * entry — under a new message id, as `dlq_replay` reports it (docs/management.md) — or null
+   * when no such DLQ entry exists (in `realm`, when given).
    */
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
   /**

@@ -150,7 +150,8 @@ export function createBroker(
   const dlqDepths = store.dlqDepths?.bind(store);
   if (dlqDepths) metrics.watchDlq(dlqDepths);
   metrics.watchTransports(() => transportCounts(io, mqttConnected()));
-  // Per-message warnings of a busy realm: first one in full, then a count per key (10 s).
+  // Per-message warnings of a busy realm, and client input a client may repeat at will (unknown
+  // events): first one in full, then a count per key (10 s).
   const repeated = new RepeatedWarnings(logger);
   const acks = createAckTracker({ metrics, ledger, store, repeated, logger });
   const limits = settings.input_limits;
@@ -253,6 +254,7 @@ export function createBroker(
     persistence,
     metrics,
     logger,
+    repeated,
     management: createManagement({
       settings: () => live.current,
       auth,

@@ -15,6 +15,12 @@ export const ErrorCatalogue = {
   SWB_ERR_CONFLICT: { status: 409, message: 'Conflicts with the current state' },
   SWB_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large' },
   SWB_ERR_RATE_LIMITED: { status: 429, message: 'Rate limit or quota exceeded' },
+  /**
+   * A socket.io event on `/` that this broker has no handler for (e.g. tyo-mq 1.1's
+   * `KEY_PUBLISH`); 501 is the protocol's "feature not configured" code
+   * (`spec/protocol-extensions.md` §1.2). See `broker/handlers/unknown-event.ts`.
+   */
+  SWB_ERR_UNKNOWN_EVENT: { status: 501, message: 'Event not handled by this broker' },
   SWB_ERR_INTERNAL: { status: 500, message: 'Internal error' },
   SWB_ERR_STORAGE: { status: 500, message: 'Message store error' },
   SWB_ERR_QUEUE_FULL: { status: 507, message: 'Durable queue cap reached' },

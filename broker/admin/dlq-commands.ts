@@ -91,7 +91,34 @@ export async function dlqList(services: DlqServices, body: CommandBody) {
   return { ok: true as const, realm, entries: page, total, next_cursor: next };
 }
 
-/** `dlq_replay`: one id → `{ok, msg_id, new_msg_id}`; `ids` → `{ok, replayed, not_found}`. */
+/**
+ * One replayed entry as `dlq_replay` reports it: `msg_id` (the DLQ id asked for), `new_msg_id`
+ * (the id of the re-queued copy — a new one, as the reference mints; consumers ACK this id),
+ * and Switchboard's extras from the re-queued envelope: `replay_count` (1 on the first replay)
+ * and `first_dead_lettered_at` (ISO, kept across replays). Source: `spec/protocol-admin.md`
+ * §8.2, docs/management.md.
+ */
+export interface ReplayedEntry {
+  msg_id: string;
+  new_msg_id: string;
+  replay_count: number;
+  first_dead_lettered_at: string | null;
+}
+
+function replayed(msgId: string, entry: StoredEntry): ReplayedEntry {
+  const { replay_count: count, first_dead_lettered_at: first } = entry.message;
+  return {
+    msg_id: msgId,
+    new_msg_id: entry.id,
+    replay_count: typeof count === 'number' ? count : 1,
+    first_dead_lettered_at: typeof first === 'string' ? first : null,
+  };
+}
+
+/**
+ * `dlq_replay`: one id → `{ok, msg_id, new_msg_id, replay_count, first_dead_lettered_at}`
+ * (404 "DLQ message not found"); `ids` → `{ok, replayed: [ReplayedEntry…], not_found}`.
+ */
 export async function dlqReplay(services: DlqServices, body: CommandBody) {
   if (!supportsDlq(services.store)) throw new CommandError(501, NO_DLQ);
   const realm = realmFilter(body);
@@ -100,16 +127,16 @@ export async function dlqReplay(services: DlqServices, body: CommandBody) {
     const id = singleId(body);
     const entry = await services.replayDlq(id, realm);
     if (!entry) throw new CommandError(404, 'DLQ message not found');
-    return { ok: true as const, msg_id: id, new_msg_id: entry.id };
+    return { ok: true as const, ...replayed(id, entry) };
   }
-  const replayed: Array<{ msg_id: string; new_msg_id: string }> = [];
+  const done: ReplayedEntry[] = [];
   const notFound: string[] = [];
   for (const id of ids) {
     const entry = await services.replayDlq(id, realm);
-    if (entry) replayed.push({ msg_id: id, new_msg_id: entry.id });
+    if (entry) done.push(replayed(id, entry));
     else notFound.push(id);
   }
-  return { ok: true as const, replayed, not_found: notFound };
+  return { ok: true as const, replayed: done, not_found: notFound };
 }
 
 /** `dlq_discard`: one id → `{ok, msg_id}` (unknown ids are not an error); `ids` → lists. */

@@ -21,8 +21,9 @@ export interface DlqReplayDeps {
 }
 
 /**
- * Returns `replayDlq(msgId, realm?)`: resolves with the re-queued entry, or null when no such
- * DLQ entry exists (in `realm`, when given). Store errors reject.
+ * Returns `replayDlq(msgId, realm?)`: resolves with the re-queued entry — under a new id minted
+ * by the store (`MessageStore.replayDlq`) — or null when no such DLQ entry exists (in `realm`,
+ * when given). Store errors reject.
  */
 export function dlqReplay(deps: DlqReplayDeps) {
   const { store, ledger, metrics, realms, replayer, logger } = deps;

@@ -6,10 +6,14 @@
  *   2. structural guard (depth, `__proto__`), §19;
  *   3. zod schema; on failure the protocol's error reply for that event;
  *   4. the handler, inside a try/catch: a handler error is logged and answered, never fatal.
+ * An event refused at any step before its handler (limits, the auth queue, the gate, parsing,
+ * validation) answers the client's acknowledgement callback too, if it passed one, and an event
+ * no route handles is answered by `unknown-event.ts` (issue 19: no call is left hanging).
  *
  * Source: `spec/protocol-core.md` §1.2, §3, §4 (error payloads), §19 (robustness).
  */
 import type { ZodType } from 'zod';
+import { ErrorCatalogue, errorInfo } from '../../shared/error-catalogue';
 import {
   ClientEvent,
   ProtocolErrorCode,
@@ -29,6 +33,7 @@ import {
 } from '../../shared/protocol-payloads';
 import { EVENT_GATES, MAX_QUEUED_DURING_AUTH, passGate } from '../auth/event-gate';
 import { RequestFailure } from '../auth/authorization-requests';
+import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
 import { handleAck, replyAck } from './ack-handler';
 import { answerInternalError } from './async-guard';
@@ -49,6 +54,7 @@ import { handleProducer } from './producer-handler';
 import { handleRemoteTicketRequest } from './remote-ticket-handler';
 import { handleDebug, handleHello, handlePing, handleQuit } from './session-handlers';
 import { handleSubscribe, handleUnsubscribe } from './subscribe-handler';
+import { answerUnknownEvent } from './unknown-event';
 
 type Ack = ((reply: unknown) => void) | undefined;
 
@@ -59,6 +65,11 @@ interface Route {
   handler: EventHandler<never>;
   /** The protocol's answer to an invalid payload; default `ERROR {message, code:-1}`. */
   invalid?: (socket: BrokerSocket, detail: string, raw: unknown, ack: Ack) => void;
+  /**
+   * Whether `invalid` answers the acknowledgement callback itself; when not, `refuse` answers
+   * it with `refusal()` after `invalid` has sent the protocol's reply event.
+   */
+  invalidAnswersAck?: true;
 }
 
 function badField(socket: BrokerSocket, message: string): void {
@@ -79,6 +90,7 @@ export const ROUTES = {
     parseString: true,
     schema: null,
     handler: handleAuthorizationRequest,
+    invalidAnswersAck: true,
     invalid: (socket, _detail, raw, ack) =>
       replyRequest(socket, ack, {
         ok: false,
@@ -135,6 +147,7 @@ export const ROUTES = {
     parseString: true,
     schema: AckPayload,
     handler: handleAck,
+    invalidAnswersAck: true,
     invalid: (socket, detail, raw, ack) =>
       replyAck(
         socket,
@@ -155,6 +168,7 @@ export const ROUTES = {
     parseString: false,
     schema: null,
     handler: handleManagementCommand,
+    invalidAnswersAck: true,
     invalid: (socket, detail, _raw, ack) => {
       const reply = {
         ok: false as const,
@@ -171,6 +185,9 @@ export const ROUTES = {
     handler: handleRemoteTicketRequest,
   },
 } satisfies Record<ClientEventName, Route>;
+
+/** The names `ROUTES` handles, for the per-packet "is this routed?" check (no prototype keys). */
+const ROUTED: ReadonlySet<string> = new Set(Object.keys(ROUTES));
 
 function describe(issues: ReadonlyArray<{ path: PropertyKey[]; message: string }>): string {
   return issues
@@ -190,9 +207,11 @@ function refuse(
   detail: string,
 ): void {
   ctx.logger.warn({ socket: socket.id, event, reason: detail }, 'invalid payload refused');
-  ctx.limits.rejectedInput('malformed');
+  ctx.limits.rejectedInput(RejectReason.MALFORMED);
   if (route.invalid) {
     route.invalid(socket, detail, raw, callback);
+    // Events whose protocol reply is an event (CONSUMER, SUBSCRIBE…) still settle a callback.
+    if (!route.invalidAnswersAck) callback?.(refusal(event, detail));
     return;
   }
   badField(socket, `Invalid ${event}: ${detail}`);
@@ -200,10 +219,29 @@ function refuse(
   callback?.(refusal(event, detail));
 }
 
-/** The confirm-callback answer to a refused `PRODUCE` / `PRODUCE_CHUNK`. */
+/**
+ * The callback answer to a refused payload (a publisher's confirm, or any event whose protocol
+ * reply is an event): `{ok: false, code: "SWB_ERR_VALIDATION", message: "Invalid <EVENT>: …"}`.
+ */
 function refusal(event: ClientEventName, detail: string) {
-  return { ok: false, code: 'SWB_ERR_VALIDATION', message: `Invalid ${event}: ${detail}` };
+  return { ok: false, ...errorInfo('SWB_ERR_VALIDATION', `Invalid ${event}: ${detail}`) };
 }
+
+/**
+ * The callback answer to an event dropped because the socket sent more than
+ * `MAX_QUEUED_DURING_AUTH` events while its `AUTHENTICATION` was being validated: the admin
+ * surface's error object (`spec/protocol-admin.md` §1) with 429 and the catalogue code.
+ */
+function droppedDuringAuth(event: ClientEventName) {
+  return {
+    ok: false as const,
+    code: ErrorCatalogue.SWB_ERR_RATE_LIMITED.status,
+    error: 'SWB_ERR_RATE_LIMITED' as const,
+    message: `${event} dropped: more than ${MAX_QUEUED_DURING_AUTH} events sent during authentication`,
+  };
+}
+
+const DROPPED_KEY = { realm: '*', event: '*', reason: 'auth_queue_full' };
 
 /**
  * Runs one inbound event through the pipeline above. Never throws. (No closures are created
@@ -222,8 +260,17 @@ export function dispatch(
     // An AUTHENTICATION is being validated: keep the order, decide after it (authentication-handler).
     const queue = socket.data.authQueue;
     if (queue !== null) {
-      if (queue.length < MAX_QUEUED_DURING_AUTH) queue.push({ event, raw, ack });
-      else ctx.logger.warn({ socket: socket.id, event }, 'event dropped during authentication');
+      if (queue.length < MAX_QUEUED_DURING_AUTH) {
+        queue.push({ event, raw, ack });
+        return;
+      }
+      ctx.limits.rejectedInput(RejectReason.RATE_LIMITED);
+      ctx.repeated.warn(
+        DROPPED_KEY,
+        { socket: socket.id, name: event },
+        'event dropped during authentication',
+      );
+      callback?.(droppedDuringAuth(event));
       return;
     }
     // The auth gate (§3.3) runs before any payload work.
@@ -240,7 +287,7 @@ export function dispatch(
           event !== ClientEvent.AUTHORIZATION_REQUEST
         ) {
           ctx.logger.warn({ socket: socket.id, event }, 'unparsable JSON string dropped');
-          ctx.limits.rejectedInput('malformed');
+          ctx.limits.rejectedInput(RejectReason.MALFORMED);
           callback?.(refusal(event, parsed.reason));
           return;
         }
@@ -266,14 +313,38 @@ export function dispatch(
   }
 }
 
-/** Registers every client event of `ROUTES` on a new socket. */
+/**
+ * One inbound event of a route: socket.io passes the acknowledgement callback as the *last*
+ * argument, so `emit('PING', cb)` arrives as `[cb]` (no payload) and extra arguments are
+ * ignored. Limits gate inbound events only (a reassembled chunk was counted chunk by chunk).
+ */
+function receive(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  event: ClientEventName,
+  args: unknown[],
+): void {
+  const n = args.length;
+  const last = n > 0 ? args[n - 1] : undefined;
+  const ack = typeof last === 'function' ? last : undefined;
+  const payload = ack !== undefined && n === 1 ? undefined : args[0];
+  if (ctx.limits.admitEvent(socket, event, payload, ack)) {
+    dispatch(ctx, socket, event, payload, ack);
+  }
+}
+
+/**
+ * Registers every client event of `ROUTES` on a new socket, and the answer to any other name.
+ * socket.io has no "unhandled event" hook, so an `onAny` listener sees every event and returns
+ * at once for routed names (one set look-up per packet). Names socket.io reserves (`connect`,
+ * `disconnect`, …) never get here: its parser refuses such packets and closes the connection.
+ */
 export function attachHandlers(ctx: HandlerContext, socket: BrokerSocket): void {
   for (const event of Object.keys(ROUTES) as ClientEventName[]) {
-    socket.on(event, (payload: unknown, ack?: unknown) => {
-      // Limits gate inbound events only (a reassembled chunk was counted chunk by chunk).
-      if (ctx.limits.admitEvent(socket, event, payload, ack)) {
-        dispatch(ctx, socket, event, payload, ack);
-      }
-    });
+    socket.on(event, (...args: unknown[]) => receive(ctx, socket, event, args));
   }
+  socket.onAny((event: unknown, ...args: unknown[]) => {
+    if (typeof event === 'string' && ROUTED.has(event)) return;
+    answerUnknownEvent(ctx, socket, event, args);
+  });
 }

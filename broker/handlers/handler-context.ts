@@ -21,6 +21,7 @@ import type { MessageStore } from '../storage/message-store';
 import type { LimitsService } from '../limits/limits-service';
 import type { TicketStore } from '../namespaces/remote/ticket-store';
 import type { Logger } from '../logging/logger';
+import type { RepeatedWarnings } from '../logging/repeated-warnings';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { SubscriptionPersistence } from '../routing/subscription-persistence';
@@ -47,6 +48,11 @@ export interface HandlerContext {
   readonly persistence: SubscriptionPersistence;
   readonly metrics: BrokerMetrics;
   readonly logger: Logger;
+  /**
+   * Warnings a client can repeat at will (unknown events, events dropped while authenticating):
+   * the first of a key in full, then one count per 10 s window. Closed with the broker.
+   */
+  readonly repeated: RepeatedWarnings;
   /** The live `auth` configuration (`spec/protocol-admin.md` §12.2). */
   readonly auth: AuthState;
   /** Token validation pipeline of §4 (JWTs, static tokens, external validators). */

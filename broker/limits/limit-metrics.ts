@@ -21,6 +21,8 @@ export const RejectReason = {
   FORBIDDEN_HOST: 'forbidden_host',
   /** An engine.io request for the JSONP transport (never served). */
   JSONP: 'jsonp',
+  /** An event name on `/` that no route handles (`broker/handlers/unknown-event.ts`). */
+  UNKNOWN_EVENT: 'unknown_event',
 } as const;
 export type RejectReasonValue = (typeof RejectReason)[keyof typeof RejectReason];
 

@@ -12,6 +12,7 @@
  * `tyo_mq_rate_limited_total{reason}` counts every breach. Per-socket state goes on disconnect.
  */
 import type { IncomingMessage } from 'node:http';
+import { errorInfo } from '../../shared/error-catalogue';
 import {
   ClientEvent,
   Protocol,
@@ -32,6 +33,20 @@ export interface Refusal {
   retryAfter: number;
 }
 
+/**
+ * The acknowledgement-callback answer to an event refused by a limit: `{ok: false, code:
+ * "SWB_ERR_RATE_LIMITED", message: "Rate limited: <key>", reason: <§11.3 key>, retry_after: <s>}`
+ * (docs/limits.md; a publisher's confirm callback gets the same).
+ */
+export function rateLimitReply(refusal: Refusal) {
+  return {
+    ok: false as const,
+    ...errorInfo('SWB_ERR_RATE_LIMITED', `Rate limited: ${refusal.reason}`),
+    reason: refusal.reason,
+    retry_after: refusal.retryAfter,
+  };
+}
+
 /** Delay between a connection-level `RATE_LIMITED` and the disconnect (ms, §11.3). */
 export const REFUSED_DISCONNECT_DELAY_MS = 100;
 const NOTICE_INTERVAL_MS = 1_000;
@@ -48,7 +63,8 @@ interface SocketState {
   lastNotice: number;
   preAuthEvents: number;
   preAuthBytes: number;
-  closing: boolean;
+  /** The refusal that is closing this socket (its later events get the same answer). */
+  closedBy: Refusal | null;
 }
 
 const bump = (m: Map<string, number>, k: string, d: number) => {
@@ -141,7 +157,7 @@ export class LimitsService {
       lastNotice: -Infinity,
       preAuthEvents: 0,
       preAuthBytes: 0,
-      closing: false,
+      closedBy: null,
     };
     this.sockets.set(socket.id, state);
     bump(this.perIp, ip, 1);
@@ -207,31 +223,47 @@ export class LimitsService {
    */
   realmChanged(socket: BrokerSocket): boolean {
     const st = this.sockets.get(socket.id);
-    if (!st || st.realm === socket.data.realm) return !st?.closing;
+    if (!st || st.realm === socket.data.realm) return !st?.closedBy;
     bump(this.perRealm, st.realm, -1);
     st.realm = socket.data.realm;
     const refusal = this.config.enabled ? this.realmRefusal(st.realm) : null;
     bump(this.perRealm, st.realm, 1);
     if (refusal) {
       this.refuse(socket, st, refusal);
-      this.close(socket, st);
+      this.close(socket, st, refusal);
       return false;
     }
     return true;
   }
 
   /**
-   * Whether an inbound event may be handled (called before parsing). A refused event is dropped
-   * and answered with `RATE_LIMITED` (and, for a publisher waiting on a confirm, a failed
-   * confirm). Never throws.
+   * Whether an inbound event may be handled (called before parsing; `event` may be a name no
+   * route handles, which counts against the pre-auth budget like any other). A refused event is
+   * dropped and answered with `RATE_LIMITED` (at most once a second per socket) and, when the
+   * client passed an acknowledgement callback, with `rateLimitReply(refusal)` — also when the
+   * refusal is the pre-auth budget or a realm's connection cap, so no call is left unanswered
+   * (issue 19). Never throws.
    */
-  admitEvent(socket: BrokerSocket, event: ClientEventName, raw: unknown, ack: unknown): boolean {
+  admitEvent(socket: BrokerSocket, event: string, raw: unknown, ack: unknown): boolean {
     const st = this.sockets.get(socket.id);
     if (!st) return true;
-    if (!this.preAuth(socket, st, 1, 0)) return false;
+    const refusal = this.eventRefusal(socket, st, event, raw);
+    if (!refusal) return true;
+    if (typeof ack === 'function') (ack as (r: unknown) => void)(rateLimitReply(refusal));
+    return false;
+  }
+
+  private eventRefusal(
+    socket: BrokerSocket,
+    st: SocketState,
+    event: string,
+    raw: unknown,
+  ): Refusal | null {
+    const budget = this.preAuth(socket, st, 1, 0);
+    if (budget) return budget;
     // Realm counts follow authentication even while limits are off (they may be turned on).
-    if (st.realm !== socket.data.realm && !this.realmChanged(socket)) return false;
-    if (!this.config.enabled) return true;
+    if (st.realm !== socket.data.realm && !this.realmChanged(socket)) return st.closedBy;
+    if (!this.config.enabled) return null;
     let refusal: Refusal | null = null;
     switch (event) {
       case ClientEvent.PRODUCE:
@@ -246,20 +278,10 @@ export class LimitsService {
         refusal = this.subscriptionRefusal(st);
         break;
       default:
-        return true;
+        return null;
     }
-    if (!refusal) return true;
-    this.refuse(socket, st, refusal);
-    if (typeof ack === 'function') {
-      (ack as (r: unknown) => void)({
-        ok: false,
-        code: 'SWB_ERR_RATE_LIMITED',
-        message: `Rate limited: ${refusal.reason}`,
-        reason: refusal.reason,
-        retry_after: refusal.retryAfter,
-      });
-    }
-    return false;
+    if (refusal) this.refuse(socket, st, refusal);
+    return refusal;
   }
 
   private messageRefusal(st: SocketState, event: ClientEventName, raw: unknown): Refusal | null {
@@ -344,11 +366,17 @@ export class LimitsService {
   /**
    * Pre-auth budget. Events are counted when dispatched (a client may pipeline events behind its
    * `AUTHENTICATION`; those handled after it succeeded are free); bytes when the frame arrives,
-   * since that is when the broker holds them. Returns false when the budget is exhausted.
+   * since that is when the broker holds them. Returns the refusal when the budget is exhausted
+   * (or the socket is already closing), else null.
    */
-  private preAuth(socket: BrokerSocket, st: SocketState, events: number, bytes: number): boolean {
-    if (st.closing) return false;
-    if ((socket.data as { authenticated?: unknown }).authenticated !== false) return true;
+  private preAuth(
+    socket: BrokerSocket,
+    st: SocketState,
+    events: number,
+    bytes: number,
+  ): Refusal | null {
+    if (st.closedBy) return st.closedBy;
+    if ((socket.data as { authenticated?: unknown }).authenticated !== false) return null;
     const budget = this.config.preAuth();
     st.preAuthEvents += events;
     st.preAuthBytes += bytes;
@@ -356,11 +384,12 @@ export class LimitsService {
     if (budget.events !== undefined && st.preAuthEvents > budget.events) reason = 'pre_auth_events';
     else if (budget.bytes !== undefined && st.preAuthBytes > budget.bytes)
       reason = 'pre_auth_bytes';
-    if (!reason) return true;
+    if (!reason) return null;
     this.logger.warn({ socket: socket.id, ip: st.ip, reason }, 'pre-auth budget exhausted');
-    this.refuse(socket, st, { reason, retryAfter: 1 });
-    this.close(socket, st);
-    return false;
+    const refusal: Refusal = { reason, retryAfter: 1 };
+    this.refuse(socket, st, refusal);
+    this.close(socket, st, refusal);
+    return refusal;
   }
 
   /**
@@ -415,8 +444,8 @@ export class LimitsService {
     return this.sockets.size;
   }
 
-  private close(socket: BrokerSocket, st: SocketState): void {
-    st.closing = true;
+  private close(socket: BrokerSocket, st: SocketState, refusal: Refusal): void {
+    st.closedBy = refusal;
     this.dropLater(socket);
   }
 

@@ -37,7 +37,10 @@ export function watchRejections(
       'oversize frame: connection closed',
     );
   });
-  socket.on('error', (err: Error) => {
+  socket.on('error', (err: unknown) => {
+    // A client may also send an event named `error` (socket.io's parser allows it); its
+    // arguments are JSON, never an Error, and it is answered as an unknown event instead.
+    if (!(err instanceof Error)) return;
     metrics.rejectedInput(RejectReason.MALFORMED);
     logger.warn(
       { socket: socket.id, address, err: err.message },

@@ -114,13 +114,13 @@ export class MemoryStore implements MessageStore {
     const entry = this.dlq.get(msgId);
     if (!entry || (realm !== undefined && entry.realm !== realm)) return null;
     this.dlq.delete(msgId);
-    await this.enqueue(entry.realm, entry.event, {
-      id: entry.id,
+    const id = await this.enqueue(entry.realm, entry.event, {
+      id: newMessageId(),
       consumer: entry.consumer,
       payload: replayedEnvelope(entry.message, entry.dead_lettered_at),
       producer: entry.producer,
     });
-    const requeued = this.byId.get(entry.id);
+    const requeued = this.byId.get(id);
     return requeued ? { ...requeued } : null;
   }
 

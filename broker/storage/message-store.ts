@@ -109,7 +109,10 @@ export interface MessageStore {
   discardDlq(msgId: string, realm?: string): Promise<boolean>;
   /**
    * Moves a DLQ entry back into the queue of its original consumer with the default TTL
-   * (§10.5 replay); resolves with the re-queued entry, or null when not found.
+   * (§10.5 replay), in one transaction, under a **new** message id (`newMessageId()`, as the
+   * reference mints one for the re-queued copy), with attempts 0 and the envelope marked by
+   * `replayedEnvelope`. Resolves with the re-queued entry (its `id` is the new one), or null
+   * when not found (in `realm`, when given).
    */
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null>;
   /** Unexpired queued copies in a realm (queue cap). */

@@ -130,8 +130,9 @@ redis.call('ZREM', P .. ':dlq-all', id)
 return 1`;
 
 /**
- * ARGV: P, id, the dead_lettered_at read (optimistic check), q, d, expires, score, pexpireat.
- * Moves the DLQ entry back into its queue with attempts 0; 0 when it changed or vanished.
+ * ARGV: P, id, the dead_lettered_at read (optimistic check), q, d, expires, score, pexpireat,
+ * new id. Moves the DLQ entry back into its queue under the new id with attempts 0; 0 when it
+ * changed or vanished.
  */
 const REPLAY_DLQ = `${PRELUDE}
 local id = ARGV[2]
@@ -141,7 +142,7 @@ if f[1] ~= ARGV[3] or f[2] ~= ARGV[4] then return 0 end
 redis.call('DEL', dkey)
 redis.call('ZREM', P .. ':dlq:' .. realmOf(ARGV[4]), id)
 redis.call('ZREM', P .. ':dlq-all', id)
-put(id, ARGV[4], ARGV[5], '0', ARGV[6], ARGV[7], ARGV[8])
+put(ARGV[9], ARGV[4], ARGV[5], '0', ARGV[6], ARGV[7], ARGV[8])
 return 1`;
 
 /** ARGV: P, b64u realm, now. Queued copies of the realm minus the expired ones. */

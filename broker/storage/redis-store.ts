@@ -211,6 +211,8 @@ export class RedisStore implements MessageStore {
       const { message, ...rest } = dead;
       const entry: StoredEntry = {
         ...rest,
+        // The re-queued copy gets a new id, as in the other stores (message-store.ts).
+        id: newMessageId(),
         message: replayedEnvelope(message, t),
         created_at: new Date(now).toISOString(),
         expires_at: expires,
@@ -226,6 +228,7 @@ export class RedisStore implements MessageStore {
         expires ?? '',
         clock.next(now),
         expires === null ? '' : expires + EXPIRY_GRACE_MS,
+        entry.id,
       ]);
       if (moved === 1) return entry;
     }

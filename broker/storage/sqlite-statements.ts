@@ -202,13 +202,22 @@ export class SqliteStatements {
     return this.deleteDlq.run(id).changes > 0;
   }
 
-  /** Moves a DLQ row back to `messages` with a fresh expiry. Call in a transaction. */
-  replayDlq(id: string, realm: string | undefined, expires: number | null, now: number) {
+  /**
+   * Moves a DLQ row back to `messages` under `newId` (minted by the caller, which owns the id
+   * pool) with a fresh expiry. Call in a transaction.
+   */
+  replayDlq(
+    id: string,
+    realm: string | undefined,
+    expires: number | null,
+    now: number,
+    newId: string,
+  ) {
     const row = this.selectDlqOne.get(id);
     if (!row || (realm !== undefined && row.realm !== realm)) return null;
     this.deleteDlq.run(id);
     const requeued: Row = {
-      id: row.id,
+      id: newId,
       realm: row.realm,
       event: row.event,
       consumer: row.consumer,

@@ -138,7 +138,8 @@ export class SqliteStore implements MessageStore {
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null> {
     const now = Date.now();
     const expires = expiresAt(undefined, this.defaultTtl, now);
-    return this.read('replayDlq', msgId, realm, expires, now);
+    // Minted here, not in the worker: ids come from one pool per process (message-store.ts).
+    return this.read('replayDlq', msgId, realm, expires, now, newMessageId());
   }
 
   countQueued(realm: string): Promise<number> {

@@ -235,7 +235,8 @@ describe('unusual but valid names (§19: names are strings; registries must not 
 });
 
 describe('events outside the protocol', () => {
-  it('ignores unknown event names and keeps serving', async () => {
+  // Issue 19 ("no silent calls"): answered with ERROR code -1 naming the event, nothing else.
+  it('answers unknown event names with ERROR code -1 and keeps serving', async () => {
     const s = await ctx.h.connect();
     const rec = record(s);
     s.emit('NOT-A-PROTOCOL-EVENT', { x: 1 });
@@ -243,7 +244,13 @@ describe('events outside the protocol', () => {
     s.emit('__proto__', {});
     await sync(s);
     await delay(QUIET_MS);
-    expect(rec.names()).toEqual([]);
+    expect(rec.names()).toEqual([ServerEvent.ERROR, ServerEvent.ERROR, ServerEvent.ERROR]);
+    expect(rec.of(ServerEvent.ERROR)).toEqual(
+      ['NOT-A-PROTOCOL-EVENT', 'constructor', '__proto__'].map((name) => ({
+        message: `Unknown event '${name}': not handled by this broker`,
+        code: ProtocolErrorCode.BAD_FIELD,
+      })),
+    );
     expect(s.connected).toBe(true);
   });
 });

@@ -65,7 +65,9 @@ describe('bulk DLQ replay interrupted by kill -9', () => {
     });
 
     // Batches in flight back to back; the broker is killed while one is being processed.
+    // A replay re-queues under a new id, so entries are followed by their payload (index i).
     const acknowledged = new Set<string>();
+    const requeuedIds = new Set<string>();
     let batches = 0;
     let killed = false;
     for (let start = 0; start < TOTAL && !killed; start += BATCH) {
@@ -81,19 +83,24 @@ describe('bulk DLQ replay interrupted by kill -9', () => {
         killed = true;
       }
       const r = await reply;
-      if (r?.ok)
-        for (const x of r.replayed as Array<{ msg_id: string }>) acknowledged.add(x.msg_id);
+      if (r?.ok) {
+        for (const x of r.replayed as Array<{ msg_id: string; new_msg_id: string }>) {
+          acknowledged.add(x.msg_id);
+          requeuedIds.add(x.new_msg_id);
+        }
+      }
     }
     await broker.exited;
     expect(killed).toBe(true);
 
     const check = new SqliteStore({ filename });
     try {
-      const inDlq = new Set((await check.listDlq(null)).map((e) => e.id));
+      const index = new Map(ids.map((id, i) => [id, i]));
+      const inDlq = new Set((await check.listDlq(null)).map((e) => e.message.message as number));
       const queued = await check.dequeue('default', 'fleet-job', 'w-offline');
-      const inQueue = new Set(queued.map((e) => e.id));
-      const lost = ids.filter((id) => !inDlq.has(id) && !inQueue.has(id));
-      const doubled = ids.filter((id) => inDlq.has(id) && inQueue.has(id));
+      const inQueue = new Set(queued.map((e) => e.message.message as number));
+      const lost = ids.filter((_id, i) => !inDlq.has(i) && !inQueue.has(i));
+      const doubled = ids.filter((_id, i) => inDlq.has(i) && inQueue.has(i));
       console.log(
         JSON.stringify({
           dlqBulkReplayCrash: {
@@ -110,8 +117,10 @@ describe('bulk DLQ replay interrupted by kill -9', () => {
       expect(doubled).toEqual([]);
       expect(queued.length).toBe(inQueue.size);
       expect(inQueue.size + inDlq.size).toBe(TOTAL);
-      // Everything acknowledged as replayed is in the queue, marked as a replay.
-      for (const id of acknowledged) expect(inQueue.has(id)).toBe(true);
+      // Everything acknowledged as replayed is in the queue under the id the reply gave.
+      for (const id of acknowledged) expect(inQueue.has(index.get(id)!)).toBe(true);
+      const queuedIds = new Set(queued.map((e) => e.id));
+      for (const id of requeuedIds) expect(queuedIds.has(id)).toBe(true);
       expect(
         queued.every(
           (e) =>

@@ -76,8 +76,20 @@ describe('DLQ and stats commands', () => {
     const [first, second] = await seed(2, 'w1', 'default', subscriptionKey('fleet', 'job'));
     const m = await manager(h);
     expect((await m.run({ command: 'dlq_list' })).entries).toHaveLength(2);
+    const [dead] = (await m.run({ command: 'dlq_list' })).entries as Array<{
+      id: string;
+      dead_lettered_at: string;
+    }>;
     const replay = await m.run({ command: 'dlq_replay', msgId: first });
-    expect(replay).toEqual({ ok: true, msg_id: first, new_msg_id: first });
+    // A new id for the re-queued copy (as the reference), with the replay markers alongside.
+    expect(replay).toEqual({
+      ok: true,
+      msg_id: first,
+      new_msg_id: expect.stringMatching(/^msg-[0-9a-z]+-[0-9a-f]{12}$/),
+      replay_count: 1,
+      first_dead_lettered_at: dead!.dead_lettered_at,
+    });
+    expect(replay.new_msg_id).not.toBe(first);
     expect(await m.run({ command: 'dlq_discard', id: second })).toEqual({
       ok: true,
       msg_id: second,
@@ -115,8 +127,15 @@ describe('DLQ and stats commands', () => {
     });
     const envelope = await delivered;
     expect(envelope.message).toBe(0);
+    expect(envelope.msgId).toBe(replay.new_msg_id);
     expect(envelope.replay_count).toBe(1);
-    expect(typeof envelope.first_dead_lettered_at).toBe('string');
+    expect(envelope.first_dead_lettered_at).toBe(dead!.dead_lettered_at);
+    // The consumer ACKs the copy by the id it was delivered with.
+    const acked = await consumer
+      .timeout(2_000)
+      .emitWithAck(ClientEvent.ACK, { msgId: envelope.msgId });
+    expect(acked).toEqual({ ok: true, msgId: replay.new_msg_id });
+    expect(await h.broker.store.get(replay.new_msg_id)).toBeNull();
   });
 
   it('bulk dlq_replay / dlq_discard with ids, realm-restricted', async () => {
@@ -129,6 +148,11 @@ describe('DLQ and stats commands', () => {
       ids: [...ids.slice(0, 3), otherId, 'msg-x'],
     });
     expect(replay.replayed.map((r: { msg_id: string }) => r.msg_id)).toEqual(ids.slice(0, 3));
+    const replayed = replay.replayed as Array<{ new_msg_id: string; replay_count: number }>;
+    expect(new Set(replayed.map((r) => r.new_msg_id)).size).toBe(3);
+    expect(replayed.every((r) => !ids.includes(r.new_msg_id) && r.replay_count === 1)).toBe(true);
+    const queued = await ctx.h.broker.store.dequeue('default', 'fleet-job', 'w1');
+    expect(queued.map((e) => e.id)).toEqual(replayed.map((r) => r.new_msg_id));
     expect(replay.not_found).toEqual([otherId, 'msg-x']);
     const discard = await m.run({ command: 'dlq_discard', ids: ids.slice(3) });
     expect(discard).toEqual({ ok: true, discarded: ids.slice(3), not_found: [] });

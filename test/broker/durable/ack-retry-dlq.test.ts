@@ -75,11 +75,13 @@ describe('reliable delivery (§10)', () => {
     expect(dlq[0]!.event).toBe('fleet-job');
     // Replay from the DLQ re-queues it for the same consumer and delivers it at once (§10.5).
     const again = waitFor<DeliveryEnvelope>(c, JOB);
-    expect((await ctx.h.broker.replayDlq(dlq[0]!.id, 'default'))?.id).toBe(dlq[0]!.id);
+    // Re-queued under a new id, which the redelivery carries (and the ACK below uses).
+    const requeued = await ctx.h.broker.replayDlq(dlq[0]!.id, 'default');
+    expect(requeued?.id).not.toBe(dlq[0]!.id);
     const redelivered = await again;
     expect(redelivered).toMatchObject({
       message: 'doomed',
-      msgId: dlq[0]!.id,
+      msgId: requeued!.id,
       delivery_attempt: 1,
     });
     expect(await ctx.h.broker.store.listDlq('default')).toEqual([]);

@@ -18,7 +18,7 @@ import { attachRemote } from '../../../broker/namespaces/remote/remote-namespace
 import { TicketStore } from '../../../broker/namespaces/remote/ticket-store';
 import type { BrokerServer } from '../../../broker/transport/socket-types';
 import { startBroker, type Harness } from '../../helpers/broker-harness';
-import { expectNothing, waitFor } from '../../helpers/wait';
+import { expectNothing, waitFor, waitUntil } from '../../helpers/wait';
 
 type Ok = Extract<RemoteTicketReply, { ok: true }>;
 
@@ -73,7 +73,8 @@ describe('/remote (§16.2)', () => {
 
       const frame = waitFor(viewer, 'frame');
       agent.emit('frame', { frame: 'AAAA' });
-      expect(await frame).toEqual({ frame: 'AAAA' });
+      // The legacy base64 form arrives decoded, as binary (§16.2).
+      expect(await frame).toEqual(Buffer.from([0, 0, 0]));
       const strangerQuiet = expectNothing(stranger, 'frame');
       await strangerQuiet;
 
@@ -94,6 +95,39 @@ describe('/remote (§16.2)', () => {
       agent.emit(RemoteEvent.AUTH_OK, { forged: true });
       await noAuthOk;
     });
+  });
+
+  it("an older agent's {frame: <base64>} reaches viewers as a binary frame (Buffer)", async () => {
+    await withBroker({}, async (h) => {
+      const agent = await join(h, await ticket(h, { role: 'agent', session_id: 'f' }));
+      const viewer = await join(h, await ticket(h, { role: 'viewer', session_id: 'f' }));
+      const bytes = Buffer.from(Array.from({ length: 256 }, (_v, i) => i));
+      const frames: unknown[][] = [];
+      viewer.on('frame', (...args: unknown[]) => frames.push(args));
+      agent.emit('frame', { frame: bytes.toString('base64') });
+      // A current agent sends the bytes themselves; both reach viewers the same way.
+      agent.emit('frame', new Uint8Array(bytes));
+      // Not the legacy shape (no base64 string in `frame`): relayed as sent.
+      agent.emit('frame', { frame: 42, note: 'kept' });
+      await waitUntil(() => frames.length === 3, 'three frames');
+      expect(Buffer.isBuffer(frames[0]![0])).toBe(true);
+      expect(frames[0]).toEqual([bytes]);
+      expect(frames[1]).toEqual([bytes]);
+      expect(frames[2]).toEqual([{ frame: 42, note: 'kept' }]);
+    });
+  });
+
+  it('a frame rule without `binary` relays the JSON form unchanged', async () => {
+    await withBroker(
+      { remote: { relay: { frame: { from: 'agent', to: 'viewers', binary: false } } } },
+      async (h) => {
+        const agent = await join(h, await ticket(h, { role: 'agent', session_id: 'g' }));
+        const viewer = await join(h, await ticket(h, { role: 'viewer', session_id: 'g' }));
+        const frame = waitFor(viewer, 'frame');
+        agent.emit('frame', { frame: 'AAAA' });
+        expect(await frame).toEqual({ frame: 'AAAA' });
+      },
+    );
   });
 
   it('tickets are single use; bogus and mismatched tickets are refused', async () => {
@@ -153,8 +187,8 @@ describe('/remote (§16.2)', () => {
       const viewerB = await joinAs('beta', 'viewer');
       const got = waitFor(viewerA, 'frame');
       const quiet = expectNothing(viewerB, 'frame');
-      agentA.emit('frame', { frame: 'x' });
-      expect(await got).toEqual({ frame: 'x' });
+      agentA.emit('frame', { frame: 'eA==' });
+      expect(await got).toEqual(Buffer.from('x'));
       await quiet;
     } finally {
       for (const s of sockets) s.disconnect();

@@ -14,6 +14,8 @@ export interface StoreFactory {
 }
 
 const env = (message: unknown) => ({ event: 'job', message, from: 'fleet' });
+/** The broker's message id format (`newMessageId`, `spec/protocol-core.md` §16.2). */
+const MESSAGE_ID = /^msg-[0-9a-z]+-[0-9a-f]{12}$/;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 export function runStoreConformance(factory: StoreFactory): void {
@@ -152,11 +154,15 @@ export function runStoreConformance(factory: StoreFactory): void {
       expect(await store.discardDlq(b, 'default')).toBe(false);
       expect(await store.discardDlq(b)).toBe(true);
       const replayed = await store.replayDlq(a, 'default');
-      expect(replayed?.id).toBe(a);
+      // The re-queued copy gets a new id in the broker's format (as the reference mints one).
+      expect(replayed?.id).toMatch(MESSAGE_ID);
+      expect(replayed?.id).not.toBe(a);
+      expect(replayed).toMatchObject({ realm: 'default', event: 'fleet-job', consumer: 'w1' });
       expect(await store.listDlq(null)).toEqual([]);
-      expect(
-        (await store.dequeue('default', 'fleet-job', 'w1')).map((e) => e.message.message),
-      ).toEqual(['a']);
+      const requeued = await store.dequeue('default', 'fleet-job', 'w1');
+      expect(requeued.map((e) => [e.id, e.message.message])).toEqual([[replayed!.id, 'a']]);
+      expect(await store.get(replayed!.id)).toMatchObject({ id: replayed!.id, attempts: 0 });
+      expect(await store.get(a)).toBeNull();
       expect(await store.replayDlq(a)).toBeNull();
     });
 
@@ -179,7 +185,9 @@ export function runStoreConformance(factory: StoreFactory): void {
       expect(await store.deadLetter(live, 'x')).toBe(live);
       expect((await store.listDlq('default'))[0]?.attempts).toBe(3);
       // A DLQ replay starts a fresh budget.
-      expect((await store.replayDlq(live))?.attempts).toBe(0);
+      const again = await store.replayDlq(live);
+      expect(again?.attempts).toBe(0);
+      expect((await store.get(again!.id))?.attempts).toBe(0);
       expect((await store.get(fresh))?.attempts).toBe(0);
     });
 
@@ -249,10 +257,14 @@ export function runStoreConformance(factory: StoreFactory): void {
         first_dead_lettered_at: firstAt,
       });
       await sleep(5);
-      await store.deadLetter(a, 'second');
-      const twice = await store.replayDlq(a);
+      // Dead-lettered again under the id it was re-queued with; each replay mints another.
+      expect(await store.deadLetter(once!.id, 'second')).toBe(once!.id);
+      expect(await store.replayDlq(a)).toBeNull();
+      const twice = await store.replayDlq(once!.id);
       expect(twice?.message).toMatchObject({ replay_count: 2, first_dead_lettered_at: firstAt });
+      expect(new Set([a, once!.id, twice!.id]).size).toBe(3);
       const [stored] = await store.dequeue('default', 'fleet-job', 'w1');
+      expect(stored?.id).toBe(twice!.id);
       expect(stored?.message).toMatchObject({ replay_count: 2, first_dead_lettered_at: firstAt });
     });
 
@@ -333,6 +345,24 @@ export function runStoreConformance(factory: StoreFactory): void {
         expect((await store.listDlq('default')).map((e) => e.id)).toEqual([dead]);
         expect((await store.loadSubscriptions()).map((s) => s.record)).toEqual([{ durable: true }]);
         expect(await store.ack(id)).toBe(true);
+      });
+
+      it('keeps a replayed copy under its new id across instances', async () => {
+        const dead = await store.enqueue('default', 'k', {
+          consumer: 'c',
+          payload: env('again'),
+          producer: 'p',
+        });
+        await store.deadLetter(dead, 'x');
+        const replayed = await store.replayDlq(dead);
+        await store.close();
+        store = await factory.reopen!();
+        expect(await store.listDlq(null)).toEqual([]);
+        const [copy] = await store.dequeue('default', 'k', 'c');
+        expect(copy).toMatchObject({ id: replayed!.id, attempts: 0 });
+        expect(copy!.message).toMatchObject({ message: 'again', replay_count: 1 });
+        expect(await store.ack(dead)).toBe(false);
+        expect(await store.ack(replayed!.id)).toBe(true);
       });
     }
   });

@@ -15,7 +15,10 @@ import { tokenHash } from './auth-state';
 import type { TokenGrant } from './token-validator';
 
 /** The bucket credential of a validated `token` (its `grant`). */
-export function grantCredential(grant: Pick<TokenGrant, 'via' | 'tokenHash'>, token: string): string {
+export function grantCredential(
+  grant: Pick<TokenGrant, 'via' | 'tokenHash'>,
+  token: string,
+): string {
   if (grant.via === 'jwt' || grant.via === 'realm-jwt') {
     let sub: unknown;
     try {

@@ -71,7 +71,11 @@ export function proxyEntryError(entry: string): string | null {
 /** The entries of a `trust_proxy` value: `true` ⇒ loopback, a string ⇒ its comma-separated parts. */
 export function proxyEntries(value: unknown): string[] {
   if (value === true) return [...TRUE_MEANS];
-  if (typeof value === 'string') return value.split(',').map((s) => s.trim()).filter(Boolean);
+  if (typeof value === 'string')
+    return value
+      .split(',')
+      .map((s) => s.trim())
+      .filter(Boolean);
   if (Array.isArray(value)) {
     return value.filter((v): v is string => typeof v === 'string').map((s) => s.trim());
   }

@@ -325,19 +325,22 @@ export class LimitsService {
         LimitsService.clientKey(st.realm, st.credential, st.ip),
         now,
       ));
-    const msg = this.config.bucket('messages_per_second', 'message_burst', 3, st.realm);
-    if (msg) {
-      client.messages ??= new TokenBucket(msg.burst, now);
-      const r = client.messages.take(1, msg.rate, msg.burst, now);
+    // Rates read one by one (no `{rate, burst}` object per message).
+    const msgRate = this.config.value('messages_per_second', st.realm);
+    if (msgRate !== undefined) {
+      const burst = this.config.value('message_burst', st.realm) ?? 3 * msgRate;
+      client.messages ??= new TokenBucket(burst, now);
+      const r = client.messages.take(1, msgRate, burst, now);
       if (!r.ok) return { reason: 'messages_per_second', retryAfter: r.retryAfter };
     }
-    const bytes = this.config.bucket('bytes_per_second', 'bytes_burst', 2, st.realm);
-    if (bytes) {
+    const byteRate = this.config.value('bytes_per_second', st.realm);
+    if (byteRate !== undefined) {
+      const burst = this.config.value('bytes_burst', st.realm) ?? 2 * byteRate;
       const payload =
         event === ClientEvent.PRODUCE_CHUNK && typeof raw === 'object' ? field(raw, 'data') : raw;
       const cost = Math.max(1, utf8Length(payload));
-      client.bytes ??= new TokenBucket(bytes.burst, now);
-      const r = client.bytes.take(cost, bytes.rate, bytes.burst, now);
+      client.bytes ??= new TokenBucket(burst, now);
+      const r = client.bytes.take(cost, byteRate, burst, now);
       if (!r.ok) return { reason: 'bytes_per_second', retryAfter: r.retryAfter };
     }
     return null;

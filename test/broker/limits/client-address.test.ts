@@ -64,9 +64,7 @@ describe('clientAddress', () => {
     expect(proxyEntryError('fd00::/8')).toBeNull();
     expect(proxyEntryError('10.0.0.0/33')).toMatch(/prefix length/);
     expect(proxyEntryError('my-proxy')).toMatch(/not an IP/);
-    expect(LimitsSchema.safeParse({ trust_proxy: ['127.0.0.1', '10.0.0.0/8'] }).success).toBe(
-      true,
-    );
+    expect(LimitsSchema.safeParse({ trust_proxy: ['127.0.0.1', '10.0.0.0/8'] }).success).toBe(true);
     expect(LimitsSchema.safeParse({ trust_proxy: '127.0.0.1, 10.0.0.0/8' }).success).toBe(true);
     expect(LimitsSchema.safeParse({ trust_proxy: ['10.0.0.0/80'] }).success).toBe(false);
     expect(LimitsSchema.safeParse({ trustProxy: 'proxy.local' }).success).toBe(false);

@@ -14,6 +14,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
+import { grantCredential } from '../auth/rate-credential';
 import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
 import { admitSocket, replayQueued, socketCredentials } from '../embedding/socket-admission';
 import { RejectReason } from '../limits/limit-metrics';
@@ -49,7 +50,10 @@ function fail(ctx: HandlerContext, socket: BrokerSocket, code: 401 | 403, messag
   socket.emit(ServerEvent.AUTH_FAIL, { code, message });
 }
 
-/** Admits the socket (after the embedding `authenticate` hook, if any) and answers `AUTH_OK`. */
+/**
+ * Admits the socket (after the embedding `authenticate` hook, if any) and answers `AUTH_OK`.
+ * `credential` keys its rate-limit buckets (`auth/rate-credential.ts`); null ⇒ realm and IP.
+ */
 function admit(
   ctx: HandlerContext,
   socket: BrokerSocket,
@@ -58,6 +62,7 @@ function admit(
   tokenHash: string | null,
   via: string,
   payload: Record<string, unknown>,
+  credential: string | null = null,
 ): Promise<void> | undefined {
   return admitSocket(
     ctx,
@@ -65,6 +70,7 @@ function admit(
     { realm, role, tokenHash },
     socketCredentials(socket, payload),
     () => {
+      ctx.limits.credentialAdmitted(socket, credential);
       ctx.logger.info({ socket: socket.id, realm, role, via }, 'socket authenticated');
       socket.emit(ServerEvent.AUTH_OK, { realm, role });
     },
@@ -150,7 +156,7 @@ function validateToken(
   const data = socket.data;
   data.authQueue = [];
   ctx.tokens
-    .validate(token, declared, socket.handshake.address)
+    .validate(token, declared, ctx.limits.clientIp(socket))
     .then(
       (grant) => {
         if (!grant) {
@@ -166,7 +172,17 @@ function validateToken(
             return fail(ctx, socket, 403, `Token is not scoped to realm '${declared}'`);
           }
         }
-        return admit(ctx, socket, grant.realm, grant.role, grant.tokenHash, grant.via, payload);
+        const credential = grantCredential(grant, token);
+        return admit(
+          ctx,
+          socket,
+          grant.realm,
+          grant.role,
+          grant.tokenHash,
+          grant.via,
+          payload,
+          credential,
+        );
       },
       (err: unknown) => {
         ctx.logger.warn(

@@ -4,6 +4,7 @@
  * `limits.realms[<realm>][<key>]` beats the global value (a present override of 0 lifts a global
  * limit); the block is re-read at most once per second, so a hot reload applies within 1 s.
  */
+import { proxyTrust, type ProxyTrust } from './client-address';
 import type { LimitsBlock } from './limits-schema';
 
 /** The numeric keys of §11.3 plus Switchboard's extensions (see `limits-schema.ts`). */
@@ -50,6 +51,7 @@ export class LimitsConfig {
   private block: Json | null = null;
   private off = false;
   private readAt = -Infinity;
+  private trust: { value: unknown; key: string; trust: ProxyTrust } | null = null;
 
   /**
    * @param read returns the current `limits` block (a settings getter, so hot reloads show).
@@ -123,9 +125,17 @@ export class LimitsConfig {
     };
   }
 
-  /** `trust_proxy` / `trustProxy`. */
-  get trustProxy(): boolean {
+  /**
+   * The proxies `trust_proxy` / `trustProxy` trusts (none without a block, as §11.1 says the
+   * header is read only while limits are enabled). Rebuilt only when the value changes.
+   */
+  get trustProxy(): ProxyTrust {
     const b = this.current();
-    return b !== null && (b.trust_proxy === true || b.trustProxy === true);
+    const value = b === null ? false : (own(b, 'trust_proxy') ?? own(b, 'trustProxy') ?? false);
+    if (this.trust?.value === value) return this.trust.trust;
+    const key = JSON.stringify(value) ?? 'false';
+    if (this.trust?.key !== key) this.trust = { value, key, trust: proxyTrust(value) };
+    else this.trust.value = value;
+    return this.trust.trust;
   }
 }

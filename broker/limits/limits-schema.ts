@@ -11,16 +11,33 @@
  *   long a socket may stay over that cap before it is disconnected.
  */
 import { z } from 'zod';
+import { proxyEntries, proxyEntryError } from './client-address';
 
 /** A §11 numeric limit: anything goes; absent/0/negative/non-numeric ⇒ unlimited. */
 const LimitValue = z.unknown().optional();
 
+/**
+ * `trust_proxy`: which TCP peers may report the client address in `X-Forwarded-For`
+ * (`client-address.ts`). `true` ⇒ loopback proxies only; a list (or a comma-separated string) of
+ * addresses, CIDRs and `loopback`/`linklocal`/`uniquelocal`. Validated strictly: a typo would
+ * otherwise trust nobody (or, worse, be read as `true`).
+ */
+const TrustProxy = z
+  .union([z.boolean(), z.string(), z.array(z.string())])
+  .superRefine((value, ctx) => {
+    for (const entry of proxyEntries(value)) {
+      const error = proxyEntryError(entry);
+      if (error) ctx.addIssue({ code: z.ZodIssueCode.custom, message: error });
+    }
+  })
+  .optional();
+
 export const LimitsSchema = z
   .object({
     enabled: z.boolean().optional(),
-    /** Client IP = first `X-Forwarded-For` entry (only behind a proxy that overwrites it). */
-    trust_proxy: z.boolean().optional(),
-    trustProxy: z.boolean().optional(),
+    /** Proxies trusted to report the client IP in `X-Forwarded-For` (see `TrustProxy`). */
+    trust_proxy: TrustProxy,
+    trustProxy: TrustProxy,
     max_connections_per_ip: LimitValue,
     connections_per_minute_per_ip: LimitValue,
     /** Switchboard extension: concurrent `/` sockets per realm (checked on authentication). */

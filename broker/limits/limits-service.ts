@@ -10,6 +10,12 @@
  *   send while `socket.data.authenticated === false`; over it → `RATE_LIMITED` and disconnect.
  * `RATE_LIMITED {code: 429, reason, retry_after}` goes out at most once per second per socket;
  * `tyo_mq_rate_limited_total{reason}` counts every breach. Per-socket state goes on disconnect.
+ *
+ * The message and byte buckets belong to the *client*, not the socket (issue 20 item 7): keyed by
+ * the credential that admitted it (`credentialAdmitted`), else by realm and client IP, and
+ * shared by all its sockets (and MQTT connections), so reconnecting or opening more sockets
+ * does not add tokens. The client IP honours `X-Forwarded-For` only from trusted proxies
+ * (`client-address.ts`).
  */
 import type { IncomingMessage } from 'node:http';
 import { errorInfo } from '../../shared/error-catalogue';
@@ -24,7 +30,9 @@ import type { RealmDirectory } from '../routing/realm-directory';
 import type { BrokerSocket } from '../transport/socket-types';
 import { LimitsConfig, type LimitKey } from './limits-config';
 import type { LimitMetrics, RejectReasonValue } from './limit-metrics';
+import { clientAddress } from './client-address';
 import { watchRejections } from './rejection-watch';
+import { SharedBuckets, type ClientBuckets } from './shared-buckets';
 import { BucketTable, TokenBucket } from './token-bucket';
 
 /** A refused action: the limit key and the seconds to wait. */
@@ -56,8 +64,10 @@ const CONNECTIONS_RETRY_S = 30;
 interface SocketState {
   ip: string;
   realm: string;
-  messages: TokenBucket | null;
-  bytes: TokenBucket | null;
+  /** The credential key set by `credentialAdmitted`; null ⇒ keyed by realm and IP. */
+  credential: string | null;
+  /** The client's shared buckets, taken on the first message (null until then / after a re-key). */
+  client: ClientBuckets | null;
   registrations: number;
   subscriptions: number;
   lastNotice: number;
@@ -101,6 +111,7 @@ export class LimitsService {
   private readonly perRealm = new Map<string, number>();
   private readonly ipBuckets = new BucketTable();
   private readonly realmCreation = new BucketTable();
+  private readonly clients: SharedBuckets;
 
   constructor(
     readBlock: () => unknown,
@@ -112,9 +123,13 @@ export class LimitsService {
     private readonly maxFrameBytes: number = 0,
   ) {
     this.config = new LimitsConfig(readBlock as () => null, now);
+    this.clients = new SharedBuckets(now());
   }
 
-  /** The client IP of a socket (§11.1): first `X-Forwarded-For` entry under `trust_proxy`. */
+  /**
+   * The client IP of a socket (§11.1): its peer address, or, when the peer is a proxy
+   * `trust_proxy` trusts, the right-most untrusted `X-Forwarded-For` hop.
+   */
   clientIp(socket: BrokerSocket): string {
     return this.ipOf(socket.handshake.headers['x-forwarded-for'], socket.handshake.address);
   }
@@ -125,11 +140,49 @@ export class LimitsService {
   }
 
   private ipOf(forwarded: string | string[] | undefined, address: string | undefined): string {
-    if (this.config.trustProxy) {
-      const first = (Array.isArray(forwarded) ? forwarded[0] : forwarded)?.split(',')[0]?.trim();
-      if (first) return first;
-    }
-    return address || 'unknown';
+    return clientAddress(this.config.trustProxy, forwarded, address);
+  }
+
+  /**
+   * The key of a client's shared buckets in `realm`: its credential (a token digest, a JWT
+   * subject…), else its IP. Connections with the same key share one message and byte bucket.
+   */
+  static clientKey(realm: string, credential: string | null, ip: string): string {
+    return credential === null ? `${realm}\nip:${ip}` : `${realm}\n${credential}`;
+  }
+
+  /** The shared buckets of `key`, referenced until `releaseClient` (MQTT). */
+  acquireClient(key: string): ClientBuckets {
+    return this.clients.acquire(key, this.now());
+  }
+
+  /** Gives back an entry taken by `acquireClient`. */
+  releaseClient(entry: ClientBuckets): void {
+    this.clients.release(entry, this.now());
+  }
+
+  /** Client entries held now (referenced or idle; tests, stats). */
+  get clientBuckets(): number {
+    return this.clients.size;
+  }
+
+  /**
+   * Records the credential that admitted `socket` (call once its realm is granted): from its
+   * next message on, the socket spends the buckets of that credential in its realm, shared with
+   * every other connection of it. `null` (no credential of its own: auth off, an open realm, a
+   * role-declared client, a realm's pre-shared key) ⇒ keyed by realm and client IP.
+   */
+  credentialAdmitted(socket: BrokerSocket, credential: string | null): void {
+    const st = this.sockets.get(socket.id);
+    if (!st || st.credential === credential) return;
+    st.credential = credential;
+    this.dropClient(st);
+  }
+
+  private dropClient(st: SocketState): void {
+    if (st.client === null) return;
+    this.clients.release(st.client, this.now());
+    st.client = null;
   }
 
   /**
@@ -150,8 +203,8 @@ export class LimitsService {
     const state: SocketState = {
       ip,
       realm,
-      messages: null,
-      bytes: null,
+      credential: null,
+      client: null,
       registrations: 0,
       subscriptions: 0,
       lastNotice: -Infinity,
@@ -226,6 +279,7 @@ export class LimitsService {
     if (!st || st.realm === socket.data.realm) return !st?.closedBy;
     bump(this.perRealm, st.realm, -1);
     st.realm = socket.data.realm;
+    this.dropClient(st);
     const refusal = this.config.enabled ? this.realmRefusal(st.realm) : null;
     bump(this.perRealm, st.realm, 1);
     if (refusal) {
@@ -286,19 +340,29 @@ export class LimitsService {
 
   private messageRefusal(st: SocketState, event: ClientEventName, raw: unknown): Refusal | null {
     const now = this.now();
-    const msg = this.config.bucket('messages_per_second', 'message_burst', 3, st.realm);
-    if (msg) {
-      st.messages ??= new TokenBucket(msg.burst, now);
-      const r = st.messages.take(1, msg.rate, msg.burst, now);
+    // Taken once per socket (and after a re-key): the message path itself does no lookup.
+    const client =
+      st.client ??
+      (st.client = this.clients.acquire(
+        LimitsService.clientKey(st.realm, st.credential, st.ip),
+        now,
+      ));
+    // Rates read one by one (no `{rate, burst}` object per message).
+    const msgRate = this.config.value('messages_per_second', st.realm);
+    if (msgRate !== undefined) {
+      const burst = this.config.value('message_burst', st.realm) ?? 3 * msgRate;
+      client.messages ??= new TokenBucket(burst, now);
+      const r = client.messages.take(1, msgRate, burst, now);
       if (!r.ok) return { reason: 'messages_per_second', retryAfter: r.retryAfter };
     }
-    const bytes = this.config.bucket('bytes_per_second', 'bytes_burst', 2, st.realm);
-    if (bytes) {
+    const byteRate = this.config.value('bytes_per_second', st.realm);
+    if (byteRate !== undefined) {
+      const burst = this.config.value('bytes_burst', st.realm) ?? 2 * byteRate;
       const payload =
         event === ClientEvent.PRODUCE_CHUNK && typeof raw === 'object' ? field(raw, 'data') : raw;
       const cost = Math.max(1, utf8Length(payload));
-      st.bytes ??= new TokenBucket(bytes.burst, now);
-      const r = st.bytes.take(cost, bytes.rate, bytes.burst, now);
+      client.bytes ??= new TokenBucket(burst, now);
+      const r = client.bytes.take(cost, byteRate, burst, now);
       if (!r.ok) return { reason: 'bytes_per_second', retryAfter: r.retryAfter };
     }
     return null;
@@ -457,6 +521,7 @@ export class LimitsService {
     const st = this.sockets.get(id);
     if (!st) return;
     this.sockets.delete(id);
+    this.dropClient(st);
     bump(this.perIp, st.ip, -1);
     bump(this.perRealm, st.realm, -1);
   }

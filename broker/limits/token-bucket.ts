@@ -47,12 +47,22 @@ export class TokenBucket {
   }
 }
 
-/** Buckets by key (an IP, a socket id…), created full on first use and pruned when idle. */
+/** Keys a `BucketTable` holds at most by default (least recently used dropped beyond). */
+export const MAX_TABLE_BUCKETS = 100_000;
+
+/**
+ * Buckets by key (an IP, a socket id…), created full on first use, pruned when idle and bounded
+ * in number: past `maxSize` keys the least recently used bucket goes (that key starts full again).
+ */
 export class BucketTable {
+  /** In least-recently-used order (a `take` moves its key to the end). */
   private readonly buckets = new Map<string, TokenBucket>();
   private lastPrune: number;
 
-  constructor(now: number = Date.now()) {
+  constructor(
+    now: number = Date.now(),
+    private readonly maxSize: number = MAX_TABLE_BUCKETS,
+  ) {
     this.lastPrune = now;
   }
 
@@ -63,10 +73,15 @@ export class BucketTable {
   take(key: string, cost: number, rate: number, burst: number, now: number): TakeResult {
     this.prune(now);
     let bucket = this.buckets.get(key);
-    if (!bucket) {
+    if (bucket) {
+      this.buckets.delete(key);
+    } else {
       bucket = new TokenBucket(burst, now);
-      this.buckets.set(key, bucket);
+      if (this.buckets.size >= this.maxSize) {
+        this.buckets.delete(this.buckets.keys().next().value as string);
+      }
     }
+    this.buckets.set(key, bucket);
     return bucket.take(cost, rate, burst, now);
   }
 
@@ -83,10 +98,10 @@ export class BucketTable {
     this.lastPrune = now;
     let dropped = 0;
     for (const [key, bucket] of this.buckets) {
-      if (now - bucket.lastUsed > BUCKET_IDLE_MS) {
-        this.buckets.delete(key);
-        dropped++;
-      }
+      // Least recently used first: the first bucket still in use ends the pass.
+      if (now - bucket.lastUsed <= BUCKET_IDLE_MS) break;
+      this.buckets.delete(key);
+      dropped++;
     }
     return dropped;
   }

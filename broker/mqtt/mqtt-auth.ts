@@ -24,6 +24,7 @@ import { Protocol } from '../../shared/protocol-events';
 import type { AuthState } from '../auth/auth-state';
 import { authRequired, rolePasses } from '../auth/realm-policy';
 import type { TokenValidator } from '../auth/token-validator';
+import { grantCredential } from '../auth/rate-credential';
 import { keyMatches } from '../handlers/authentication-handler';
 import type { Logger } from '../logging/logger';
 import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
@@ -39,6 +40,11 @@ export interface MqttIdentity {
   tokenHash: string | null;
   /** False when admitted without credentials (auth off, or a realm with `required: false`). */
   authenticated: boolean;
+  /**
+   * The credential its rate-limit buckets are keyed by (`auth/rate-credential.ts`), shared with
+   * the socket.io sessions of the same token; absent ⇒ keyed by realm and client IP.
+   */
+  credential?: string;
 }
 
 /** CONNACK 3.1.1 return codes; aedes maps them onto MQTT 5 reason codes (4 → 0x86, 5 → 0x87). */
@@ -266,7 +272,14 @@ export class MqttAuth {
     let realm = grant.realm;
     if (realm === Protocol.ADMIN_REALM) realm = username ?? Protocol.DEFAULT_REALM;
     else if (username !== undefined && username !== realm) return 'token is for another realm';
-    return { realm, role: grant.role, clientId, tokenHash: grant.tokenHash, authenticated: true };
+    return {
+      realm,
+      role: grant.role,
+      clientId,
+      tokenHash: grant.tokenHash,
+      authenticated: true,
+      credential: grantCredential(grant, secret),
+    };
   }
 }
 

@@ -9,26 +9,32 @@
  *     dropping (silent loss at QoS 1) an over-rate client is throttled: its publish is held until
  *     the bucket allows it, and aedes reads nothing more from that client meanwhile (TCP back
  *     pressure). Each held publish counts one breach in `tyo_mq_rate_limited_total{reason}`.
+ *     The buckets are the client's, shared with its other MQTT and socket.io connections (keyed
+ *     by its credential, else realm and IP; `limits/shared-buckets.ts`): reconnecting does not
+ *     refill them.
+ * The client IP of MQTT over WebSocket follows `trust_proxy` like the other HTTP requests.
  */
+import type { IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
 import type { Client } from 'aedes';
-import type { LimitsService, Refusal } from '../limits/limits-service';
+import { LimitsService, type Refusal } from '../limits/limits-service';
+import type { ClientBuckets } from '../limits/shared-buckets';
 import { TokenBucket } from '../limits/token-bucket';
 
-interface ClientBudget {
-  messages: TokenBucket | null;
-  bytes: TokenBucket | null;
-}
-
-/** The client's IP: the TCP peer, or the HTTP request's for MQTT over WebSocket. */
-export function mqttClientIp(client: Client): string {
+/**
+ * The client's IP: the TCP peer, or for MQTT over WebSocket the upgrade request's client IP
+ * (`X-Forwarded-For` from a trusted proxy, with `limits`).
+ */
+export function mqttClientIp(client: Client, limits?: LimitsService): string {
   const conn = client.conn as Partial<Socket>;
-  const req = (client as { req?: { socket?: Partial<Socket> } }).req;
-  return conn.remoteAddress ?? req?.socket?.remoteAddress ?? 'unknown';
+  const req = (client as { req?: IncomingMessage }).req;
+  if (conn.remoteAddress) return conn.remoteAddress;
+  if (req?.socket) return limits ? limits.requestIp(req) : (req.socket.remoteAddress ?? 'unknown');
+  return 'unknown';
 }
 
 export class MqttLimits {
-  private readonly budgets = new WeakMap<Client, ClientBudget>();
+  private readonly budgets = new WeakMap<Client, ClientBuckets>();
 
   constructor(
     private readonly limits: LimitsService,
@@ -36,18 +42,22 @@ export class MqttLimits {
   ) {}
 
   /**
-   * Counts `client` (in `realm`) against the connection limits until its connection closes.
+   * Counts `client` (in `realm`) against the connection limits until its connection closes,
+   * and gives it the publish buckets of `credential` (null ⇒ realm and IP) meanwhile.
    * @returns null when admitted, else the refusal.
    */
-  admit(client: Client, realm: string): Refusal | null {
-    const ip = mqttClientIp(client);
+  admit(client: Client, realm: string, credential: string | null = null): Refusal | null {
+    const ip = mqttClientIp(client, this.limits);
     const refusal = this.limits.admitOtherConnection(ip, realm);
     if (refusal) return refusal;
+    const buckets = this.limits.acquireClient(LimitsService.clientKey(realm, credential, ip));
+    this.budgets.set(client, buckets);
     let released = false;
     const release = () => {
       if (released) return;
       released = true;
       this.limits.releaseOtherConnection(ip, realm);
+      this.limits.releaseClient(buckets);
     };
     client.conn.once('close', release);
     if (client.conn.destroyed) release();
@@ -64,8 +74,12 @@ export class MqttLimits {
       proceed();
       return;
     }
-    const budget = this.budgets.get(client) ?? { messages: null, bytes: null };
-    this.budgets.set(client, budget);
+    let budget = this.budgets.get(client);
+    if (!budget) {
+      // Not admitted through `admit` (no connection limits were wired): a bucket of its own.
+      budget = { key: '', messages: null, bytes: null, refs: 1, idleSince: 0 };
+      this.budgets.set(client, budget);
+    }
     const attempt = (first: boolean): void => {
       if (client.conn.destroyed) return;
       const wait = this.waitMs(budget, realm, bytes);
@@ -81,7 +95,7 @@ export class MqttLimits {
 
   /** 0 when both buckets gave their tokens, else how long to wait and why. */
   private waitMs(
-    budget: ClientBudget,
+    budget: ClientBuckets,
     realm: string,
     bytes: number,
   ): 0 | { ms: number; reason: 'messages_per_second' | 'bytes_per_second' } {

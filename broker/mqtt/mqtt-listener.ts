@@ -155,7 +155,9 @@ export class MqttListener {
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {
             const identity = !err && ok ? auth.identity(client) : undefined;
-            const refusal = identity ? limits.admit(client, identity.realm) : null;
+            const refusal = identity
+              ? limits.admit(client, identity.realm, identity.credential ?? null)
+              : null;
             if (!refusal) {
               done(err, ok);
               return;

@@ -70,13 +70,16 @@ describe('realms_per_hour_per_ip (§10.7, §11.3)', () => {
     expect((await post('org:c', 'mt-org', '203.0.113.9')).status).toBe(429);
   });
 
-  it('keys the bucket by the first X-Forwarded-For entry under trust_proxy', async () => {
+  it('keys the bucket by the right-most untrusted X-Forwarded-For hop under trust_proxy', async () => {
     h = await startAuthBroker(AUTH, {
       http_api: { enabled: true },
       limits: { realms_per_hour_per_ip: 1, trust_proxy: true },
     });
-    expect((await post('org:a', 'mt-org', '203.0.113.1, 10.0.0.1')).status).toBe(200);
+    // The loopback "proxy" is trusted (true ⇒ loopback); what the client wrote left of the hop
+    // the proxy appended is not.
+    expect((await post('org:a', 'mt-org', '10.0.0.1, 203.0.113.1')).status).toBe(200);
     expect((await post('org:b', 'mt-org', '203.0.113.1')).status).toBe(429);
+    expect((await post('org:b', 'mt-org', '203.0.113.2, 203.0.113.1')).status).toBe(429);
     expect((await post('org:c', 'mt-org', '203.0.113.2')).status).toBe(200);
   });
 

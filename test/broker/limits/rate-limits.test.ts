@@ -55,13 +55,14 @@ describe('rate limits (protocol-admin §11.3)', () => {
         expect(notices).toHaveLength(1);
         expect(notices[0]).toMatchObject({ code: 429, reason: 'messages_per_second' });
         expect((notices[0] as { retry_after: number }).retry_after).toBeGreaterThanOrEqual(1);
-        // Buckets are per socket: another producer still has its own burst.
+        // Buckets are per client (issue 20 item 7): without a credential, realm + IP, so
+        // another socket of the same client shares the spent bucket.
         for (let i = 0; i < 3; i++) produce(other, 'Q', 'job', i);
         await sync(other);
-        expect(otherSeen.of(ServerEvent.RATE_LIMITED)).toHaveLength(0);
+        expect(otherSeen.of(ServerEvent.RATE_LIMITED)).toHaveLength(1);
         const text = await (await fetch(`${h.url}${HttpPath.METRICS}`)).text();
         expect(sample(text, MetricName.RATE_LIMITED_TOTAL, '{reason="messages_per_second"}')).toBe(
-          7,
+          10,
         );
       },
     );
@@ -136,7 +137,7 @@ describe('rate limits (protocol-admin §11.3)', () => {
     });
   });
 
-  it('trust_proxy takes the first X-Forwarded-For entry as the client IP', async () => {
+  it('trust_proxy: true takes the hop the loopback proxy appended as the client IP', async () => {
     await withBroker({ limits: { max_connections_per_ip: 1, trust_proxy: true } }, async (h) => {
       const { io } = await import('socket.io-client');
       const open = (ip: string) => {
@@ -144,7 +145,8 @@ describe('rate limits (protocol-admin §11.3)', () => {
           forceNew: true,
           reconnection: false,
           transports: ['websocket'],
-          extraHeaders: { 'x-forwarded-for': `${ip}, 10.0.0.1` },
+          // The left entry is the client's own claim: ignored (right-most untrusted hop).
+          extraHeaders: { 'x-forwarded-for': `10.0.0.1, ${ip}` },
         });
         h.onClose(() => void s.disconnect());
         return s;

@@ -15,6 +15,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
+import { credentialOf, type SessionCredential } from '../auth/session-credential';
+import { isGrant, REFUSAL_MESSAGES } from '../auth/token-validator';
 import { admitSocket, replayQueued, socketCredentials } from '../embedding/socket-admission';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
@@ -58,11 +60,12 @@ function admit(
   tokenHash: string | null,
   via: string,
   payload: Record<string, unknown>,
+  credential: SessionCredential | null = null,
 ): Promise<void> | undefined {
   return admitSocket(
     ctx,
     socket,
-    { realm, role, tokenHash },
+    { realm, role, tokenHash, credential },
     socketCredentials(socket, payload),
     () => {
       ctx.logger.info({ socket: socket.id, realm, role, via }, 'socket authenticated');
@@ -122,16 +125,20 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
     // Step 7.
     if (role !== undefined || keyed) {
       const granted = connectRole(role);
+      let credential: SessionCredential | null = null;
       if (granted !== 'producer' && keyRequired(auth, declared)) {
-        if (!keyMatches(auth.realm(declared)?.key, p.key)) {
+        const key = auth.realm(declared)?.key;
+        if (!keyMatches(key, p.key)) {
           ctx.logger.warn({ socket: socket.id, realm: declared }, 'pre-shared key refused');
           return fail(ctx, socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
         }
+        // Admitted by the key: a rotated key ends the session (issue 20).
+        credential = credentialOf('realm-key', declared, null, key);
       }
       if (granted !== 'consumer' && acceptanceRequired(auth, declared)) {
         return fail(ctx, socket, 403, `Producer must be accepted into realm '${declared}'`);
       }
-      return void admit(ctx, socket, declared, granted, null, 'role-declared', p);
+      return void admit(ctx, socket, declared, granted, null, 'role-declared', p, credential);
     }
     // Step 8.
     return fail(ctx, socket, 401, AuthFailure.MISSING_TOKEN);
@@ -153,9 +160,12 @@ function validateToken(
     .validate(token, declared, socket.handshake.address)
     .then(
       (grant) => {
-        if (!grant) {
-          ctx.logger.warn({ socket: socket.id, realm: declared }, 'invalid token refused');
-          return fail(ctx, socket, 401, AuthFailure.INVALID_TOKEN);
+        if (!isGrant(grant)) {
+          ctx.logger.warn(
+            { socket: socket.id, realm: declared, refusal: grant.refused },
+            'token refused',
+          );
+          return fail(ctx, socket, 401, REFUSAL_MESSAGES[grant.refused]);
         }
         if (declared !== undefined && grant.realm !== declared) {
           ctx.logger.warn(
@@ -166,7 +176,16 @@ function validateToken(
             return fail(ctx, socket, 403, `Token is not scoped to realm '${declared}'`);
           }
         }
-        return admit(ctx, socket, grant.realm, grant.role, grant.tokenHash, grant.via, payload);
+        return admit(
+          ctx,
+          socket,
+          grant.realm,
+          grant.role,
+          grant.tokenHash,
+          grant.via,
+          payload,
+          grant.credential,
+        );
       },
       (err: unknown) => {
         ctx.logger.warn(

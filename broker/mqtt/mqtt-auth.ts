@@ -23,7 +23,8 @@ import type { AuthenticateError, Client, PublishPacket, Subscription } from 'aed
 import { Protocol } from '../../shared/protocol-events';
 import type { AuthState } from '../auth/auth-state';
 import { authRequired, rolePasses } from '../auth/realm-policy';
-import type { TokenValidator } from '../auth/token-validator';
+import { credentialOf, type SessionCredential } from '../auth/session-credential';
+import { isGrant, type TokenValidator } from '../auth/token-validator';
 import { keyMatches } from '../handlers/authentication-handler';
 import type { Logger } from '../logging/logger';
 import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
@@ -39,6 +40,12 @@ export interface MqttIdentity {
   tokenHash: string | null;
   /** False when admitted without credentials (auth off, or a realm with `required: false`). */
   authenticated: boolean;
+  /**
+   * What admitted the client (a JWT with its expiry, a realm key, …), so the session ends when
+   * it expires or changes (issue 20); absent when admitted without a credential. Not kept with
+   * a stored will (restored wills are judged by `stillValid`).
+   */
+  credential?: SessionCredential | null;
 }
 
 /** CONNACK 3.1.1 return codes; aedes maps them onto MQTT 5 reason codes (4 → 0x86, 5 → 0x87). */
@@ -257,16 +264,27 @@ export class MqttAuth {
           clientId,
           tokenHash: null,
           authenticated: true,
+          credential: credentialOf('realm-key', username, null, key),
         };
       }
     }
     const ip = (client.conn as Socket).remoteAddress ?? '';
     const grant = await this.tokens.validate(secret, username, ip);
-    if (!grant) return 'bad credentials';
+    if (!isGrant(grant)) {
+      this.logger.info({ mqttClient: clientId, refusal: grant.refused }, 'MQTT token refused');
+      return 'bad credentials';
+    }
     let realm = grant.realm;
     if (realm === Protocol.ADMIN_REALM) realm = username ?? Protocol.DEFAULT_REALM;
     else if (username !== undefined && username !== realm) return 'token is for another realm';
-    return { realm, role: grant.role, clientId, tokenHash: grant.tokenHash, authenticated: true };
+    return {
+      realm,
+      role: grant.role,
+      clientId,
+      tokenHash: grant.tokenHash,
+      authenticated: true,
+      credential: grant.credential,
+    };
   }
 }
 

@@ -15,8 +15,7 @@ export const MAX_JWT_TIME_S = 253_402_300_799;
 
 /** A JWT as read without verification: its claims, or why it is refused before verifying. */
 export type JwtReading =
-  | { ok: true; claims: Record<string, unknown> }
-  | { ok: false; reason: string };
+  { ok: true; claims: Record<string, unknown> } | { ok: false; reason: string };
 
 /** Whether the JSON text `json` (already valid JSON) has an object with a repeated member name. */
 export function hasDuplicateKeys(json: string): boolean {
@@ -69,8 +68,7 @@ function segment(part: string): { text: string; value: Record<string, unknown> }
 }
 
 const plausibleTime = (v: unknown): boolean =>
-  v === undefined ||
-  (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_JWT_TIME_S);
+  v === undefined || (typeof v === 'number' && Number.isFinite(v) && v >= 0 && v <= MAX_JWT_TIME_S);
 
 /**
  * Reads `token` as a compact HS256 JWT without verifying it.

@@ -24,11 +24,7 @@ import { credentialEnded, onExpiry } from './session-credential';
 
 /** Why a session was ended. */
 export type SessionEnd =
-  | 'auth enabled'
-  | 'token revoked'
-  | 'realm removed'
-  | 'token expired'
-  | 'credentials changed';
+  'auth enabled' | 'token revoked' | 'realm removed' | 'token expired' | 'credentials changed';
 
 /** The `AUTH_FAIL` message a client gets when its session is ended (none for `auth enabled`). */
 export function sessionEndMessage(reason: SessionEnd, realm: string): string | null {

@@ -139,13 +139,7 @@ export class TokenValidator {
     this.spend(ip);
     const result = await callValidator(target, token, realmHint);
     if (!result) return { refused: refusal };
-    const credential = credentialOf(
-      'external',
-      realmHint ?? null,
-      null,
-      target.url,
-      target.secret,
-    );
+    const credential = credentialOf('external', realmHint ?? null, null, target.url, target.secret);
     return { ...result, tokenHash: null, via: 'external', credential };
   }
 

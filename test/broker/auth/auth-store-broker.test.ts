@@ -245,7 +245,10 @@ describe('SQLite auth store in the broker (§14, §19 auth-store)', () => {
       d.tokens.push({ token: 'approved-value', realm: 'a', role: 'consumer' });
     }, 'approval');
     // A broken file must not be quoted back (V8's JSON errors quote the text around the error).
-    await writeFile(settingsPath, '{"auth": {"jwt_secret": "jwt-secret-value-0123456789abcdefXYZ" oops}}');
+    await writeFile(
+      settingsPath,
+      '{"auth": {"jwt_secret": "jwt-secret-value-0123456789abcdefXYZ" oops}}',
+    );
     await broker.reloadSettings().catch(() => undefined);
     const text = logs.text();
     for (const secret of [

@@ -54,7 +54,10 @@ describe('JWT claims (§4.2, RFC 7519)', () => {
 
   it('refuses an iat in the future and an exp not after nbf', async () => {
     const now = Math.floor(Date.now() / 1000);
-    const future = rawJwt(JWT_SECRET, `{"realm":"r","role":"both","exp":${later},"iat":${now + 600}}`);
+    const future = rawJwt(
+      JWT_SECRET,
+      `{"realm":"r","role":"both","exp":${later},"iat":${now + 600}}`,
+    );
     const backwards = rawJwt(
       JWT_SECRET,
       `{"realm":"r","role":"both","exp":${now + 10},"nbf":${now + 10}}`,
@@ -76,9 +79,9 @@ describe('JWT claims (§4.2, RFC 7519)', () => {
       });
     }
     const header = '{"alg":"none","alg":"HS256"}';
-    expect(await login(rawJwt(JWT_SECRET, `{"realm":"r","role":"both","exp":${later}}`, header))).toEqual(
-      INVALID,
-    );
+    expect(
+      await login(rawJwt(JWT_SECRET, `{"realm":"r","role":"both","exp":${later}}`, header)),
+    ).toEqual(INVALID);
   });
 
   it('says "expired" / "not yet valid" only for a token whose signature verified', async () => {
@@ -88,16 +91,22 @@ describe('JWT claims (§4.2, RFC 7519)', () => {
       code: 401,
       message: 'Authentication token expired',
     });
-    expect(await login(await hs256(ALPHA_KEY, { realm: 'alpha', role: 'both' }, now - 60))).toEqual({
-      event: 'AUTH_FAIL',
-      code: 401,
-      message: 'Authentication token expired',
-    });
+    expect(await login(await hs256(ALPHA_KEY, { realm: 'alpha', role: 'both' }, now - 60))).toEqual(
+      {
+        event: 'AUTH_FAIL',
+        code: 401,
+        message: 'Authentication token expired',
+      },
+    );
     expect(
       await login(await hs256(JWT_SECRET, { realm: 'r', role: 'both', nbf: now + 600 })),
     ).toEqual({ event: 'AUTH_FAIL', code: 401, message: 'Authentication token not yet valid' });
     // Expired, but signed with a key the broker does not hold: nothing more than "invalid".
-    const forged = await hs256('some-other-secret-0123456789abcdefXYZ', { realm: 'r', role: 'both' }, now - 60);
+    const forged = await hs256(
+      'some-other-secret-0123456789abcdefXYZ',
+      { realm: 'r', role: 'both' },
+      now - 60,
+    );
     expect(await login(forged)).toEqual(INVALID);
   });
 });

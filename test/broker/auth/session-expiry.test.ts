@@ -19,7 +19,7 @@ import {
   useAuthBroker,
 } from '../../helpers/auth-clients';
 import type { Socket } from '../../helpers/broker-harness';
-import { expectNothing, waitFor } from '../../helpers/wait';
+import { expectNothing } from '../../helpers/wait';
 
 const JWT_SECRET = 'session-expiry-jwt-secret-0123456789abcdefXYZ';
 const NEW_JWT_SECRET = 'rotated-session-jwt-secret-9876543210fedcbaQRS';
@@ -52,8 +52,12 @@ describe('a JWT session ends at its exp (socket.io)', () => {
 
   it('ends a global-secret JWT session within a second after exp, telling the client', async () => {
     const exp = nowS() + 2;
-    const s = await loggedIn(ctx.h, { token: await hs256(JWT_SECRET, { realm: 'r', role: 'both' }, exp) });
-    const long = await loggedIn(ctx.h, { token: await hs256(JWT_SECRET, { realm: 'r', role: 'both' }) });
+    const s = await loggedIn(ctx.h, {
+      token: await hs256(JWT_SECRET, { realm: 'r', role: 'both' }, exp),
+    });
+    const long = await loggedIn(ctx.h, {
+      token: await hs256(JWT_SECRET, { realm: 'r', role: 'both' }),
+    });
     const ended = await ending(s);
     expect(ended.at).toBeGreaterThanOrEqual(exp * 1000 - 50);
     expect(ended.at - exp * 1000).toBeLessThan(1_000);
@@ -112,7 +116,8 @@ describe('rotating a secret ends the sessions it admitted, and only those (socke
 
   const stillUp = async (all: Record<string, Socket>, except: string[]) => {
     for (const [name, s] of Object.entries(all)) {
-      if (!except.includes(name)) expect({ name, connected: s.connected }).toEqual({ name, connected: true });
+      if (!except.includes(name))
+        expect({ name, connected: s.connected }).toEqual({ name, connected: true });
     }
   };
 
@@ -120,7 +125,11 @@ describe('rotating a secret ends the sessions it admitted, and only those (socke
     const all = await sessions();
     const ended = ending(all.alphaJwt);
     expect(
-      await command({ command: 'set_realm_manager_key', realm: 'alpha', manager_key: 'alpha-rotated-key-0123' }),
+      await command({
+        command: 'set_realm_manager_key',
+        realm: 'alpha',
+        manager_key: 'alpha-rotated-key-0123',
+      }),
     ).toMatchObject({ ok: true });
     const e = await ended;
     expect(e.fail).toEqual({ code: 401, message: 'Credentials changed; authenticate again' });

@@ -23,7 +23,9 @@ const ctx = useAuthBroker(
 );
 
 /** How the client's connection ended: the server DISCONNECT (MQTT 5), if any, and when. */
-function ending(m: MqttClient): Promise<{ reasonCode?: number; reasonString?: string; at: number }> {
+function ending(
+  m: MqttClient,
+): Promise<{ reasonCode?: number; reasonString?: string; at: number }> {
   let packet: { reasonCode?: number; properties?: { reasonString?: string } } | null = null;
   m.on('disconnect', (p) => {
     packet = p;
@@ -49,7 +51,11 @@ describe('an MQTT JWT session ends at its exp', () => {
     const exp = nowS() + 2;
     const token = await hs256(JWT_SECRET, { realm: 'alpha', role: 'both' }, exp);
     const m = await mqttClient(ctx.h, { protocolVersion: 5, username: 'alpha', password: token });
-    const other = await mqttClient(ctx.h, { protocolVersion: 5, username: 'alpha', password: 'alpha-static' });
+    const other = await mqttClient(ctx.h, {
+      protocolVersion: 5,
+      username: 'alpha',
+      password: 'alpha-static',
+    });
     const ended = await ending(m);
     expect(ended.at).toBeGreaterThanOrEqual(exp * 1000 - 50);
     expect(ended.at - exp * 1000).toBeLessThan(1_000);
@@ -74,9 +80,21 @@ describe('rotating a secret ends the MQTT clients it admitted', () => {
       username: 'alpha',
       password: await hs256(JWT_SECRET, { realm: 'alpha', role: 'both' }),
     });
-    const alphaPsk = await mqttClient(ctx.h, { protocolVersion: 5, username: 'alpha', password: 'alpha-psk' });
-    const betaPsk = await mqttClient(ctx.h, { protocolVersion: 5, username: 'beta', password: 'beta-psk' });
-    const staticToken = await mqttClient(ctx.h, { protocolVersion: 5, username: 'alpha', password: 'alpha-static' });
+    const alphaPsk = await mqttClient(ctx.h, {
+      protocolVersion: 5,
+      username: 'alpha',
+      password: 'alpha-psk',
+    });
+    const betaPsk = await mqttClient(ctx.h, {
+      protocolVersion: 5,
+      username: 'beta',
+      password: 'beta-psk',
+    });
+    const staticToken = await mqttClient(ctx.h, {
+      protocolVersion: 5,
+      username: 'alpha',
+      password: 'alpha-static',
+    });
 
     const jwtEnded = ending(jwt);
     ctx.h.broker.auth.update((d) => {

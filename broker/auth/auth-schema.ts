@@ -41,6 +41,54 @@ const TtlValue = z
     message: 'is not a duration (a number of seconds above 0, or <number>ms|s|m|h)',
   });
 
+/** Shortest `jwt_secret` accepted, in UTF-8 bytes: an HS256 key at least as long as the hash output (RFC 7518 §3.2). */
+export const MIN_JWT_SECRET_BYTES = 32;
+/** Fewest distinct characters a `jwt_secret` must use. */
+export const MIN_JWT_SECRET_DISTINCT = 8;
+/**
+ * Least estimated entropy of a `jwt_secret` (bits): its length times the Shannon entropy of its
+ * own character distribution. A random 32-character hex secret (128 bits) estimates ~110; one
+ * character or one word repeated estimates far less.
+ */
+export const MIN_JWT_SECRET_BITS = 96;
+
+/**
+ * Why `secret` is too weak to sign session tokens (issue 20 defect 6), or null. The floor is
+ * documented in docs/configuration.md; it catches short, repetitive and low-entropy secrets, not
+ * every guessable one — generate it (`openssl rand -base64 32`).
+ */
+export function jwtSecretWeakness(secret: string): string | null {
+  const advice = 'use a random secret of at least 32 bytes, e.g. `openssl rand -base64 32`';
+  const bytes = Buffer.byteLength(secret, 'utf8');
+  if (bytes < MIN_JWT_SECRET_BYTES) {
+    return `is too weak: ${bytes} bytes, at least ${MIN_JWT_SECRET_BYTES} required (${advice})`;
+  }
+  const chars = [...secret];
+  const counts = new Map<string, number>();
+  for (const c of chars) counts.set(c, (counts.get(c) ?? 0) + 1);
+  if (counts.size < MIN_JWT_SECRET_DISTINCT) {
+    return `is too weak: ${counts.size} distinct characters, at least ${MIN_JWT_SECRET_DISTINCT} required (${advice})`;
+  }
+  let perChar = 0;
+  for (const n of counts.values()) {
+    const p = n / chars.length;
+    perChar -= p * Math.log2(p);
+  }
+  const bits = Math.floor(perChar * chars.length);
+  if (bits < MIN_JWT_SECRET_BITS) {
+    return `is too weak: about ${bits} bits of entropy, at least ${MIN_JWT_SECRET_BITS} required (${advice})`;
+  }
+  return null;
+}
+
+const JwtSecret = z
+  .string()
+  .min(1)
+  .superRefine((secret, ctx) => {
+    const weakness = jwtSecretWeakness(secret);
+    if (weakness !== null) ctx.addIssue({ code: 'custom', message: weakness });
+  });
+
 /** One realm's configuration (§12.2), canonical keys only. */
 export const RealmConfigSchema = z
   .object({
@@ -106,7 +154,8 @@ export const AuthConfigSchema = z
     enabled: z.boolean().default(false),
     realms: z.record(RealmName.or(z.literal('*')), RealmConfigSchema).default({}),
     tokens: z.array(TokenEntrySchema).default([]),
-    jwt_secret: z.string().min(1).optional(),
+    /** HS256 secret of session JWTs; weak ones are refused (`jwtSecretWeakness`). */
+    jwt_secret: JwtSecret.optional(),
     auth_url: z.string().min(1).optional(),
     auth_secret: z.string().optional(),
     external_validators: z.array(ExternalValidatorSchema).default([]),

@@ -10,6 +10,8 @@
  * reported as `clientError`; the socket stays unauthenticated.
  */
 import type { ClientEventName } from '../../shared/protocol-events';
+import type { SessionCredential } from '../auth/session-credential';
+import { armSessionExpiry } from '../auth/session-revocation';
 import type { HandlerContext } from '../handlers/handler-context';
 import type { BrokerSocket, SocketData } from '../transport/socket-types';
 import { asError } from './embedding';
@@ -20,6 +22,8 @@ export interface SocketGrant {
   realm: string;
   role: string;
   tokenHash: string | null;
+  /** What admitted the session and until when; null/absent for no credential (issue 20). */
+  credential?: SessionCredential | null;
 }
 
 /** AUTH_FAIL message when the hook resolves `false`. */
@@ -54,6 +58,7 @@ function grantTo(data: SocketData, grant: SocketGrant): void {
   data.realm = grant.realm;
   data.role = grant.role;
   data.tokenHash = grant.tokenHash;
+  data.credential = grant.credential ?? null;
 }
 
 /**
@@ -75,12 +80,18 @@ export function admitSocket(
   if (!embed || !hook) {
     grantTo(data, grant);
     data.authenticated = true;
+    armSessionExpiry(socket, ctx.logger);
     admitted();
     embed?.socketAdmitted(socket);
     return undefined;
   }
   // The hook sees the client as it would be admitted; restored if refused.
-  const before: SocketGrant = { realm: data.realm, role: data.role, tokenHash: data.tokenHash };
+  const before: SocketGrant = {
+    realm: data.realm,
+    role: data.role,
+    tokenHash: data.tokenHash,
+    credential: data.credential,
+  };
   grantTo(data, grant);
   const client = embed.socketClient(socket);
   // Someone else's queue (a token validation) is flushed by them after this promise.
@@ -102,6 +113,7 @@ export function admitSocket(
         if (ok === false) throw new Error(AUTH_REFUSED);
         settle(() => {
           data.authenticated = true;
+          armSessionExpiry(socket, ctx.logger);
           admitted();
           embed.socketAdmitted(socket);
         });

@@ -16,6 +16,8 @@ import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import { grantCredential } from '../auth/rate-credential';
 import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
+import { credentialOf, type SessionCredential } from '../auth/session-credential';
+import { isGrant, REFUSAL_MESSAGES } from '../auth/token-validator';
 import { admitSocket, replayQueued, socketCredentials } from '../embedding/socket-admission';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
@@ -62,15 +64,17 @@ function admit(
   tokenHash: string | null,
   via: string,
   payload: Record<string, unknown>,
-  credential: string | null = null,
+  credential: SessionCredential | null = null,
+  /** The rate-limit key of the credential (`auth/rate-credential.ts`), null = realm + IP. */
+  rateKey: string | null = null,
 ): Promise<void> | undefined {
   return admitSocket(
     ctx,
     socket,
-    { realm, role, tokenHash },
+    { realm, role, tokenHash, credential },
     socketCredentials(socket, payload),
     () => {
-      ctx.limits.credentialAdmitted(socket, credential);
+      ctx.limits.credentialAdmitted(socket, rateKey);
       ctx.logger.info({ socket: socket.id, realm, role, via }, 'socket authenticated');
       socket.emit(ServerEvent.AUTH_OK, { realm, role });
     },
@@ -128,16 +132,20 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
     // Step 7.
     if (role !== undefined || keyed) {
       const granted = connectRole(role);
+      let credential: SessionCredential | null = null;
       if (granted !== 'producer' && keyRequired(auth, declared)) {
-        if (!keyMatches(auth.realm(declared)?.key, p.key)) {
+        const key = auth.realm(declared)?.key;
+        if (!keyMatches(key, p.key)) {
           ctx.logger.warn({ socket: socket.id, realm: declared }, 'pre-shared key refused');
           return fail(ctx, socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
         }
+        // Admitted by the key: a rotated key ends the session (issue 20).
+        credential = credentialOf('realm-key', declared, null, key);
       }
       if (granted !== 'consumer' && acceptanceRequired(auth, declared)) {
         return fail(ctx, socket, 403, `Producer must be accepted into realm '${declared}'`);
       }
-      return void admit(ctx, socket, declared, granted, null, 'role-declared', p);
+      return void admit(ctx, socket, declared, granted, null, 'role-declared', p, credential);
     }
     // Step 8.
     return fail(ctx, socket, 401, AuthFailure.MISSING_TOKEN);
@@ -159,9 +167,12 @@ function validateToken(
     .validate(token, declared, ctx.limits.clientIp(socket))
     .then(
       (grant) => {
-        if (!grant) {
-          ctx.logger.warn({ socket: socket.id, realm: declared }, 'invalid token refused');
-          return fail(ctx, socket, 401, AuthFailure.INVALID_TOKEN);
+        if (!isGrant(grant)) {
+          ctx.logger.warn(
+            { socket: socket.id, realm: declared, refusal: grant.refused },
+            'token refused',
+          );
+          return fail(ctx, socket, 401, REFUSAL_MESSAGES[grant.refused]);
         }
         if (declared !== undefined && grant.realm !== declared) {
           ctx.logger.warn(
@@ -172,7 +183,7 @@ function validateToken(
             return fail(ctx, socket, 403, `Token is not scoped to realm '${declared}'`);
           }
         }
-        const credential = grantCredential(grant, token);
+        const rateKey = grantCredential(grant, token);
         return admit(
           ctx,
           socket,
@@ -181,7 +192,8 @@ function validateToken(
           grant.tokenHash,
           grant.via,
           payload,
-          credential,
+          grant.credential,
+          rateKey,
         );
       },
       (err: unknown) => {

@@ -1,5 +1,9 @@
 /**
- * Ending an MQTT client's session from the broker side (credentials revoked, realm removed).
+ * Ending an MQTT client's session from the broker side: credentials revoked, expired (a JWT's
+ * `exp`) or rotated, realm removed. 0x87 "Not authorized" is the one DISCONNECT code of MQTT 5
+ * that says the client's credentials no longer authorize it (0x8C "Bad authentication method"
+ * is about the AUTH exchange's method, which Switchboard does not use); the Reason String says
+ * which case it is, so a client can tell an expired token (renew it) from a revoked one.
  */
 import type { Client } from 'aedes';
 

@@ -23,8 +23,9 @@ import type { AuthenticateError, Client, PublishPacket, Subscription } from 'aed
 import { Protocol } from '../../shared/protocol-events';
 import type { AuthState } from '../auth/auth-state';
 import { authRequired, rolePasses } from '../auth/realm-policy';
-import type { TokenValidator } from '../auth/token-validator';
 import { grantCredential } from '../auth/rate-credential';
+import { credentialOf, type SessionCredential } from '../auth/session-credential';
+import { isGrant, type TokenValidator } from '../auth/token-validator';
 import { keyMatches } from '../handlers/authentication-handler';
 import type { Logger } from '../logging/logger';
 import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
@@ -44,7 +45,13 @@ export interface MqttIdentity {
    * The credential its rate-limit buckets are keyed by (`auth/rate-credential.ts`), shared with
    * the socket.io sessions of the same token; absent ⇒ keyed by realm and client IP.
    */
-  credential?: string;
+  rateKey?: string;
+  /**
+   * What admitted the client (a JWT with its expiry, a realm key, …), so the session ends when
+   * it expires or changes (issue 20); absent when admitted without a credential. Not kept with
+   * a stored will (restored wills are judged by `stillValid`).
+   */
+  credential?: SessionCredential | null;
 }
 
 /** CONNACK 3.1.1 return codes; aedes maps them onto MQTT 5 reason codes (4 → 0x86, 5 → 0x87). */
@@ -263,12 +270,16 @@ export class MqttAuth {
           clientId,
           tokenHash: null,
           authenticated: true,
+          credential: credentialOf('realm-key', username, null, key),
         };
       }
     }
     const ip = (client.conn as Socket).remoteAddress ?? '';
     const grant = await this.tokens.validate(secret, username, ip);
-    if (!grant) return 'bad credentials';
+    if (!isGrant(grant)) {
+      this.logger.info({ mqttClient: clientId, refusal: grant.refused }, 'MQTT token refused');
+      return 'bad credentials';
+    }
     let realm = grant.realm;
     if (realm === Protocol.ADMIN_REALM) realm = username ?? Protocol.DEFAULT_REALM;
     else if (username !== undefined && username !== realm) return 'token is for another realm';
@@ -278,7 +289,8 @@ export class MqttAuth {
       clientId,
       tokenHash: grant.tokenHash,
       authenticated: true,
-      credential: grantCredential(grant, secret),
+      rateKey: grantCredential(grant, secret),
+      credential: grant.credential,
     };
   }
 }

@@ -156,7 +156,7 @@ export class MqttListener {
           auth.authenticate(client, username, password, (err, ok) => {
             const identity = !err && ok ? auth.identity(client) : undefined;
             const refusal = identity
-              ? limits.admit(client, identity.realm, identity.credential ?? null)
+              ? limits.admit(client, identity.realm, identity.rateKey ?? null)
               : null;
             if (!refusal) {
               done(err, ok);

@@ -365,7 +365,9 @@ export class StoredPersistence extends BoundedPersistence {
   override async putWill(client: Client, packet: AedesPacket): Promise<void> {
     await super.putWill(client, packet);
     this.willed.add(client.id);
-    const identity = this.identityOf(client);
+    const live = this.identityOf(client);
+    // The session credential (issue 20) is not stored: a restored will is judged by stillValid.
+    const identity = live && { ...live, credential: undefined };
     await this.save(() => ({
       op: 'will',
       clientId: client.id,

@@ -23,6 +23,8 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.role = 'both';
   socket.data.pendingRealm = null;
   socket.data.tokenHash = null;
+  socket.data.credential = null;
+  socket.data.cancelExpiry = null;
   socket.data.authQueue = null;
   socket.data.lastSeenAt = Date.now();
   socket.data.producers = new Set();
@@ -35,6 +37,8 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   attachHandlers(ctx, socket);
   if (socket.data.authenticated) ctx.embed?.socketAdmitted(socket);
   socket.on('disconnect', (reason) => {
+    socket.data.cancelExpiry?.();
+    socket.data.cancelExpiry = null;
     try {
       releaseSocket(ctx, socket);
     } catch (err) {

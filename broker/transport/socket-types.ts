@@ -3,6 +3,7 @@
  * compiler checks event names).
  */
 import type { Server, Socket } from 'socket.io';
+import type { SessionCredential } from '../auth/session-credential';
 import type { ClientToServerEvents, ServerToClientEvents } from '../../shared/protocol-events';
 
 /** Per-socket data the broker keeps on `socket.data`. */
@@ -29,6 +30,13 @@ export interface SocketData {
    * disconnects it (§3.5 note, §18 item 7); null for every other kind of admission.
    */
   tokenHash: string | null;
+  /**
+   * What admitted the session (a JWT with its expiry, a realm key, an external validator…), so
+   * it ends when that credential expires or changes (issue 20); null when admitted without one.
+   */
+  credential: SessionCredential | null;
+  /** Cancels the timer that ends the session at its credential's expiry; null when none. */
+  cancelExpiry: (() => void) | null;
   /**
    * Events received while an `AUTHENTICATION` is being validated (JWT / external validator);
    * replayed in order once it is decided. Null when no validation is in flight.

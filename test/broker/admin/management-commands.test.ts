@@ -26,7 +26,7 @@ describe('management commands', () => {
             client_name: 'C 1',
           },
         ],
-        jwt_secret: 'jwt',
+        jwt_secret: 'management-jwt-secret-0123456789abcdefXYZ',
       },
     ),
   );

@@ -113,7 +113,7 @@ describe('SQLite auth store in the broker (§14, §19 auth-store)', () => {
       http_api: { enabled: true },
       auth_store: true,
       auth: {
-        jwt_secret: 'kept-in-file',
+        jwt_secret: 'kept-in-file-0123456789abcdefghijXYZ',
         realms: { alpha: { manager_key: 'mk' } },
         tokens: [{ token: 'tk', realm: 'alpha' }],
         management_tokens: [{ token: 'mt', realm_prefix: 'team-' }],
@@ -128,7 +128,7 @@ describe('SQLite auth store in the broker (§14, §19 auth-store)', () => {
     expect(file.auth).not.toHaveProperty('realms');
     expect(file.auth).not.toHaveProperty('tokens');
     expect(file.auth).not.toHaveProperty('management_tokens');
-    expect(file.auth.jwt_secret).toBe('kept-in-file');
+    expect(file.auth.jwt_secret).toBe('kept-in-file-0123456789abcdefghijXYZ');
     expect(file.http_api).toEqual({ enabled: true });
     const held = stored();
     expect({ ...held.realms }).toMatchObject({ alpha: { manager_key: 'mk' } });
@@ -235,7 +235,7 @@ describe('SQLite auth store in the broker (§14, §19 auth-store)', () => {
     await writeJson({
       auth_store: dbFile,
       auth: {
-        jwt_secret: 'jwt-secret-value',
+        jwt_secret: 'jwt-secret-value-0123456789abcdefXYZ',
         realms: { a: { manager_key: 'manager-key-value', key: 'psk-value' } },
         tokens: [{ token: 'token-value', realm: 'a' }],
       },
@@ -245,11 +245,14 @@ describe('SQLite auth store in the broker (§14, §19 auth-store)', () => {
       d.tokens.push({ token: 'approved-value', realm: 'a', role: 'consumer' });
     }, 'approval');
     // A broken file must not be quoted back (V8's JSON errors quote the text around the error).
-    await writeFile(settingsPath, '{"auth": {"jwt_secret": "jwt-secret-value" oops}}');
+    await writeFile(
+      settingsPath,
+      '{"auth": {"jwt_secret": "jwt-secret-value-0123456789abcdefXYZ" oops}}',
+    );
     await broker.reloadSettings().catch(() => undefined);
     const text = logs.text();
     for (const secret of [
-      'jwt-secret-value',
+      'jwt-secret-value-0123456789abcdefXYZ',
       'manager-key-value',
       'psk-value',
       'token-value',

@@ -18,7 +18,7 @@ import { exactConsumeEvent, produce, subscribe, sync } from '../../helpers/broke
 import { jsProducerPayload } from '../../helpers/stock-clients';
 import { expectNothing, waitFor } from '../../helpers/wait';
 
-const JWT_SECRET = 'global-jwt-secret-for-tests';
+const JWT_SECRET = 'global-jwt-secret-for-tests-0123456789abcdefXYZ';
 const ALPHA_KEY = 'alpha-realm-manager-key';
 
 const TOKENS = [
@@ -192,13 +192,16 @@ describe('HS256 JWTs (§4.2)', () => {
     const wrongKey = await hs256('another-secret', { realm: 'r', role: 'both' });
     const b64 = (o: unknown) => Buffer.from(JSON.stringify(o)).toString('base64url');
     const none = `${b64({ alg: 'none', typ: 'JWT' })}.${b64({ realm: 'r', role: 'both' })}.`;
-    for (const token of [expired, future, badRole, wrongKey, none]) {
+    // A genuine token says why (issue 20): expired, or not valid yet; anything else is invalid.
+    for (const [token, message] of [
+      [expired, 'Authentication token expired'],
+      [future, 'Authentication token not yet valid'],
+      [badRole, 'Invalid authentication token'],
+      [wrongKey, 'Invalid authentication token'],
+      [none, 'Invalid authentication token'],
+    ] as const) {
       const s = await ctx.h.connect();
-      expect(await authenticate(s, { token })).toEqual({
-        event: 'AUTH_FAIL',
-        code: 401,
-        message: 'Invalid authentication token',
-      });
+      expect(await authenticate(s, { token })).toEqual({ event: 'AUTH_FAIL', code: 401, message });
     }
   });
 

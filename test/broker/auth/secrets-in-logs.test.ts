@@ -18,7 +18,7 @@ import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
 const SECRETS = {
   staticToken: 'static-token-SECRET-1',
-  jwtSecret: 'jwt-secret-SECRET-2',
+  jwtSecret: 'jwt-secret-SECRET-2-0123456789abcdefXYZ',
   managerKey: 'manager-key-SECRET-3',
   psk: 'psk-SECRET-4',
   authSecret: 'validator-secret-SECRET-5',

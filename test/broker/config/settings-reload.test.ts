@@ -206,7 +206,8 @@ describe('persisting runtime changes (§12.4)', () => {
   });
 
   it('writes only what the file needs: no schema defaults, no rewrite when nothing changed', async () => {
-    const text = '{"auth_store": "a.sqlite", "auth": {"jwt_secret": "s"}}';
+    const text =
+      '{"auth_store": "a.sqlite", "auth": {"jwt_secret": "file-jwt-secret-S-0123456789abcdefXYZ"}}';
     await mkdir(dirname(settingsPath), { recursive: true });
     await writeFile(settingsPath, text);
     const broker = start();
@@ -214,10 +215,13 @@ describe('persisting runtime changes (§12.4)', () => {
     // The store import changed nothing the file holds: the user's file is left as written.
     expect(readFileSync(settingsPath, 'utf8')).toBe(text);
     broker.auth.update((d) => {
-      d.jwt_secret = 't';
+      d.jwt_secret = 'file-jwt-secret-T-0123456789abcdefXYZ';
     });
     await flushed(broker);
-    expect(readJson()).toEqual({ auth_store: 'a.sqlite', auth: { jwt_secret: 't' } });
+    expect(readJson()).toEqual({
+      auth_store: 'a.sqlite',
+      auth: { jwt_secret: 'file-jwt-secret-T-0123456789abcdefXYZ' },
+    });
   });
 
   it('reports a changed auth_store as needing a restart', async () => {

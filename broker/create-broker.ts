@@ -53,6 +53,7 @@ import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore, storeOpened } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { onConnection } from './transport/connection-lifecycle';
+import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost, type OwnServer } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
 import { RequestPolicy } from './transport/request-policy';
@@ -121,6 +122,8 @@ export function createBroker(
   let mqttConnected = (): number => 0;
   // Realm disposal on the MQTT side; the start-up sweep runs before the listener exists.
   let purgeMqtt = (realm: string): Promise<void> => purgeStoredRealm(store.mqttState, realm);
+  // The MQTT side of `rename_realm` once the listener exists (before: the store alone).
+  let mqttForRename: ReturnType<NonNullable<RealmDataDeps['mqtt']>> = null;
   const connectionsCurrent = (): number => (io.engine?.clientsCount ?? 0) + mqttConnected();
   const metrics = new BrokerMetrics(
     settings.input_limits.max_event_labels_per_realm,
@@ -268,6 +271,16 @@ export function createBroker(
       purgeRequests: (realm) => admin.dropRealm(realm),
       realmPurged: (realm) => ledger.clearRealm(realm),
       purgeMqtt: (realm) => purgeMqtt(realm),
+      realmData: new RealmDataMover({
+        store,
+        realms,
+        ledger,
+        acks,
+        persistence,
+        mqtt: () => mqttForRename,
+        dropRequests: (realm) => admin.dropRealm(realm),
+        logger,
+      }),
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
       reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,
@@ -294,6 +307,7 @@ export function createBroker(
   );
   mqttConnected = () => mqtt.connectedCount;
   purgeMqtt = (realm) => mqtt.purgeRealm(realm);
+  mqttForRename = mqtt;
   // `$SYS/<realm>/…/clients` presence of tyo-mq producers and consumers too (docs/mqtt.md).
   realms.presence = (realm, name, kind) => mqtt.socketPresence(realm, name, kind);
   // §16: the bundled `/remote`, then the custom namespaces of the settings.

@@ -14,6 +14,7 @@ import type { BrokerSocket } from '../transport/socket-types';
 import type { ConsumerServices } from './consumer-commands';
 import type { ManagementServices } from './management-commands';
 import type { PersistenceView } from './public-settings';
+import type { RealmDataMover } from './realm-data-move';
 import { RealmLifecycle } from './realm-lifecycle';
 import { collectStats } from './stats-command';
 
@@ -35,6 +36,8 @@ export interface ManagementDeps {
   realmPurged?(realm: string): void;
   /** Closes a disposed realm's MQTT clients and deletes its MQTT state. */
   purgeMqtt?(realm: string): Promise<void>;
+  /** Moves a renamed realm's data (`rename_realm`). */
+  realmData?: RealmDataMover;
   /** Re-read of the watched settings file, when there is one (may be asynchronous). */
   reloadSettings?: () => unknown;
   /** Registry, queue ledger and subscription persistence for `remove_consumer`. */
@@ -98,6 +101,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     allowCustomStorage: () => settings().allow_custom_storage,
     stats: () => collectStats(deps.getStats(), store, realms, Object.keys(auth.config.realms)),
     reloadSettings: deps.reloadSettings,
+    realmData: deps.realmData,
     consumers: deps.consumers && { realms, ...deps.consumers },
   };
   lifecycle.start();

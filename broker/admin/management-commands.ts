@@ -17,6 +17,7 @@ import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
 import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
 import * as realmCommands from './realm-commands';
+import type { RealmDataMover } from './realm-data-move';
 import type { RealmLifecycle } from './realm-lifecycle';
 import { closeForReconnect } from '../transport/reconnect-close';
 import type { AdminStats } from './stats-command';
@@ -38,6 +39,8 @@ export interface ManagementServices extends DlqServices {
   stats(): Promise<AdminStats>;
   /** The registry and queues `remove_consumer` acts on; absent → 501. */
   consumers?: ConsumerServices;
+  /** Moves a renamed realm's data (`rename_realm`); absent = only the config moves. */
+  realmData?: RealmDataMover;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
   reloadSettings?: () => unknown;
   now?: () => number;
@@ -104,6 +107,25 @@ function mutate<R>(services: ManagementServices, fn: (draft: AuthConfig) => R): 
 
 const now = (s: ManagementServices) => (s.now ?? Date.now)();
 
+/** Undoes a committed `rename_realm` whose data could not move (its tokens back included). */
+function revertRename(
+  services: ManagementServices,
+  from: string,
+  to: string,
+  retargeted: readonly string[],
+): void {
+  const tokens = new Set(retargeted);
+  services.auth.update((draft) => {
+    if (!Object.prototype.hasOwnProperty.call(draft.realms, to)) return;
+    if (Object.prototype.hasOwnProperty.call(draft.realms, from)) return;
+    draft.realms[from] = draft.realms[to]!;
+    delete draft.realms[to];
+    for (const token of draft.tokens) {
+      if (token.realm === to && tokens.has(token.token)) token.realm = from;
+    }
+  }, 'command');
+}
+
 /** A synchronous settings command built from a pure draft mutation. */
 function settingsCommand(
   privilege: 'A' | 'A/R',
@@ -156,17 +178,39 @@ export const COMMANDS: Record<string, CommandSpec> = {
   }),
   rename_realm: {
     privilege: 'A',
+    // Settings-command reply events (§8.1), though the data move is asynchronous.
     async: false,
-    run(services, body, scope) {
-      const from = typeof body.from === 'string' ? body.from : '';
-      const bound = from ? services.lifecycle.socketsOf(from) : [];
-      const { renamedFrom } = mutate(services, (d) => realmCommands.renameRealm(d, body));
+    async run(services, body, scope) {
+      // Validation first, on a copy: a refused command touches neither config nor data.
+      realmCommands.renameRealm(structuredClone(services.auth.config) as AuthConfig, body);
+      const from = body.from as string;
+      const to = body.to as string;
+      const data = services.realmData;
+      // Two tenants' data never merge (docs/management.md).
+      if (data && (await data.holds(to))) {
+        throw new CommandError(409, 'target realm already holds stored data');
+      }
+      const bound = services.lifecycle.socketsOf(from);
+      const outcome = mutate(services, (d) => realmCommands.renameRealm(d, body));
       // §8.4 note (harden): sockets bound to the old name are ended so they re-authenticate:
       // at the transport level, so stock clients reconnect by themselves (issue 19).
-      const sockets = new Set([...bound, ...services.lifecycle.socketsOf(renamedFrom!)]);
+      const sockets = new Set([...bound, ...services.lifecycle.socketsOf(from)]);
       for (const socket of sockets) closeForReconnect(socket);
       const disconnected = sockets.size;
-      return settingsReply(services, scope, { disconnected_sockets: disconnected });
+      if (!data) return settingsReply(services, scope, { disconnected_sockets: disconnected });
+      let moved: Awaited<ReturnType<RealmDataMover['move']>>;
+      try {
+        moved = await data.move(from, to);
+      } catch (err) {
+        revertRename(services, from, to, outcome.retargeted ?? []);
+        services.logger.error({ err, from, to }, 'realm data not moved; rename reverted');
+        throw new CommandError(500, `realm data not moved: ${(err as Error).message}`);
+      }
+      if (moved === null) {
+        revertRename(services, from, to, outcome.retargeted ?? []);
+        throw new CommandError(409, 'target realm already holds stored data');
+      }
+      return settingsReply(services, scope, { disconnected_sockets: disconnected, moved });
     },
   },
   remove_realm: {

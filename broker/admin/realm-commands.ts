@@ -30,6 +30,8 @@ export interface RealmCommandOutcome {
   disposed?: string;
   /** The realm whose sockets must be disconnected after commit (`rename_realm` source). */
   renamedFrom?: string;
+  /** The raw tokens `rename_realm` retargeted (kept in memory, to revert a failed move). */
+  retargeted?: string[];
   removed_tokens?: number;
 }
 
@@ -101,8 +103,13 @@ export function renameRealm(draft: AuthConfig, body: CommandBody): RealmCommandO
   if (hasOwn(draft.realms, to)) throw new CommandError(409, 'target realm already exists');
   delete draft.realms[from];
   draft.realms[to] = config;
-  for (const token of draft.tokens) if (token.realm === from) token.realm = to;
-  return { renamedFrom: from };
+  const retargeted: string[] = [];
+  for (const token of draft.tokens) {
+    if (token.realm !== from) continue;
+    token.realm = to;
+    retargeted.push(token.token);
+  }
+  return { renamedFrom: from, retargeted };
 }
 
 /** `remove_realm` (§8.2, §9.4 steps 1–2); the runtime disposal follows the commit. */

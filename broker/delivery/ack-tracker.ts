@@ -98,6 +98,20 @@ export class AckTracker {
   constructor(private readonly hooks: AckTrackerHooks) {}
 
   /**
+   * `rename_realm`: copies awaiting an ACK in `from` are stored under `to` now, so their
+   * retries, ACKs and dead-lettering count against the renamed queues. Returns how many.
+   */
+  renameRealm(from: string, to: string): number {
+    let n = 0;
+    for (const entry of this.pending.values()) {
+      if (entry.copy.realm !== from) continue;
+      entry.copy.realm = to;
+      n++;
+    }
+    return n;
+  }
+
+  /**
    * Delivers stored copy `msgId` to `socket` and starts its ACK timer. `made`: deliveries
    * already made (the stored count); `persisted`: the count the store holds (a live copy is
    * stored with 1 before its first delivery). A copy already tracked keeps counting from

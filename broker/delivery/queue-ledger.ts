@@ -39,7 +39,8 @@ interface Depth {
 
 /** One durable queue `(realm, key, consumer_id)`. */
 export interface QueueState extends Depth {
-  readonly realm: string;
+  /** Changed only by `renameRealm`. */
+  realm: string;
   readonly key: string;
   readonly consumer: string;
   /** Copies stored since the last replay read; a replay loops until none arrived. */
@@ -257,6 +258,21 @@ export class QueueLedger {
       }
     }
     if (r.depth.reserved === 0) this.realms.delete(realm);
+  }
+
+  /**
+   * `rename_realm`: the store moved every copy of `from` to `to` (which held none), so its
+   * counts, reservations and queues move with it. Returns false when `to` already has counts
+   * (nothing changes then).
+   */
+  renameRealm(from: string, to: string): boolean {
+    const r = this.realms.get(from);
+    if (!r) return true;
+    if (this.realms.has(to)) return false;
+    this.realms.delete(from);
+    for (const q of r.queues.values()) q.realm = to;
+    this.realms.set(to, r);
+    return true;
   }
 
   /** Copies held in `realm` (expired ones until purged). */

@@ -23,7 +23,11 @@ import type { MqttBridge } from './mqtt-bridge';
 import { describeMqttClient, type MqttClientFacts } from './mqtt-client-list';
 import type { MqttLimits } from './mqtt-limits';
 import { announcePresence, publishPresence } from './mqtt-presence';
-import { closeRealmClients, purgeStoredRealm } from './mqtt-realm-purge';
+import {
+  closeRealmClients,
+  closeRealmClientsForRename,
+  purgeStoredRealm,
+} from './mqtt-realm-purge';
 import { guardParser } from './packet-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
@@ -292,6 +296,28 @@ export class MqttListener {
       closeRealmClients(aedes, this.auth, realm, this.logger);
       await persistence.purgeRealm(realm);
     } else await purgeStoredRealm(this.options.state, realm);
+  }
+
+  /**
+   * `rename_realm`, first step: closes `realm`'s MQTT clients (no wills) and waits for them to
+   * be gone, so nothing more is stored under the old names. Resolves with how many.
+   */
+  async closeRealmForRename(realm: string): Promise<number> {
+    const aedes = this.aedes;
+    return aedes ? closeRealmClientsForRename(aedes, this.auth, realm, this.logger) : 0;
+  }
+
+  /**
+   * `rename_realm`, after the store moved its rows: moves aedes' working copy of `from`'s
+   * sessions and retained messages to `to` (stored-persistence.ts). Zero when not listening.
+   */
+  async renameRealm(from: string, to: string): Promise<{ retained: number; sessions: number }> {
+    return (await this.persistence?.renameRealm(from, to)) ?? { retained: 0, sessions: 0 };
+  }
+
+  /** Whether aedes' working copy holds MQTT state of `realm` (false when not listening). */
+  async holdsRealm(realm: string): Promise<boolean> {
+    return (await this.persistence?.holdsRealm(realm)) ?? false;
   }
 
   /**

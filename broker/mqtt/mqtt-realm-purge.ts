@@ -40,6 +40,48 @@ export function closeRealmClients(
 }
 
 /**
+ * `rename_realm`: closes every MQTT client of `realm` without its will (it would be published
+ * under the old name) and resolves once aedes has closed them all (their clean-session state
+ * is gone then), or after `timeoutMs`. Resolves with how many were closed.
+ */
+export async function closeRealmClientsForRename(
+  aedes: Aedes,
+  auth: MqttAuth,
+  realm: string,
+  logger: Logger,
+  timeoutMs = 2_000,
+): Promise<number> {
+  const clients = (aedes as unknown as { clients: Record<string, Client> }).clients;
+  const closing: Array<Promise<void>> = [];
+  for (const client of Object.values(clients)) {
+    const identity = auth.identity(client);
+    if (identity?.realm !== realm) continue;
+    dropWill(client);
+    closing.push(
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, timeoutMs);
+        timer.unref();
+        client.disconnect(
+          { reasonCode: 0x8b, properties: { reasonString: 'realm renamed' } },
+          () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        );
+      }),
+    );
+    logger.info(
+      { mqttClient: identity.clientId, realm, reason: 'realm renamed' },
+      'MQTT session ended',
+    );
+  }
+  await Promise.all(closing);
+  // aedes forgets a closed client and wipes a clean session on the turns after its close.
+  await new Promise((resolve) => setImmediate(resolve));
+  return closing.length;
+}
+
+/**
  * Deletes `realm`'s MQTT state from the store alone (the listener is not running: the next
  * `listen()` loads what is left). Resolves once committed; no-op without a store.
  */

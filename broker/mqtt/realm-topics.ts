@@ -107,6 +107,12 @@ export function realmPrefixes(realm: string): string[] {
 
 const ANONYMOUS_MARK = '?';
 
+/** `realmPrefixes(from)` paired with `realmPrefixes(to)`: what a realm rename moves. */
+export function zipPrefixes(from: string, to: string): Array<[string, string]> {
+  const next = realmPrefixes(to);
+  return realmPrefixes(from).map((prefix, i): [string, string] => [prefix, next[i]!]);
+}
+
 /** The client-visible id of a scoped aedes client id. */
 export function unscopeClientId(internal: string): string {
   const slash = internal.indexOf('/');

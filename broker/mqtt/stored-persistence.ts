@@ -39,7 +39,7 @@ import PacketJs from 'aedes-packet';
 import type { MqttStateSnapshot, MqttStateStore, MqttStateWrite } from '../storage/mqtt-state';
 import { BoundedPersistence } from './bounded-persistence';
 import type { MqttIdentity } from './mqtt-auth';
-import { realmPrefixes } from './realm-topics';
+import { realmPrefixes, zipPrefixes } from './realm-topics';
 
 /** aedes' packet copy (fresh message id); its typings declare a namespace, not the class. */
 const Packet = PacketJs as unknown as new (original: AedesPacket) => Pkt;
@@ -172,6 +172,90 @@ export class StoredPersistence extends BoundedPersistence {
     }
     done.push(this.save(() => ({ op: 'purgePrefixes', prefixes })));
     await Promise.all(done);
+  }
+
+  /**
+   * Moves `from`'s MQTT state to realm `to` in aedes' working copy (`rename_realm`): persistent
+   * sessions' subscriptions, queued packets and wills go to the renamed client ids, retained
+   * messages to the renamed topics; QoS 2 receipts of the old ids are dropped (the clients were
+   * disconnected; a QoS 2 sender retransmits). Memory only: the store renames its own rows in
+   * the same transaction as the rest of the realm's data (`MessageStore.renameRealm`).
+   * Returns the retained messages and distinct client ids moved.
+   */
+  async renameRealm(from: string, to: string): Promise<{ retained: number; sessions: number }> {
+    const pairs = zipPrefixes(from, to);
+    const rename = (name: string): string | null => {
+      for (const [f, t] of pairs) if (name.startsWith(f)) return t + name.slice(f.length);
+      return null;
+    };
+    const sessions = new Set<string>();
+    for (const id of [...this.subscribed]) {
+      const next = rename(id);
+      if (next === null) continue;
+      sessions.add(id);
+      const subs = await super.subscriptionsByClient(asClient(id));
+      this.subscribed.delete(id);
+      await super.cleanSubscriptions(asClient(id));
+      const moved = subs.map((sub) => ({ ...sub, topic: rename(sub.topic) ?? sub.topic }));
+      if (moved.length > 0) {
+        await super.addSubscriptions(asClient(next), moved as Subscription[]);
+        this.subscribed.add(next);
+      }
+    }
+    for (const [id, queue] of [...this.outgoing]) {
+      const next = rename(id);
+      if (next === null) continue;
+      sessions.add(id);
+      this.outgoing.delete(id);
+      for (const entry of queue) {
+        const topic = rename(String(entry.packet.topic));
+        if (topic !== null) entry.packet.topic = topic;
+      }
+      this.outgoing.set(next, queue);
+    }
+    for (const id of [...this.receipts]) {
+      if (rename(id) === null) continue;
+      this.receipts.delete(id);
+      await super.cleanIncoming(asClient(id));
+    }
+    for (const id of [...this.willed]) {
+      const next = rename(id);
+      if (next === null) continue;
+      sessions.add(id);
+      const will = (await super.delWill(asClient(id))) as Pkt | undefined;
+      this.willed.delete(id);
+      if (!will) continue;
+      const brokerId = will.brokerId;
+      const packet = { ...will, topic: rename(String(will.topic)) ?? will.topic, clientId: next };
+      const identity = restoredIdentities.get(will);
+      await super.putWill(asClient(next), packet as unknown as AedesPacket);
+      (packet as Pkt).brokerId = brokerId;
+      if (identity) restoredIdentities.set(packet, { ...identity, realm: to });
+      this.willed.add(next);
+    }
+    const retained = super.createRetainedStreamCombi(pairs.map(([f]) => `${f}#`));
+    const packets: Pkt[] = [];
+    for await (const packet of retained as AsyncIterable<Pkt>) packets.push(packet);
+    for (const packet of packets) {
+      const topic = String(packet.topic);
+      const next = rename(topic);
+      if (next === null) continue;
+      const empty = { topic, payload: Buffer.alloc(0) } as unknown as AedesPacket;
+      await super.storeRetained(empty);
+      await super.storeRetained({ ...packet, topic: next } as unknown as AedesPacket);
+    }
+    return { retained: packets.length, sessions: sessions.size };
+  }
+
+  /** Whether aedes' working copy holds any state under `realm`'s internal names. */
+  async holdsRealm(realm: string): Promise<boolean> {
+    const prefixes = realmPrefixes(realm);
+    const ours = (id: string) => prefixes.some((prefix) => id.startsWith(prefix));
+    const ids = [...this.subscribed, ...this.outgoing.keys(), ...this.receipts, ...this.willed];
+    if (ids.some(ours)) return true;
+    const retained = super.createRetainedStreamCombi(prefixes.map((prefix) => `${prefix}#`));
+    for await (const _packet of retained as AsyncIterable<Pkt>) return true;
+    return false;
   }
 
   /** Writes a change through the store when there is one (the change is built only then). */

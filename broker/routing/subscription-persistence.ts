@@ -44,10 +44,14 @@ export class SubscriptionPersistence {
       this.track(this.store.deleteSubscription(realm, record.key, record.consumer));
   }
 
-  /** Rebuilds every persisted durable subscription as an offline consumer's; returns the count. */
-  async restore(realms: RealmDirectory): Promise<number> {
+  /**
+   * Rebuilds every persisted durable subscription (of realm `only` when given: a renamed realm)
+   * as an offline consumer's; returns the count.
+   */
+  async restore(realms: RealmDirectory, only?: string): Promise<number> {
     let restored = 0;
     for (const sub of await this.store.loadSubscriptions()) {
+      if (only !== undefined && sub.realm !== only) continue;
       const parsed = PersistedRecord.safeParse(sub.record);
       if (!parsed.success) {
         this.logger.warn(

@@ -15,6 +15,7 @@ import {
   type MessageStore,
   type PersistedSubscription,
   type QueueCount,
+  type RealmRenameCounts,
   type StoredEntry,
 } from './message-store';
 
@@ -185,6 +186,51 @@ export class MemoryStore implements MessageStore {
     for (const [k, sub] of [...this.subscriptions])
       if (sub.realm === realm) this.subscriptions.delete(k);
     return n;
+  }
+
+  async renameRealm(from: string, to: string): Promise<RealmRenameCounts | null> {
+    if (from === to || this.holds(to)) return null;
+    const moved: RealmRenameCounts = {
+      queued: 0,
+      dlq: 0,
+      subscriptions: 0,
+      retained: 0,
+      mqtt_sessions: 0,
+    };
+    // Entries are this store's own objects (reads hand out copies): renamed in place, so
+    // insertion order and attempts stay as they were.
+    for (const entry of this.byId.values()) {
+      if (entry.realm !== from) continue;
+      const oldKey = queueKey(from, entry.event, entry.consumer);
+      const newKey = queueKey(to, entry.event, entry.consumer);
+      const ids = this.queues.get(oldKey);
+      if (ids) {
+        this.queues.delete(oldKey);
+        this.queues.set(newKey, ids);
+      }
+      entry.realm = to;
+      moved.queued++;
+    }
+    for (const entry of this.dlq.values()) {
+      if (entry.realm !== from) continue;
+      entry.realm = to;
+      moved.dlq++;
+    }
+    for (const [k, sub] of [...this.subscriptions]) {
+      if (sub.realm !== from) continue;
+      this.subscriptions.delete(k);
+      this.subscriptions.set(queueKey(to, sub.key, sub.consumer), { ...sub, realm: to });
+      moved.subscriptions++;
+    }
+    return moved;
+  }
+
+  /** Whether anything is stored under `realm`. */
+  private holds(realm: string): boolean {
+    for (const e of this.byId.values()) if (e.realm === realm) return true;
+    for (const e of this.dlq.values()) if (e.realm === realm) return true;
+    for (const s of this.subscriptions.values()) if (s.realm === realm) return true;
+    return false;
   }
 
   async saveSubscription(sub: PersistedSubscription): Promise<void> {

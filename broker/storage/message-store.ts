@@ -82,6 +82,29 @@ export interface PersistedSubscription {
   record: Record<string, unknown>;
 }
 
+/** What `renameRealm` moved from the old name to the new one. */
+export interface RealmRenameCounts {
+  /** Queued copies (expired ones not yet purged included). */
+  queued: number;
+  /** DLQ entries. */
+  dlq: number;
+  /** Durable subscriptions. */
+  subscriptions: number;
+  /** MQTT retained messages (stores with `mqttState` given `mqttPrefixes`; else 0). */
+  retained: number;
+  /** MQTT client sessions: distinct client ids with stored state (as `retained`). */
+  mqtt_sessions: number;
+}
+
+export interface RenameRealmOptions {
+  /**
+   * MQTT internal-name prefixes of the two realms as `[from, to]` pairs (realm-topics.ts
+   * `realmPrefixes`), for a store that keeps MQTT state (`mqttState`): its retained messages,
+   * subscriptions, queued packets, QoS 2 receipts and wills move in the same transaction.
+   */
+  mqttPrefixes?: ReadonlyArray<readonly [string, string]>;
+}
+
 export interface MessageStore {
   /** Backend name: `memory`, `sqlite` or `redis`. */
   readonly backend: string;
@@ -136,6 +159,19 @@ export interface MessageStore {
    * with the number of queued and DLQ entries removed.
    */
   purgeRealm(realm: string): Promise<number>;
+  /**
+   * Moves everything stored under realm `from` to realm `to` in one atomic step (one SQLite
+   * transaction, one Redis Lua script): queued copies (ids, order, attempts and expiries kept),
+   * DLQ entries, durable subscriptions and, with `options.mqttPrefixes`, MQTT state
+   * (`rename_realm`, docs/management.md). Resolves with what moved, or with null — nothing
+   * changed — when `to` already holds any of these (two tenants' data are never merged) or
+   * `from === to`.
+   */
+  renameRealm(
+    from: string,
+    to: string,
+    options?: RenameRealmOptions,
+  ): Promise<RealmRenameCounts | null>;
   /** Inserts or replaces a durable subscription. */
   saveSubscription(sub: PersistedSubscription): Promise<void>;
   /** Removes a durable subscription; unknown ones are ignored. */

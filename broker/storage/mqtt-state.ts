@@ -46,6 +46,14 @@ export interface MqttStateStore {
   write(change: MqttStateWrite): Promise<void>;
 }
 
+/** Named parameters of a prefix rename: new prefix, where the rest starts, the old prefix. */
+interface RenameArgs {
+  to: string;
+  start: number;
+  len: number;
+  from: string;
+}
+
 /** The prepared statements of the MQTT state tables (run inside the storage worker). */
 export class MqttStatements {
   private readonly run: {
@@ -57,9 +65,82 @@ export class MqttStatements {
   /** `(length, prefix)`: compared with substr, not LIKE (`%` is common in encoded realms). */
   private readonly purge: Array<Statement<[number, string]>>;
   private readonly db: Database;
+  /** `(length, prefix)`: one row (or none) under the prefix, per table and column. */
+  private readonly exists: Array<Statement<[number, string]>>;
+  private readonly clientsUnder: Statement<
+    [number, string, number, string, number, string, number, string],
+    { client_id: string }
+  >;
+  /** `(to, start, length, from)` renames; see `renamePrefixes`. */
+  private readonly rename: {
+    retained: Statement<[RenameArgs]>;
+    subscriptionClient: Statement<[RenameArgs]>;
+    subscriptionTopic: Statement<[RenameArgs]>;
+    packets: Array<Statement<[RenameArgs]>>;
+    clients: Array<Statement<[RenameArgs]>>;
+    willIdentity: Statement<[{ realm: string; len: number; from: string }]>;
+  };
 
   constructor(db: Database) {
     this.db = db;
+    const CLIENT_TABLES = ['mqtt_subscriptions', 'mqtt_outgoing', 'mqtt_incoming', 'mqtt_wills'];
+    this.exists = [
+      db.prepare('SELECT 1 FROM mqtt_retained WHERE substr(topic, 1, ?) = ? LIMIT 1'),
+      db.prepare('SELECT 1 FROM mqtt_subscriptions WHERE substr(topic, 1, ?) = ? LIMIT 1'),
+      ...CLIENT_TABLES.map((table) =>
+        db.prepare<[number, string]>(
+          `SELECT 1 FROM ${table} WHERE substr(client_id, 1, ?) = ? LIMIT 1`,
+        ),
+      ),
+    ];
+    this.clientsUnder = db.prepare(
+      CLIENT_TABLES.map(
+        (table) => `SELECT client_id FROM ${table} WHERE substr(client_id, 1, ?) = ?`,
+      ).join(' UNION '),
+    );
+    // Parameters: @to new prefix, @start where the rest starts, @len and @from the old prefix.
+    // Right-hand sides of an UPDATE read the row as it was, so `topic` is the old one in both.
+    const topicOf = (column: string) => `@to || substr(${column}, @start)`;
+    const inPacket = (path: string) =>
+      `CASE WHEN substr(json_extract(packet, '${path}'), 1, @len) = @from
+         THEN json_set(packet, '${path}', @to || substr(json_extract(packet, '${path}'), @start))
+         ELSE packet END`;
+    this.rename = {
+      retained: db.prepare(
+        `UPDATE mqtt_retained SET topic = ${topicOf('topic')},
+           packet = json_set(packet, '$.topic', ${topicOf('topic')})
+         WHERE substr(topic, 1, @len) = @from`,
+      ),
+      subscriptionClient: db.prepare(
+        `UPDATE mqtt_subscriptions SET client_id = ${topicOf('client_id')}
+         WHERE substr(client_id, 1, @len) = @from`,
+      ),
+      subscriptionTopic: db.prepare(
+        `UPDATE mqtt_subscriptions SET topic = ${topicOf('topic')} WHERE substr(topic, 1, @len) = @from`,
+      ),
+      packets: ['mqtt_outgoing', 'mqtt_incoming', 'mqtt_wills'].map((table) =>
+        db.prepare<[RenameArgs]>(
+          `UPDATE ${table} SET packet = ${inPacket('$.topic')}
+           WHERE substr(json_extract(packet, '$.topic'), 1, @len) = @from`,
+        ),
+      ),
+      clients: [
+        db.prepare<[RenameArgs]>(
+          `UPDATE mqtt_wills SET packet = ${inPacket('$.clientId')}
+           WHERE substr(json_extract(packet, '$.clientId'), 1, @len) = @from`,
+        ),
+        ...['mqtt_outgoing', 'mqtt_incoming', 'mqtt_wills'].map((table) =>
+          db.prepare<[RenameArgs]>(
+            `UPDATE ${table} SET client_id = ${topicOf('client_id')}
+             WHERE substr(client_id, 1, @len) = @from`,
+          ),
+        ),
+      ],
+      willIdentity: db.prepare(
+        `UPDATE mqtt_wills SET packet = json_set(packet, '$.identity.realm', @realm)
+         WHERE substr(client_id, 1, @len) = @from AND json_type(packet, '$.identity') = 'object'`,
+      ),
+    };
     this.run = {
       retained: db.prepare('INSERT OR REPLACE INTO mqtt_retained (topic, packet) VALUES (?, ?)'),
       subscribe: db.prepare(
@@ -130,6 +211,47 @@ export class MqttStatements {
         }
         return;
     }
+  }
+
+  /** Whether any MQTT state row has a client id or topic starting with one of `prefixes`. */
+  holdsPrefixes(prefixes: readonly string[]): boolean {
+    for (const prefix of prefixes) {
+      for (const statement of this.exists) {
+        if (statement.get(prefix.length, prefix) !== undefined) return true;
+      }
+    }
+    return false;
+  }
+
+  /**
+   * Renames every MQTT state row under the `[from, to]` prefix pairs (`rename_realm`): client
+   * ids, topics, the `topic`/`clientId` inside stored packets, and a will's stored identity
+   * realm (set to `realm`). Call inside the store's transaction; the caller has checked that
+   * nothing is stored under the `to` prefixes. Returns the retained messages and the distinct
+   * client ids moved.
+   */
+  renamePrefixes(
+    pairs: ReadonlyArray<readonly [string, string]>,
+    realm: string,
+  ): { retained: number; sessions: number } {
+    const clients = new Set<string>();
+    let retained = 0;
+    for (const [from, to] of pairs) {
+      const start = from.length + 1;
+      const args = [from.length, from] as const;
+      for (const row of this.clientsUnder.all(...args, ...args, ...args, ...args)) {
+        clients.add(row.client_id);
+      }
+      const named: RenameArgs = { to, start, len: from.length, from };
+      retained += this.rename.retained.run(named).changes;
+      this.rename.subscriptionClient.run(named);
+      this.rename.subscriptionTopic.run(named);
+      for (const statement of this.rename.packets) statement.run(named);
+      // Before the client ids move: it selects the wills by their old client id.
+      this.rename.willIdentity.run({ realm, len: from.length, from });
+      for (const statement of this.rename.clients) statement.run(named);
+    }
+    return { retained, sessions: clients.size };
   }
 
   load(): MqttStateSnapshot {

@@ -250,6 +250,92 @@ for _, f in ipairs(redis.call('HKEYS', P .. ':subscriptions')) do
 end
 return n`;
 
+/**
+ * ARGV: P, b64u from, b64u to, JSON text of from, JSON text of to. Moves every queued copy
+ * (index, expiry, queue sets), DLQ entry and durable subscription of realm `from` to `to`,
+ * scores (order) and TTLs kept; each copy's `q` and the `realm` of its entry JSON are
+ * rewritten. `false` (nothing changed) when `to` holds anything, else
+ * `{queued, dlq, subscriptions}`.
+ *
+ * The entry JSON is `{"message":<envelope>,"id":…,"realm":…,…}` (redis-keys.ts `entryJson`):
+ * its own `realm` key is the LAST `,"realm":` of the text, since the keys after it (event,
+ * consumer, producer, dates) hold only strings and a `,"` never occurs inside a JSON string.
+ * Rewriting that one occurrence keeps the envelope byte for byte (cjson would round numbers).
+ */
+const RENAME_REALM = `
+local P, rf, rt, jf, jt = ARGV[1], ARGV[2], ARGV[3], ARGV[4], ARGV[5]
+if rf == rt then return false end
+if redis.call('SISMEMBER', P .. ':realms', rt) == 1
+  or redis.call('EXISTS', P .. ':queues:' .. rt, P .. ':expiry:' .. rt, P .. ':dlq:' .. rt) > 0 then
+  return false
+end
+local fhead, thead = rf .. ':', rt .. ':'
+local fields = redis.call('HKEYS', P .. ':subscriptions')
+for _, f in ipairs(fields) do
+  if string.sub(f, 1, #thead) == thead then return false end
+end
+local needle = ',"realm":' .. jf
+local function retag(d)
+  local at, from = nil, 1
+  while true do
+    local i = string.find(d, ',"realm":', from, true)
+    if not i then break end
+    at, from = i, i + 1
+  end
+  if at and string.sub(d, at, at + #needle - 1) == needle then
+    return string.sub(d, 1, at - 1) .. ',"realm":' .. jt .. string.sub(d, at + #needle)
+  end
+  return d
+end
+local function moved(q) return rt .. string.sub(q, #rf + 1) end
+local queued, dlq, subs = 0, 0, 0
+for _, q in ipairs(redis.call('SMEMBERS', P .. ':queues:' .. rf)) do
+  local nq = moved(q)
+  for _, id in ipairs(redis.call('ZRANGE', P .. ':index:' .. q, 0, -1)) do
+    local key = P .. ':message:' .. id
+    local f = redis.call('HMGET', key, 'd', 'q')
+    if f[2] == q then
+      redis.call('HSET', key, 'd', retag(f[1]), 'q', nq)
+    end
+    queued = queued + 1
+  end
+  if redis.call('EXISTS', P .. ':index:' .. q) == 1 then
+    redis.call('RENAME', P .. ':index:' .. q, P .. ':index:' .. nq)
+    redis.call('SADD', P .. ':queues:' .. rt, nq)
+  end
+end
+local ez = redis.call('ZRANGE', P .. ':expiry:' .. rf, 0, -1, 'WITHSCORES')
+for i = 1, #ez, 2 do
+  redis.call('ZADD', P .. ':expiry:' .. rt, ez[i + 1], moved(ez[i]))
+end
+redis.call('DEL', P .. ':queues:' .. rf, P .. ':expiry:' .. rf)
+if redis.call('SREM', P .. ':realms', rf) == 1 and redis.call('EXISTS', P .. ':queues:' .. rt) == 1 then
+  redis.call('SADD', P .. ':realms', rt)
+end
+for _, id in ipairs(redis.call('ZRANGE', P .. ':dlq:' .. rf, 0, -1)) do
+  local key = P .. ':dlq:message:' .. id
+  local f = redis.call('HMGET', key, 'd', 'q')
+  if f[1] then redis.call('HSET', key, 'd', retag(f[1]), 'q', moved(f[2])) end
+  dlq = dlq + 1
+end
+if redis.call('EXISTS', P .. ':dlq:' .. rf) == 1 then
+  redis.call('RENAME', P .. ':dlq:' .. rf, P .. ':dlq:' .. rt)
+  redis.call('SADD', P .. ':dlq-realms', rt)
+end
+redis.call('SREM', P .. ':dlq-realms', rf)
+for _, f in ipairs(fields) do
+  if string.sub(f, 1, #fhead) == fhead then
+    local nf = moved(f)
+    local score = redis.call('ZSCORE', P .. ':subscriptions:order', f)
+    redis.call('HSET', P .. ':subscriptions', nf, redis.call('HGET', P .. ':subscriptions', f))
+    redis.call('HDEL', P .. ':subscriptions', f)
+    redis.call('ZREM', P .. ':subscriptions:order', f)
+    if score then redis.call('ZADD', P .. ':subscriptions:order', score, nf) end
+    subs = subs + 1
+  end
+end
+return {queued, dlq, subs}`;
+
 /** ARGV: P, field, record JSON, score (kept from the first save). */
 const SAVE_SUBSCRIPTION = `
 redis.call('HSET', ARGV[1] .. ':subscriptions', ARGV[2], ARGV[3])
@@ -288,6 +374,7 @@ export const REDIS_SCRIPTS = {
   swbPurgeExpired: PURGE_EXPIRED,
   swbPurgeQueue: PURGE_QUEUE,
   swbPurgeRealm: PURGE_REALM,
+  swbRenameRealm: RENAME_REALM,
   swbSaveSubscription: SAVE_SUBSCRIPTION,
   swbDeleteSubscription: DELETE_SUBSCRIPTION,
   swbLoadSubscriptions: LOAD_SUBSCRIPTIONS,

@@ -20,6 +20,7 @@ import type {
   EnqueueInput,
   MessageStore,
   PersistedSubscription,
+  RenameRealmOptions,
   QueueCount,
   StoredEntry,
 } from './message-store';
@@ -127,6 +128,9 @@ export class RedisStartupStore implements MessageStore {
   }
   purgeRealm(realm: string): Promise<number> {
     return this.use((s) => s.purgeRealm(realm));
+  }
+  renameRealm(from: string, to: string, options?: RenameRealmOptions) {
+    return this.use((s) => s.renameRealm(from, to, options));
   }
   saveSubscription(sub: PersistedSubscription): Promise<void> {
     return this.use((s) => s.saveSubscription(sub));

@@ -34,6 +34,7 @@ import {
   type MessageStore,
   type PersistedSubscription,
   type QueueCount,
+  type RealmRenameCounts,
   type StoredEntry,
 } from './message-store';
 import {
@@ -274,6 +275,15 @@ export class RedisStore implements MessageStore {
 
   async purgeRealm(realm: string): Promise<number> {
     return Number(await this.write('swbPurgeRealm', [b64u(realm)]));
+  }
+
+  /** One Lua script (`swbRenameRealm`); MQTT state is per node here, not in Redis. */
+  async renameRealm(from: string, to: string): Promise<RealmRenameCounts | null> {
+    const args = [b64u(from), b64u(to), JSON.stringify(from), JSON.stringify(to)];
+    const result = (await this.write('swbRenameRealm', args)) as number[] | null;
+    if (!Array.isArray(result)) return null;
+    const [queued = 0, dlq = 0, subscriptions = 0] = result.map(Number);
+    return { queued, dlq, subscriptions, retained: 0, mqtt_sessions: 0 };
   }
 
   async saveSubscription(sub: PersistedSubscription): Promise<void> {

@@ -82,6 +82,12 @@ export const SQLITE_OPS = {
   ) => s.replayDlq(id, realm, expires, now, newId),
   countQueued: (s: SqliteStatements, realm: string, now: number) => s.countQueued(realm, now),
   purgeRealm: (s: SqliteStatements, realm: string) => s.purgeRealm(realm),
+  renameRealm: (
+    s: SqliteStatements,
+    from: string,
+    to: string,
+    mqttPrefixes: Array<[string, string]> | null,
+  ) => s.renameRealm(from, to, mqttPrefixes ?? undefined),
   loadSubscriptions: (s: SqliteStatements) => s.loadSubscriptions(),
   mqttWrite: (s: SqliteStatements, change: MqttStateWrite) => s.mqtt.write(change),
   mqttLoad: (s: SqliteStatements) => s.mqtt.load(),

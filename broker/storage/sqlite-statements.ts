@@ -9,6 +9,7 @@ import {
   type DlqEntry,
   type PersistedSubscription,
   type QueueCount,
+  type RealmRenameCounts,
   type StoredEntry,
 } from './message-store';
 import { MqttStatements } from './mqtt-state';
@@ -83,6 +84,10 @@ export class SqliteStatements {
   private readonly purgeMessages: Statement<[string]>;
   private readonly purgeDlq: Statement<[string]>;
   private readonly purgeSubscriptions: Statement<[string]>;
+  private readonly realmHolds: Statement<[string, string, string], { held: number }>;
+  private readonly renameMessages: Statement<[string, string]>;
+  private readonly renameDlq: Statement<[string, string]>;
+  private readonly renameSubscriptions: Statement<[string, string]>;
   readonly saveSubscription: Statement<[string, string, string, string, string]>;
   readonly deleteSubscription: Statement<[string, string, string]>;
   private readonly selectSubscriptions: Statement<
@@ -143,6 +148,17 @@ export class SqliteStatements {
     this.purgeMessages = db.prepare('DELETE FROM messages WHERE realm = ?');
     this.purgeDlq = db.prepare('DELETE FROM dlq WHERE realm = ?');
     this.purgeSubscriptions = db.prepare('DELETE FROM durable_subscriptions WHERE realm = ?');
+    this.realmHolds = db.prepare(
+      `SELECT EXISTS (SELECT 1 FROM messages WHERE realm = ?)
+           OR EXISTS (SELECT 1 FROM dlq WHERE realm = ?)
+           OR EXISTS (SELECT 1 FROM durable_subscriptions WHERE realm = ?) AS held`,
+    );
+    // Rows keep their rowid: queue, DLQ and subscription order are unchanged.
+    this.renameMessages = db.prepare('UPDATE messages SET realm = ? WHERE realm = ?');
+    this.renameDlq = db.prepare('UPDATE dlq SET realm = ? WHERE realm = ?');
+    this.renameSubscriptions = db.prepare(
+      'UPDATE durable_subscriptions SET realm = ? WHERE realm = ?',
+    );
     // `ON CONFLICT … DO UPDATE` keeps the row (and its rowid order) of a re-saved subscription.
     this.saveSubscription = db.prepare(
       `INSERT INTO durable_subscriptions (realm, key, consumer, record, updated_at)
@@ -255,6 +271,29 @@ export class SqliteStatements {
 
   countQueued(realm: string, now: number): number {
     return this.count.get(realm, now)?.n ?? 0;
+  }
+
+  /**
+   * Moves realm `from`'s copies, DLQ entries, durable subscriptions and (with `mqttPrefixes`)
+   * MQTT state to `to`; null, changing nothing, when `to` holds any. Call in a transaction.
+   */
+  renameRealm(
+    from: string,
+    to: string,
+    mqttPrefixes: ReadonlyArray<readonly [string, string]> | undefined,
+  ): RealmRenameCounts | null {
+    if (from === to || this.realmHolds.get(to, to, to)?.held) return null;
+    if (mqttPrefixes && this.mqtt.holdsPrefixes(mqttPrefixes.map(([, t]) => t))) return null;
+    const mqtt = mqttPrefixes
+      ? this.mqtt.renamePrefixes(mqttPrefixes, to)
+      : { retained: 0, sessions: 0 };
+    return {
+      queued: this.renameMessages.run(to, from).changes,
+      dlq: this.renameDlq.run(to, from).changes,
+      subscriptions: this.renameSubscriptions.run(to, from).changes,
+      retained: mqtt.retained,
+      mqtt_sessions: mqtt.sessions,
+    };
   }
 
   /** Deletes a realm's copies, DLQ and durable subscriptions; returns copies + DLQ removed. */

@@ -27,6 +27,8 @@ import {
   type MessageStore,
   type PersistedSubscription,
   type QueueCount,
+  type RealmRenameCounts,
+  type RenameRealmOptions,
   type StoredEntry,
 } from './message-store';
 import type { MqttStateStore } from './mqtt-state';
@@ -164,6 +166,16 @@ export class SqliteStore implements MessageStore {
 
   purgeRealm(realm: string): Promise<number> {
     return this.read('purgeRealm', realm);
+  }
+
+  /** One transaction after every queued write (MQTT state included: the same database). */
+  renameRealm(
+    from: string,
+    to: string,
+    options: RenameRealmOptions = {},
+  ): Promise<RealmRenameCounts | null> {
+    const pairs = options.mqttPrefixes?.map(([f, t]): [string, string] => [f, t]) ?? null;
+    return this.read('renameRealm', from, to, pairs);
   }
 
   saveSubscription(sub: PersistedSubscription): Promise<void> {

@@ -280,6 +280,98 @@ export function runStoreConformance(factory: StoreFactory): void {
       expect(await store.countQueued('b')).toBe(1);
     });
 
+    it('renames a realm: copies (order, attempts, expiry), DLQ and subscriptions move atomically', async () => {
+      const odd = { s: ',"realm":"old" quote " \\', n: 0.1 + 0.2, realm: 'old' };
+      const a = await store.enqueue('old', 'k', {
+        consumer: 'c',
+        payload: env(odd),
+        producer: 'p',
+        attempts: 2,
+      });
+      const b = await store.enqueue('old', 'k', {
+        consumer: 'c',
+        payload: env('b'),
+        producer: 'p',
+        ttl: 60,
+      });
+      const d = await store.enqueue('old', 'k2', {
+        consumer: 'c',
+        payload: env('d'),
+        producer: 'p',
+      });
+      await store.deadLetter(d, 'x');
+      await store.enqueue('other', 'k', { consumer: 'c', payload: env('other'), producer: 'p' });
+      await store.saveSubscription({
+        realm: 'old',
+        key: 'k',
+        consumer: 'c',
+        record: { durable: true },
+      });
+      await store.saveSubscription({ realm: 'other', key: 'k', consumer: 'c', record: { v: 1 } });
+      const before = await store.dequeue('old', 'k', 'c');
+
+      const moved = await store.renameRealm('old', 'new');
+      expect(moved).toEqual({ queued: 2, dlq: 1, subscriptions: 1, retained: 0, mqtt_sessions: 0 });
+      expect(await store.dequeue('old', 'k', 'c')).toEqual([]);
+      const after = await store.dequeue('new', 'k', 'c');
+      expect(after.map((e) => e.id)).toEqual([a, b]);
+      expect(after).toEqual(before.map((e) => ({ ...e, realm: 'new' })));
+      expect(after[0]!.message).toEqual(env(odd));
+      expect((await store.get(a))?.realm).toBe('new');
+      expect(await store.countQueued('new')).toBe(2);
+      expect(await store.countQueued('old')).toBe(0);
+      expect(await store.listDlq('old')).toEqual([]);
+      const dlq = await store.listDlq('new');
+      expect(dlq.map((e) => [e.id, e.realm, e.reason])).toEqual([[d, 'new', 'x']]);
+      expect((await store.listDlq(null)).map((e) => e.realm)).toEqual(['new']);
+      const subs = await store.loadSubscriptions();
+      expect(subs.map((s) => [s.realm, s.key])).toEqual(
+        expect.arrayContaining([
+          ['new', 'k'],
+          ['other', 'k'],
+        ]),
+      );
+      expect(subs.some((s) => s.realm === 'old')).toBe(false);
+      const depths = await store.queueDepths();
+      expect(depths.filter((q) => q.realm === 'old')).toEqual([]);
+      expect(depths.filter((q) => q.realm === 'new').map((q) => q.n)).toEqual([2]);
+      if (store.dlqDepths) {
+        const dd = await store.dlqDepths();
+        expect(dd.filter((r) => r.realm === 'old')).toEqual([]);
+        expect(dd.filter((r) => r.realm === 'new')).toEqual([{ realm: 'new', n: 1 }]);
+      }
+      // The moved copies keep working: ACK, dead-letter, replay, purge under the new name.
+      expect(await store.ack(a)).toBe(true);
+      expect((await store.replayDlq(d, 'new'))?.realm).toBe('new');
+      expect(await store.purgeRealm('new')).toBe(2);
+      expect(await store.countQueued('other')).toBe(1);
+    });
+
+    it('refuses to rename onto a realm that holds data, changing nothing', async () => {
+      await store.enqueue('src', 'k', { consumer: 'c', payload: env('s'), producer: 'p' });
+      await store.enqueue('busy', 'k', { consumer: 'c', payload: env('b'), producer: 'p' });
+      await store.saveSubscription({ realm: 'subbed', key: 'k', consumer: 'c', record: {} });
+      const dead = await store.enqueue('dead', 'k', {
+        consumer: 'c',
+        payload: env('d'),
+        producer: 'p',
+      });
+      await store.deadLetter(dead, 'x');
+      for (const target of ['busy', 'subbed', 'dead', 'src']) {
+        expect(await store.renameRealm('src', target)).toBeNull();
+      }
+      expect((await store.dequeue('src', 'k', 'c')).length).toBe(1);
+      expect((await store.dequeue('busy', 'k', 'c')).length).toBe(1);
+      // An unknown source moves nothing.
+      expect(await store.renameRealm('nothing-here', 'fresh')).toEqual({
+        queued: 0,
+        dlq: 0,
+        subscriptions: 0,
+        retained: 0,
+        mqtt_sessions: 0,
+      });
+    });
+
     it('stores envelopes with odd payloads intact', async () => {
       const odd = {
         s: 'quote " backslash \\ nul \u0000 emoji 😀',

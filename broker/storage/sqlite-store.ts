@@ -101,7 +101,10 @@ export class SqliteStore implements MessageStore {
       );
     }
     for (const { path, was } of restricted) {
-      options.logger?.warn({ file: path, was, now: '600' }, 'message store file was readable by other users; restricted to 0600');
+      options.logger?.warn(
+        { file: path, was, now: '600' },
+        'message store file was readable by other users; restricted to 0600',
+      );
     }
     this.worker = new SqliteWorkerClient(options.filename, options.synchronous ?? 'FULL');
   }

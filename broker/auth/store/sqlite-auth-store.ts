@@ -96,7 +96,10 @@ export class SqliteAuthStore {
       // SQLite gives the -wal and -shm files the database file's mode, so 0600 covers them;
       // an older version's companions are restricted too.
       for (const { path, was } of preparePrivateDbFile(filename)) {
-        logger?.warn({ file: path, was, now: '600' }, 'auth store file was readable by other users; restricted to 0600');
+        logger?.warn(
+          { file: path, was, now: '600' },
+          'auth store file was readable by other users; restricted to 0600',
+        );
       }
       db = new Database(filename);
       db.pragma('busy_timeout = 1000');

@@ -9,7 +9,6 @@
  * 0644) are restricted here. POSIX only: on Windows modes mean nothing and nothing is changed.
  */
 import { chmodSync, closeSync, existsSync, mkdirSync, openSync, statSync } from 'node:fs';
-import { dirname } from 'node:path';
 
 export const PRIVATE_DIR_MODE = 0o700;
 export const PRIVATE_FILE_MODE = 0o600;
@@ -43,16 +42,15 @@ const inMemory = (filename: string) =>
   filename === '' || filename === ':memory:' || filename.startsWith('file:');
 
 /**
- * Before SQLite opens `filename`: creates its directory (0700) if missing, creates the file
- * empty with mode 0600 if missing, and restricts an existing file and its `-wal`, `-shm` and
- * `-journal` companions to 0600. The directory itself, when it exists, is left as it is (it
- * may be any directory an embedder chose; the runners make their data directory private).
+ * Before SQLite opens `filename`: creates the file empty with mode 0600 if missing, and
+ * restricts an existing file and its `-wal`, `-shm` and `-journal` companions to 0600. The
+ * directory is neither created (a missing one is the caller's error, as SQLite's) nor changed
+ * (it may be any directory an embedder chose; the runners make their data directory private).
  * @returns what was restricted (to be logged).
  * @throws Error from the file system.
  */
 export function preparePrivateDbFile(filename: string): Restricted[] {
   if (inMemory(filename)) return [];
-  mkdirSync(dirname(filename), { recursive: true, mode: PRIVATE_DIR_MODE });
   if (!existsSync(filename)) closeSync(openSync(filename, 'a', PRIVATE_FILE_MODE));
   if (!posix) return [];
   const restricted: Restricted[] = [];

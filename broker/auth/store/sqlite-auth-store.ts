@@ -93,6 +93,7 @@ export class SqliteAuthStore {
   ) {
     let db: Database.Database | null = null;
     try {
+      mkdirSync(dirname(filename), { recursive: true, mode: PRIVATE_DIR_MODE });
       // SQLite gives the -wal and -shm files the database file's mode, so 0600 covers them;
       // an older version's companions are restricted too.
       for (const { path, was } of preparePrivateDbFile(filename)) {

@@ -7,12 +7,13 @@
  * directory, `--data-dir <dataDir>` / `<userData>/broker-data`.)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BrokerProcessMessage } from '../../../shared/broker-process';
+import { waitUntil } from '../../helpers/wait';
 
 const CLI = fileURLToPath(new URL('../../../broker/cli.ts', import.meta.url));
 
@@ -87,7 +88,8 @@ const mode = (path: string) => (statSync(path).mode & 0o777).toString(8);
 function modes(dir: string): Record<string, string> {
   const out: Record<string, string> = {};
   for (const entry of readdirSync(dir, { recursive: true }) as string[]) {
-    out[entry] = mode(join(dir, entry));
+    const path = join(dir, entry);
+    if (existsSync(path)) out[entry] = mode(path); // a temp file may just have been renamed
   }
   return out;
 }
@@ -108,6 +110,9 @@ describe.skipIf(process.platform === 'win32')('data directory and store file mod
   it('a new data directory is 0700 and every file the broker writes in it 0600, under umask 022', async () => {
     const dataDir = join(root, '.data');
     running = await startUnderUmask(dataDir);
+    // The settings file is rewritten (without the realms the auth store took) just after start.
+    const settings = join(dataDir, 'settings.json');
+    await waitUntil(() => existsSync(settings), 'the settings file is written');
     expect(mode(dataDir)).toBe('700');
     const files = modes(dataDir);
     // The files this run must have made (the -wal of each store exists while it is open).

@@ -13,7 +13,6 @@
  * EACCES…), 3 port taken. When forked with an IPC channel it reports `broker-ready` /
  * `broker-fatal`, and exits as soon as its parent is gone (broker/parent-watch.ts).
  */
-import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import {
   BrokerExitCode,
@@ -33,6 +32,7 @@ import {
 } from './cli-flags';
 import { loadEnvFile } from './config/env-file';
 import { envFilePath } from './config/env-settings';
+import { ensurePrivateDir } from './config/private-files';
 import { createBroker, type Broker } from './index';
 import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
 import { isSupervised, watchParent } from './parent-watch';
@@ -84,7 +84,14 @@ function unusableAddress(err: unknown, host: string, port: number): string | nul
 async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
   const dataDir = resolve(flags.dataDir);
   try {
-    mkdirSync(dataDir, { recursive: true });
+    // Messages, tokens and keys live here: owner only (an older version's 0755 is tightened).
+    const restricted = ensurePrivateDir(dataDir);
+    if (restricted) {
+      logger.warn(
+        { dataDir, was: restricted.was, now: '700' },
+        'data directory was accessible to other users; restricted to 0700',
+      );
+    }
     // Embedded defaults (under the settings file): SQLite in the data directory, HTTP API on.
     const defaults = { storage: 'sqlite', http_api: { enabled: true } };
     const overrides = {

@@ -229,7 +229,15 @@ export function createBroker(
     cluster.nodeId,
   );
   // Shared admin state of a cluster (docs/cluster.md): nonces, settings, authorization requests.
-  const admin = clusterAdmin(cluster, { shared: runtime.shared, auth, authRequests, io, logger });
+  const nonces = options.nonces ?? runtime.nonces;
+  const admin = clusterAdmin(cluster, {
+    shared: runtime.shared,
+    auth,
+    authRequests,
+    localNonces: nonces,
+    io,
+    logger,
+  });
   const replayDlq = dlqReplay({ store, ledger, metrics, realms, replayer, logger });
   const pending = new PendingWork();
   const ctx: HandlerContext = {
@@ -238,7 +246,7 @@ export function createBroker(
     },
     auth,
     tokens: new TokenValidator(auth, logger),
-    nonces: options.nonces ?? runtime.nonces,
+    nonces,
     // In-memory nonces die with the process: proofs older than its start are refused then.
     get proofsNotBefore() {
       return options.nonces || runtime.authStoreFile() ? 0 : startedAt;

@@ -22,7 +22,7 @@ export function envFilePath(auth: AuthState, env: NodeJS.ProcessEnv, cwd: string
 
 /** Appends `NAME="value"` to the env file by writing a temp file (0600) and renaming it. */
 function appendToEnvFile(path: string, name: string, value: string): void {
-  mkdirSync(dirname(path), { recursive: true });
+  mkdirSync(dirname(path), { recursive: true, mode: 0o700 });
   let text = existsSync(path) ? readFileSync(path, 'utf8') : '';
   if (text !== '' && !text.endsWith('\n')) text += '\n';
   text += `${name}="${value}"\n`;

@@ -16,6 +16,12 @@ export interface NonceStore {
    * not yet expired. Implementations prune expired nonces themselves.
    */
   claim(nonce: string, expiresAt: number): boolean;
+  /**
+   * The nonces claimed and not yet expired at `now`, with their expiry (epoch ms). A clustered
+   * node gives them back to Redis when Redis comes back (it may have restarted empty or failed
+   * over to a replica that missed them: `SharedNonces`). Optional for embedders' own stores.
+   */
+  live?(now?: number): Array<[nonce: string, expiresAt: number]>;
 }
 
 /** In-memory nonces, pruned as they expire (lost on restart: see the SQLite auth store). */
@@ -32,6 +38,12 @@ export class MemoryNonceStore implements NonceStore {
     if (existing !== undefined && existing > now) return false;
     this.used.set(nonce, expiresAt);
     return true;
+  }
+
+  live(now: number = Date.now()): Array<[string, number]> {
+    const out: Array<[string, number]> = [];
+    for (const [n, exp] of this.used) if (exp > now) out.push([n, exp]);
+    return out;
   }
 
   get size(): number {

@@ -7,17 +7,24 @@
  * started are refused, so a proof captured before a restart cannot be replayed after it) and
  * §6.5 (global admin tokens first, then the realm's `manager_key` where the caller allows it).
  */
-import type { SignedActionName } from '../../shared/admin-signature';
+import { PROOF_WINDOW_MS, type SignedActionName } from '../../shared/admin-signature';
 import type { ClusterNonceClaimer } from '../cluster/shared-nonces';
 import type { AuthState } from './auth-state';
 import { NONCE_TTL_MS, type NonceStore } from './nonce-store';
-import { proofMatches } from './proof';
+import { checkProof, type ProofCheck } from './proof';
 
 /** What a proof grants: every realm (a global admin token) or one realm (its manager key). */
 export type ProofScope = { kind: 'admin' } | { kind: 'realm'; realm: string };
 
 export type ProofResult =
-  { ok: true; scope: ProofScope; body: unknown } | { ok: false; code: 401; message: string };
+  | { ok: true; scope: ProofScope; body: unknown }
+  | {
+      ok: false;
+      code: 401;
+      message: string;
+      /** With `ProofFailure.SKEWED`: the broker's clock (epoch ms), to compare with the signer's. */
+      server_time?: number;
+    };
 
 /** The parts of the handler context the verifier reads. */
 export interface ProofContext {
@@ -34,6 +41,12 @@ export const ProofFailure = {
   MISSING: 'Missing manager proof',
   REPLAYED: 'Manager proof nonce was already used',
   INVALID: 'Invalid manager proof',
+  /**
+   * Ours: a correctly signed proof whose timestamp is more than 5 min from the broker's clock,
+   * or (in-memory nonces, §6.4 note b) before this process started. The reply's message goes
+   * on with the window and the server time; `server_time` carries it as epoch ms.
+   */
+  SKEWED: 'Manager proof timestamp outside the window',
   /** Ours: clustered, `cluster.nonce_fail_open: false`, and Redis cannot be asked (§6.4 (c)). */
   UNCHECKED: 'Manager proof nonce could not be checked cluster-wide (Redis unavailable)',
 } as const;
@@ -52,8 +65,14 @@ const fail = (message: string): ProofResult => ({ ok: false, code: 401, message 
  * The nonce is claimed only after a signature matched (unverified nonces are never recorded),
  * so a replay of a valid proof fails with "Manager proof nonce was already used".
  *
+ * A proof that one of the candidate secrets really signed but whose timestamp is outside the
+ * window is answered `ProofFailure.SKEWED` (then the window and both times) with `server_time`, so an operator
+ * sees a clock problem rather than "Invalid manager proof"; nothing is said about proofs no
+ * candidate secret signed. The timestamp must be in the one strict format of
+ * `parseProofTimestamp` (a hex, padded or fractional timestamp is "Invalid manager proof").
+ *
  * @returns `{ok:true, scope, body}` with `body` exactly as received (missing body = `{}`), or
- *   `{ok:false, code:401, message}` with one of the messages of `ProofFailure`.
+ *   `{ok:false, code:401, message, server_time?}` with one of the messages of `ProofFailure`.
  */
 export function verifyManagerProof(
   ctx: ProofContext,
@@ -67,13 +86,17 @@ export function verifyManagerProof(
   const proof = env.proof;
   if (!isObject(proof) || !proof.nonce) return fail(ProofFailure.MISSING);
 
-  const ts = Number(proof.timestamp);
   // §6.4 note (b): nothing signed before this process started can be replayed into it.
-  if (Number.isFinite(ts) && ts < ctx.proofsNotBefore) return fail(ProofFailure.INVALID);
-
+  const notBefore = ctx.proofsNotBefore;
+  let skewed = false;
+  const check = (secret: string): boolean => {
+    const verdict: ProofCheck = checkProof(secret, action, body, proof, now, notBefore);
+    if (verdict === 'skewed') skewed = true;
+    return verdict === 'ok';
+  };
   let scope: ProofScope | null = null;
   for (const entry of ctx.auth.adminTokens()) {
-    if (proofMatches(entry.token, action, body, proof, now)) {
+    if (check(entry.token)) {
       scope = { kind: 'admin' };
       break;
     }
@@ -81,9 +104,24 @@ export function verifyManagerProof(
   const realm = opts.realm;
   if (!scope && typeof realm === 'string' && realm !== '' && realm !== '*') {
     const key = ctx.auth.realm(realm)?.manager_key;
-    if (key && proofMatches(key, action, body, proof, now)) scope = { kind: 'realm', realm };
+    if (key && check(key)) scope = { kind: 'realm', realm };
   }
-  if (!scope) return fail(ProofFailure.INVALID);
+  if (!scope) {
+    if (!skewed) return fail(ProofFailure.INVALID);
+    // A genuine signer with a wrong clock: say so, with our clock (nothing secret in either).
+    const ts = Number(proof.timestamp);
+    const iso = (ms: number) => new Date(ms).toISOString();
+    const detail =
+      Math.abs(now - ts) <= PROOF_WINDOW_MS
+        ? 'signed before the broker started'
+        : `±${PROOF_WINDOW_MS / 1000} s`;
+    return {
+      ok: false,
+      code: 401,
+      message: `${ProofFailure.SKEWED} (${detail}; server time ${iso(now)}, timestamp ${iso(ts)})`,
+      server_time: now,
+    };
+  }
 
   if (!ctx.nonces.claim(String(proof.nonce), now + NONCE_TTL_MS)) {
     return fail(ProofFailure.REPLAYED);

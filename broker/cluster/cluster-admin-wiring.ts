@@ -7,6 +7,7 @@
  */
 import { parseRealmTtlMs } from '../../shared/realm-ttl';
 import type { AuthState } from '../auth/auth-state';
+import type { NonceStore } from '../auth/nonce-store';
 import { DEFAULT_REQUEST_TTL_MS, type AuthorizationRequests } from '../auth/authorization-requests';
 import type { Logger } from '../logging/logger';
 import type { BrokerServer } from '../transport/socket-types';
@@ -33,6 +34,8 @@ export interface ClusterAdminDeps {
   shared: SharedSettingsPort;
   auth: AuthState;
   authRequests: AuthorizationRequests;
+  /** The node's own claimed nonces, given back to Redis when it comes back (`SharedNonces`). */
+  localNonces?: Pick<NonceStore, 'live'>;
   /** The broker's socket.io server (requesters' sockets are looked up in `/`). */
   io: BrokerServer;
   logger: Logger;
@@ -71,7 +74,7 @@ export function clusterAdmin(cluster: Cluster, deps: ClusterAdminDeps): ClusterA
     ttlMs: () => parseRealmTtlMs(deps.auth.config.request_ttl) ?? DEFAULT_REQUEST_TTL_MS,
   });
   let started = false;
-  const nonces = new SharedNonces(prefix, links, config.nonce_fail_open, logger);
+  const nonces = new SharedNonces(prefix, links, config.nonce_fail_open, logger, deps.localNonces);
   return {
     nonces,
     requests,

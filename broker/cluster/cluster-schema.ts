@@ -5,12 +5,14 @@
  * Source: `spec/protocol-core.md` §17 (keys, defaults, aliases folded by
  * `normalizeSettingsAliases`: `channel_prefix`/`channelPrefix` → `prefix`, `redisUrl`/`url` →
  * `redis_url`, `nodeId` → `node_id`) and `spec/protocol-admin.md` §6.4 note (c) (fail-open kept
- * configurable) and §15. See docs/cluster.md.
+ * configurable, off by default) and §15. See docs/cluster.md.
  *
  * `{enabled (false), prefix ("tyo-mq:cluster"), redis_url (default: storage_options.url, else
  *   redis://127.0.0.1:6379), node_id (default: the top-level node_id, else 16 random hex
- *   characters per process), nonce_fail_open (true: a proof is accepted when Redis cannot be
- *   asked whether its nonce was used elsewhere), heartbeat_ms (5,000: how often a node
+ *   characters per process), nonce_fail_open (false: a proof is refused while Redis cannot be
+ *   asked whether its nonce was used elsewhere; true, the reference's default, accepts it on the
+ *   node's own replay protection — a proof captured then can be replayed on another node),
+ *   heartbeat_ms (5,000: how often a node
  *   announces itself under <prefix>:nodes), connect_timeout_ms (5,000), inline_max_bytes
  *   (1 MiB: larger relayed messages go by reference, see `MessageRelay`)}`.
  */
@@ -43,7 +45,7 @@ export const ClusterSettingsSchema = z
       .max(128)
       .regex(/^[\w.:-]+$/, { message: 'letters, digits, _ . : - only' })
       .optional(),
-    nonce_fail_open: z.boolean().default(true),
+    nonce_fail_open: z.boolean().default(false),
     heartbeat_ms: z.number().int().min(100).max(3_600_000).default(5_000),
     connect_timeout_ms: z.number().int().min(100).max(120_000).default(5_000),
     /**

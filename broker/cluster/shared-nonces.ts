@@ -8,10 +8,21 @@
  *
  * - Claim won → `'claimed'`; key already there → `'used'` (the caller answers
  *   401 "Manager proof nonce was already used").
- * - Redis down, erroring or slower than `timeoutMs` → `'unavailable'`. The caller allows the
- *   proof when `cluster.nonce_fail_open` is true (the reference's behaviour, the default) and
- *   refuses it otherwise; both cases are logged here (warn, at most once per 10 s).
+ * - Redis down, erroring or slower than `timeoutMs` → `'unavailable'`. The caller refuses the
+ *   proof (`cluster.nonce_fail_open: false`, our default: replay protection matters more than
+ *   management while Redis is out) or allows it on the node's own replay protection (`true`,
+ *   the reference's behaviour); both cases are logged here (warn, at most once per 10 s).
+ *
+ * The node's own nonce store (the SQLite auth store when active, else memory) stays in front:
+ * the verifier claims there first, so no node accepts a proof it (or its persistent store) has
+ * seen, whatever Redis forgot. And each time the command link becomes ready (start-up, and
+ * every reconnect: Redis restarted empty, or failed over to a replica that missed claims), the
+ * node gives its live local claims back to Redis (`SET … NX PX <remaining>`), so a proof used on
+ * this node before the outage is refused again on the others once that write landed.
+ * Residual gap (docs/cluster.md): a proof replayed on another node in the moment between Redis
+ * coming back and this node's restore, or used on a node that is itself down at that time.
  */
+import type { NonceStore } from '../auth/nonce-store';
 import type { Logger } from '../logging/logger';
 import type { RedisLinks } from './redis-links';
 
@@ -30,16 +41,86 @@ export interface ClusterNonceClaimer {
   claim(nonce: string): Promise<NonceClaim>;
 }
 
+/** How many restored claims go in one pipeline. */
+const RESTORE_CHUNK = 500;
+
 export class SharedNonces implements ClusterNonceClaimer {
   private lastWarn = 0;
+  private restoring: Promise<void> = Promise.resolve();
 
+  /**
+   * @param local the node's own nonce store; its live claims are given back to Redis whenever
+   *   the command link becomes ready (see the file comment). Without `live`, nothing is restored.
+   */
   constructor(
     private readonly prefix: string,
     private readonly links: RedisLinks,
     readonly failOpen: boolean,
     private readonly logger: Logger,
+    private readonly local?: Pick<NonceStore, 'live'>,
     private readonly timeoutMs = NONCE_CLAIM_TIMEOUT_MS,
-  ) {}
+  ) {
+    if (local?.live) {
+      const restore = () => {
+        this.restoring = this.restoring.then(() => this.restore());
+      };
+      links.command.on('ready', restore);
+      if (links.command.status === 'ready') restore();
+    }
+  }
+
+  /** Resolves when the last restore of local claims into Redis finished (tests, shutdown). */
+  restored(): Promise<void> {
+    return this.restoring;
+  }
+
+  /** Writes the local live claims back to Redis (`NX`: a claim there is never shortened). */
+  private async restore(): Promise<void> {
+    const now = Date.now();
+    let entries: Array<[string, number]>;
+    try {
+      entries = this.local?.live?.(now) ?? [];
+    } catch (err) {
+      this.logger.warn({ err: (err as Error).message }, 'local nonces not readable for redis');
+      return;
+    }
+    let restored = 0;
+    for (let i = 0; i < entries.length; i += RESTORE_CHUNK) {
+      if (this.links.command.status !== 'ready') return;
+      const pipeline = this.links.command.pipeline();
+      for (const [nonce, expiresAt] of entries.slice(i, i + RESTORE_CHUNK)) {
+        const px = Math.min(CLUSTER_NONCE_TTL_MS, Math.trunc(expiresAt - now));
+        if (px > 0) pipeline.set(`${this.prefix}:nonce:${nonce}`, '1', 'PX', px, 'NX');
+      }
+      const done = await this.within(pipeline.exec());
+      if (done === 'timeout' || done instanceof Error) {
+        const reason = done === 'timeout' ? 'timeout' : done.message;
+        this.logger.warn({ reason, restored }, 'claimed nonces not restored to redis');
+        return;
+      }
+      restored += pipeline.length;
+    }
+    if (restored > 0) {
+      this.logger.info({ restored }, 'claimed manager-proof nonces restored to redis');
+    }
+  }
+
+  /** `p`, or `'timeout'` after `timeoutMs`, or the error it rejected with. */
+  private async within<T>(p: Promise<T>): Promise<T | 'timeout' | Error> {
+    let timer: NodeJS.Timeout | undefined;
+    try {
+      return await Promise.race([
+        p,
+        new Promise<'timeout'>((resolve) => {
+          timer = setTimeout(() => resolve('timeout'), this.timeoutMs);
+        }),
+      ]);
+    } catch (err) {
+      return err as Error;
+    } finally {
+      clearTimeout(timer);
+    }
+  }
 
   async claim(nonce: string): Promise<NonceClaim> {
     // The command link is what matters here (the subscriber may still be reconnecting).

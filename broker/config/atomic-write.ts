@@ -11,7 +11,7 @@ import { basename, dirname, join } from 'node:path';
 export const SECRET_FILE_MODE = 0o600;
 
 /**
- * Atomically replaces `path` with `text` (UTF-8), creating parent directories; the result has
+ * Atomically replaces `path` with `text` (UTF-8), creating parent directories (0700); the result has
  * `mode` (default 0600) whatever the umask.
  * @throws Error from the file system; the target is then unchanged and the temp file removed.
  */
@@ -21,7 +21,7 @@ export async function writeFileAtomic(
   mode: number = SECRET_FILE_MODE,
 ): Promise<void> {
   const dir = dirname(path);
-  await mkdir(dir, { recursive: true });
+  await mkdir(dir, { recursive: true, mode: 0o700 });
   const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
   try {
     const handle = await open(tmp, 'wx', mode);

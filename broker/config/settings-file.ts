@@ -158,7 +158,7 @@ export class SettingsFile {
   watch(onEdit: () => void): void {
     if (this.watcher) return;
     const name = basename(this.path);
-    mkdirSync(dirname(this.path), { recursive: true });
+    mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
     this.watcher = watch(dirname(this.path), (_event, filename) => {
       if (filename !== null && filename !== name) return;
       if (this.timer) clearTimeout(this.timer);

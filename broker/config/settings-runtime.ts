@@ -264,6 +264,7 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     shared,
     nonces: {
       claim: (nonce, expiresAt) => (store?.nonces ?? memoryNonces).claim(nonce, expiresAt),
+      live: (now) => (store?.nonces ?? memoryNonces).live(now),
     },
     authStoreFile: () => store?.filename ?? null,
     reload,

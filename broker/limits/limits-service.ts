@@ -75,6 +75,8 @@ interface SocketState {
   preAuthBytes: number;
   /** The refusal that is closing this socket (its later events get the same answer). */
   closedBy: Refusal | null;
+  /** A signed event of this socket verified: a manager, off the pre-auth byte budget from now on. */
+  provenManager: boolean;
 }
 
 const bump = (m: Map<string, number>, k: string, d: number) => {
@@ -211,6 +213,7 @@ export class LimitsService {
       preAuthEvents: 0,
       preAuthBytes: 0,
       closedBy: null,
+      provenManager: false,
     };
     this.sockets.set(socket.id, state);
     bump(this.perIp, ip, 1);
@@ -414,17 +417,22 @@ export class LimitsService {
   }
 
   /**
-   * Gives back the pre-auth budget a correctly signed command used (`spec/protocol-admin.md` §6:
-   * each signed event carries its own proof, so a manager need not authenticate its socket). The
-   * budget exists to bound what an anonymous socket may cost; a proven manager is not anonymous,
-   * and without this a console polling once a second would be cut off after 64 calls.
-   * `bytes` is the command's approximate frame size. Never throws.
+   * Takes a socket whose signed event verified off the pre-auth budget (`spec/protocol-admin.md`
+   * §6: each signed event carries its own proof, so a manager need not authenticate its socket).
+   * The budget bounds what an anonymous socket may cost; a socket that proved it holds an admin
+   * token or a realm's manager key is not anonymous: its bytes are no longer counted from then
+   * on and what it already spent is given back. (Crediting each command's own size instead left
+   * the frame's envelope — event name, ack id — on the count: a manager socket was dropped after
+   * ~25,000 valid proofs.) Events stay counted and each verified one is given back exactly, so
+   * unsigned events and failed proofs on that socket still spend the event budget.
+   * `_bytes` (the command's approximate frame size) is no longer needed. Never throws.
    */
-  creditSignedEvent(socket: BrokerSocket, bytes: number): void {
+  creditSignedEvent(socket: BrokerSocket, _bytes: number): void {
     const st = this.sockets.get(socket.id);
     if (!st) return;
+    st.provenManager = true;
     st.preAuthEvents = Math.max(0, st.preAuthEvents - 1);
-    st.preAuthBytes = Math.max(0, st.preAuthBytes - bytes);
+    st.preAuthBytes = 0;
   }
 
   /**
@@ -443,7 +451,8 @@ export class LimitsService {
     if ((socket.data as { authenticated?: unknown }).authenticated !== false) return null;
     const budget = this.config.preAuth();
     st.preAuthEvents += events;
-    st.preAuthBytes += bytes;
+    // A proven manager's frames are its commands: their bytes are not anonymous traffic.
+    if (!st.provenManager) st.preAuthBytes += bytes;
     let reason: LimitKey | null = null;
     if (budget.events !== undefined && st.preAuthEvents > budget.events) reason = 'pre_auth_events';
     else if (budget.bytes !== undefined && st.preAuthBytes > budget.bytes)

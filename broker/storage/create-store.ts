@@ -31,6 +31,7 @@ export function createStore(settings: Settings, dataDir: string, logger: Logger)
       defaultTtl,
       maxBatchRows: o.max_batch_rows,
       commitDelayMs: o.commit_delay_ms,
+      logger,
     });
   if (settings.storage === 'sqlite') return sqlite(o.filename ?? DEFAULT_SQLITE_FILENAME);
   if (settings.storage === 'redis') {

@@ -18,6 +18,8 @@
  * rejects every promise in it; a dead worker rejects everything with `SWB_ERR_STORAGE`.
  */
 import { SwitchboardError } from '../../shared/error-catalogue';
+import { preparePrivateDbFile, type Restricted } from '../config/private-files';
+import type { Logger } from '../logging/logger';
 import {
   DEFAULT_STORE_TTL_SECONDS,
   expiresAt,
@@ -45,6 +47,8 @@ export interface SqliteStoreOptions {
   maxBatchRows?: number;
   /** Extra wait (ms) before a commit to gather more writes; 0 = end of the turn (default). */
   commitDelayMs?: number;
+  /** Told when files of an older version were readable by others and were restricted to 0600. */
+  logger?: Logger;
 }
 
 /** The writes waiting for the next group commit: their operations and how to settle each. */
@@ -79,7 +83,8 @@ export class SqliteStore implements MessageStore {
   private commitListener: ((ms: number) => void) | null = null;
 
   /**
-   * Opens (creating if needed) and migrates the database, in the worker; blocks until done.
+   * Opens (creating if needed, mode 0600) and migrates the database, in the worker; blocks
+   * until done. Existing store files readable by others are restricted to 0600 (logged).
    * @throws SwitchboardError `SWB_ERR_STORAGE` naming the file when it is unreadable, corrupt,
    *   locked by another broker, or from a newer schema — the broker must not silently start empty.
    */
@@ -87,6 +92,22 @@ export class SqliteStore implements MessageStore {
     this.defaultTtl = options.defaultTtl ?? DEFAULT_STORE_TTL_SECONDS;
     this.maxBatchRows = options.maxBatchRows ?? 512;
     this.commitDelayMs = options.commitDelayMs ?? 0;
+    // Messages are private: the file (hence its -wal/-shm) is 0600 before SQLite creates it.
+    let restricted: Restricted[];
+    try {
+      restricted = preparePrivateDbFile(options.filename);
+    } catch (err) {
+      throw new SwitchboardError(
+        'SWB_ERR_STORAGE',
+        `Cannot open message store ${options.filename}: ${(err as Error).message}`,
+      );
+    }
+    for (const { path, was } of restricted) {
+      options.logger?.warn(
+        { file: path, was, now: '600' },
+        'message store file was readable by other users; restricted to 0600',
+      );
+    }
     this.worker = new SqliteWorkerClient(options.filename, options.synchronous ?? 'FULL');
   }
 

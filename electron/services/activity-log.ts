@@ -180,7 +180,7 @@ export class ActivityLog {
     };
     try {
       if (this.file) {
-        mkdirSync(path.dirname(this.file), { recursive: true });
+        mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
         // One write of one line with O_APPEND: concurrent appends do not interleave.
         appendFileSync(this.file, `${JSON.stringify(full)}\n`, { mode: 0o600 });
         this.lines += 1;

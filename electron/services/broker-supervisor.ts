@@ -253,7 +253,8 @@ export class BrokerSupervisor {
     this.update('starting', { pid: null, startedAt: null });
     const { port, dataDir } = { port: this.current.port, dataDir: this.options.dataDir };
     try {
-      mkdirSync(dataDir, { recursive: true });
+      // Owner only; the broker it starts also tightens an existing one (and logs it).
+      mkdirSync(dataDir, { recursive: true, mode: 0o700 });
     } catch (error) {
       this.fail(
         'SWB_ERR_VALIDATION',

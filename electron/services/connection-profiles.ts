@@ -139,7 +139,7 @@ export class ConnectionProfileStore {
   }
 
   private save(profiles: StoredProfile[]): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       writeFileSync(temp, `${JSON.stringify({ version: 1, profiles }, null, 2)}\n`, {

@@ -81,7 +81,7 @@ export class FileSecretStore implements SecretStore {
   }
 
   private write(secrets: Record<string, string>): void {
-    mkdirSync(path.dirname(this.file), { recursive: true });
+    mkdirSync(path.dirname(this.file), { recursive: true, mode: 0o700 });
     const temp = `${this.file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
     try {
       writeFileSync(temp, `${JSON.stringify({ version: 1, secrets }, null, 2)}\n`, {

@@ -279,7 +279,8 @@ describe('documents from Redis', () => {
 
 describe('Redis outages', () => {
   it('keeps serving with the last settings, then catches up when Redis is back', async () => {
-    const a = await node('node-a', { auth: ALPHA });
+    // A opted in to fail-open nonces (the default refuses signed commands while Redis is out).
+    const a = await node('node-a', { auth: ALPHA, cluster: { nonce_fail_open: true } });
     const b = await node('node-b');
     await redis.kill();
     await waitUntil(

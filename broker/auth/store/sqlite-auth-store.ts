@@ -14,7 +14,7 @@
  * - `nonces` persists claimed manager-proof nonces (§6.4 note b).
  */
 import Database from 'better-sqlite3';
-import { chmodSync, closeSync, existsSync, mkdirSync, openSync } from 'node:fs';
+import { chmodSync, mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { stableJson } from '../../../shared/admin-signature';
@@ -34,6 +34,7 @@ import {
 import { tokenHash } from '../auth-state';
 import { AUTH_STORE_MIGRATIONS, AUTH_STORE_SCHEMA_VERSION } from './auth-store-migrations';
 import { SqliteNonceStore } from './sqlite-nonce-store';
+import { PRIVATE_DIR_MODE, preparePrivateDbFile } from '../../config/private-files';
 
 /** What the store holds: the three row-backed parts of the `auth` block. */
 export interface StoredAuth {
@@ -92,10 +93,15 @@ export class SqliteAuthStore {
   ) {
     let db: Database.Database | null = null;
     try {
-      mkdirSync(dirname(filename), { recursive: true });
-      // SQLite gives the -wal and -shm files the database file's mode, so 0600 covers them.
-      if (!existsSync(filename)) closeSync(openSync(filename, 'a', 0o600));
-      chmodSync(filename, 0o600);
+      mkdirSync(dirname(filename), { recursive: true, mode: PRIVATE_DIR_MODE });
+      // SQLite gives the -wal and -shm files the database file's mode, so 0600 covers them;
+      // an older version's companions are restricted too.
+      for (const { path, was } of preparePrivateDbFile(filename)) {
+        logger?.warn(
+          { file: path, was, now: '600' },
+          'auth store file was readable by other users; restricted to 0600',
+        );
+      }
       db = new Database(filename);
       db.pragma('busy_timeout = 1000');
       db.pragma('journal_mode = WAL');
@@ -190,7 +196,7 @@ export class SqliteAuthStore {
 
   /** Online backup to `dest` (`VACUUM INTO`, mode 0600). @throws Error when it fails. */
   backup(dest: string): void {
-    mkdirSync(dirname(dest), { recursive: true });
+    mkdirSync(dirname(dest), { recursive: true, mode: PRIVATE_DIR_MODE });
     this.db.prepare('VACUUM INTO ?').run(dest);
     chmodSync(dest, 0o600);
   }

@@ -12,6 +12,7 @@ const PRUNE_INTERVAL_MS = 60_000;
 export class SqliteNonceStore implements NonceStore {
   private readonly claimStmt: Database.Statement;
   private readonly pruneStmt: Database.Statement;
+  private readonly liveStmt: Database.Statement<[number], { nonce: string; expires_at: number }>;
   private nextPruneAt = 0;
 
   constructor(db: Database.Database) {
@@ -22,6 +23,7 @@ export class SqliteNonceStore implements NonceStore {
        WHERE nonces.expires_at <= ?`,
     );
     this.pruneStmt = db.prepare('DELETE FROM nonces WHERE expires_at <= ?');
+    this.liveStmt = db.prepare('SELECT nonce, expires_at FROM nonces WHERE expires_at > ?');
   }
 
   /** @see NonceStore.claim — `expiresAt` and `now` are epoch ms. */
@@ -31,5 +33,10 @@ export class SqliteNonceStore implements NonceStore {
       this.nextPruneAt = now + PRUNE_INTERVAL_MS;
     }
     return this.claimStmt.run(nonce, Math.trunc(expiresAt), now).changes === 1;
+  }
+
+  /** @see NonceStore.live */
+  live(now: number = Date.now()): Array<[string, number]> {
+    return this.liveStmt.all(now).map((r) => [r.nonce, r.expires_at]);
   }
 }

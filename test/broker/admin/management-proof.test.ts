@@ -4,6 +4,9 @@
  * to the four realm-scopable commands; reply events when no ack is given.
  */
 import { describe, expect, it } from 'vitest';
+import { ProofFailure } from '../../../broker/auth/proof-verifier';
+import { signProof } from '../../../broker/auth/proof';
+import { SignedAction } from '../../../shared/admin-signature';
 import { ClientEvent, ServerEvent } from '../../../shared/protocol-events';
 import { startBroker, useBroker } from '../../helpers/broker-harness';
 import { delay, waitFor } from '../../helpers/wait';
@@ -39,16 +42,30 @@ describe('management proofs', () => {
     expect((await send(other, envelope)).message).toBe('Manager proof nonce was already used');
   });
 
-  it('refuses proofs outside the ±5 min skew window, past or future', async () => {
+  it('refuses proofs outside the ±5 min skew window, past or future, saying so with the server time', async () => {
     const { socket } = await manager(ctx.h);
-    const future = sign({ command: 'get' }, ADMIN_TOKEN, Date.now() + 301_000);
-    expect(await send(socket, future)).toEqual({
+    const skewed = (signedAt: number) => ({
       ok: false,
       code: 401,
-      message: 'Invalid manager proof',
+      message: expect.stringMatching(
+        new RegExp(
+          `^${ProofFailure.SKEWED} \\(±300 s; server time \\S+Z, timestamp ${new Date(signedAt).toISOString()}\\)$`,
+        ),
+      ),
+      server_time: expect.any(Number),
     });
-    const past = sign({ command: 'get' }, ADMIN_TOKEN, Date.now() - 301_000);
-    expect(await send(socket, past)).toEqual({
+    const futureAt = Date.now() + 301_000;
+    const before = Date.now();
+    const future = await send(socket, sign({ command: 'get' }, ADMIN_TOKEN, futureAt));
+    expect(future).toEqual(skewed(futureAt));
+    expect(future.server_time).toBeGreaterThanOrEqual(before);
+    expect(future.server_time).toBeLessThanOrEqual(Date.now());
+    const pastAt = Date.now() - 301_000;
+    expect(await send(socket, sign({ command: 'get' }, ADMIN_TOKEN, pastAt))).toEqual(
+      skewed(pastAt),
+    );
+    // A skewed proof no secret signed says nothing about the window.
+    expect(await send(socket, sign({ command: 'get' }, 'wrong', pastAt))).toEqual({
       ok: false,
       code: 401,
       message: 'Invalid manager proof',
@@ -57,6 +74,51 @@ describe('management proofs', () => {
     expect(
       (await send(socket, sign({ command: 'get' }, ADMIN_TOKEN, Date.now() + 60_000))).ok,
     ).toBe(true);
+  });
+
+  it('accepts one timestamp format: an integer of epoch ms, as a number or decimal digits', async () => {
+    const { socket } = await manager(ctx.h);
+    const ts = Date.now();
+    const body = { command: 'get' };
+    // Each is signed "correctly" for its own rendering (the broker used to render Number(ts)).
+    const signed = (timestamp: number | string, nonce: string) => ({
+      body,
+      proof: {
+        timestamp,
+        nonce,
+        signature: signProof(
+          ADMIN_TOKEN,
+          SignedAction.AUTH_MANAGEMENT_COMMAND,
+          timestamp,
+          nonce,
+          body,
+        ),
+      },
+    });
+    const lax: Array<number | string> = [
+      `0x${ts.toString(16)}`,
+      `0${ts}`,
+      ` ${ts}`,
+      `${ts} `,
+      `+${ts}`,
+      `${ts}.0`,
+      `${ts}.5`,
+      ts + 0.5,
+      `${ts / 1000}e3`,
+      `${ts}e0`,
+      `0b${ts.toString(2)}`,
+      -ts,
+      `${'0'.repeat(3)}${ts}`,
+    ];
+    for (const [i, timestamp] of lax.entries()) {
+      expect(await send(socket, signed(timestamp, `lax-${i}-${ts}`)), String(timestamp)).toEqual({
+        ok: false,
+        code: 401,
+        message: 'Invalid manager proof',
+      });
+    }
+    expect((await send(socket, signed(ts, `number-${ts}`))).ok).toBe(true);
+    expect((await send(socket, signed(String(ts), `string-${ts}`))).ok).toBe(true);
   });
 
   it('answers a wrong signature with 401 Invalid manager proof and a missing nonce with 401 Missing manager proof', async () => {
@@ -175,7 +237,10 @@ describe('a captured proof after a restart', () => {
       expect(await send(socket, envelope)).toEqual({
         ok: false,
         code: 401,
-        message: 'Invalid manager proof',
+        message: expect.stringContaining(
+          `${ProofFailure.SKEWED} (signed before the broker started; server time`,
+        ) as string,
+        server_time: expect.any(Number),
       });
       expect(second.broker.auth.realm('replayed')).toBeUndefined();
     } finally {

@@ -1,5 +1,11 @@
 import { canonicalProofBase, stableJson } from '../../../shared/admin-signature';
-import { proofMatches, signEnvelope, signProof } from '../../../broker/auth/proof';
+import {
+  checkProof,
+  parseProofTimestamp,
+  proofMatches,
+  signEnvelope,
+  signProof,
+} from '../../../broker/auth/proof';
 
 // spec/protocol-admin.md §6.2 test vectors.
 const VECTORS = [
@@ -119,5 +125,55 @@ describe('manager proof signatures (§6.2)', () => {
     expect(proofMatches('s', 'AUTHORIZATION_NEXT', {}, { ...ok.proof, nonce: '' }, now)).toBe(
       false,
     );
+  });
+
+  it('parses one timestamp format: a positive integer, as a JSON number or plain decimal digits', () => {
+    const ts = 1760000000000;
+    expect(parseProofTimestamp(ts)).toBe(ts);
+    expect(parseProofTimestamp(String(ts))).toBe(ts);
+    for (const lax of [
+      '0x199a4b5e000',
+      `0${ts}`,
+      ` ${ts}`,
+      `${ts}\n`,
+      `+${ts}`,
+      `${ts}.0`,
+      ts + 0.5,
+      '1.76e12',
+      `${ts}e0`,
+      '0b1',
+      '0',
+      0,
+      -ts,
+      Infinity,
+      NaN,
+      '',
+      null,
+      true,
+      [ts],
+      { valueOf: () => ts },
+      9_000_000_000_000_000,
+      '9000000000000000',
+      '１７６００００００００００', // full-width digits
+    ]) {
+      expect(parseProofTimestamp(lax), String(lax)).toBeNull();
+    }
+  });
+
+  it('tells a correctly signed but skewed proof from an invalid one', () => {
+    const now = Date.now();
+    const { proof } = signEnvelope('s', 'AUTHORIZATION_NEXT', {}, now - 300_001);
+    expect(checkProof('s', 'AUTHORIZATION_NEXT', {}, proof, now)).toBe('skewed');
+    expect(checkProof('other', 'AUTHORIZATION_NEXT', {}, proof, now)).toBe('invalid');
+    const fresh = signEnvelope('s', 'AUTHORIZATION_NEXT', {}, now);
+    expect(checkProof('s', 'AUTHORIZATION_NEXT', {}, fresh.proof, now)).toBe('ok');
+    expect(checkProof('s', 'AUTHORIZATION_NEXT', {}, fresh.proof, now, now + 1)).toBe('skewed');
+  });
+
+  it('signs with an integer timestamp, whatever clock value it is given', () => {
+    const { proof } = signEnvelope('s', 'AUTHORIZATION_NEXT', {}, 1760000000000.7);
+    expect(proof.timestamp).toBe(1760000000000);
+    expect(parseProofTimestamp(proof.timestamp)).toBe(1760000000000);
+    expect(checkProof('s', 'AUTHORIZATION_NEXT', {}, proof, 1760000000000)).toBe('ok');
   });
 });

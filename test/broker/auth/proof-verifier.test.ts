@@ -85,10 +85,30 @@ describe('verifyManagerProof', () => {
     const now = Date.now();
     const ctx = context(now);
     const old = signEnvelope(ADMIN, SignedAction.AUTHORIZATION_NEXT, {}, now - 60_000);
-    expect(verifyManagerProof(ctx, SignedAction.AUTHORIZATION_NEXT, old, {}, now)).toMatchObject({
-      message: 'Invalid manager proof',
+    expect(verifyManagerProof(ctx, SignedAction.AUTHORIZATION_NEXT, old, {}, now)).toEqual({
+      ok: false,
+      code: 401,
+      message: `${ProofFailure.SKEWED} (signed before the broker started; server time ${new Date(now).toISOString()}, timestamp ${new Date(now - 60_000).toISOString()})`,
+      server_time: now,
+    });
+    // Nobody's signature: no word about the window.
+    const forged = signEnvelope('nope', SignedAction.AUTHORIZATION_NEXT, {}, now - 60_000);
+    expect(verifyManagerProof(ctx, SignedAction.AUTHORIZATION_NEXT, forged, {}, now)).toEqual({
+      ok: false,
+      code: 401,
+      message: ProofFailure.INVALID,
     });
     const fresh = signEnvelope(ADMIN, SignedAction.AUTHORIZATION_NEXT, {}, now);
     expect(verifyManagerProof(ctx, SignedAction.AUTHORIZATION_NEXT, fresh, {}, now).ok).toBe(true);
+  });
+
+  it('says "timestamp outside the window" to a skewed realm-key signer too, and burns no nonce', () => {
+    const now = Date.now();
+    const ctx = context();
+    const skewed = signEnvelope(ALPHA_KEY, SignedAction.AUTHORIZATION_NEXT, {}, now - 400_000);
+    expect(
+      verifyManagerProof(ctx, SignedAction.AUTHORIZATION_NEXT, skewed, { realm: 'alpha' }, now),
+    ).toMatchObject({ ok: false, code: 401, server_time: now });
+    expect(ctx.nonces.live(now)).toEqual([]);
   });
 });

@@ -48,3 +48,38 @@ describe('pre-auth budget and signed commands', () => {
     await gone;
   });
 });
+
+describe('pre-auth byte budget and signed commands (issue 20 defect 8)', () => {
+  // 2 KiB: each signed frame leaves its envelope (event name, ack id: ~30 bytes) on a budget
+  // credited by the command's own size, so ~70 proofs used to exhaust it (the default 1 MiB:
+  // ~25,000). A proven manager's bytes are not pre-auth traffic at all.
+  const ctx = useAuthBroker(
+    { tokens: [{ token: ADMIN_TOKEN, realm: '*', role: 'admin' }] },
+    { limits: { enabled: true, pre_auth_events: 8, pre_auth_bytes: 2_048 } },
+  );
+
+  it('never drops a manager socket for the bytes of its valid proofs', async () => {
+    const s = await ctx.h.connect();
+    let limited: unknown = null;
+    s.on(ServerEvent.RATE_LIMITED, (notice) => (limited = notice));
+    const action = SignedAction.AUTH_MANAGEMENT_COMMAND;
+    for (let i = 0; i < 300; i++) {
+      const reply = (await s
+        .timeout(5_000)
+        .emitWithAck(action, signEnvelope(ADMIN_TOKEN, action, { command: 'get' }))) as {
+        ok?: boolean;
+      };
+      expect(reply.ok, `proof ${i}`).toBe(true);
+    }
+    expect(limited).toBeNull();
+    expect(s.connected).toBe(true);
+    s.disconnect();
+  });
+
+  it('still counts the bytes of an unproven socket', async () => {
+    const s = await ctx.h.connect();
+    const limited = new Promise((resolve) => s.once(ServerEvent.RATE_LIMITED, resolve));
+    s.emit(SignedAction.AUTH_MANAGEMENT_COMMAND, { body: { pad: 'x'.repeat(4_096) } });
+    expect(await limited).toMatchObject({ reason: 'pre_auth_bytes' });
+  });
+});

@@ -457,6 +457,7 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
       const problems: string[] = [];
       for (const a of actions) {
         recent.push(describe(a));
+        if (process.env.FUZZ_TRACE) log(`action ${report.actions}: ${recent.at(-1)}`);
         if (recent.length > 12) recent.shift();
         report.actions++;
         report.events += eventCount(a);

@@ -542,7 +542,11 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
             const s = fuzz[a.socket];
             s?.removeAllListeners();
             s?.disconnect();
-            pending.push(openFuzz(a.socket));
+            pending.push(
+              openFuzz(a.socket).catch((err: unknown) => {
+                problems.push(`a fresh client could not connect: ${(err as Error).message}`);
+              }),
+            );
           }
         }
         // Let the broker keep up now and then (and keep client-side buffers small).

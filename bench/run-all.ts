@@ -21,6 +21,10 @@
  *     with 10,000 entries: time to first rows and to all loaded, long tasks while scrolling.
  *   - renderer tap (`scenarios/renderer-tap.ts`, BENCH_ONLY=renderer-tap): the console's Live tap
  *     in Chromium at 5,000 messages/s — long tasks per second, pause latency, renderer heap.
+ *   - protocol fuzzer (`scenarios/protocol-fuzz.ts`, BENCH_ONLY=fuzz): issue 20's long fuzz
+ *     run, ≥ 100,000 generated events (auth off, then on) with the invariants checked after
+ *     every batch; the seed is printed for replay (`FUZZ_SEED=<n>`). Skipped in quick mode
+ *     unless named; a failed invariant is an error (exit 1).
  *   - cluster (`scenarios/cluster.ts`, BENCH_ONLY=cluster): a private redis-server, one broker and
  *     a 2-node cluster; 1 KiB 1→1 on one broker, on node a only, and node a → node b (across
  *     Redis), and 1→10 one broker vs consumers split over a and b; deliveries/s, idle latency,
@@ -33,7 +37,7 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster,fuzz
  *                              run only these scenarios (comma-separated; the renderer ones
  *                              start Chromium, and they and `cluster` are skipped in quick
  *                              mode unless named)
@@ -77,6 +81,7 @@ import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';
 import { rendererTapConfig, runRendererTap } from './scenarios/renderer-tap';
 import { clusterBenchConfig, runClusterBench } from './scenarios/cluster';
+import { fuzzBenchConfig, runFuzzBench } from './scenarios/protocol-fuzz';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -336,6 +341,14 @@ async function main(): Promise<void> {
     : await runClusterBench(clusterBenchConfig(quick, repeats, windowFor), fork, (l) =>
         log(`cluster ${l}`),
       ).catch((err: unknown) => (errors.push(`cluster: ${(err as Error).message}`), null));
+  // Protocol fuzzer (BENCH_ONLY=fuzz): ≥ 100,000 generated events against an in-process broker
+  // (issue 20). Minutes long, so quick mode (the smoke test) runs it only when named.
+  const fuzz = !(only ? only.has('fuzz') : !quick)
+    ? null
+    : await runFuzzBench(fuzzBenchConfig(quick), (l) => log(`fuzz ${l}`)).then(
+        (r) => (r.passed || errors.push(`fuzz: invariant failed (replay: ${r.replay})`), r),
+        (err: unknown) => (errors.push(`fuzz: ${(err as Error).message}`), null),
+      );
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -386,6 +399,7 @@ async function main(): Promise<void> {
     renderer_dlq: rendererDlq,
     renderer_tap: rendererTap,
     cluster,
+    protocol_fuzz: fuzz,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

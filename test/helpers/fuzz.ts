@@ -5,6 +5,7 @@
  * name, a broken chunk frame, a non-object…), so a correct broker drops all of them: nothing gets
  * registered, subscribed, produced or delivered. Generic shapes (null, numbers, arrays, invalid
  * JSON text, deep nesting, oversized objects, `__proto__` keys, binary) go to every event.
+ * The fast-check protocol fuzzer (`protocol-fuzz/`) draws from the same value lists.
  */
 import { ClientEvent, type ClientEventName } from '../../shared/protocol-events';
 
@@ -40,7 +41,7 @@ function wideObject(keys: number): Record<string, number> {
 }
 
 /** Values that are never a valid string/name/event. */
-const NOT_A_STRING: unknown[] = [
+export const NOT_A_STRING: unknown[] = [
   null,
   0,
   42,
@@ -59,7 +60,7 @@ const NOT_A_STRING: unknown[] = [
 const BAD_EVENTS: unknown[] = [...NOT_A_STRING, '', { event: null }, { event: {} }, [['job']]];
 
 /** Invalid or wrongly-shaped JSON text. */
-const BAD_JSON_TEXT: string[] = [
+export const BAD_JSON_TEXT: string[] = [
   '',
   '{',
   '{"event":',
@@ -73,7 +74,7 @@ const BAD_JSON_TEXT: string[] = [
 ];
 
 /** JSON text that parses but has the wrong shape. */
-const WRONG_JSON_TEXT: string[] = [
+export const WRONG_JSON_TEXT: string[] = [
   'null',
   '42',
   '"just a string"',
@@ -87,7 +88,7 @@ const WRONG_JSON_TEXT: string[] = [
 ];
 
 /** Objects whose own keys include `__proto__`/`constructor`/`prototype` (what JSON.parse yields). */
-function protoKeyObjects(): unknown[] {
+export function protoKeyObjects(): unknown[] {
   return [
     JSON.parse('{"__proto__":{"polluted":"yes"}}'),
     JSON.parse('{"__proto__":{"polluted":"yes"},"event":5,"name":7}'),

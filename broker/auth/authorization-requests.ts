@@ -134,12 +134,7 @@ export class AuthorizationRequests {
    * Validates and stores a request (§7.1); supersedes (and deletes) the pending one of the same
    * client. `ip` is the requester's address, for the per-IP cap.
    */
-  submit(
-    payload: unknown,
-    socketId: string,
-    now: number = Date.now(),
-    ip?: string,
-  ): SubmitResult {
+  submit(payload: unknown, socketId: string, now: number = Date.now(), ip?: string): SubmitResult {
     this.pruneIfDue(now);
     const p = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<
       string,

@@ -41,7 +41,9 @@ export const ORPHAN_SWEEP_MS = 30_000;
  * The durable subscriptions that own queues in `realm` now, as `(key, consumer_id)` pairs
  * (undefined: the realm has none). Read by `sweepOrphans` only, never per message.
  */
-export type QueueOwners = (realm: string) => Iterable<{ key: string; consumerId: string }> | undefined;
+export type QueueOwners = (
+  realm: string,
+) => Iterable<{ key: string; consumerId: string }> | undefined;
 
 /** Copies held and places reserved by writes in flight. */
 interface Depth {

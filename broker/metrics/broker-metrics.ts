@@ -36,7 +36,7 @@ export function deepestQueues(
     total++;
     if (heap.length < max) {
       heap.push(q);
-      for (let i = heap.length - 1; i > 0; ) {
+      for (let i = heap.length - 1; i > 0;) {
         const parent = (i - 1) >> 1;
         if (!less(heap[i]!, heap[parent]!)) break;
         [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
@@ -50,7 +50,7 @@ export function deepestQueues(
     }
     restStored += heap[0]!.stored;
     heap[0] = q;
-    for (let i = 0; ; ) {
+    for (let i = 0; ;) {
       const l = 2 * i + 1;
       const r = l + 1;
       let m = i;

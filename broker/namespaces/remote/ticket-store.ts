@@ -141,7 +141,7 @@ export class TicketStore {
   sweep(): number {
     const now = this.now();
     let n = 0;
-    for (const [k, t] of this.tickets) {
+    for (const t of this.tickets.values()) {
       if (t.expiresAt <= now) {
         this.remove(t);
         n++;

@@ -128,6 +128,7 @@ export function createBroker(
   const metrics = new BrokerMetrics(
     settings.input_limits.max_event_labels_per_realm,
     connectionsCurrent,
+    settings.input_limits.max_queue_depth_series,
   );
   const realms = new RealmDirectory();
   // Read from the live settings so hot reloads apply (re-read at most once a second, §11.1).
@@ -144,9 +145,18 @@ export function createBroker(
     store,
     {
       perRealm: (realm) => rateLimits.config.value('max_queued_per_realm', realm),
-      perConsumer: (realm) => rateLimits.config.value('max_queued_per_consumer', realm),
+      // A default bound (100,000) applies without a `limits` block (issue 20 item 9).
+      perConsumer: (realm) => rateLimits.config.bound('max_queued_per_consumer', realm),
     },
     logger,
+    // Empty queues whose durable subscription is gone are forgotten (issue 20 item 4).
+    (realm) => {
+      const registry = realms.get(realm);
+      if (!registry) return undefined;
+      return (function* () {
+        for (const byConsumer of registry.subscriptions.values()) yield* byConsumer.values();
+      })();
+    },
   );
   metrics.watchQueues(ledger);
   store.observeCommits?.((ms) => metrics.storageCommitted(ms));
@@ -225,7 +235,7 @@ export function createBroker(
   );
   const authRequests = authorizationRequests(
     auth,
-    () => rateLimits.pendingRequestsCap(),
+    (realm) => rateLimits.pendingRequestCaps(realm),
     cluster.nodeId,
   );
   // Shared admin state of a cluster (docs/cluster.md): nonces, settings, authorization requests.
@@ -355,6 +365,7 @@ export function createBroker(
   const stopSweep = settings.idle_eviction.enabled
     ? startIdleSweep(sweeper, settings.idle_eviction.interval_ms, (evicted) => {
         if (evicted > 0) logger.info({ evicted }, 'idle registrations evicted');
+        if (evicted > 0) ledger.sweepOrphans();
       })
     : () => {};
 
@@ -436,7 +447,11 @@ export function createBroker(
     },
     getStats,
     expireDurableSubscriptions: (now) => expiry.sweep(now),
-    sweepIdleRegistrations: () => sweeper.sweepAll(),
+    sweepIdleRegistrations: () => {
+      const evicted = sweeper.sweepAll();
+      ledger.sweepOrphans();
+      return evicted;
+    },
     status: () => ({
       listening: bound !== null,
       port: bound?.port ?? null,

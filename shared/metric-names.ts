@@ -18,6 +18,8 @@ export const MetricName = {
   QUEUE_DEPTH: 'tyo_mq_queue_depth',
   /** Switchboard: copies held per durable queue `(realm, key, consumer_id)` now. */
   SUBSCRIPTION_QUEUE_DEPTH: 'tyo_mq_subscription_queue_depth',
+  /** Non-empty durable queues held now (the per-queue gauge shows at most the deepest N). */
+  SUBSCRIPTION_QUEUES: 'tyo_mq_subscription_queues',
   /** Switchboard: copies refused by a queue cap, by `cap` (`realm` or `consumer`). */
   QUEUE_REFUSED_TOTAL: 'tyo_mq_queue_refused_total',
   /** Switchboard extension: inbound events refused for carrying binary attachments (§1.2). */
@@ -52,3 +54,9 @@ export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
  * `maxEventLabels` distinct events (Note in §10.4: unbounded cardinality).
  */
 export const OTHER_EVENT_LABEL = 'other';
+
+/**
+ * Label values of the one `tyo_mq_subscription_queue_depth` series that sums every queue past
+ * the deepest `input_limits.max_queue_depth_series` (realm, key and consumer_id all `_other`).
+ */
+export const OTHER_QUEUE_LABEL = '_other';

@@ -7,7 +7,11 @@ import { parseRealmTtlMs } from '../../shared/realm-ttl';
 import type { Logger } from '../logging/logger';
 import { bootstrapAdminToken } from './admin-bootstrap';
 import type { AuthState } from './auth-state';
-import { AuthorizationRequests, DEFAULT_REQUEST_TTL_MS } from './authorization-requests';
+import {
+  AuthorizationRequests,
+  DEFAULT_REQUEST_TTL_MS,
+  type RequestLimits,
+} from './authorization-requests';
 
 /**
  * Runs the §5 bootstrap now and again after every change that did not come from it (deferred
@@ -29,12 +33,12 @@ export function keepAdminToken(auth: AuthState, logger: Logger, env: NodeJS.Proc
 }
 
 /**
- * The §7 registry: pending cap read live (`maxPending`, undefined = unlimited), expiry from
+ * The §7 registry: pending caps read live (`maxPending`, undefined = unlimited), expiry from
  * `auth.request_ttl` (realm TTL grammar; default 24 h), tokens checked against the live config.
  */
 export function authorizationRequests(
   auth: AuthState,
-  maxPending: () => number | undefined,
+  maxPending: RequestLimits['maxPending'],
   nodeId: string | null,
 ): AuthorizationRequests {
   return new AuthorizationRequests({

@@ -8,6 +8,12 @@
  * and decided/superseded ones are pruned after the same time; ids and names at most 256
  * characters, the challenge at most 4 KiB of JSON, a non-empty `client_token`; realm `*` and
  * role `admin` refused; a `client_token` equal to an existing token refused.
+ *
+ * Bounded state (issue 20 item 4; docs/limits.md "Default bounds"): a superseded request is
+ * deleted at once (it is no longer addressable, §7.1, so nothing needs it), the pending one of a
+ * client is found through an index instead of a scan, and pending requests are capped broker-wide,
+ * per realm and per client IP, with defaults that apply without a `limits` block. Pending counts
+ * are kept as numbers, so a submit costs O(1); expired entries are pruned at most once a second.
  */
 import { randomBytes } from 'node:crypto';
 import { Protocol } from '../../shared/protocol-events';
@@ -40,6 +46,8 @@ export interface AuthorizationRequest {
   superseded_at?: string;
   socket_id: string;
   node_id: string | null;
+  /** Client IP of the requester (per-IP pending cap); local only, never shared or shown. */
+  ip?: string;
   /** Epoch ms after which the request is dropped (pending: expiry; others: pruning). */
   expiresAt: number;
 }
@@ -47,12 +55,19 @@ export interface AuthorizationRequest {
 /** The public request of §7.4. */
 export type PublicRequest = Omit<
   AuthorizationRequest,
-  'client_token' | 'socket_id' | 'node_id' | 'expiresAt' | 'superseded_at'
+  'client_token' | 'socket_id' | 'node_id' | 'expiresAt' | 'superseded_at' | 'ip'
 >;
+
+/** Which pending cap refused a request (the `tyo_mq_rate_limited_total` reason). */
+export type PendingCap =
+  | 'max_pending_authorization_requests'
+  | 'max_pending_authorization_requests_per_realm'
+  | 'max_pending_authorization_requests_per_ip';
 
 export type SubmitResult =
   | { ok: true; request: AuthorizationRequest }
-  | { ok: false; code: 400 | 403 | 409 | 429; message: string };
+  | { ok: false; code: 400 | 403 | 409; message: string }
+  | { ok: false; code: 429; message: string; cap: PendingCap };
 
 /** Exact messages of §7.1 / §7.3, plus ours for the hardening refusals. */
 export const RequestFailure = {
@@ -78,9 +93,22 @@ export function publicRequest(r: AuthorizationRequest): PublicRequest {
   };
 }
 
+/** The pending caps in force (read at each submit, so hot reloads apply); undefined = none. */
+export interface PendingCaps {
+  total: number | undefined;
+  perRealm: number | undefined;
+  perIp: number | undefined;
+}
+
+/** How often (ms) at most expired requests are pruned. */
+export const PRUNE_INTERVAL_MS = 1_000;
+
 export interface RequestLimits {
-  /** Pending requests allowed at once; undefined = unlimited. */
-  maxPending: () => number | undefined;
+  /**
+   * Pending requests allowed at once: a number (broker-wide only, the §11.3 key), or the three
+   * caps for `realm`; undefined = unlimited.
+   */
+  maxPending: (realm: string) => number | PendingCaps | undefined;
   /** Lifetime of a pending request (ms). */
   ttlMs: () => number;
   /** Whether a token string is already configured (by its SHA-256 hex). */
@@ -91,12 +119,23 @@ export interface RequestLimits {
 export class AuthorizationRequests {
   /** Every request by id, in insertion order (the order `next` scans). */
   private readonly byId = new Map<string, AuthorizationRequest>();
+  /** The pending request of each (realm, client_id). */
+  private readonly pendingByClient = new Map<string, AuthorizationRequest>();
+  /** Pending requests counted in the totals below (the status may be changed by the cluster). */
+  private readonly counted = new WeakSet<AuthorizationRequest>();
+  private pendingTotal = 0;
+  private readonly pendingPerRealm = new Map<string, number>();
+  private readonly pendingPerIp = new Map<string, number>();
+  private lastPrune = -Infinity;
 
   constructor(private readonly limits: RequestLimits) {}
 
-  /** Validates and stores a request (§7.1); supersedes the pending one of the same client. */
-  submit(payload: unknown, socketId: string, now: number = Date.now()): SubmitResult {
-    this.prune(now);
+  /**
+   * Validates and stores a request (§7.1); supersedes (and deletes) the pending one of the same
+   * client. `ip` is the requester's address, for the per-IP cap.
+   */
+  submit(payload: unknown, socketId: string, now: number = Date.now(), ip?: string): SubmitResult {
+    this.pruneIfDue(now);
     const p = (typeof payload === 'object' && payload !== null ? payload : {}) as Record<
       string,
       unknown
@@ -110,10 +149,6 @@ export class AuthorizationRequests {
     ) {
       return { ok: false, code: 400, message: RequestFailure.FIELDS };
     }
-    const max = this.limits.maxPending();
-    if (max !== undefined && this.pendingCount() >= max) {
-      return { ok: false, code: 429, message: RequestFailure.TOO_MANY };
-    }
     for (const [field, value] of Object.entries({ realm, client_id, client_token, client_name })) {
       if (value.length > MAX_REQUEST_FIELD_LENGTH) {
         return {
@@ -123,6 +158,11 @@ export class AuthorizationRequests {
         };
       }
     }
+    const clientKey = `${realm.length}:${realm}${client_id}`;
+    const previous = this.livePending(this.pendingByClient.get(clientKey), now);
+    // A resubmission replaces its own pending request: it does not grow the table.
+    const cap = previous ? null : this.capReached(realm, ip, now);
+    if (cap) return { ok: false, code: 429, message: RequestFailure.TOO_MANY, cap };
     if (client_token === '') {
       return { ok: false, code: 400, message: 'client_token must not be empty' };
     }
@@ -151,12 +191,11 @@ export class AuthorizationRequests {
       return { ok: false, code: 409, message: 'client_token is already in use; choose another' };
     }
     const createdAt = new Date(now).toISOString();
-    for (const r of this.byId.values()) {
-      if (r.status === 'pending' && r.realm === realm && r.client_id === client_id) {
-        r.status = 'superseded';
-        r.superseded_at = createdAt;
-        r.expiresAt = now + this.limits.ttlMs();
-      }
+    if (previous) {
+      // Superseded (§7.1): no longer addressable by id, so it is not kept.
+      previous.status = 'superseded';
+      previous.superseded_at = createdAt;
+      this.forget(previous);
     }
     const request: AuthorizationRequest = {
       request_id: `authreq-${now.toString(36)}-${randomBytes(6).toString('hex')}`,
@@ -175,25 +214,89 @@ export class AuthorizationRequests {
       node_id: this.limits.nodeId ?? null,
       expiresAt: now + this.limits.ttlMs(),
     };
+    if (ip !== undefined) request.ip = ip;
     this.byId.set(request.request_id, request);
+    this.pendingByClient.set(clientKey, request);
+    this.count(request, 1);
     return { ok: true, request };
+  }
+
+  /** Which pending cap a new request of `realm` from `ip` would exceed, or null. */
+  private capReached(realm: string, ip: string | undefined, now: number): PendingCap | null {
+    const limit = this.limits.maxPending(realm);
+    const caps: PendingCaps =
+      typeof limit === 'object' ? limit : { total: limit, perRealm: undefined, perIp: undefined };
+    const over = (): PendingCap | null => {
+      if (caps.total !== undefined && this.pendingTotal >= caps.total) {
+        return 'max_pending_authorization_requests';
+      }
+      if (caps.perRealm !== undefined && (this.pendingPerRealm.get(realm) ?? 0) >= caps.perRealm) {
+        return 'max_pending_authorization_requests_per_realm';
+      }
+      if (
+        caps.perIp !== undefined &&
+        ip !== undefined &&
+        (this.pendingPerIp.get(ip) ?? 0) >= caps.perIp
+      ) {
+        return 'max_pending_authorization_requests_per_ip';
+      }
+      return null;
+    };
+    if (over() === null) return null;
+    // At a cap: count exactly (expired or externally decided entries may still be counted).
+    this.prune(now);
+    return over();
+  }
+
+  /** `r` when it is still a live pending request, else null (and it is uncounted). */
+  private livePending(
+    r: AuthorizationRequest | undefined,
+    now: number,
+  ): AuthorizationRequest | null {
+    if (!r) return null;
+    if (r.status === 'pending' && r.expiresAt > now && this.byId.get(r.request_id) === r) return r;
+    this.settle(r);
+    return null;
+  }
+
+  private count(r: AuthorizationRequest, d: 1 | -1): void {
+    if (d === 1) this.counted.add(r);
+    else this.counted.delete(r);
+    this.pendingTotal += d;
+    bump(this.pendingPerRealm, r.realm, d);
+    if (r.ip !== undefined) bump(this.pendingPerIp, r.ip, d);
+  }
+
+  /** Stops counting `r` as pending (decided, superseded, expired, dropped); idempotent. */
+  private settle(r: AuthorizationRequest): void {
+    if (!this.counted.has(r)) return;
+    this.count(r, -1);
+    const clientKey = `${r.realm.length}:${r.realm}${r.client_id}`;
+    if (this.pendingByClient.get(clientKey) === r) this.pendingByClient.delete(clientKey);
+  }
+
+  /** Removes `r` from every table. */
+  private forget(r: AuthorizationRequest): void {
+    this.settle(r);
+    this.byId.delete(r.request_id);
   }
 
   /** The oldest pending request, in `realm` when given (§7.2). */
   next(realm: string | undefined, now: number = Date.now()): AuthorizationRequest | null {
-    this.prune(now);
+    this.pruneIfDue(now);
     for (const r of this.byId.values()) {
-      if (r.status === 'pending' && (realm === undefined || r.realm === realm)) return r;
+      if (r.status === 'pending' && r.expiresAt > now && (realm === undefined || r.realm === realm))
+        return r;
     }
     return null;
   }
 
   /** The request `id` if it is still pending (superseded ones are not addressable). */
   pending(id: unknown, now: number = Date.now()): AuthorizationRequest | null {
-    this.prune(now);
+    this.pruneIfDue(now);
     if (typeof id !== 'string') return null;
     const r = this.byId.get(id);
-    return r?.status === 'pending' ? r : null;
+    return r?.status === 'pending' && r.expiresAt > now ? r : null;
   }
 
   /** Marks a pending request decided (§7.3); the caller applies the token change. */
@@ -209,27 +312,46 @@ export class AuthorizationRequests {
     request.decided_at = new Date(now).toISOString();
     request.decision_reason = reason;
     request.expiresAt = now + this.limits.ttlMs();
+    this.settle(request);
   }
 
+  /** Pending requests held now (expired ones until the next prune). */
   pendingCount(): number {
-    let n = 0;
-    for (const r of this.byId.values()) if (r.status === 'pending') n++;
-    return n;
+    return this.pendingTotal;
+  }
+
+  /** Every request held (pending and decided), for the bounds tests. */
+  get size(): number {
+    return this.byId.size;
+  }
+
+  private pruneIfDue(now: number): void {
+    if (now - this.lastPrune >= PRUNE_INTERVAL_MS || now < this.lastPrune) this.prune(now);
   }
 
   /** Drops expired pending requests and decided ones past their retention. */
   prune(now: number = Date.now()): void {
-    for (const [id, r] of this.byId) if (r.expiresAt <= now) this.byId.delete(id);
+    this.lastPrune = now;
+    for (const r of this.byId.values()) {
+      if (r.expiresAt <= now) this.forget(r);
+      else if (r.status !== 'pending') this.settle(r);
+    }
   }
 
   /** Drops every request of a disposed realm (§9.4 note); returns how many were pending. */
   dropRealm(realm: string): number {
     let pending = 0;
-    for (const [id, r] of this.byId) {
+    for (const r of this.byId.values()) {
       if (r.realm !== realm) continue;
       if (r.status === 'pending') pending++;
-      this.byId.delete(id);
+      this.forget(r);
     }
     return pending;
   }
+}
+
+function bump(m: Map<string, number>, k: string, d: number): void {
+  const n = (m.get(k) ?? 0) + d;
+  if (n > 0) m.set(k, n);
+  else m.delete(k);
 }

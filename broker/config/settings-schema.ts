@@ -97,6 +97,11 @@ const InputLimitsSchema = z
     max_payload_depth: z.number().int().positive().default(64),
     /** Distinct `event` label values per realm before metrics fold them into "other". */
     max_event_labels_per_realm: z.number().int().positive().default(200),
+    /**
+     * Series of `tyo_mq_subscription_queue_depth`: the deepest queues, the rest summed under
+     * `_other` (its labels are client-chosen; issue 20).
+     */
+    max_queue_depth_series: z.number().int().nonnegative().default(100),
   })
   .strict()
   .refine((l) => l.max_reassembly_bytes >= 2 * l.max_chunked_message_length, {

@@ -19,6 +19,10 @@
  * - **One owner.** A live copy whose write is still in the group-commit batch is *claimed* by
  *   the enqueue's continuation; a replay that reads it first takes the claim, so exactly one of
  *   them delivers it.
+ * - **Bounded.** Queue keys are client input, so an empty queue whose subscription is gone
+ *   (unsubscribed, evicted, its realm removed) is forgotten by `sweepOrphans` (every
+ *   `ORPHAN_SWEEP_MS`, and after each idle-eviction pass), with its consumer's and realm's
+ *   entries once they hold nothing (issue 20 item 4).
  */
 import type { Logger } from '../logging/logger';
 import type { SubscriptionRecord } from '../routing/registry-types';
@@ -30,6 +34,16 @@ export const PURGE_INTERVAL_MS = 1_000;
 export const PURGE_BATCH = 1_000;
 /** Most batches per purge pass; the rest waits for the next pass. */
 const PURGE_BATCHES_PER_PASS = 20;
+/** How often (ms) empty queues whose subscription is gone are forgotten. */
+export const ORPHAN_SWEEP_MS = 30_000;
+
+/**
+ * The durable subscriptions that own queues in `realm` now, as `(key, consumer_id)` pairs
+ * (undefined: the realm has none). Read by `sweepOrphans` only, never per message.
+ */
+export type QueueOwners = (
+  realm: string,
+) => Iterable<{ key: string; consumerId: string }> | undefined;
 
 /** Copies held and places reserved by writes in flight. */
 interface Depth {
@@ -50,7 +64,7 @@ export interface QueueState extends Depth {
   /** Bumped by each replay; an older replay that sees a newer one stops. */
   replayGen: number;
   /** The consumer's depth across its queues in this realm (`max_queued_per_consumer`). */
-  readonly owner: Depth;
+  readonly owner: ConsumerDepth;
   /** Set when the state was dropped from the ledger; cached references must look it up again. */
   dropped: boolean;
 }
@@ -68,10 +82,15 @@ export interface QueueLimits {
   perConsumer(realm: string): number | undefined;
 }
 
+/** A consumer's depth in one realm, and how many of its queues the ledger holds. */
+interface ConsumerDepth extends Depth {
+  queues: number;
+}
+
 interface RealmQueues {
   depth: Depth;
   queues: Map<string, QueueState>;
-  consumers: Map<string, Depth>;
+  consumers: Map<string, ConsumerDepth>;
 }
 
 const queueId = (key: string, consumer: string) => `${key.length}:${key}${consumer}`;
@@ -85,6 +104,7 @@ export class QueueLedger {
   private readonly realms = new Map<string, RealmQueues>();
   private readonly byRecord = new WeakMap<SubscriptionRecord, QueueState>();
   private lastPurge = Date.now();
+  private lastOrphanSweep = Date.now();
   private purging = false;
   private closed = false;
   private timer: NodeJS.Timeout | null = null;
@@ -93,6 +113,8 @@ export class QueueLedger {
     private readonly store: MessageStore,
     private readonly limits: QueueLimits,
     private readonly logger: Logger,
+    /** Who owns queues now (`sweepOrphans`); without it queues are only dropped explicitly. */
+    private readonly owners?: QueueOwners,
   ) {
     this.ready = store.queueDepths().then(
       (counts) => {
@@ -104,7 +126,10 @@ export class QueueLedger {
         this.isReady = true;
       },
     );
-    this.timer = setInterval(() => this.purge(), PURGE_INTERVAL_MS);
+    this.timer = setInterval(() => {
+      void this.purge();
+      if (Date.now() - this.lastOrphanSweep >= ORPHAN_SWEEP_MS) this.sweepOrphans();
+    }, PURGE_INTERVAL_MS);
     this.timer.unref();
   }
 
@@ -130,9 +155,10 @@ export class QueueLedger {
     if (!q) {
       let owner = r.consumers.get(consumer);
       if (!owner) {
-        owner = { stored: 0, reserved: 0 };
+        owner = { stored: 0, reserved: 0, queues: 0 };
         r.consumers.set(consumer, owner);
       }
+      owner.queues++;
       q = {
         realm,
         key,
@@ -232,11 +258,58 @@ export class QueueLedger {
     this.removed(realm, key, consumer, n);
     const r = this.realms.get(realm);
     const q = r?.queues.get(queueId(key, consumer));
-    if (r && q && q.stored === 0 && q.reserved === 0) {
-      q.dropped = true;
-      r.queues.delete(queueId(key, consumer));
+    if (r && q && q.stored === 0 && q.reserved === 0) this.forget(realm, r, q);
+    return n;
+  }
+
+  /** Removes the empty queue `q` of `r`, then its consumer's and realm's entries if empty. */
+  private forget(realm: string, r: RealmQueues, q: QueueState): void {
+    q.dropped = true;
+    r.queues.delete(queueId(q.key, q.consumer));
+    const owner = q.owner;
+    owner.queues--;
+    if (owner.queues <= 0 && owner.stored === 0 && owner.reserved === 0) {
+      if (r.consumers.get(q.consumer) === owner) r.consumers.delete(q.consumer);
+    }
+    if (r.queues.size === 0 && r.depth.stored === 0 && r.depth.reserved === 0) {
+      if (this.realms.get(realm) === r) this.realms.delete(realm);
+    }
+  }
+
+  /**
+   * Forgets every empty queue (no copy held or being written) whose durable subscription is
+   * gone, per `owners`; returns how many. A queue with copies is kept until they are ACKed,
+   * dead-lettered or purged. O(queues + subscriptions of the realms with empty queues).
+   */
+  sweepOrphans(): number {
+    this.lastOrphanSweep = Date.now();
+    if (!this.owners) return 0;
+    let n = 0;
+    for (const [name, r] of [...this.realms]) {
+      let owned: Set<string> | null = null;
+      for (const q of [...r.queues.values()]) {
+        if (q.stored !== 0 || q.reserved !== 0) continue;
+        if (owned === null) {
+          owned = new Set();
+          for (const o of this.owners(name) ?? []) owned.add(queueId(o.key, o.consumerId));
+        }
+        if (owned.has(queueId(q.key, q.consumer))) continue;
+        this.forget(name, r, q);
+        n++;
+      }
     }
     return n;
+  }
+
+  /** Queues, consumer entries and realms the ledger holds (the bounds tests). */
+  get size(): { realms: number; queues: number; consumers: number } {
+    let queues = 0;
+    let consumers = 0;
+    for (const r of this.realms.values()) {
+      queues += r.queues.size;
+      consumers += r.consumers.size;
+    }
+    return { realms: this.realms.size, queues, consumers };
   }
 
   /**
@@ -255,7 +328,11 @@ export class QueueLedger {
       if (q.reserved === 0) {
         q.dropped = true;
         r.queues.delete(id);
+        q.owner.queues--;
       }
+    }
+    for (const [name, owner] of r.consumers) {
+      if (owner.queues <= 0 && owner.reserved === 0) r.consumers.delete(name);
     }
     if (r.depth.reserved === 0) this.realms.delete(realm);
   }

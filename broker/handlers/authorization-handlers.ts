@@ -65,8 +65,14 @@ async function submit(
   payload: unknown,
   ack: Ack,
 ): Promise<void> {
-  const result = ctx.authRequests.submit(payload, socket.id);
+  const result = ctx.authRequests.submit(
+    payload,
+    socket.id,
+    Date.now(),
+    ctx.limits.clientIp(socket),
+  );
   if (!result.ok) {
+    if (result.code === 429) ctx.limits.recordBreach(result.cap);
     ctx.logger.warn(
       { socket: socket.id, code: result.code, reason: result.message },
       'authorization request refused',

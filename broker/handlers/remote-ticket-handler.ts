@@ -6,11 +6,19 @@
  */
 import { ServerEvent, type RemoteTicketReply } from '../../shared/protocol-events';
 import { remoteOptions } from '../namespaces/remote/remote-options';
-import { newSessionId } from '../namespaces/remote/ticket-store';
+import { newSessionId, type TicketRefusal } from '../namespaces/remote/ticket-store';
 import type { EventHandler } from './handler-context';
 
 const MAX_FIELD = 128;
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** The 429 message of each bound (docs/namespaces.md). */
+const TICKET_REFUSAL: Record<TicketRefusal, string> = {
+  total: 'Too many outstanding remote tickets',
+  socket: 'Too many outstanding remote tickets for this connection',
+  ip: 'Too many outstanding remote tickets for this address',
+  realm: 'Too many outstanding remote tickets in this realm',
+};
 
 function reply(
   socket: Parameters<EventHandler<unknown>>[1],
@@ -35,17 +43,27 @@ export const handleRemoteTicketRequest: EventHandler<unknown> = (ctx, socket, pa
     reply(socket, { ok: false, code: 400, message: 'Invalid session_id' }, ack);
     return;
   }
-  if (!ctx.remoteTickets.hasRoom()) {
-    reply(socket, { ok: false, code: 429, message: 'Too many outstanding remote tickets' }, ack);
+  const options = remoteOptions(ctx.settings.remote);
+  const owner = { socket: socket.id, ip: ctx.limits.clientIp(socket) };
+  const full = ctx.remoteTickets.refusal(owner, socket.data.realm, options.ticketQuotas);
+  if (full) {
+    reply(socket, { ok: false, code: 429, message: TICKET_REFUSAL[full] }, ack);
     return;
   }
   const machine = p.machine_id ?? p.machineId ?? p.client_id ?? p.clientId;
   const machineId = typeof machine === 'string' ? machine.slice(0, MAX_FIELD) : null;
   const role = p.role === 'viewer' ? 'viewer' : 'agent';
   const sessionId = typeof requested === 'string' ? requested : newSessionId();
-  const { ticketTtlMs } = remoteOptions(ctx.settings.remote);
-  const t = ctx.remoteTickets.issue(socket.data.realm, sessionId, role, ticketTtlMs, machineId);
-  ctx.logger.info(
+  const { ticketTtlMs } = options;
+  const t = ctx.remoteTickets.issue(
+    socket.data.realm,
+    sessionId,
+    role,
+    ticketTtlMs,
+    machineId,
+    owner,
+  );
+  ctx.logger.debug(
     { socket: socket.id, realm: t.realm, session: sessionId, role },
     'remote ticket issued',
   );

@@ -25,12 +25,31 @@ export type LimitKey =
   | 'expire_durable_after_ms'
   | 'realms_per_hour_per_ip'
   | 'max_pending_authorization_requests'
+  | 'max_pending_authorization_requests_per_realm'
+  | 'max_pending_authorization_requests_per_ip'
   | 'pre_auth_events'
   | 'pre_auth_bytes';
 
 /** Pre-auth budget when the block does not set one (events; payload bytes). */
 export const DEFAULT_PRE_AUTH_EVENTS = 64;
 export const DEFAULT_PRE_AUTH_BYTES = 1024 * 1024;
+
+/**
+ * Memory bounds on tables keyed by client input (issue 20 items 4 and 9; docs/limits.md "Default
+ * bounds"). Unlike the other §11 keys these apply **without** a `limits` block and with
+ * `enabled: false`; a value set in the block (or a realm override) replaces the default, and a
+ * value ≤ 0 lifts it. Per-realm and per-IP quotas sit below the broker-wide cap, so one client
+ * cannot take a whole table from everyone else.
+ */
+export const DEFAULT_BOUNDS = Object.freeze({
+  max_subscriptions_per_socket: 1_000,
+  max_pending_authorization_requests: 1_000,
+  max_pending_authorization_requests_per_realm: 500,
+  max_pending_authorization_requests_per_ip: 100,
+  max_queued_per_consumer: 100_000,
+});
+
+export type BoundKey = keyof typeof DEFAULT_BOUNDS;
 
 /** How long a read of the block is reused (ms, §11.1). */
 export const REREAD_MS = 1_000;
@@ -49,6 +68,8 @@ export function toLimit(value: unknown): number | undefined {
 
 export class LimitsConfig {
   private block: Json | null = null;
+  /** The block as read, even when `enabled: false` (the default bounds read it). */
+  private rawBlock: Json | null = null;
   private off = false;
   private readAt = -Infinity;
   private trust: { value: unknown; key: string; trust: ProxyTrust } | null = null;
@@ -68,6 +89,7 @@ export class LimitsConfig {
       const b = this.read();
       this.off = isObject(b) && b.enabled === false;
       this.block = isObject(b) && !this.off ? b : null;
+      this.rawBlock = isObject(b) ? b : null;
       this.readAt = now;
     }
     return this.block;
@@ -99,6 +121,24 @@ export class LimitsConfig {
   /** The effective limit, or undefined when unlimited or disabled. */
   value(key: LimitKey, realm?: string): number | undefined {
     return toLimit(this.raw(key, realm));
+  }
+
+  /**
+   * A default bound (`DEFAULT_BOUNDS`): the block's value for `realm` (override first) when set,
+   * even under `enabled: false` (≤ 0 or non-numeric ⇒ unlimited); the default otherwise.
+   */
+  bound(key: BoundKey, realm?: string): number | undefined {
+    this.current();
+    const b = this.rawBlock;
+    if (b !== null) {
+      if (realm !== undefined) {
+        const realms = own(b, 'realms');
+        const r = isObject(realms) ? own(realms, realm) : undefined;
+        if (isObject(r) && own(r, key) !== undefined) return toLimit(own(r, key));
+      }
+      if (own(b, key) !== undefined) return toLimit(own(b, key));
+    }
+    return DEFAULT_BOUNDS[key];
   }
 
   /** `{rate, burst}` of a bucket pair (`burst` defaults to `factor × rate`), or undefined. */

@@ -61,7 +61,12 @@ export const LimitsSchema = z
      */
     expire_durable_after_ms: z.number().int().positive().max(Number.MAX_SAFE_INTEGER).optional(),
     realms_per_hour_per_ip: LimitValue,
+    /** Default bounds (`DEFAULT_BOUNDS` in limits-config.ts) apply without a block. */
     max_pending_authorization_requests: LimitValue,
+    /** Switchboard: pending authorization requests per realm (default 500). */
+    max_pending_authorization_requests_per_realm: LimitValue,
+    /** Switchboard: pending authorization requests per client IP (default 100). */
+    max_pending_authorization_requests_per_ip: LimitValue,
     /** Events an unauthenticated socket may send (default 64; 0/negative ⇒ unlimited). */
     pre_auth_events: LimitValue,
     /** Payload bytes an unauthenticated socket may send (default 1 MiB; 0/negative ⇒ unlimited). */

@@ -25,6 +25,7 @@ import {
   ServerEvent,
   type ClientEventName,
 } from '../../shared/protocol-events';
+import type { PendingCaps } from '../auth/authorization-requests';
 import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { BrokerSocket } from '../transport/socket-types';
@@ -320,7 +321,8 @@ export class LimitsService {
     if (budget) return budget;
     // Realm counts follow authentication even while limits are off (they may be turned on).
     if (st.realm !== socket.data.realm && !this.realmChanged(socket)) return st.closedBy;
-    if (!this.config.enabled) return null;
+    // The default bounds (subscriptions per socket) apply without a block too.
+    if (event !== ClientEvent.SUBSCRIBE && !this.config.enabled) return null;
     let refusal: Refusal | null = null;
     switch (event) {
       case ClientEvent.PRODUCE:
@@ -398,7 +400,8 @@ export class LimitsService {
   }
 
   private subscriptionRefusal(st: SocketState): Refusal | null {
-    const perSocket = this.config.value('max_subscriptions_per_socket', st.realm);
+    // Default 1,000 without a block (DEFAULT_BOUNDS): one socket cannot hold unbounded memory.
+    const perSocket = this.config.bound('max_subscriptions_per_socket', st.realm);
     if (perSocket !== undefined && st.subscriptions >= perSocket) {
       return { reason: 'max_subscriptions_per_socket', retryAfter: QUOTA_RETRY_S };
     }
@@ -495,11 +498,16 @@ export class LimitsService {
   }
 
   /**
-   * `max_pending_authorization_requests` (§7.1, §11.3): the cap on locally pending
-   * authorization requests, or undefined when unlimited or limits are disabled.
+   * The caps on locally pending authorization requests (§7.1, §11.3): broker-wide
+   * `max_pending_authorization_requests`, and Switchboard's per-realm and per-IP quotas below
+   * it. Default bounds (docs/limits.md): they apply without a `limits` block.
    */
-  pendingRequestsCap(): number | undefined {
-    return this.config.value('max_pending_authorization_requests');
+  pendingRequestCaps(realm: string): PendingCaps {
+    return {
+      total: this.config.bound('max_pending_authorization_requests'),
+      perRealm: this.config.bound('max_pending_authorization_requests_per_realm', realm),
+      perIp: this.config.bound('max_pending_authorization_requests_per_ip'),
+    };
   }
 
   /** `realms_per_hour_per_ip` for `POST /api/realms` (§10.7): null when allowed. */

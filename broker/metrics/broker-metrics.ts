@@ -3,10 +3,66 @@
  *
  * Source: `spec/protocol-admin.md` §10.4 (names, labels, when each counter moves). Per the
  * Note there, `event` labels are client-controlled, so each realm keeps at most
- * `maxEventLabels` distinct values and folds the rest into `event="other"`.
+ * `maxEventLabels` distinct values and folds the rest into `event="other"`. The per-queue depth
+ * gauge's labels (realm, subscription key, consumer id) are client-chosen too: it shows the
+ * deepest `maxQueueSeries` queues and one `_other` series summing the rest (issue 20 item 4).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
-import { MetricName, OTHER_EVENT_LABEL } from '../../shared/metric-names';
+import { MetricName, OTHER_EVENT_LABEL, OTHER_QUEUE_LABEL } from '../../shared/metric-names';
+
+/** Default series of `tyo_mq_subscription_queue_depth` (`input_limits.max_queue_depth_series`). */
+export const DEFAULT_MAX_QUEUE_SERIES = 100;
+
+interface QueueDepth {
+  realm: string;
+  key: string;
+  consumer: string;
+  stored: number;
+}
+
+/**
+ * The `max` deepest of `queues` (any order) and the sum and count of the others; one pass, a
+ * min-heap of `max` entries, so a scrape costs O(n log max) and allocates O(max).
+ */
+export function deepestQueues(
+  queues: Iterable<QueueDepth>,
+  max: number,
+): { top: QueueDepth[]; restStored: number; total: number } {
+  const heap: QueueDepth[] = [];
+  let restStored = 0;
+  let total = 0;
+  const less = (a: QueueDepth, b: QueueDepth) => a.stored < b.stored;
+  for (const q of queues) {
+    total++;
+    if (heap.length < max) {
+      heap.push(q);
+      for (let i = heap.length - 1; i > 0;) {
+        const parent = (i - 1) >> 1;
+        if (!less(heap[i]!, heap[parent]!)) break;
+        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
+        i = parent;
+      }
+      continue;
+    }
+    if (max === 0 || !less(heap[0]!, q)) {
+      restStored += q.stored;
+      continue;
+    }
+    restStored += heap[0]!.stored;
+    heap[0] = q;
+    for (let i = 0; ;) {
+      const l = 2 * i + 1;
+      const r = l + 1;
+      let m = i;
+      if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
+      if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
+      if (m === i) break;
+      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
+      i = m;
+    }
+  }
+  return { top: heap, restStored, total };
+}
 
 /**
  * Per-label counts kept as plain numbers on the hot path and handed to prom-client when it
@@ -101,7 +157,11 @@ export class BrokerMetrics {
   /** Plain totals for `status` without a scrape. */
   readonly totals = { produced: 0, delivered: 0, connections: 0 };
 
-  constructor(maxEventLabels: number, currentConnections: () => number) {
+  constructor(
+    maxEventLabels: number,
+    currentConnections: () => number,
+    maxQueueSeries: number = DEFAULT_MAX_QUEUE_SERIES,
+  ) {
     const registers = [this.registry];
     const producedCounts = (this.producedCounts = new EventCounts(maxEventLabels));
     const deliveredCounts = (this.deliveredCounts = new EventCounts(maxEventLabels));
@@ -165,14 +225,29 @@ export class BrokerMetrics {
     });
     new Gauge({
       name: MetricName.SUBSCRIPTION_QUEUE_DEPTH,
-      help: 'Durable copies held now, per queue (realm, subscription key, consumer_id)',
+      help: `Durable copies held now, per queue (realm, subscription key, consumer_id): the ${maxQueueSeries} deepest, the rest summed under "${OTHER_QUEUE_LABEL}"`,
       labelNames: ['realm', 'key', 'consumer_id'],
       registers,
       collect() {
         this.reset();
-        for (const q of depths()?.queues() ?? []) {
+        const { top, restStored, total } = deepestQueues(depths()?.queues() ?? [], maxQueueSeries);
+        for (const q of top) {
           this.set({ realm: q.realm, key: q.key, consumer_id: q.consumer }, q.stored);
         }
+        if (total > top.length) {
+          const other = OTHER_QUEUE_LABEL;
+          this.set({ realm: other, key: other, consumer_id: other }, restStored);
+        }
+      },
+    });
+    new Gauge({
+      name: MetricName.SUBSCRIPTION_QUEUES,
+      help: 'Non-empty durable queues held now',
+      registers,
+      collect() {
+        let n = 0;
+        for (const q of depths()?.queues() ?? []) if (q.stored > 0) n++;
+        this.set(n);
       },
     });
     this.publishDeliver = new Histogram({

@@ -3,6 +3,7 @@
  * (`spec/protocol-admin.md` §12.1, §16.2), read leniently (a bad value falls back to its default
  * and never stops the broker) and live (read on every use, so hot reloads apply).
  */
+import { DEFAULT_TICKET_QUOTAS, type TicketQuotas } from './ticket-store';
 
 /** Relay rule of one event (§16.2). */
 export interface RelayRule {
@@ -24,6 +25,11 @@ export interface RemoteOptions {
   relayUnlisted: boolean;
   /** An unauthenticated `/remote` socket is dropped after this long, ms (hardening; 10,000). */
   authTimeoutMs: number;
+  /**
+   * Outstanding tickets per requesting socket / client IP / realm (issue 20: below the
+   * broker-wide 10,000; defaults 16 / 100 / 1,000; `0` or a negative value ⇒ no quota).
+   */
+  ticketQuotas: TicketQuotas;
 }
 
 const rule = (from: RelayRule['from'], to: RelayRule['to'], binary = false): RelayRule => ({
@@ -49,6 +55,8 @@ export const DEFAULT_RELAY: Readonly<Record<string, RelayRule>> = Object.freeze(
 type Json = Record<string, unknown>;
 const isObject = (v: unknown): v is Json =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+const quota = (v: unknown, fallback: number) =>
+  typeof v === 'number' && Number.isFinite(v) ? v : fallback;
 const positive = (v: unknown, fallback: number) =>
   typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : fallback;
 const oneOf = <T extends string>(v: unknown, allowed: readonly T[], fallback: T): T =>
@@ -82,5 +90,10 @@ export function remoteOptions(block: unknown): RemoteOptions {
     relay,
     relayUnlisted: unlisted !== 'off' && unlisted !== false,
     authTimeoutMs: positive(b.auth_timeout_ms, 10_000),
+    ticketQuotas: {
+      perSocket: quota(b.max_tickets_per_socket, DEFAULT_TICKET_QUOTAS.perSocket),
+      perIp: quota(b.max_tickets_per_ip, DEFAULT_TICKET_QUOTAS.perIp),
+      perRealm: quota(b.max_tickets_per_realm, DEFAULT_TICKET_QUOTAS.perRealm),
+    },
   };
 }

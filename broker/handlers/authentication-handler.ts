@@ -5,7 +5,9 @@
  * codes and messages), §3.5 (requirements) with the hardening notes: pre-shared keys compared in
  * constant time (§2.3 note, §18 item 2), no path into realm `*` without a token whose realm is
  * `*` (§18 item 1), and `reject_realm_mismatch` for a token scoped to another realm than the one
- * declared (§2.3 note; the mismatch is always logged). Tokens and keys are never logged.
+ * declared (§2.3 note; the mismatch is always logged), and (issue 20) no token-less consumer in
+ * a realm that requires auth unless it sets `allow_tokenless_consumers` (realm-policy.ts): such a
+ * consumer must present the realm's key. Tokens and keys are never logged.
  *
  * Token validation may be asynchronous (JWT, external validator). Until it is decided, the
  * socket's other events wait in `socket.data.authQueue` and are replayed in order afterwards,
@@ -14,7 +16,12 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
-import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
+import {
+  acceptanceRequired,
+  consumerCredentialRequired,
+  keyRequired,
+  tokenlessConsumersAllowed,
+} from '../auth/realm-policy';
 import { admitSocket, replayQueued, socketCredentials } from '../embedding/socket-admission';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
@@ -122,10 +129,17 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
     // Step 7.
     if (role !== undefined || keyed) {
       const granted = connectRole(role);
-      if (granted !== 'producer' && keyRequired(auth, declared)) {
-        if (!keyMatches(auth.realm(declared)?.key, p.key)) {
-          ctx.logger.warn({ socket: socket.id, realm: declared }, 'pre-shared key refused');
-          return fail(ctx, socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
+      if (granted !== 'producer') {
+        const key = auth.realm(declared)?.key;
+        if (keyRequired(auth, declared)) {
+          if (!keyMatches(key, p.key)) {
+            ctx.logger.warn({ socket: socket.id, realm: declared }, 'pre-shared key refused');
+            return fail(ctx, socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
+          }
+        } else if (!tokenlessConsumersAllowed(auth, declared) && !keyMatches(key, p.key)) {
+          // Issue 20: "auth required" holds for consumers too (the key, when set, still counts).
+          ctx.logger.warn({ socket: socket.id, realm: declared }, 'token-less consumer refused');
+          return fail(ctx, socket, 401, consumerCredentialRequired(declared));
         }
       }
       if (granted !== 'consumer' && acceptanceRequired(auth, declared)) {

@@ -95,7 +95,7 @@ export function passGate(
   admitSocket(
     ctx,
     socket,
-    { realm, role, tokenHash: null },
+    { realm, role, tokenHash: null, tokenless: role === 'consumer' },
     socketCredentials(socket),
     () => {
       ctx.logger.info({ socket: socket.id, realm, role, event }, 'socket admitted implicitly');

@@ -1,6 +1,7 @@
 /**
  * Ends live sessions whose credentials went away: a revoked static token, a removed or renamed
- * realm, or auth switched on under sockets that were admitted while it was off.
+ * realm, auth switched on under sockets that were admitted while it was off, or a token-less
+ * consumer whose realm withdrew `allow_tokenless_consumers` (issue 20).
  *
  * Source: `spec/protocol-admin.md` §3.5 note (harden: disconnect sockets authenticated with a
  * revoked token, tracked by token hash per socket), §18 item 7. Runs on the turn after a
@@ -11,6 +12,7 @@ import { closeForReconnect } from '../transport/reconnect-close';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { AuthConfig } from './auth-schema';
 import type { AuthState } from './auth-state';
+import { tokenlessConsumersAllowed } from './realm-policy';
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
@@ -43,6 +45,9 @@ export function watchRevocations(
         if (!entry || entry.realm !== data.realm || entry.role !== data.role) {
           reason = 'token revoked';
         }
+      } else if (data.tokenless && !tokenlessConsumersAllowed(auth, data.realm)) {
+        // Issue 20: admitted under the realm's `allow_tokenless_consumers`, since withdrawn.
+        reason = 'token-less consumers no longer allowed';
       }
       if (reason === null && has(prev.realms, data.realm) && !has(next.realms, data.realm)) {
         reason = 'realm removed';

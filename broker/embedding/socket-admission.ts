@@ -20,6 +20,8 @@ export interface SocketGrant {
   realm: string;
   role: string;
   tokenHash: string | null;
+  /** A token-less consumer of a realm requiring auth (issue 20; `SocketData.tokenless`). */
+  tokenless?: boolean;
 }
 
 /** AUTH_FAIL message when the hook resolves `false`. */
@@ -54,6 +56,7 @@ function grantTo(data: SocketData, grant: SocketGrant): void {
   data.realm = grant.realm;
   data.role = grant.role;
   data.tokenHash = grant.tokenHash;
+  data.tokenless = grant.tokenless === true;
 }
 
 /**
@@ -80,7 +83,12 @@ export function admitSocket(
     return undefined;
   }
   // The hook sees the client as it would be admitted; restored if refused.
-  const before: SocketGrant = { realm: data.realm, role: data.role, tokenHash: data.tokenHash };
+  const before: SocketGrant = {
+    realm: data.realm,
+    role: data.role,
+    tokenHash: data.tokenHash,
+    tokenless: data.tokenless,
+  };
   grantTo(data, grant);
   const client = embed.socketClient(socket);
   // Someone else's queue (a token validation) is flushed by them after this promise.

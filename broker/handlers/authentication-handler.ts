@@ -18,6 +18,7 @@ import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import {
   acceptanceRequired,
+  authRequired,
   consumerCredentialRequired,
   keyRequired,
   tokenlessConsumersAllowed,
@@ -65,11 +66,12 @@ function admit(
   tokenHash: string | null,
   via: string,
   payload: Record<string, unknown>,
+  tokenless = false,
 ): Promise<void> | undefined {
   return admitSocket(
     ctx,
     socket,
-    { realm, role, tokenHash },
+    { realm, role, tokenHash, tokenless },
     socketCredentials(socket, payload),
     () => {
       ctx.logger.info({ socket: socket.id, realm, role, via }, 'socket authenticated');
@@ -129,6 +131,7 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
     // Step 7.
     if (role !== undefined || keyed) {
       const granted = connectRole(role);
+      let tokenless = false;
       if (granted !== 'producer') {
         const key = auth.realm(declared)?.key;
         if (keyRequired(auth, declared)) {
@@ -141,11 +144,13 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
           ctx.logger.warn({ socket: socket.id, realm: declared }, 'token-less consumer refused');
           return fail(ctx, socket, 401, consumerCredentialRequired(declared));
         }
+        tokenless = authRequired(auth, declared) && !keyMatches(key, p.key);
       }
       if (granted !== 'consumer' && acceptanceRequired(auth, declared)) {
         return fail(ctx, socket, 403, `Producer must be accepted into realm '${declared}'`);
       }
-      return void admit(ctx, socket, declared, granted, null, 'role-declared', p);
+      const via = tokenless ? 'tokenless-consumer' : 'role-declared';
+      return void admit(ctx, socket, declared, granted, null, via, p, tokenless);
     }
     // Step 8.
     return fail(ctx, socket, 401, AuthFailure.MISSING_TOKEN);

@@ -1,12 +1,14 @@
 /**
  * Ends MQTT sessions whose credentials went away, like `auth/session-revocation.ts` does for
- * socket.io: a revoked (or re-scoped) static token, a removed realm, or auth switched on under
- * clients admitted while it was off. Their persistent sessions stay stored but can only be
+ * socket.io: a revoked (or re-scoped) static token, a removed realm, auth switched on under
+ * clients admitted while it was off, or a token-less consumer whose realm withdrew
+ * `allow_tokenless_consumers` (issue 20). Their persistent sessions stay stored but can only be
  * resumed by a client that authenticates again (a disposed realm's are deleted:
  * mqtt-realm-purge.ts).
  */
 import type { Aedes, Client } from 'aedes';
 import type { AuthState } from '../auth/auth-state';
+import { tokenlessConsumersAllowed } from '../auth/realm-policy';
 import type { Logger } from '../logging/logger';
 import type { MqttAuth } from './mqtt-auth';
 import { dropWill, endSession } from './end-session';
@@ -39,6 +41,13 @@ export function watchMqttRevocations(
           ) {
             reason = 'token revoked';
           }
+        } else if (
+          !id.authenticated &&
+          id.role === 'consumer' &&
+          !tokenlessConsumersAllowed(auth, id.realm)
+        ) {
+          // Issue 20: a token-less consumer whose realm withdrew `allow_tokenless_consumers`.
+          reason = 'token-less consumers no longer allowed';
         }
         if (reason === null && has(prev.realms, id.realm) && !has(next.realms, id.realm)) {
           reason = 'realm removed';

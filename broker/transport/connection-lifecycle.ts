@@ -23,6 +23,7 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.role = 'both';
   socket.data.pendingRealm = null;
   socket.data.tokenHash = null;
+  socket.data.tokenless = false;
   socket.data.authQueue = null;
   socket.data.lastSeenAt = Date.now();
   socket.data.producers = new Set();

@@ -14,7 +14,14 @@ import {
   consumeEvent,
 } from '../../../shared/protocol-events';
 import { authenticate, hs256, producerIn, useAuthBroker } from '../../helpers/auth-clients';
-import { produce, subscribe, sync, type Harness, type Socket } from '../../helpers/broker-harness';
+import {
+  produce,
+  subscribe,
+  sync,
+  waitForServerDisconnect,
+  type Harness,
+  type Socket,
+} from '../../helpers/broker-harness';
 import { connackCode, mqttClient, nextMessage } from '../../helpers/mqtt-clients';
 import { consumerPayload, jsSubscribePayload } from '../../helpers/stock-clients';
 import { expectNothing, waitFor } from '../../helpers/wait';
@@ -301,6 +308,33 @@ describe('management commands', () => {
       }),
     ).toMatchObject({ ok: false, code: 401 });
     m.socket.disconnect();
+  });
+});
+
+describe('withdrawing the opt-in', () => {
+  it('ends the token-less sessions it admitted (socket.io and MQTT), not the credentialed ones', async () => {
+    const declared = await ctx.h.connect();
+    expect(await authenticate(declared, { realm: 'reference', role: 'consumer' })).toMatchObject({
+      event: 'AUTH_OK',
+    });
+    const implicit = await ctx.h.connect();
+    await authenticate(implicit, { realm: 'reference' });
+    await readEverything(implicit, 'reference');
+    expect(ctx.h.rawStats().realms.reference?.consumers.online).toBe(1);
+    const keyed = await ctx.h.connect();
+    expect(
+      await authenticate(keyed, { realm: 'keyedReference', role: 'consumer', key: 'right-key' }),
+    ).toMatchObject({ event: 'AUTH_OK' });
+    const m = await mqttClient(ctx.h, { username: 'reference' });
+    const gone = [declared, implicit].map((s) => waitForServerDisconnect(s, 2_000));
+    const mqttGone = new Promise<void>((resolve) => m.once('close', () => resolve()));
+    ctx.h.broker.auth.update((draft) => {
+      delete draft.realms.reference!.allow_tokenless_consumers;
+      delete draft.realms.keyedReference!.allow_tokenless_consumers;
+    });
+    await Promise.all([...gone, mqttGone]);
+    await sync(keyed);
+    expect(keyed.connected).toBe(true);
   });
 });
 

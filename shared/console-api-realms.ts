@@ -128,6 +128,8 @@ export const RealmsMethods = {
         ephemeral: z.boolean(),
         ttl: Ttl.optional(),
         acceptanceRequired: z.boolean().optional(),
+        /** `allow_tokenless_consumers` (issue 20): consumers without a token or key. */
+        tokenlessConsumers: z.boolean().optional(),
       })
       .strict(),
     output: RealmActionSchema,
@@ -138,15 +140,16 @@ export const RealmsMethods = {
     output: RealmActionSchema,
   },
   /**
-   * One realm switch: `auth` (`set_realm_auth`), `acceptance` (`set_realm_acceptance`) or
+   * One realm switch: `auth` (`set_realm_auth`), `acceptance` (`set_realm_acceptance`),
    * `keyRequired` (`set_realm_key` with `key: null`; the protocol sets `require_key` only together
-   * with the key, so with a key configured this is refused — generate a new key instead).
+   * with the key, so with a key configured this is refused — generate a new key instead) or
+   * `tokenlessConsumers` (`set_realm_tokenless_consumers`, Switchboard's, issue 20).
    */
   setRealmFlag: {
     input: z
       .object({
         ...realmInput,
-        flag: z.enum(['auth', 'acceptance', 'keyRequired']),
+        flag: z.enum(['auth', 'acceptance', 'keyRequired', 'tokenlessConsumers']),
         value: z.boolean(),
       })
       .strict(),

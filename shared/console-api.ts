@@ -116,8 +116,17 @@ export const PendingRequestSchema = z.object({
 export type PendingRequest = z.infer<typeof PendingRequestSchema>;
 
 /**
+ * Who may connect as a consumer (issue 20): `open` (auth off, or the realm does not require
+ * auth), `token` (a token or JWT), `token-or-key` (a token, a JWT or the realm's pre-shared key),
+ * `tokenless` (anyone: the realm opted into the reference's token-less consumers).
+ */
+export const ConsumerAccessSchema = z.enum(['open', 'token', 'token-or-key', 'tokenless']);
+export type ConsumerAccess = z.infer<typeof ConsumerAccessSchema>;
+
+/**
  * One realm from the broker's public settings (§8.4, §3.5): secrets are only ever "configured"
- * flags. `expiresAt` is epoch ms (ephemeral realms), else null.
+ * flags. `expiresAt` is epoch ms (ephemeral realms), else null. `tokenlessConsumers` is the
+ * realm's `allow_tokenless_consumers` setting; `consumerAccess` what it means with the others.
  */
 export const RealmSummarySchema = z.object({
   name: z.string(),
@@ -126,6 +135,8 @@ export const RealmSummarySchema = z.object({
   keyRequired: z.boolean(),
   managerKeyConfigured: z.boolean(),
   acceptanceRequired: z.boolean(),
+  tokenlessConsumers: z.boolean(),
+  consumerAccess: ConsumerAccessSchema,
   ephemeral: z.boolean(),
   expiresAt: z.number().nullable(),
 });

@@ -146,7 +146,7 @@ export async function revoke(c: CliContext): Promise<void> {
 function realmTable(settings: Record<string, unknown>): string {
   const realms = (settings.realms ?? {}) as Record<string, Record<string, unknown>>;
   return table(
-    ['realm', 'auth', 'manager key', 'psk', 'acceptance', 'lifetime', 'expires_at'],
+    ['realm', 'auth', 'consumers', 'manager key', 'psk', 'acceptance', 'lifetime', 'expires_at'],
     Object.keys(realms)
       .sort()
       .map((name) => {
@@ -154,6 +154,7 @@ function realmTable(settings: Record<string, unknown>): string {
         return [
           name,
           r.required === false ? 'open' : 'required',
+          consumersColumn(r),
           r.manager_key_configured ? 'yes' : 'no',
           r.key_configured ? 'yes' : 'no',
           // Unset, acceptance follows the realm's auth (protocol-admin.md §4): say which it is.
@@ -171,7 +172,17 @@ function realmTable(settings: Record<string, unknown>): string {
   );
 }
 
-/** `realm list|add|remove|key|manager-key|acceptance|lifetime`. */
+/** Who may consume without a token (issue 20): the `consumers` column of `realm list`. */
+function consumersColumn(r: Record<string, unknown>): string {
+  if (r.required === false) return 'open';
+  const keyRequired =
+    typeof r.require_key === 'boolean' ? r.require_key : r.key_configured === true;
+  if (keyRequired) return 'token or key';
+  if (r.allow_tokenless_consumers === true) return 'token-less allowed';
+  return r.key_configured ? 'token or key' : 'token';
+}
+
+/** `realm list|add|remove|key|manager-key|acceptance|tokenless|lifetime`. */
 export async function realm(
   c: CliContext,
   action: string | undefined,
@@ -191,6 +202,7 @@ export async function realm(
       };
       if (c.opts.ephemeral) body.ephemeral = true;
       if (str(c, 'ttl')) body.ttl = str(c, 'ttl');
+      if (c.opts['allow-tokenless-consumers']) body.allow_tokenless_consumers = true;
       return show(await run(c, body));
     }
     case 'remove': {
@@ -236,6 +248,16 @@ export async function realm(
         }),
       );
     }
+    case 'tokenless': {
+      if (arg !== 'on' && arg !== 'off') throw new UsageError('realm tokenless <name> on|off');
+      return show(
+        await run(c, {
+          command: 'set_realm_tokenless_consumers',
+          realm: need(name, 'realm name'),
+          allow_tokenless_consumers: arg === 'on',
+        }),
+      );
+    }
     case 'lifetime': {
       const body: Record<string, unknown> = {
         command: 'set_realm_lifetime',
@@ -246,7 +268,7 @@ export async function realm(
       return show(await run(c, body));
     }
     default:
-      throw new UsageError('realm list|add|remove|key|manager-key|acceptance|lifetime');
+      throw new UsageError('realm list|add|remove|key|manager-key|acceptance|tokenless|lifetime');
   }
 }
 

@@ -32,11 +32,12 @@ Commands:
   reject <request-id> [--reason <text>]
   revoke --hash <token-hash> | --realm <r> --client-id <id>
   realm list
-  realm add <name> [--open] [--ephemeral] [--ttl <ttl>]
+  realm add <name> [--open] [--ephemeral] [--ttl <ttl>] [--allow-tokenless-consumers]
   realm remove <name> --yes
   realm key <name> [--clear] [--require-key | --no-require-key]
   realm manager-key <name> [--clear]
   realm acceptance <name> on|off
+  realm tokenless <name> on|off  (on: consumers without a token or key, the reference's rule)
   realm lifetime <name> --ttl <ttl> | --permanent
   dlq list [--realm <r>] [--consumer <c>] [--event <e>] [--limit <n>]
   dlq replay <id>... | --all [--realm <r>] [--consumer <c>] [--event <e>]
@@ -86,6 +87,7 @@ export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
         ttl: { type: 'string' },
         open: { type: 'boolean' },
         ephemeral: { type: 'boolean' },
+        'allow-tokenless-consumers': { type: 'boolean' },
         permanent: { type: 'boolean' },
         clear: { type: 'boolean' },
         'require-key': { type: 'boolean' },

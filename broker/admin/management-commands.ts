@@ -63,12 +63,16 @@ export interface CommandSpec {
   ): Result | Promise<Result>;
 }
 
-/** The four commands a realm manager key may run (§6.5). */
+/**
+ * The commands a realm manager key may run: the four of §6.5, plus Switchboard's
+ * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key).
+ */
 export const REALM_SCOPABLE = new Set([
   'set_realm_lifetime',
   'set_realm_key',
   'set_realm_acceptance',
   'set_realm_e2ee',
+  'set_realm_tokenless_consumers',
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
@@ -243,6 +247,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
   }),
   set_realm_acceptance: settingsCommand('A/R', (d, b) => {
     realmCommands.setRealmAcceptance(d, b);
+  }),
+  set_realm_tokenless_consumers: settingsCommand('A/R', (d, b) => {
+    realmCommands.setRealmTokenlessConsumers(d, b);
   }),
   set_realm_e2ee: settingsCommand('A/R', (d, b) => {
     realmCommands.setRealmE2ee(d, b);

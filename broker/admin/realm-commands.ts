@@ -53,6 +53,28 @@ function optionalString(value: unknown): string | undefined {
   return typeof value === 'string' && value !== '' ? value : undefined;
 }
 
+/** Parameter names of the issue 20 opt-in (snake_case and the camelCase alias). */
+export const TOKENLESS_KEYS = ['allow_tokenless_consumers', 'allowTokenlessConsumers'] as const;
+
+/**
+ * The `allow_tokenless_consumers` parameter (issue 20): undefined when absent (or null), else a
+ * boolean; anything else is refused (400) rather than coerced — this opens a realm to readers.
+ */
+export function tokenlessParam(body: CommandBody, ...keys: string[]): boolean | undefined {
+  const value = pick(body, ...(keys.length > 0 ? keys : TOKENLESS_KEYS));
+  if (value === undefined || value === null) return undefined;
+  if (typeof value !== 'boolean') {
+    throw new CommandError(400, 'allow_tokenless_consumers must be true or false');
+  }
+  return value;
+}
+
+/** Sets or (false) removes the opt-in, so the default (false) stays implicit in the settings. */
+function applyTokenless(config: RealmConfig, allow: boolean | undefined): void {
+  if (allow === true) config.allow_tokenless_consumers = true;
+  else if (allow === false) delete config.allow_tokenless_consumers;
+}
+
 /** `add_realm` (§8.2, §9.2). */
 export function addRealm(draft: AuthConfig, body: CommandBody, now: number): RealmCommandOutcome {
   const realm = realmParam(body);
@@ -65,6 +87,7 @@ export function addRealm(draft: AuthConfig, body: CommandBody, now: number): Rea
   if (key) config.key = key;
   const acceptance = pick(body, 'require_acceptance', 'requireAcceptance');
   if (acceptance !== undefined) config.require_acceptance = !!acceptance;
+  applyTokenless(config, tokenlessParam(body));
   const e2ee = body.e2ee;
   if (e2ee !== undefined && e2ee !== null && e2ee !== 'off') {
     if (e2ee !== 'opportunistic' && e2ee !== 'required') throw new CommandError(400, E2EE_MESSAGE);
@@ -130,9 +153,36 @@ export function disposeRealmConfig(draft: AuthConfig, realm: string): { removed_
   return { removed_tokens: before - draft.tokens.length };
 }
 
-/** `set_realm_auth` (§8.2): upsert; `required = !!required`. */
+/**
+ * `set_realm_auth` (§8.2): upsert; `required = !!required`; an optional
+ * `allow_tokenless_consumers` (issue 20) is set in the same commit.
+ */
 export function setRealmAuth(draft: AuthConfig, body: CommandBody): RealmCommandOutcome {
-  upsert(draft, realmParam(body)).required = !!body.required;
+  const allow = tokenlessParam(body);
+  const config = upsert(draft, realmParam(body));
+  config.required = !!body.required;
+  applyTokenless(config, allow);
+  return {};
+}
+
+/**
+ * `set_realm_tokenless_consumers` (Switchboard, issue 20): upsert; `allow_tokenless_consumers`
+ * (alias `allow`, a boolean, required) opts the realm into (true) or out of (false) the
+ * reference's token-less consumers. Realm `*` never admits them (§18 item 1): 400.
+ */
+export function setRealmTokenlessConsumers(
+  draft: AuthConfig,
+  body: CommandBody,
+): RealmCommandOutcome {
+  const realm = realmParam(body);
+  const allow = tokenlessParam(body, ...TOKENLESS_KEYS, 'allow');
+  if (allow === undefined) {
+    throw new CommandError(400, 'allow_tokenless_consumers must be true or false');
+  }
+  if (realm === Protocol.ADMIN_REALM && allow) {
+    throw new CommandError(400, 'realm "*" never admits token-less consumers');
+  }
+  applyTokenless(upsert(draft, realm), allow);
   return {};
 }
 

@@ -98,6 +98,12 @@ export const RealmConfigSchema = z
     require_key: z.boolean().optional(),
     require_acceptance: z.boolean().optional(),
     allow_anonymous: z.boolean().optional(),
+    /**
+     * Switchboard (issue 20): admit consumers (and `both`) with no token and no key into this
+     * realm although it requires auth — the reference's rule (§2.3 step 7, §3.4, §3.5). Default
+     * false: an auth-required realm admits a consumer only with a token, a JWT or its key.
+     */
+    allow_tokenless_consumers: z.boolean().optional(),
     e2ee: z.enum(['opportunistic', 'required']).optional(),
     ephemeral: z.boolean().optional(),
     /** Legacy spelling of `ephemeral`, still honoured when read (§9.2). */
@@ -203,6 +209,7 @@ const REALM_ALIASES: Record<string, string> = {
   requireKey: 'require_key',
   requireAcceptance: 'require_acceptance',
   allowAnonymous: 'allow_anonymous',
+  allowTokenlessConsumers: 'allow_tokenless_consumers',
   expiresAt: 'expires_at',
   authUrl: 'auth_url',
   authSecret: 'auth_secret',

@@ -3,8 +3,10 @@
  *
  * Source: `spec/protocol-admin.md` §3.3 (matrix and refusals), §3.4 (implicit admission), §3.5
  * (requirements) and its hardening note (§18 item 1: implicit admission never enters realm
- * `*`); `spec/protocol-core.md` §1.4. While auth is disabled every socket is authenticated as
- * `both` on connect (§2.1), so the gate costs one property read and one set look-up per event.
+ * `*`); issue 20: an implicit consumer enters a realm requiring auth only where the realm sets
+ * `allow_tokenless_consumers` (realm-policy.ts); `spec/protocol-core.md` §1.4. While auth is
+ * disabled every socket is authenticated as `both` on connect (§2.1), so the gate costs one
+ * property read and one set look-up per event.
  */
 import {
   ClientEvent,
@@ -19,8 +21,8 @@ import type { BrokerSocket } from '../transport/socket-types';
 import {
   acceptanceRequired,
   authRequired,
-  keyRequired,
   rolePasses,
+  tokenlessConsumersAllowed,
   type EventGate,
 } from './realm-policy';
 
@@ -80,7 +82,7 @@ export function passGate(
   let role: string | null = null;
   if (realm !== Protocol.ADMIN_REALM) {
     if (!authRequired(ctx.auth, realm)) role = 'both';
-    else if (gate === 'consumer' && !keyRequired(ctx.auth, realm)) role = 'consumer';
+    else if (gate === 'consumer' && tokenlessConsumersAllowed(ctx.auth, realm)) role = 'consumer';
     else if (gate === 'producer' && !acceptanceRequired(ctx.auth, realm)) role = 'producer';
   }
   if (role === null) {
@@ -93,7 +95,7 @@ export function passGate(
   admitSocket(
     ctx,
     socket,
-    { realm, role, tokenHash: null },
+    { realm, role, tokenHash: null, tokenless: role === 'consumer' },
     socketCredentials(socket),
     () => {
       ctx.logger.info({ socket: socket.id, realm, role, event }, 'socket admitted implicitly');

@@ -4,6 +4,12 @@
  * Source: `spec/protocol-admin.md` §3.1 (roles), §3.3 (event permission matrix), §3.5
  * (requirement resolution; all false while auth is disabled), `spec/protocol-core.md` §3.1
  * (anonymous policy: allowed by default only in `default`).
+ *
+ * Departure (issue 20, secure default): the reference admits a consumer with no token into any
+ * realm that requires no key, so a realm that "requires auth" but has no pre-shared key is
+ * readable by anyone who knows its name (`#`, `TYO-MQ-ALL`). Here a realm that requires auth
+ * admits a consumer only with a token, a JWT or its key, unless the realm opts back into the
+ * reference's rule with `allow_tokenless_consumers: true` (`tokenlessConsumersAllowed`).
  */
 import { Protocol } from '../../shared/protocol-events';
 import type { AuthState } from './auth-state';
@@ -36,6 +42,22 @@ export function keyRequired(auth: AuthState, realm: string): boolean {
   if (!config) return false;
   return config.require_key ?? config.key !== undefined;
 }
+
+/**
+ * Whether a consumer (or `both`) with neither a token nor a valid key may enter `realm`: where
+ * auth is not required; else, where no key is required and the realm sets
+ * `allow_tokenless_consumers: true` (the reference's rule, §2.3 step 7 / §3.4 step 2). Unconfigured
+ * realms require auth (§3.5) and so refuse them.
+ */
+export function tokenlessConsumersAllowed(auth: AuthState, realm: string): boolean {
+  if (!authRequired(auth, realm)) return true;
+  if (keyRequired(auth, realm)) return false;
+  return auth.realm(realm)?.allow_tokenless_consumers === true;
+}
+
+/** The `AUTH_FAIL 401` message for a consumer refused by `tokenlessConsumersAllowed`. */
+export const consumerCredentialRequired = (realm: string): string =>
+  `Realm '${realm}' requires a token or a valid pre-shared key for consumers`;
 
 /** §3.5 "acceptance required" (producers and `both`): `require_acceptance`, else auth required. */
 export function acceptanceRequired(auth: AuthState, realm: string): boolean {

@@ -1,8 +1,9 @@
 /**
  * Ends live sessions whose credentials went away: a revoked static token, a removed or renamed
  * realm, auth switched on under sockets that were admitted while it was off, a JWT past its
- * `exp`, or a rotated secret — the `jwt_secret`, a realm's `manager_key` or pre-shared `key`,
- * an external validator's URL or secret — that admitted the session (session-credential.ts).
+ * `exp`, a rotated secret — the `jwt_secret`, a realm's `manager_key` or pre-shared `key`,
+ * an external validator's URL or secret — that admitted the session (session-credential.ts),
+ * or a token-less consumer whose realm withdrew `allow_tokenless_consumers`.
  *
  * The client is told why (`AUTH_FAIL {code: 401, message}`) before the session ends. Where it
  * may come back with a credential that holds — an expired JWT it can renew, a rotated secret,
@@ -24,7 +25,12 @@ import { credentialEnded, onExpiry } from './session-credential';
 
 /** Why a session was ended. */
 export type SessionEnd =
-  'auth enabled' | 'token revoked' | 'realm removed' | 'token expired' | 'credentials changed';
+  | 'auth enabled'
+  | 'token revoked'
+  | 'realm removed'
+  | 'token expired'
+  | 'credentials changed'
+  | 'token-less consumers no longer allowed';
 
 /** The `AUTH_FAIL` message a client gets when its session is ended (none for `auth enabled`). */
 export function sessionEndMessage(reason: SessionEnd, realm: string): string | null {
@@ -39,6 +45,8 @@ export function sessionEndMessage(reason: SessionEnd, realm: string): string | n
       return 'Authentication token expired';
     case 'credentials changed':
       return 'Credentials changed; authenticate again';
+    case 'token-less consumers no longer allowed':
+      return `Realm '${realm}' now requires a token or a valid pre-shared key for consumers`;
   }
 }
 
@@ -73,6 +81,7 @@ export function armSessionExpiry(socket: BrokerSocket, logger: Logger): void {
     if (socket.connected && data.authenticated) endSocketSession(socket, 'token expired', logger);
   });
 }
+import { tokenlessConsumersAllowed } from './realm-policy';
 
 const has = (o: object, k: string) => Object.prototype.hasOwnProperty.call(o, k);
 
@@ -106,6 +115,9 @@ export function watchRevocations(
         if (!entry || entry.realm !== data.realm || entry.role !== data.role) {
           reason = 'token revoked';
         }
+      } else if (data.tokenless && !tokenlessConsumersAllowed(auth, data.realm)) {
+        // Issue 20: admitted under the realm's `allow_tokenless_consumers`, since withdrawn.
+        reason = 'token-less consumers no longer allowed';
       }
       if (reason === null && has(prev.realms, data.realm) && !has(next.realms, data.realm)) {
         reason = 'realm removed';

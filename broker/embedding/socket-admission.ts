@@ -24,6 +24,8 @@ export interface SocketGrant {
   tokenHash: string | null;
   /** What admitted the session and until when; null/absent for no credential (issue 20). */
   credential?: SessionCredential | null;
+  /** A token-less consumer of a realm requiring auth (issue 20; `SocketData.tokenless`). */
+  tokenless?: boolean;
 }
 
 /** AUTH_FAIL message when the hook resolves `false`. */
@@ -59,6 +61,7 @@ function grantTo(data: SocketData, grant: SocketGrant): void {
   data.role = grant.role;
   data.tokenHash = grant.tokenHash;
   data.credential = grant.credential ?? null;
+  data.tokenless = grant.tokenless === true;
 }
 
 /**
@@ -91,6 +94,7 @@ export function admitSocket(
     role: data.role,
     tokenHash: data.tokenHash,
     credential: data.credential,
+    tokenless: data.tokenless,
   };
   grantTo(data, grant);
   const client = embed.socketClient(socket);

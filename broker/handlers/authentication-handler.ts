@@ -5,7 +5,9 @@
  * codes and messages), §3.5 (requirements) with the hardening notes: pre-shared keys compared in
  * constant time (§2.3 note, §18 item 2), no path into realm `*` without a token whose realm is
  * `*` (§18 item 1), and `reject_realm_mismatch` for a token scoped to another realm than the one
- * declared (§2.3 note; the mismatch is always logged). Tokens and keys are never logged.
+ * declared (§2.3 note; the mismatch is always logged), and (issue 20) no token-less consumer in
+ * a realm that requires auth unless it sets `allow_tokenless_consumers` (realm-policy.ts): such a
+ * consumer must present the realm's key. Tokens and keys are never logged.
  *
  * Token validation may be asynchronous (JWT, external validator). Until it is decided, the
  * socket's other events wait in `socket.data.authQueue` and are replayed in order afterwards,
@@ -15,7 +17,13 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import { grantCredential } from '../auth/rate-credential';
-import { acceptanceRequired, keyRequired } from '../auth/realm-policy';
+import {
+  acceptanceRequired,
+  authRequired,
+  consumerCredentialRequired,
+  keyRequired,
+  tokenlessConsumersAllowed,
+} from '../auth/realm-policy';
 import { credentialOf, type SessionCredential } from '../auth/session-credential';
 import { isGrant, REFUSAL_MESSAGES } from '../auth/token-validator';
 import { admitSocket, replayQueued, socketCredentials } from '../embedding/socket-admission';
@@ -67,11 +75,13 @@ function admit(
   credential: SessionCredential | null = null,
   /** The rate-limit key of the credential (`auth/rate-credential.ts`), null = realm + IP. */
   rateKey: string | null = null,
+  /** A token-less consumer admitted under `allow_tokenless_consumers` (issue 20). */
+  tokenless = false,
 ): Promise<void> | undefined {
   return admitSocket(
     ctx,
     socket,
-    { realm, role, tokenHash, credential },
+    { realm, role, tokenHash, credential, tokenless },
     socketCredentials(socket, payload),
     () => {
       ctx.limits.credentialAdmitted(socket, rateKey);
@@ -133,19 +143,30 @@ export const handleAuthentication: EventHandler<unknown> = (ctx, socket, payload
     if (role !== undefined || keyed) {
       const granted = connectRole(role);
       let credential: SessionCredential | null = null;
-      if (granted !== 'producer' && keyRequired(auth, declared)) {
+      let tokenless = false;
+      if (granted !== 'producer') {
         const key = auth.realm(declared)?.key;
-        if (!keyMatches(key, p.key)) {
-          ctx.logger.warn({ socket: socket.id, realm: declared }, 'pre-shared key refused');
-          return fail(ctx, socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
+        if (keyRequired(auth, declared)) {
+          if (!keyMatches(key, p.key)) {
+            ctx.logger.warn({ socket: socket.id, realm: declared }, 'pre-shared key refused');
+            return fail(ctx, socket, 401, `Realm '${declared}' requires a valid pre-shared key`);
+          }
+        } else if (!tokenlessConsumersAllowed(auth, declared) && !keyMatches(key, p.key)) {
+          // Issue 20: "auth required" holds for consumers too (the key, when set, still counts).
+          ctx.logger.warn({ socket: socket.id, realm: declared }, 'token-less consumer refused');
+          return fail(ctx, socket, 401, consumerCredentialRequired(declared));
         }
         // Admitted by the key: a rotated key ends the session (issue 20).
-        credential = credentialOf('realm-key', declared, null, key);
+        if (key !== undefined && keyMatches(key, p.key)) {
+          credential = credentialOf('realm-key', declared, null, key);
+        }
+        tokenless = authRequired(auth, declared) && !keyMatches(key, p.key);
       }
       if (granted !== 'consumer' && acceptanceRequired(auth, declared)) {
         return fail(ctx, socket, 403, `Producer must be accepted into realm '${declared}'`);
       }
-      return void admit(ctx, socket, declared, granted, null, 'role-declared', p, credential);
+      const via = tokenless ? 'tokenless-consumer' : 'role-declared';
+      return void admit(ctx, socket, declared, granted, null, via, p, credential, null, tokenless);
     }
     // Step 8.
     return fail(ctx, socket, 401, AuthFailure.MISSING_TOKEN);

@@ -4,12 +4,23 @@
  * token. Checks in the spec's order; the realm is created with `add_realm` semantics (or, when
  * it exists, only its manager key is rotated), capped by the token's `ephemeral_only` /
  * `max_ttl`. The manager key is never echoed.
+ *
+ * Issue 20: the realm is created with `required: true`, which here means consumers need a
+ * token, a JWT or the realm's key; `allow_tokenless_consumers: true` in the body opts the realm
+ * into the reference's token-less consumers (applied to an existing realm too; a non-boolean is
+ * a 400). The reply's shape is the spec's, unchanged.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defaultRealmTtlMs, parseRealmTtlMs } from '../../shared/realm-ttl';
 import { CommandError, hasOwn, pick, type CommandBody } from '../admin/command-types';
-import { addRealm, prefixCovers, setRealmManagerKey } from '../admin/realm-commands';
+import {
+  addRealm,
+  prefixCovers,
+  setRealmManagerKey,
+  setRealmTokenlessConsumers,
+  tokenlessParam,
+} from '../admin/realm-commands';
 import type { ManagementToken } from '../auth/auth-schema';
 import { tokenHash, type AuthState } from '../auth/auth-state';
 import type { Settings } from '../config/settings-schema';
@@ -140,9 +151,13 @@ async function provision(deps: ProvisioningDeps, req: IncomingMessage, res: Serv
   const now = Date.now();
   let created = false;
   try {
+    const tokenless = tokenlessParam(body);
     deps.auth.update((draft) => {
       if (hasOwn(draft.realms, realm)) {
         setRealmManagerKey(draft, { realm, manager_key: managerKey });
+        if (tokenless !== undefined) {
+          setRealmTokenlessConsumers(draft, { realm, allow_tokenless_consumers: tokenless });
+        }
         return;
       }
       const command: CommandBody = { realm, required: true, manager_key: managerKey };
@@ -150,6 +165,7 @@ async function provision(deps: ProvisioningDeps, req: IncomingMessage, res: Serv
         !!(body.ephemeral || body.temporary || body.disposable) || !!token.ephemeral_only;
       if (ephemeral) command.ephemeral = true;
       if (body.ttl !== undefined && body.ttl !== null) command.ttl = body.ttl;
+      if (tokenless !== undefined) command.allow_tokenless_consumers = tokenless;
       const cap = token.max_ttl === undefined ? null : parseRealmTtlMs(token.max_ttl);
       if (token.ephemeral_only && cap !== null) {
         const requested =

@@ -7,8 +7,9 @@
  *     token's realm is the client's realm; an admin token (realm `*`) takes the realm from the
  *     username (default `default`). A username naming another realm is refused.
  *   - username = realm, password = that realm's pre-shared key (`key`): a `consumer`.
- *   - no password: allowed only where the realm (username, default `default`) does not require
- *     auth (`required: false`), with role `both`.
+ *   - no password: allowed where the realm (username, default `default`) does not require
+ *     auth (`required: false`), with role `both`; in a realm requiring auth, only where it sets
+ *     `allow_tokenless_consumers: true` (issue 20), with role `consumer`.
  * With auth disabled every client lands in realm `default` with role `both`.
  * Refusals (CONNACK): credentials that do not verify (a wrong password, token or key) are "bad
  * user name or password" in MQTT 5 (reason code 0x86) and "not authorized" in 3.1.1 (return code
@@ -22,8 +23,8 @@ import type { Socket } from 'node:net';
 import type { AuthenticateError, Client, PublishPacket, Subscription } from 'aedes';
 import { Protocol } from '../../shared/protocol-events';
 import type { AuthState } from '../auth/auth-state';
-import { authRequired, rolePasses } from '../auth/realm-policy';
 import { grantCredential } from '../auth/rate-credential';
+import { authRequired, rolePasses, tokenlessConsumersAllowed } from '../auth/realm-policy';
 import { credentialOf, type SessionCredential } from '../auth/session-credential';
 import { isGrant, type TokenValidator } from '../auth/token-validator';
 import { keyMatches } from '../handlers/authentication-handler';
@@ -39,7 +40,10 @@ export interface MqttIdentity {
   clientId: string;
   /** SHA-256 of the static token it used, for revocation; null otherwise. */
   tokenHash: string | null;
-  /** False when admitted without credentials (auth off, or a realm with `required: false`). */
+  /**
+   * False when admitted without credentials (auth off, a realm with `required: false`, or a
+   * token-less consumer of a realm with `allow_tokenless_consumers`).
+   */
   authenticated: boolean;
   /**
    * The credential its rate-limit buckets are keyed by (`auth/rate-credential.ts`), shared with
@@ -199,7 +203,10 @@ export class MqttAuth {
         entry.role === identity.role
       );
     }
-    if (!identity.authenticated) return !authRequired(this.auth, identity.realm);
+    if (!identity.authenticated) {
+      if (!authRequired(this.auth, identity.realm)) return true;
+      return identity.role === 'consumer' && tokenlessConsumersAllowed(this.auth, identity.realm);
+    }
     // Realm + PSK: a consumer, whose wills are refused by role anyway.
     return identity.role === 'consumer' && this.auth.realm(identity.realm) !== undefined;
   }
@@ -257,8 +264,14 @@ export class MqttAuth {
     }
     if (!password || password.length === 0) {
       const realm = username ?? Protocol.DEFAULT_REALM;
-      if (authRequired(this.auth, realm)) return 'credentials required';
-      return { realm, role: 'both', clientId, tokenHash: null, authenticated: false };
+      if (!authRequired(this.auth, realm)) {
+        return { realm, role: 'both', clientId, tokenHash: null, authenticated: false };
+      }
+      // Issue 20: "auth required" holds for consumers too, unless the realm opts out.
+      if (realm === Protocol.ADMIN_REALM || !tokenlessConsumersAllowed(this.auth, realm)) {
+        return 'credentials required';
+      }
+      return { realm, role: 'consumer', clientId, tokenHash: null, authenticated: false };
     }
     const secret = password.toString('utf8');
     if (username && username !== Protocol.ADMIN_REALM) {

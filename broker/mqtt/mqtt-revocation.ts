@@ -3,7 +3,8 @@
  * socket.io: a revoked (or re-scoped) static token, a removed realm, auth switched on under
  * clients admitted while it was off, a JWT past its `exp` (a timer per client), or a rotated
  * secret that admitted the client — the `jwt_secret`, a realm's `manager_key` or pre-shared
- * `key`, an external validator's URL or secret (session-credential.ts). Their persistent
+ * `key`, an external validator's URL or secret (session-credential.ts), or a token-less
+ * consumer whose realm withdrew `allow_tokenless_consumers`. Their persistent
  * sessions stay stored but can only be resumed by a client that authenticates again (a disposed
  * realm's are deleted: mqtt-realm-purge.ts).
  *
@@ -15,6 +16,7 @@
 import type { Aedes, Client } from 'aedes';
 import type { AuthState } from '../auth/auth-state';
 import { credentialEnded, onExpiry } from '../auth/session-credential';
+import { tokenlessConsumersAllowed } from '../auth/realm-policy';
 import type { Logger } from '../logging/logger';
 import type { MqttAuth } from './mqtt-auth';
 import { dropWill, endSession } from './end-session';
@@ -84,6 +86,13 @@ export function watchMqttRevocations(
           ) {
             reason = 'token revoked';
           }
+        } else if (
+          !id.authenticated &&
+          id.role === 'consumer' &&
+          !tokenlessConsumersAllowed(auth, id.realm)
+        ) {
+          // Issue 20: a token-less consumer whose realm withdrew `allow_tokenless_consumers`.
+          reason = 'token-less consumers no longer allowed';
         }
         if (reason === null && has(prev.realms, id.realm) && !has(next.realms, id.realm)) {
           reason = 'realm removed';

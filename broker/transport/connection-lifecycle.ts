@@ -25,6 +25,7 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.tokenHash = null;
   socket.data.credential = null;
   socket.data.cancelExpiry = null;
+  socket.data.tokenless = false;
   socket.data.authQueue = null;
   socket.data.lastSeenAt = Date.now();
   socket.data.producers = new Set();

@@ -38,6 +38,12 @@ export interface SocketData {
   /** Cancels the timer that ends the session at its credential's expiry; null when none. */
   cancelExpiry: (() => void) | null;
   /**
+   * Admitted as a consumer (or `both`) with no token and no valid key into a realm requiring
+   * auth, under its `allow_tokenless_consumers` opt-in (issue 20): the session ends when the
+   * opt-in is withdrawn (auth/session-revocation.ts).
+   */
+  tokenless: boolean;
+  /**
    * Events received while an `AUTHENTICATION` is being validated (JWT / external validator);
    * replayed in order once it is decided. Null when no validation is in flight.
    */

@@ -5,7 +5,12 @@
  *
  * Source: ARCHITECTURE §1 (ManagerClient ×N), `spec/protocol-admin.md` §3.5, §7.4, §8.4.
  */
-import type { AuthorizationRequest, RealmList, RealmSummary } from '../../shared/console-api';
+import type {
+  AuthorizationRequest,
+  ConsumerAccess,
+  RealmList,
+  RealmSummary,
+} from '../../shared/console-api';
 import type { ActivityOrigin } from '../../shared/console-api-activity';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type { ConnectionManager } from './connection-manager';
@@ -116,6 +121,24 @@ export function toAuthorizationRequest(raw: Record<string, unknown>): Authorizat
 }
 
 /**
+ * Who may consume (issue 20; broker/auth/realm-policy.ts `tokenlessConsumersAllowed`): a realm
+ * requiring auth admits a consumer with a token, a JWT or its key, and without any of them only
+ * when it sets `allow_tokenless_consumers` and requires no key. (A reference tyo-mq broker
+ * ignores that setting and admits token-less consumers wherever no key is required.)
+ */
+function consumerAccess(
+  authRequired: boolean,
+  keyRequired: boolean,
+  keyConfigured: boolean,
+  tokenless: boolean,
+): ConsumerAccess {
+  if (!authRequired) return 'open';
+  if (keyRequired) return 'token-or-key';
+  if (tokenless) return 'tokenless';
+  return keyConfigured ? 'token-or-key' : 'token';
+}
+
+/**
  * §8.4 public settings → realm list, with the §3.5 requirement defaults resolved: auth required
  * unless `required: false`; key required when `require_key`, else when a key is configured;
  * acceptance required when `require_acceptance`, else when auth is required.
@@ -129,13 +152,17 @@ export function toRealmList(connectionId: string, settings: unknown): RealmList 
     const keyConfigured = config.key_configured === true;
     const bool = (key: string, fallback: boolean): boolean =>
       typeof config[key] === 'boolean' ? (config[key] as boolean) : fallback;
+    const keyRequired = authEnabled && bool('require_key', keyConfigured);
+    const tokenlessConsumers = config.allow_tokenless_consumers === true;
     return {
       name,
       authRequired,
       keyConfigured,
-      keyRequired: authEnabled && bool('require_key', keyConfigured),
+      keyRequired,
       managerKeyConfigured: config.manager_key_configured === true,
       acceptanceRequired: authEnabled && bool('require_acceptance', authRequired),
+      tokenlessConsumers,
+      consumerAccess: consumerAccess(authRequired, keyRequired, keyConfigured, tokenlessConsumers),
       ephemeral: config.ephemeral === true,
       expiresAt: time(config.expires_at),
     };

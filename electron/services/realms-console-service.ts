@@ -71,6 +71,7 @@ export function createRealmsConsoleService({
       ephemeral,
       ttl,
       acceptanceRequired,
+      tokenlessConsumers,
     }) => {
       const body: { command: string } & Record<string, unknown> = {
         command: 'add_realm',
@@ -82,9 +83,15 @@ export function createRealmsConsoleService({
         if (ttl) body.ttl = ttl;
       }
       if (acceptanceRequired !== undefined) body.require_acceptance = acceptanceRequired;
+      if (tokenlessConsumers) body.allow_tokenless_consumers = true;
       await send(connectionId, body);
       const lifetime = ephemeral ? `ephemeral, ${ttl ?? 'default lifetime'}` : 'permanent';
-      return action(connectionId, realm, `Realm ${realm} created (${lifetime}).`);
+      const consumers = !authRequired
+        ? 'open to every client'
+        : tokenlessConsumers
+          ? 'token-less consumers allowed'
+          : 'consumers need a token or key';
+      return action(connectionId, realm, `Realm ${realm} created (${lifetime}, ${consumers}).`);
     },
 
     setRealmLifetime: async ({ connectionId, realm, ephemeral, ttl }) => {
@@ -119,6 +126,20 @@ export function createRealmsConsoleService({
           connectionId,
           realm,
           `Realm ${realm}: producer acceptance ${value ? 'required' : 'not required'}.`,
+        );
+      }
+      if (flag === 'tokenlessConsumers') {
+        await send(connectionId, {
+          command: 'set_realm_tokenless_consumers',
+          realm,
+          allow_tokenless_consumers: value,
+        });
+        return action(
+          connectionId,
+          realm,
+          value
+            ? `Realm ${realm}: consumers without a token or key allowed (reference mode).`
+            : `Realm ${realm}: consumers need a token or key.`,
         );
       }
       // `set_realm_key` sets require_key only together with the key: never clear a live key.

@@ -112,10 +112,29 @@ describe('wire mappings', () => {
     expect(byName.waived).toMatchObject({ keyConfigured: true, keyRequired: false });
     expect(byName.waived?.acceptanceRequired).toBe(false);
     expect(byName.temp?.expiresAt).toBe(Date.parse('2026-01-01T01:00:00.000Z'));
+    // Issue 20: who may consume.
+    expect(byName.open?.consumerAccess).toBe('open');
+    expect(byName.keyed?.consumerAccess).toBe('token-or-key');
+    expect(byName.waived?.consumerAccess).toBe('token-or-key');
+    expect(byName.temp).toMatchObject({ consumerAccess: 'token', tokenlessConsumers: false });
+    const reference = toRealmList('local', {
+      enabled: true,
+      realms: {
+        ref: { allow_tokenless_consumers: true },
+        refKeyed: { allow_tokenless_consumers: true, key_configured: true },
+        refOpen: { required: false, allow_tokenless_consumers: true },
+      },
+    }).realms;
+    expect(reference.map((r) => [r.name, r.consumerAccess, r.tokenlessConsumers])).toEqual([
+      ['ref', 'tokenless', true],
+      ['refKeyed', 'token-or-key', true],
+      ['refOpen', 'open', true],
+    ]);
     // Auth off: nothing is required anywhere.
     expect(toRealmList('local', { enabled: false, realms: { x: {} } }).realms[0]).toMatchObject({
       authRequired: false,
       acceptanceRequired: false,
+      consumerAccess: 'open',
     });
   });
 });

@@ -90,6 +90,49 @@ describe('realms console service on the real local broker', () => {
     expect((await realm('team-a'))?.authRequired).toBe(false);
   });
 
+  it('creates a realm closed to token-less consumers; the tokenlessConsumers flag opens it (issue 20)', async () => {
+    const created = await local.service.createRealm({
+      connectionId,
+      realm: 'readers',
+      authRequired: true,
+      ephemeral: false,
+    });
+    expect(created.summary).toContain('consumers need a token or key');
+    expect(await realm('readers')).toMatchObject({
+      consumerAccess: 'token',
+      tokenlessConsumers: false,
+    });
+    const consumer = { realm: 'readers', role: 'consumer' };
+    expect(await authenticate(await client(), consumer)).toMatchObject({ code: 401 });
+    const opened = await local.service.setRealmFlag({
+      connectionId,
+      realm: 'readers',
+      flag: 'tokenlessConsumers',
+      value: true,
+    });
+    expect(opened.summary).toContain('reference mode');
+    expect(await realm('readers')).toMatchObject({ consumerAccess: 'tokenless' });
+    expect(await authenticate(await client(), consumer)).toMatchObject({ event: 'AUTH_OK' });
+    await local.service.setRealmFlag({
+      connectionId,
+      realm: 'readers',
+      flag: 'tokenlessConsumers',
+      value: false,
+    });
+    expect(await authenticate(await client(), consumer)).toMatchObject({ code: 401 });
+    await local.service.createRealm({
+      connectionId,
+      realm: 'readers-ref',
+      authRequired: true,
+      ephemeral: false,
+      tokenlessConsumers: true,
+    });
+    expect(await realm('readers-ref')).toMatchObject({ consumerAccess: 'tokenless' });
+    expect(
+      await authenticate(await client(), { realm: 'readers-ref', role: 'consumer' }),
+    ).toMatchObject({ event: 'AUTH_OK' });
+  });
+
   it('generates and rotates a PSK that real clients must present', async () => {
     await local.service.createRealm({
       connectionId,

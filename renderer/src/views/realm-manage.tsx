@@ -1,6 +1,6 @@
 /**
  * The actions on one realm (Realms view): lifetime (extend, convert), switches (auth, producer
- * acceptance, key required), keys (generate / rotate / clear the pre-shared key and the manager
+ * acceptance, key required, token-less consumers — issue 20 — with what the realm then admits), keys (generate / rotate / clear the pre-shared key and the manager
  * key; a generated one is handed to `onSecret` for the one-shot reveal), and removal with
  * type-the-name confirmation. Each is one signed management command (§8.2).
  */
@@ -21,6 +21,23 @@ export interface RealmManageProps {
 
 const STRUCTURAL = new Set(['default', '*']);
 
+/** Who may connect, in a sentence (issue 20). */
+export function consumerAccessText(realm: RealmSummary): string {
+  const producers = realm.acceptanceRequired
+    ? 'producers need a token (acceptance)'
+    : 'producers may connect without a token';
+  switch (realm.consumerAccess) {
+    case 'open':
+      return 'Who can connect: anyone — this realm does not require auth.';
+    case 'token':
+      return `Who can connect: consumers need a token (an approved request or a JWT); ${producers}.`;
+    case 'token-or-key':
+      return `Who can connect: consumers need a token or the pre-shared key; ${producers}.`;
+    case 'tokenless':
+      return `Who can connect: token-less consumers allowed (reference mode) — anyone who knows the name can subscribe to # and read every message; ${producers}.`;
+  }
+}
+
 export function RealmManage({
   client,
   connectionId,
@@ -38,7 +55,10 @@ export function RealmManage({
   const structural = STRUCTURAL.has(name);
   const base = { connectionId, realm: name };
 
-  const flag = (flagName: 'auth' | 'acceptance' | 'keyRequired', value: boolean) =>
+  const flag = (
+    flagName: 'auth' | 'acceptance' | 'keyRequired' | 'tokenlessConsumers',
+    value: boolean,
+  ) =>
     void action.run(
       () => client.api.setRealmFlag({ ...base, flag: flagName, value }),
       (v) => v.summary,
@@ -195,8 +215,25 @@ export function RealmManage({
             />
             consumers need the key
           </label>
+          <label
+            className="check"
+            title="The reference's rule: consumers may connect with no token or key, so anyone who knows the realm's name can read it."
+          >
+            <input
+              type="checkbox"
+              checked={realm.tokenlessConsumers}
+              disabled={action.busy || name === '*'}
+              onChange={(e) => flag('tokenlessConsumers', e.target.checked)}
+              aria-describedby={id('tokenless-hint')}
+              data-testid={id('tokenless')}
+            />
+            allow token-less consumers
+          </label>
         </span>
       </div>
+      <p className="muted small-inline" id={id('tokenless-hint')} data-testid={id('access')}>
+        {consumerAccessText(realm)}
+      </p>
       {realm.keyConfigured && (
         <p className="muted small-inline">
           With a key set, “consumers need the key” changes only with a new key: tick or untick

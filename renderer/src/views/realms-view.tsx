@@ -1,6 +1,6 @@
 /**
- * Realms of the selected connection: badges (auth required/open, ephemeral with a live
- * countdown, keys, acceptance), creation (permanent or ephemeral with a TTL), and per-realm
+ * Realms of the selected connection: badges (auth required/open, who may consume — issue 20 —,
+ * ephemeral with a live countdown, keys, acceptance), creation (permanent or ephemeral with a TTL), and per-realm
  * actions (realm-manage.tsx). The list reloads every 3 s and right after a realm's expiry, so an
  * expired ephemeral realm leaves the list on time.
  */
@@ -14,6 +14,7 @@ import { StatusBadge } from '../components/status-badge';
 import { formatDuration } from '../format';
 import { useAppStore } from '../store/app-store';
 import '../styles/realms.css';
+import { ConsumerAccessBadge } from './realm-badges';
 import { RealmManage } from './realm-manage';
 import { SecretReveal } from './secret-reveal';
 import { useConnectionId } from './use-connection-id';
@@ -31,6 +32,7 @@ export function RealmBadges({ realm, now }: { realm: RealmSummary; now: number }
         label={realm.authRequired ? 'auth required' : 'open'}
         tone={realm.authRequired ? 'ok' : 'busy'}
       />
+      <ConsumerAccessBadge realm={realm} />
       {realm.ephemeral ? (
         <StatusBadge
           label={remaining === null ? 'ephemeral' : `ephemeral · ${formatDuration(remaining)} left`}
@@ -68,6 +70,7 @@ function CreateRealm({
 }) {
   const [name, setName] = useState('');
   const [authRequired, setAuthRequired] = useState(true);
+  const [tokenless, setTokenless] = useState(false);
   const [ephemeral, setEphemeral] = useState(false);
   const [ttl, setTtl] = useState('1h');
   const create = async () => {
@@ -79,6 +82,7 @@ function CreateRealm({
           authRequired,
           ephemeral,
           ...(ephemeral && ttl.trim() ? { ttl: ttl.trim() } : {}),
+          ...(authRequired && tokenless ? { tokenlessConsumers: true } : {}),
         }),
       (v) => v.summary,
       reload,
@@ -113,6 +117,20 @@ function CreateRealm({
         />
         auth required
       </label>
+      <label
+        className="check"
+        title="The reference's rule: anyone who knows the realm's name may subscribe and read every message. Leave off unless the realm's readers cannot present a token or key."
+      >
+        <input
+          type="checkbox"
+          checked={authRequired && tokenless}
+          disabled={!authRequired}
+          onChange={(e) => setTokenless(e.target.checked)}
+          aria-describedby="realm-create-tokenless-hint"
+          data-testid="realm-create-tokenless"
+        />
+        allow token-less consumers
+      </label>
       <label className="check">
         <input
           type="checkbox"
@@ -141,6 +159,17 @@ function CreateRealm({
       >
         Create
       </button>
+      <p
+        className="muted small-inline create-realm__hint"
+        id="realm-create-tokenless-hint"
+        data-testid="realm-create-hint"
+      >
+        {!authRequired
+          ? 'Open realm: any client may produce and consume without a credential.'
+          : tokenless
+            ? 'Reference mode: consumers may connect with no token or key — anyone who knows the name can read every message.'
+            : 'Consumers need a token (an approved request or a JWT) or the realm’s pre-shared key.'}
+      </p>
     </form>
   );
 }

@@ -54,9 +54,15 @@ describe('switchboard-admin', () => {
     const base = ['--url', ctx.h.url, '--env-file', envFile];
     expect(await r.run(...base, 'realm', 'add', 'org:acme', '--ttl', '2h')).toBe(0);
     // An unset acceptance follows the realm's auth: the table says which (as the console does).
+    // The consumers column says who may read it (issue 20): a token, nothing less.
     expect(r.out.at(-1)).toMatch(
-      /org:acme\s+required\s+no\s+no\s+required \(default\)\s+ephemeral/,
+      /org:acme\s+required\s+token\s+no\s+no\s+required \(default\)\s+ephemeral/,
     );
+    expect(await r.run(...base, 'realm', 'tokenless', 'org:acme', 'on')).toBe(0);
+    expect(r.out.at(-1)).toMatch(/org:acme\s+required\s+token-less allowed\s/);
+    expect(await r.run(...base, 'realm', 'tokenless', 'org:acme', 'off')).toBe(0);
+    expect(r.out.at(-1)).toMatch(/org:acme\s+required\s+token\s/);
+    expect(await r.run(...base, 'realm', 'tokenless', 'org:acme')).toBe(AdminExitCode.USAGE);
     expect(await r.run(...base, '--json', 'realm', 'list')).toBe(0);
     const listed = JSON.parse(r.out.at(-1)!);
     expect(listed.settings.realms['org:acme'].ephemeral).toBe(true);

@@ -14,7 +14,9 @@ import { waitFor } from '../../helpers/wait';
 const REALMS = {
   open: { required: false },
   psk: { key: 'right-key' },
-  waived: { key: 'right-key', require_key: false },
+  // Issue 20: `require_key: false` waives the key for token-less consumers only with the opt-in.
+  waived: { key: 'right-key', require_key: false, allow_tokenless_consumers: true },
+  reference: { allow_tokenless_consumers: true },
   accepting: { require_acceptance: false },
   both: { key: 'k2' },
   bothWaived: { key: 'k3', require_acceptance: false },
@@ -34,15 +36,19 @@ describe('role-declared connections (§2.3 steps 5–8)', () => {
     });
   });
 
-  it('admits {role:"consumer"} into default, and into an unconfigured realm as that realm', async () => {
-    expect(await auth({ role: 'consumer' })).toEqual({
+  // Issue 20 (departure from the reference, which admits both): an unconfigured realm requires
+  // auth (§3.5), so a token-less consumer needs the realm's `allow_tokenless_consumers` opt-in.
+  it('refuses {role:"consumer"} into an unconfigured default or realm; admits it where the realm opts in', async () => {
+    for (const realm of [undefined, 'elsewhere']) {
+      expect(await auth({ role: 'consumer', realm })).toEqual({
+        event: 'AUTH_FAIL',
+        code: 401,
+        message: `Realm '${realm ?? 'default'}' requires a token or a valid pre-shared key for consumers`,
+      });
+    }
+    expect(await auth({ role: 'consumer', realm: 'reference' })).toEqual({
       event: 'AUTH_OK',
-      realm: 'default',
-      role: 'consumer',
-    });
-    expect(await auth({ role: 'consumer', realm: 'elsewhere' })).toEqual({
-      event: 'AUTH_OK',
-      realm: 'elsewhere',
+      realm: 'reference',
       role: 'consumer',
     });
   });
@@ -148,15 +154,15 @@ describe('implicit admission (§3.4)', () => {
     });
   });
 
-  it('uses the pending realm of a failed AUTHENTICATION: consumer where no key is needed', async () => {
+  it('uses the pending realm of a failed AUTHENTICATION: consumer where token-less consumers are allowed', async () => {
     const s = await ctx.h.connect();
-    // Fails (acceptance required), but remembers realm "elsewhere" (§2.3 step 4).
-    expect(await authenticate(s, { realm: 'elsewhere', role: 'producer' })).toMatchObject({
+    // Fails (acceptance required), but remembers realm "reference" (§2.3 step 4).
+    expect(await authenticate(s, { realm: 'reference', role: 'producer' })).toMatchObject({
       code: 403,
     });
     s.emit(ClientEvent.CONSUMER, consumerPayload('c'));
     await sync(s);
-    expect(ctx.h.rawStats().realms.elsewhere?.consumers.online).toBe(1);
+    expect(ctx.h.rawStats().realms.reference?.consumers.online).toBe(1);
     const fail = waitFor(s, ServerEvent.AUTH_FAIL);
     s.emit(ClientEvent.PRODUCER, jsProducerPayload('p'));
     expect(await fail).toEqual({

@@ -141,7 +141,10 @@ describe('routed events refused before their handler', () => {
   });
 
   it('auth on: an event the gate refuses answers its callback (403 and 401)', async () => {
-    const h = await startAuthBroker({});
+    // A role-declared consumer needs a credential unless the realm opts in (issue 20).
+    const h = await startAuthBroker({
+      realms: { default: { required: true, allow_tokenless_consumers: true } },
+    });
     harnesses.push(h);
     const consumer = await h.connect();
     expect(await authenticate(consumer, { role: 'consumer' })).toMatchObject({ event: 'AUTH_OK' });

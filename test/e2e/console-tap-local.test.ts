@@ -221,7 +221,7 @@ describe('console tap, publisher, local broker and demo end to end', () => {
     intruder.emit(ClientEvent.AUTHENTICATION, { token: 'not-a-token', realm: REALM });
     await expect
       .poll(() => page.getByTestId('local-log').innerText(), { timeout: 10_000 })
-      .toContain('invalid token refused');
+      .toMatch(/token refused.*"refusal":"invalid"/);
     const settingsPath = (await text(page, 'settings-path')) ?? '';
     await expect.poll(() => page.getByTestId('settings-text').inputValue()).not.toBe('');
     const original = readFileSync(settingsPath, 'utf8');

@@ -158,9 +158,14 @@ describe('web host', () => {
     expect(broker.ok).toBe(true);
     expect(LocalBrokerStatusSchema.parse(broker.value).state).toBe('running');
 
-    const overview = (await call('getOverview', { connectionId: LOCAL_CONNECTION_ID })).json();
-    expect(overview.ok).toBe(true);
-    const parsed = OverviewSchema.parse(overview.value);
+    // The console's manager session to its broker may still be connecting on a loaded machine.
+    const overview = async () => {
+      const reply = (await call('getOverview', { connectionId: LOCAL_CONNECTION_ID })).json();
+      expect(reply.ok).toBe(true);
+      return OverviewSchema.parse(reply.value);
+    };
+    await expect.poll(async () => (await overview()).reachable, { timeout: 10_000 }).toBe(true);
+    const parsed = await overview();
     expect(parsed).toMatchObject({ connectionId: LOCAL_CONNECTION_ID, reachable: true });
     expect(parsed.local?.state).toBe('running');
 

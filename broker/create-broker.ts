@@ -17,6 +17,7 @@ import { TokenValidator } from './auth/token-validator';
 import { createManagement } from './admin/create-management';
 import { clusterAdmin } from './cluster/cluster-admin-wiring';
 import { createCluster } from './cluster/create-cluster';
+import { sharedStoreName } from './cluster/realm-renames';
 import { createSettingsRuntime } from './config/settings-runtime';
 import { unsupportedKeys, type SettingsInput } from './config/settings-schema';
 import { createAckTracker } from './delivery/ack-wiring';
@@ -56,6 +57,7 @@ import { onConnection } from './transport/connection-lifecycle';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost, type OwnServer } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
+import { closeForReconnect } from './transport/reconnect-close';
 import { RequestPolicy } from './transport/request-policy';
 import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
@@ -246,6 +248,27 @@ export function createBroker(
     authRequests,
     localNonces: nonces,
     io,
+    // A rename made on another node (docs/cluster.md): this node's sessions and data follow.
+    localRename: {
+      closeSessions(realm) {
+        const sockets = ctx.management.lifecycle.socketsOf(realm);
+        for (const socket of sockets) closeForReconnect(socket);
+        return sockets.length;
+      },
+      move: (from, to, storeMoved) => realmData.move(from, to, { storeMoved }),
+    },
+    storeName: () => sharedStoreName(settings, store.backend),
+    logger,
+  });
+  // `rename_realm`'s data move, on the node that runs it and on its cluster peers.
+  const realmData = new RealmDataMover({
+    store,
+    realms,
+    ledger,
+    acks,
+    persistence,
+    mqtt: () => mqttForRename,
+    dropRequests: (realm) => admin.dropRealm(realm),
     logger,
   });
   const replayDlq = dlqReplay({ store, ledger, metrics, realms, replayer, logger });
@@ -289,16 +312,8 @@ export function createBroker(
       purgeRequests: (realm) => admin.dropRealm(realm),
       realmPurged: (realm) => ledger.clearRealm(realm),
       purgeMqtt: (realm) => purgeMqtt(realm),
-      realmData: new RealmDataMover({
-        store,
-        realms,
-        ledger,
-        acks,
-        persistence,
-        mqtt: () => mqttForRename,
-        dropRequests: (realm) => admin.dropRealm(realm),
-        logger,
-      }),
+      realmData,
+      renames: admin.renames,
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
       reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,

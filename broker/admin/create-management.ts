@@ -12,7 +12,7 @@ import type { RealmDirectory } from '../routing/realm-directory';
 import type { MessageStore, StoredEntry } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { ConsumerServices } from './consumer-commands';
-import type { ManagementServices } from './management-commands';
+import type { ManagementServices, RealmRenameNotices } from './management-commands';
 import type { PersistenceView } from './public-settings';
 import type { RealmDataMover } from './realm-data-move';
 import { RealmLifecycle } from './realm-lifecycle';
@@ -38,6 +38,8 @@ export interface ManagementDeps {
   purgeMqtt?(realm: string): Promise<void>;
   /** Moves a renamed realm's data (`rename_realm`). */
   realmData?: RealmDataMover;
+  /** Tells a cluster's other nodes about a rename, so each moves its own data. */
+  renames?: RealmRenameNotices;
   /** Re-read of the watched settings file, when there is one (may be asynchronous). */
   reloadSettings?: () => unknown;
   /** Registry, queue ledger and subscription persistence for `remove_consumer`. */
@@ -102,6 +104,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     stats: () => collectStats(deps.getStats(), store, realms, Object.keys(auth.config.realms)),
     reloadSettings: deps.reloadSettings,
     realmData: deps.realmData,
+    renames: deps.renames,
     consumers: deps.consumers && { realms, ...deps.consumers },
   };
   lifecycle.start();

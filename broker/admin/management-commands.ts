@@ -43,7 +43,18 @@ export interface ManagementServices extends DlqServices {
   realmData?: RealmDataMover;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
   reloadSettings?: () => unknown;
+  /** Tells the other nodes of a cluster about a rename (cluster/realm-renames.ts); absent alone. */
+  renames?: RealmRenameNotices;
   now?: () => number;
+}
+
+/**
+ * A `rename_realm` seen by the rest of a cluster: `begin` before the config changes (the
+ * cluster's settings publication waits), then `announce` once the data moved here (every
+ * other node moves its own) or `cancel` when the rename failed or was reverted.
+ */
+export interface RealmRenameNotices {
+  begin(from: string, to: string): { announce(): Promise<void>; cancel(): void };
 }
 
 export type Result = { ok: true } & Record<string, unknown>;
@@ -130,6 +141,38 @@ function revertRename(
   }, 'command');
 }
 
+/** `rename_realm` after validation: config, sockets, then the realm's data (or revert). */
+async function renameWithData(
+  services: ManagementServices,
+  body: CommandBody,
+  scope: ManagerScope,
+  from: string,
+  to: string,
+): Promise<Result> {
+  const data = services.realmData;
+  const bound = services.lifecycle.socketsOf(from);
+  const outcome = mutate(services, (d) => realmCommands.renameRealm(d, body));
+  // §8.4 note (harden): sockets bound to the old name are ended so they re-authenticate:
+  // at the transport level, so stock clients reconnect by themselves (issue 19).
+  const sockets = new Set([...bound, ...services.lifecycle.socketsOf(from)]);
+  for (const socket of sockets) closeForReconnect(socket);
+  const disconnected = sockets.size;
+  if (!data) return settingsReply(services, scope, { disconnected_sockets: disconnected });
+  let moved: Awaited<ReturnType<RealmDataMover['move']>>;
+  try {
+    moved = await data.move(from, to);
+  } catch (err) {
+    revertRename(services, from, to, outcome.retargeted ?? []);
+    services.logger.error({ err, from, to }, 'realm data not moved; rename reverted');
+    throw new CommandError(500, `realm data not moved: ${(err as Error).message}`);
+  }
+  if (moved === null) {
+    revertRename(services, from, to, outcome.retargeted ?? []);
+    throw new CommandError(409, 'target realm already holds stored data');
+  }
+  return settingsReply(services, scope, { disconnected_sockets: disconnected, moved });
+}
+
 /** A synchronous settings command built from a pure draft mutation. */
 function settingsCommand(
   privilege: 'A' | 'A/R',
@@ -194,27 +237,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
       if (data && (await data.holds(to))) {
         throw new CommandError(409, 'target realm already holds stored data');
       }
-      const bound = services.lifecycle.socketsOf(from);
-      const outcome = mutate(services, (d) => realmCommands.renameRealm(d, body));
-      // §8.4 note (harden): sockets bound to the old name are ended so they re-authenticate:
-      // at the transport level, so stock clients reconnect by themselves (issue 19).
-      const sockets = new Set([...bound, ...services.lifecycle.socketsOf(from)]);
-      for (const socket of sockets) closeForReconnect(socket);
-      const disconnected = sockets.size;
-      if (!data) return settingsReply(services, scope, { disconnected_sockets: disconnected });
-      let moved: Awaited<ReturnType<RealmDataMover['move']>>;
+      const notice = data ? services.renames?.begin(from, to) : undefined;
       try {
-        moved = await data.move(from, to);
-      } catch (err) {
-        revertRename(services, from, to, outcome.retargeted ?? []);
-        services.logger.error({ err, from, to }, 'realm data not moved; rename reverted');
-        throw new CommandError(500, `realm data not moved: ${(err as Error).message}`);
+        const reply = await renameWithData(services, body, scope, from, to);
+        await notice?.announce();
+        return reply;
+      } finally {
+        notice?.cancel();
       }
-      if (moved === null) {
-        revertRename(services, from, to, outcome.retargeted ?? []);
-        throw new CommandError(409, 'target realm already holds stored data');
-      }
-      return settingsReply(services, scope, { disconnected_sockets: disconnected, moved });
     },
   },
   remove_realm: {

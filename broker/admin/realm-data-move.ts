@@ -13,7 +13,9 @@
  *    the realm's consumers were disconnected) and its pending authorization requests (dropped:
  *    their requesters were disconnected and would be granted the old name).
  *
- * Clustered nodes with a per-node store are not covered here: see docs/management.md.
+ * In a cluster every other node runs the same steps on its own data when the rename's notice
+ * reaches it (cluster/realm-renames.ts), step 2 included unless its store is the one the
+ * originating node already moved (`storeMoved`: the same Redis store).
  */
 import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
@@ -64,17 +66,25 @@ export class RealmDataMover {
 
   /**
    * Moves `from`'s data to `to`; null when the store found data under `to` (nothing moved).
+   * `storeMoved`: the store is shared and another node already moved its rows (a cluster
+   * peer on the Redis store), so only this node's runtime and MQTT state follow.
    * @throws the store's error (nothing moved: the store's step is atomic)
    */
-  async move(from: string, to: string): Promise<RealmMoved | null> {
+  async move(
+    from: string,
+    to: string,
+    { storeMoved = false }: { storeMoved?: boolean } = {},
+  ): Promise<RealmMoved | null> {
     const { store, realms, logger } = this.deps;
     const mqtt = this.deps.mqtt?.() ?? null;
     await mqtt?.closeRealmForRename(from);
-    const stored = await store.renameRealm(
-      from,
-      to,
-      store.mqttState ? { mqttPrefixes: zipPrefixes(from, to) } : {},
-    );
+    const stored = storeMoved
+      ? { queued: 0, dlq: 0, subscriptions: 0, retained: 0, mqtt_sessions: 0 }
+      : await store.renameRealm(
+          from,
+          to,
+          store.mqttState ? { mqttPrefixes: zipPrefixes(from, to) } : {},
+        );
     if (stored === null) return null;
     const live = (await mqtt?.renameRealm(from, to)) ?? { retained: 0, sessions: 0 };
     if (!this.deps.ledger.renameRealm(from, to)) {
@@ -94,7 +104,10 @@ export class RealmDataMover {
       pending_acks: pending,
       dropped_requests: dropped,
     };
-    logger.info({ from, to, ...moved }, 'realm data moved');
+    logger.info(
+      { from, to, ...moved, ...(storeMoved ? { store: 'moved once' } : {}) },
+      'realm data moved',
+    );
     return moved;
   }
 }

@@ -1,9 +1,9 @@
 /**
  * The shared admin state of a cluster, wired for `createBroker` (`spec/protocol-admin.md`
  * §6.4, §7, §15; docs/cluster.md "Admin state in a cluster"): cluster-wide proof nonces
- * (`shared-nonces.ts`), the shared settings document (`settings-sync.ts`) and the shared
- * authorization requests (`shared-auth-requests.ts`). Everything is absent when the node is
- * not clustered.
+ * (`shared-nonces.ts`), the shared settings document (`settings-sync.ts`), the shared
+ * authorization requests (`shared-auth-requests.ts`) and realm renames (`realm-renames.ts`).
+ * Everything is absent when the node is not clustered.
  */
 import { parseRealmTtlMs } from '../../shared/realm-ttl';
 import type { AuthState } from '../auth/auth-state';
@@ -12,6 +12,7 @@ import { DEFAULT_REQUEST_TTL_MS, type AuthorizationRequests } from '../auth/auth
 import type { Logger } from '../logging/logger';
 import type { BrokerServer } from '../transport/socket-types';
 import type { Cluster } from './create-cluster';
+import { RealmRenames, type LocalRealmRename } from './realm-renames';
 import type { SharedSettingsPort } from './settings-document';
 import { SettingsSync } from './settings-sync';
 import { SharedAuthRequests } from './shared-auth-requests';
@@ -21,6 +22,7 @@ export interface ClusterAdmin {
   readonly nonces?: SharedNonces;
   readonly requests?: SharedAuthRequests;
   readonly settings?: SettingsSync;
+  readonly renames?: RealmRenames;
   /** The handler-context parts (`clusterNonces`, `clusterRequests`); empty when not clustered. */
   readonly context: { clusterNonces?: SharedNonces; clusterRequests?: SharedAuthRequests };
   /** Drops a disposed realm's requests, here and in the shared document; returns local pending. */
@@ -38,6 +40,10 @@ export interface ClusterAdminDeps {
   localNonces?: Pick<NonceStore, 'live'>;
   /** The broker's socket.io server (requesters' sockets are looked up in `/`). */
   io: BrokerServer;
+  /** What this node does with a rename made on another node (realm-renames.ts). */
+  localRename: LocalRealmRename;
+  /** This node's store name when shared (`sharedStoreName`), else `""`. */
+  storeName(): string;
   logger: Logger;
 }
 
@@ -73,12 +79,23 @@ export function clusterAdmin(cluster: Cluster, deps: ClusterAdminDeps): ClusterA
     // As the local registry's (`auth-wiring.ts`): `auth.request_ttl`, default 24 h.
     ttlMs: () => parseRealmTtlMs(deps.auth.config.request_ttl) ?? DEFAULT_REQUEST_TTL_MS,
   });
+  const renames = new RealmRenames({
+    nodeId,
+    prefix,
+    links,
+    auth: deps.auth,
+    store: deps.storeName,
+    local: deps.localRename,
+    holdSettings: (until) => settings.hold(until),
+    logger,
+  });
   let started = false;
   const nonces = new SharedNonces(prefix, links, config.nonce_fail_open, logger, deps.localNonces);
   return {
     nonces,
     requests,
     settings,
+    renames,
     context: { clusterNonces: nonces, clusterRequests: requests },
     dropRealm(realm) {
       void requests.dropRealm(realm);
@@ -88,8 +105,13 @@ export function clusterAdmin(cluster: Cluster, deps: ClusterAdminDeps): ClusterA
       if (started) return;
       started = true;
       requests.start();
+      // Renames missed while away are replayed before the cluster's document is adopted.
+      await renames.start();
       await settings.start();
     },
-    close: () => settings.close(),
+    close: () => {
+      renames.close();
+      settings.close();
+    },
   };
 }

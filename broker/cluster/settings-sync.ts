@@ -137,6 +137,19 @@ export class SettingsSync {
     });
   }
 
+  /**
+   * Holds every publication and adoption queued after this call until `until` settles (a
+   * `rename_realm` holds it until its notice is out: cluster/realm-renames.ts).
+   */
+  hold(until: Promise<unknown>): void {
+    void this.enqueue(() =>
+      until.then(
+        () => undefined,
+        () => undefined,
+      ),
+    );
+  }
+
   close(): void {
     this.closed = true;
     this.stopAuth?.();

@@ -230,7 +230,18 @@ function envelopes(event: SignedActionName, spec: EnvelopeSpec): { env: unknown;
   }
 }
 
-function httpCall(port: number, spec: HttpSpec): Promise<number | 'error'> {
+/**
+ * One generated HTTP request, on a connection of its own; resolves with the status, or 'error'
+ * when the connection failed (the broker may drop or reset it at any point).
+ *
+ * Not on Node's global agent: it keeps connections alive, and when a response ends before the
+ * request body is flushed (the broker refuses before reading it) and the last write then fails
+ * because the broker closed the connection, the client request emits 'finish', hands the
+ * socket back to the agent and detaches its 'error' listener before the write error is
+ * emitted: an unhandled `write ECONNRESET`/`EPIPE` on a socket no code of ours holds. Without
+ * keep-alive that hand-back never happens; the socket's own listener covers the rest.
+ */
+export function httpCall(port: number, spec: HttpSpec): Promise<number | 'error'> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = {};
     headers.host =
@@ -266,11 +277,13 @@ function httpCall(port: number, spec: HttpSpec): Promise<number | 'error'> {
         method: spec.method,
         path: spec.path,
         headers,
+        agent: false,
       });
     } catch {
       resolve('error'); // a path Node's client itself refuses to send
       return;
     }
+    req.once('socket', (socket) => socket.on('error', () => undefined));
     const timer = setTimeout(() => {
       req.destroy();
       resolve('error');

@@ -83,7 +83,10 @@ export interface CampaignReport {
   max_batch_ms: number;
   /** Fuzz sockets the broker dropped (oversized packets, budgets) and the fuzzer re-opened. */
   dropped_sockets: number;
-  /** Emits socket.io-client itself refused to send (reserved event names). */
+  /**
+   * Emits socket.io-client itself refused to send (reserved event names) or could not encode
+   * (values nested too deep for its JSON.stringify), and envelopes too deep to sign.
+   */
   client_refused: number;
   http_status: Record<string, number>;
   signed: { answered: number; ok_true: number; refused_bad_proof: number };
@@ -230,7 +233,18 @@ function envelopes(event: SignedActionName, spec: EnvelopeSpec): { env: unknown;
   }
 }
 
-function httpCall(port: number, spec: HttpSpec): Promise<number | 'error'> {
+/**
+ * One generated HTTP request, on a connection of its own; resolves with the status, or 'error'
+ * when the connection failed (the broker may drop or reset it at any point).
+ *
+ * Not on Node's global agent: it keeps connections alive, and when a response ends before the
+ * request body is flushed (the broker refuses before reading it) and the last write then fails
+ * because the broker closed the connection, the client request emits 'finish', hands the
+ * socket back to the agent and detaches its 'error' listener before the write error is
+ * emitted: an unhandled `write ECONNRESET`/`EPIPE` on a socket no code of ours holds. Without
+ * keep-alive that hand-back never happens; the socket's own listener covers the rest.
+ */
+export function httpCall(port: number, spec: HttpSpec): Promise<number | 'error'> {
   return new Promise((resolve) => {
     const headers: Record<string, string> = {};
     headers.host =
@@ -266,11 +280,13 @@ function httpCall(port: number, spec: HttpSpec): Promise<number | 'error'> {
         method: spec.method,
         path: spec.path,
         headers,
+        agent: false,
       });
     } catch {
       resolve('error'); // a path Node's client itself refuses to send
       return;
     }
+    req.once('socket', (socket) => socket.on('error', () => undefined));
     const timer = setTimeout(() => {
       req.destroy();
       resolve('error');
@@ -320,7 +336,11 @@ function describe(a: FuzzAction): string {
     try {
       t = JSON.stringify(v) ?? String(v);
     } catch {
-      t = String(v);
+      try {
+        t = String(v);
+      } catch {
+        t = `<${Array.isArray(v) ? 'array' : typeof v} nested too deep to print>`;
+      }
     }
     return t.length > 160 ? `${t.slice(0, 160)}…(${t.length} chars)` : t;
   };
@@ -490,37 +510,58 @@ export async function runCampaign(opts: CampaignOptions): Promise<CampaignReport
           case 'signed': {
             const s = fuzz[a.socket];
             if (!s?.connected) break;
-            for (const { env, good } of envelopes(a.event, a.spec)) {
-              if (!a.ack) {
-                s.emit(a.event, env);
+            let built: { env: unknown; good: boolean }[];
+            try {
+              built = envelopes(a.event, a.spec);
+            } catch {
+              // Signing or cloning a body nested too deep overflows the stack: nothing is sent.
+              report.client_refused++;
+              break;
+            }
+            for (const { env, good } of built) {
+              const nonCanonical = a.spec.tamper.endsWith('-timestamp');
+              let answered: (result: { err: unknown; reply?: unknown }) => void = () => undefined;
+              const answer = new Promise<{ err: unknown; reply?: unknown }>(
+                (resolve) => (answered = resolve),
+              );
+              try {
+                // Callback form, outside a promise executor: a refusal to encode throws here.
+                if (a.ack) {
+                  s.timeout(8_000).emit(a.event, env, (err: unknown, reply?: unknown) =>
+                    answered({ err, reply }),
+                  );
+                } else {
+                  s.emit(a.event, env);
+                }
+              } catch {
+                // socket.io-client's encoder overflowed the stack on a deep value: nothing sent.
+                report.client_refused++;
                 continue;
               }
-              const nonCanonical = a.spec.tamper.endsWith('-timestamp');
+              if (!a.ack) continue;
               pending.push(
-                s
-                  .timeout(8_000)
-                  .emitWithAck(a.event, env)
-                  .then((reply: unknown) => {
-                    report.signed.answered++;
-                    const r = reply as { ok?: unknown; code?: unknown; message?: unknown } | null;
-                    if (typeof r !== 'object' || r === null || typeof r.ok !== 'boolean') {
-                      problems.push(`${a.event} answered ${JSON.stringify(reply)?.slice(0, 200)}`);
-                      return;
-                    }
-                    if (r.ok) report.signed.ok_true++;
-                    if (r.ok && nonCanonical) report.nonstrict_timestamps_accepted++;
-                    if (r.ok && !good) {
-                      problems.push(
-                        `${a.event} ran with a refused proof (${a.spec.secret}/${a.spec.tamper}): ${describe(a)}`,
-                      );
-                    }
-                    if (!r.ok && !good) report.signed.refused_bad_proof++;
-                  })
-                  .catch(() => {
+                answer.then(({ err, reply }) => {
+                  if (err) {
                     // No answer: fine only if the broker dropped the socket meanwhile.
                     if (s.connected)
                       problems.push(`${a.event} with an ack got no answer in 8 s: ${describe(a)}`);
-                  }),
+                    return;
+                  }
+                  report.signed.answered++;
+                  const r = reply as { ok?: unknown; code?: unknown; message?: unknown } | null;
+                  if (typeof r !== 'object' || r === null || typeof r.ok !== 'boolean') {
+                    problems.push(`${a.event} answered ${JSON.stringify(reply)?.slice(0, 200)}`);
+                    return;
+                  }
+                  if (r.ok) report.signed.ok_true++;
+                  if (r.ok && nonCanonical) report.nonstrict_timestamps_accepted++;
+                  if (r.ok && !good) {
+                    problems.push(
+                      `${a.event} ran with a refused proof (${a.spec.secret}/${a.spec.tamper}): ${describe(a)}`,
+                    );
+                  }
+                  if (!r.ok && !good) report.signed.refused_bad_proof++;
+                }),
               );
             }
             break;

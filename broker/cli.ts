@@ -173,7 +173,10 @@ async function main(): Promise<void> {
       .catch(() => undefined)
       .then(() => current.close())
       .then(
-        () => process.exit(BrokerExitCode.OK),
+        () => {
+          logger.info({ reason }, 'broker stopped');
+          process.exit(BrokerExitCode.OK);
+        },
         (err: unknown) => {
           logger.error({ err }, 'error while stopping');
           process.exit(BrokerExitCode.CRASH);

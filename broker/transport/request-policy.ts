@@ -26,7 +26,7 @@
  *    protect realms, this protects the user's browser from the pages it opens.
  *
  * Everything else is refused with **403** (HTTP: a JSON body `{code, message}` as engine.io
- * answers; upgrade: a bare `403 Forbidden` response), counted in
+ * answers; upgrade: `403 Forbidden` with the reason as plain text), counted in
  * `tyo_mq_rejected_inputs_total{reason="forbidden_origin"|"forbidden_host"|"jsonp"}`, and
  * logged at most once per 10 s per offending value, naming the setting that would allow it.
  */

@@ -7,6 +7,8 @@
  *   message (replayed on its next `SUBSCRIBE`), dropped otherwise.
  * If a reliable copy cannot be stored (store error, queue cap) it is delivered plain, without
  * `msgId`, rather than not at all (§9.1 recommendation) — and the publisher confirm says so.
+ * Per queue, the outcomes of those writes are acted on in publish order (`hold`/`settled`),
+ * so a fast failure never overtakes an earlier copy whose write is still in flight.
  *
  * Per durable queue, publish order (ARCHITECTURE §4): a copy goes out live only when its queue
  * is live for the consumer's socket (see `QueueLedger`); otherwise it is stored behind the
@@ -204,11 +206,19 @@ export class Delivery {
     const q = this.ledger.queueOf(realm.name, record);
     if (!socket || q.liveSocket !== socket.id || !record.ackRequired) {
       // Stored behind the backlog: the replay delivers it (or the consumer's next SUBSCRIBE).
-      const parked = this.enqueue(q, record, envelope, msg, undefined, 0);
-      if (!socket) return parked;
-      return parked.then((outcome) => {
-        const now = liveSocket(realm, record.consumer);
-        if (!outcome.ok && now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
+      if (!socket) return this.enqueue(q, record, envelope, msg, undefined, 0);
+      // A live consumer may get it plain if the write fails: in publish order (below).
+      const seq = q.outSeq++;
+      return this.enqueue(q, record, envelope, msg, undefined, 0).then((outcome) => {
+        if (seq !== q.outNext) {
+          this.hold(q, seq, () => this.settleParked(realm, record, envelope, outcome));
+        } else {
+          try {
+            this.settleParked(realm, record, envelope, outcome);
+          } finally {
+            this.settled(q);
+          }
+        }
         return outcome;
       });
     }
@@ -217,31 +227,101 @@ export class Delivery {
     const json = this.jsonOf(envelope);
     const id = newMessageId();
     this.ledger.claims.add(id);
+    const seq = q.outSeq++;
     return this.enqueue(q, record, envelope, msg, id, 1, json).then((outcome) => {
-      // A replay that read the copy first has delivered it (one owner per copy).
-      if (!this.ledger.claims.has(id)) return outcome;
-      const now = liveSocket(realm, record.consumer);
-      if (!outcome.ok) {
-        this.ledger.claims.delete(id);
-        if (now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
-      } else if (now && q.liveSocket === now.id && this.gate.writable(now)) {
-        this.ledger.claims.delete(id);
-        this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group, json), 0, 1);
-        if (msg.receivedAt !== undefined)
-          this.metrics.publishDelivered(performance.now() - msg.receivedAt);
+      if (seq !== q.outNext) {
+        const act = () =>
+          this.settleLive(realm, record, envelope, msg, group, json, q, id, outcome);
+        this.hold(q, seq, act);
       } else {
-        // Not delivered after all (consumer gone, replaying, or over its write-buffer cap): it
-        // waits in the store for the replay, never sent. The claim
-        // stays until the reset count is committed, so a replay that reads the copy meanwhile
-        // (still stored as attempt 1) knows that attempt was never made.
-        const release = () => this.ledger.claims.delete(id);
-        this.store.setAttempts(id, 0).then(release, (err: unknown) => {
-          release();
-          this.logger.error({ err, id }, 'attempt count not reset');
-        });
+        try {
+          this.settleLive(realm, record, envelope, msg, group, json, q, id, outcome);
+        } finally {
+          this.settled(q);
+        }
       }
       return outcome;
     });
+  }
+
+  /**
+   * Publish order of fallbacks (issue 21 item 6): per queue, the outcome of a copy's write is
+   * acted on (delivered with `msgId`, or plain as a fallback) only once every earlier copy's
+   * write for that queue has settled and been acted on. Writes that settle in order (SQLite's
+   * group commit, Redis replies on one connection, a healthy store) take the fast path: no
+   * allocation. A write that settles before an earlier one (a Redis write failing fast while
+   * the one before it waits for a reconnect to fail) waits here for it.
+   */
+  private hold(q: QueueState, seq: number, act: () => void): void {
+    (q.outHeld ??= new Map()).set(seq, act);
+  }
+
+  /** The copy `q.outNext` was acted on: the next ones that already settled follow, in order. */
+  private settled(q: QueueState): void {
+    q.outNext++;
+    const held = q.outHeld;
+    if (held === null) return;
+    for (let act = held.get(q.outNext); act !== undefined; act = held.get(q.outNext)) {
+      held.delete(q.outNext);
+      q.outNext++;
+      try {
+        act();
+      } catch (err) {
+        this.logger.error(
+          { err, realm: q.realm, key: q.key },
+          'delivery after a held write failed',
+        );
+      }
+    }
+    if (held.size === 0) q.outHeld = null;
+  }
+
+  /** A parked copy's write settled: on failure it goes plain to the consumer if still live. */
+  private settleParked(
+    realm: RealmRegistry,
+    record: SubscriptionRecord,
+    envelope: DeliveryEnvelope,
+    outcome: StoreOutcome,
+  ): void {
+    if (outcome.ok) return;
+    const now = liveSocket(realm, record.consumer);
+    if (now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
+  }
+
+  /** A live reliable copy's write settled: delivered with `msgId`, or plain if not stored. */
+  private settleLive(
+    realm: RealmRegistry,
+    record: SubscriptionRecord,
+    envelope: DeliveryEnvelope,
+    msg: ProducedMessage,
+    group: readonly SubscriptionRecord[] | undefined,
+    json: string | undefined,
+    q: QueueState,
+    id: string,
+    outcome: StoreOutcome,
+  ): void {
+    // A replay that read the copy first has delivered it (one owner per copy).
+    if (!this.ledger.claims.has(id)) return;
+    const now = liveSocket(realm, record.consumer);
+    if (!outcome.ok) {
+      this.ledger.claims.delete(id);
+      if (now) this.emit(realm.name, now, consumeEvent(record.key), envelope);
+    } else if (now && q.liveSocket === now.id && this.gate.writable(now)) {
+      this.ledger.claims.delete(id);
+      this.acks.deliver(now, id, reliableCopy(realm, record, envelope, group, json), 0, 1);
+      if (msg.receivedAt !== undefined)
+        this.metrics.publishDelivered(performance.now() - msg.receivedAt);
+    } else {
+      // Not delivered after all (consumer gone, replaying, or over its write-buffer cap): it
+      // waits in the store for the replay, never sent. The claim
+      // stays until the reset count is committed, so a replay that reads the copy meanwhile
+      // (still stored as attempt 1) knows that attempt was never made.
+      const release = () => this.ledger.claims.delete(id);
+      this.store.setAttempts(id, 0).then(release, (err: unknown) => {
+        release();
+        this.logger.error({ err, id }, 'attempt count not reset');
+      });
+    }
   }
 
   /** A stored copy created at `createdAt` (ISO) was sent: publish→deliver includes its wait. */

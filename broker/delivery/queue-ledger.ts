@@ -67,6 +67,14 @@ export interface QueueState extends Depth {
   readonly owner: ConsumerDepth;
   /** Set when the state was dropped from the ledger; cached references must look it up again. */
   dropped: boolean;
+  /**
+   * Publish order of write outcomes (see `Delivery`): the sequence number of the next copy
+   * whose write starts, of the next copy whose outcome may be acted on, and the outcomes that
+   * settled before an earlier one did (null when none is waiting; the common case).
+   */
+  outSeq: number;
+  outNext: number;
+  outHeld: Map<number, () => void> | null;
 }
 
 /** Why a copy was refused: the realm's cap or the consumer's. */
@@ -170,6 +178,9 @@ export class QueueLedger {
         replayGen: 0,
         owner,
         dropped: false,
+        outSeq: 0,
+        outNext: 0,
+        outHeld: null,
       };
       r.queues.set(id, q);
     }

@@ -21,6 +21,8 @@ export interface RedisServer {
   kill(): Promise<void>;
   /** Starts it again on the same port after `kill()`. */
   restart(): Promise<void>;
+  /** Sends `signal` to the server, e.g. `SIGSTOP` / `SIGCONT` to pause and resume it. */
+  signal(signal: NodeJS.Signals): void;
 }
 
 async function ended(child: ChildProcess, signal: NodeJS.Signals): Promise<void> {
@@ -117,6 +119,9 @@ export async function startRedisServer(args: string[] = []): Promise<RedisServer
         restart: async () => {
           await ended(child, 'SIGKILL');
           child = await startOn(port, dir, args);
+        },
+        signal: (signal) => {
+          child.kill(signal);
         },
       };
     } catch (err) {

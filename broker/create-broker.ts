@@ -164,6 +164,8 @@ export function createBroker(
   store.observeCommits?.((ms) => metrics.storageCommitted(ms));
   const dlqDepths = store.dlqDepths?.bind(store);
   if (dlqDepths) metrics.watchDlq(dlqDepths);
+  const storageStatus = store.storageStatus?.bind(store);
+  if (storageStatus) metrics.watchStorage(storageStatus);
   metrics.watchTransports(() => transportCounts(io, mqttConnected()));
   // Per-message warnings of a busy realm, and client input a client may repeat at will (unknown
   // events): first one in full, then a count per key (10 s).
@@ -361,6 +363,7 @@ export function createBroker(
       cluster.nodeId ?? undefined,
       mqtt.realmCounts(),
       cluster.status(),
+      store.storageStatus?.(),
     );
   const health = (): Health => brokerHealth(startedAt, cluster.nodeId ?? undefined);
   const httpApi = createBrokerHttp({

@@ -81,12 +81,35 @@ export const ClusterStatusSchema = z.object({
 });
 export type ClusterStatus = z.infer<typeof ClusterStatusSchema>;
 
+/**
+ * `storage` of `GET /api/stats` for a store on the broker's filesystem (SQLite; Switchboard
+ * extension, docs/delivery-guarantees.md "Disk full"): whether it refuses new durable copies
+ * now and why — `low_free_space` (free bytes below the reserve) or `store_full` (a write failed
+ * for lack of space; clears once a later reading shows free space above the reserve).
+ */
+export const StorageStatusSchema = z.object({
+  refusing_writes: z.boolean(),
+  reason: z.enum(['low_free_space', 'store_full']).nullable(),
+  /** Bytes available on the data directory's filesystem at the last reading (null: none yet). */
+  free_bytes: z.number().nullable(),
+  total_bytes: z.number().nullable(),
+  /** The low-water mark in bytes (`storage_options.min_free_bytes` / `min_free_percent`). */
+  reserve_bytes: z.number().nullable(),
+  /** The directory watched (the database file's). */
+  path: z.string(),
+  /** Why the last reading failed, when it did. */
+  error: z.string().optional(),
+});
+export type StorageStatus = z.infer<typeof StorageStatusSchema>;
+
 /** `GET /api/stats` (§10.5). */
 export const StatsSchema = z.object({
   realms: z.record(z.string(), RealmStatsSchema),
   connections_current: z.number().int(),
   cluster_node_id: z.string().optional(),
   cluster: ClusterStatusSchema.optional(),
+  /** The store's free-space state (SQLite stores only). */
+  storage: StorageStatusSchema.optional(),
 });
 export type Stats = z.infer<typeof StatsSchema>;
 

@@ -38,6 +38,13 @@ export const MetricName = {
   CONNECTIONS_BY_TRANSPORT: 'tyo_mq_connections_by_transport',
   /** Switchboard: dead-lettered entries held now, per realm (gauge). */
   DLQ_DEPTH: 'tyo_mq_dlq_depth',
+  /**
+   * Switchboard: 1 while the store refuses new durable copies, by `reason` (`low_free_space`,
+   * `store_full`; both always present). SQLite stores only.
+   */
+  STORE_REFUSING_WRITES: 'tyo_mq_store_refusing_writes',
+  /** Switchboard: bytes free on the store's filesystem, and its reserve (`kind`: free, reserve). */
+  STORE_FREE_BYTES: 'tyo_mq_store_free_bytes',
   /** Switchboard: 1 while this cluster node's Redis links are up, 0 otherwise (gauge). */
   CLUSTER_REDIS_UP: 'tyo_mq_cluster_redis_up',
   /** Switchboard: messages this node relayed to its peers, by `outcome` (sent, failed). */

@@ -35,6 +35,8 @@ const NESTED: Record<string, Record<string, string>> = {
     defaultTtl: 'default_ttl',
     maxBatchRows: 'max_batch_rows',
     commitDelayMs: 'commit_delay_ms',
+    minFreeBytes: 'min_free_bytes',
+    minFreePercent: 'min_free_percent',
     connectTimeout: 'connect_timeout',
     fallbackFilename: 'fallback_filename',
     fallback_path: 'fallback_filename',

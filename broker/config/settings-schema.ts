@@ -120,6 +120,14 @@ const StorageOptionsSchema = z
     default_ttl: z.number().nonnegative().optional(),
     max_batch_rows: z.number().int().positive().max(100_000).default(512),
     commit_delay_ms: z.number().nonnegative().max(1_000).default(0),
+    /**
+     * Free-space reserve of the SQLite store (docs/configuration.md): below this many free bytes
+     * on the database's filesystem new durable copies are refused with `SWB_ERR_STORAGE`, so ACKs
+     * and DLQ moves can still commit. With neither key the reserve is the smaller of 256 MiB and
+     * 5 %; with one, that one; with both, the smaller. 0 turns the reserve off.
+     */
+    min_free_bytes: z.number().int().nonnegative().optional(),
+    min_free_percent: z.number().nonnegative().max(100).optional(),
     ...RedisStorageOptionsShape,
   })
   .strict();

@@ -5,7 +5,7 @@
  * Source: `spec/protocol-core.md` §15 (`getStats()`), `spec/protocol-admin.md` §10.3 and §10.5.
  * Switchboard adds the durable queue depths of each realm (`queued`, `queues`, issue 7).
  */
-import type { ClusterStatus, Health, Stats } from '../../shared/http-api';
+import type { ClusterStatus, Health, Stats, StorageStatus } from '../../shared/http-api';
 import { queueStats, type QueueLedger } from '../delivery/queue-ledger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import { BROKER_VERSION } from '../version';
@@ -20,7 +20,8 @@ function count<T extends { online: boolean }>(m: Map<string, T>) {
  * `stats` (§10.5): per realm, producers and consumers (total/online), subscribed keys, depths,
  * and (Switchboard, issue 14) `mqtt_clients`: MQTT clients connected now, when there are any.
  * `connectionsCurrent` counts socket.io and MQTT connections; `cluster` (docs/cluster.md) is
- * this node's cluster status when clustering is on.
+ * this node's cluster status when clustering is on; `storage` (issue 21) the store's free-space
+ * state when it has one (SQLite).
  */
 export function brokerStats(
   realms: RealmDirectory,
@@ -29,6 +30,7 @@ export function brokerStats(
   nodeId: string | undefined,
   mqttClients: ReadonlyMap<string, number> = new Map(),
   cluster?: ClusterStatus,
+  storage?: StorageStatus,
 ): Stats {
   const out: Stats = { realms: {}, connections_current: connectionsCurrent };
   for (const realm of realms.values()) {
@@ -60,6 +62,7 @@ export function brokerStats(
   }
   if (nodeId) out.cluster_node_id = nodeId;
   if (cluster) out.cluster = cluster;
+  if (storage) out.storage = storage;
   return out;
 }
 

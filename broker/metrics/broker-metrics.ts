@@ -8,6 +8,7 @@
  * deepest `maxQueueSeries` queues and one `_other` series summing the rest (issue 20 item 4).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { StorageStatus } from '../../shared/http-api';
 import { MetricName, OTHER_EVENT_LABEL, OTHER_QUEUE_LABEL } from '../../shared/metric-names';
 
 /** Default series of `tyo_mq_subscription_queue_depth` (`input_limits.max_queue_depth_series`). */
@@ -132,6 +133,9 @@ export type TransportCounts = () => Iterable<[string, number]>;
 /** Dead-lettered entries per realm, read at scrape time (the store's `dlqDepths`). */
 export type DlqDepthSource = () => Promise<Array<{ realm: string; n: number }>>;
 
+/** The store's free-space state, read at scrape time (the store's `storageStatus`). */
+export type StorageStatusSource = () => StorageStatus;
+
 /** Counters of one broker; one `Registry` each, so brokers in one process do not mix. */
 export class BrokerMetrics {
   readonly registry = new Registry();
@@ -147,6 +151,7 @@ export class BrokerMetrics {
   private depthSource: QueueDepthSource | null = null;
   private transportSource: TransportCounts | null = null;
   private dlqSource: DlqDepthSource | null = null;
+  private storageSource: StorageStatusSource | null = null;
   /**
    * Unlabelled histograms, held as their one child: `observe` on it skips building and checking
    * a label set per call (about 0.23 µs instead of 0.42 µs here).
@@ -287,6 +292,32 @@ export class BrokerMetrics {
         for (const { realm, n } of rows) this.set({ realm }, n);
       },
     });
+    const storage = () => this.storageSource;
+    new Gauge({
+      name: MetricName.STORE_REFUSING_WRITES,
+      help: 'Whether the store refuses new durable copies now (1), by reason',
+      labelNames: ['reason'],
+      registers,
+      collect() {
+        const status = storage()?.();
+        if (!status) return;
+        // Both reasons always present, so an alert sees 0 rather than a gap.
+        for (const reason of ['low_free_space', 'store_full'] as const)
+          this.set({ reason }, status.reason === reason ? 1 : 0);
+      },
+    });
+    new Gauge({
+      name: MetricName.STORE_FREE_BYTES,
+      help: "Bytes free on the store's filesystem (kind=free) and its reserve (kind=reserve)",
+      labelNames: ['kind'],
+      registers,
+      collect() {
+        const status = storage()?.();
+        if (!status) return;
+        if (status.free_bytes !== null) this.set({ kind: 'free' }, status.free_bytes);
+        if (status.reserve_bytes !== null) this.set({ kind: 'reserve' }, status.reserve_bytes);
+      },
+    });
     const transports = () => this.transportSource;
     new Gauge({
       name: MetricName.CONNECTIONS_BY_TRANSPORT,
@@ -360,6 +391,11 @@ export class BrokerMetrics {
   }
 
   /** Reads DLQ depths per realm from `source` at each scrape. */
+  /** Reads the store's free-space state at scrape time (`tyo_mq_store_refusing_writes`). */
+  watchStorage(source: StorageStatusSource): void {
+    this.storageSource = source;
+  }
+
   watchDlq(source: DlqDepthSource): void {
     this.dlqSource = source;
   }

@@ -31,6 +31,8 @@ export function createStore(settings: Settings, dataDir: string, logger: Logger)
       defaultTtl,
       maxBatchRows: o.max_batch_rows,
       commitDelayMs: o.commit_delay_ms,
+      minFreeBytes: o.min_free_bytes,
+      minFreePercent: o.min_free_percent,
       logger,
     });
   if (settings.storage === 'sqlite') return sqlite(o.filename ?? DEFAULT_SQLITE_FILENAME);

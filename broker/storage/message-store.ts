@@ -8,6 +8,7 @@
  * order; ties within one millisecond are broken by a per-process sequence (Note 16-A).
  */
 import { randomFillSync } from 'node:crypto';
+import type { StorageStatus } from '../../shared/http-api';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
 import type { MqttStateStore } from './mqtt-state';
 
@@ -185,6 +186,11 @@ export interface MessageStore {
    * SQLite store: worker round trip, fsync included). For the storage commit histogram.
    */
   observeCommits?(listener: (ms: number) => void): void;
+  /**
+   * Optional: whether the store refuses new durable copies now and why (the SQLite store's
+   * free-space reserve, `free-space-reserve.ts`). Cheap: a cached reading.
+   */
+  storageStatus?(): StorageStatus;
   /**
    * Optional: MQTT sessions and retained messages kept across restarts (the SQLite store).
    * Without it the MQTT listener keeps them in memory.

@@ -137,4 +137,6 @@ export type OpenReply = { ok: true } | { ok: false; message: string; busy: boole
 export type WorkerRequest = { id: number; ops: OpBatch; tx: boolean } | { id: number; close: true };
 /** Worker → main thread: every operation's result, in order, or why the batch failed. */
 export type WorkerReply =
-  { id: number; ok: true; results: unknown[] } | { id: number; ok: false; message: string };
+  | { id: number; ok: true; results: unknown[] }
+  /** `code`: SQLite's or the OS's error code (`SQLITE_FULL`, `ENOSPC`…) when there is one. */
+  | { id: number; ok: false; message: string; code?: string };

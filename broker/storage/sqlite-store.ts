@@ -16,8 +16,16 @@
  * survives power loss. `'NORMAL'` in WAL mode survives a process crash (`kill -9`) but may lose
  * the last commits on power loss; it is faster. A failed commit rolls back the whole batch and
  * rejects every promise in it; a dead worker rejects everything with `SWB_ERR_STORAGE`.
+ *
+ * Free-space reserve (`free-space-reserve.ts`): while the database's filesystem has less free
+ * space than the reserve, or after a write failed for lack of space (`SQLITE_FULL`), `enqueue`
+ * refuses new copies with `SWB_ERR_STORAGE` before they reach the worker; every other write
+ * (ACK deletes, attempt counts, DLQ moves, subscriptions) still goes through, so consumers can
+ * drain the store into the space the reserve kept.
  */
 import { SwitchboardError } from '../../shared/error-catalogue';
+import { dirname } from 'node:path';
+import type { StorageStatus } from '../../shared/http-api';
 import { preparePrivateDbFile, type Restricted } from '../config/private-files';
 import type { Logger } from '../logging/logger';
 import {
@@ -35,7 +43,8 @@ import {
 } from './message-store';
 import type { MqttStateStore } from './mqtt-state';
 import { pushOp, type OpArgs, type OpBatch, type OpName, type OpResult } from './sqlite-ops';
-import { SqliteWorkerClient } from './sqlite-worker-client';
+import { FreeSpaceReserve } from './free-space-reserve';
+import { SqliteWorkerClient, StoreWriteError } from './sqlite-worker-client';
 
 export interface SqliteStoreOptions {
   filename: string;
@@ -49,6 +58,14 @@ export interface SqliteStoreOptions {
   commitDelayMs?: number;
   /** Told when files of an older version were readable by others and were restricted to 0600. */
   logger?: Logger;
+  /**
+   * Free-space reserve on the database's filesystem, in bytes and in percent of its size (see
+   * `reserveBytes`: neither → the smaller of 256 MiB and 5 %; 0 turns it off).
+   */
+  minFreeBytes?: number;
+  minFreePercent?: number;
+  /** Longest age (ms) of the cached free-space reading (default 1,000). */
+  freeSpaceRefreshMs?: number;
 }
 
 /** The writes waiting for the next group commit: their operations and how to settle each. */
@@ -81,6 +98,7 @@ export class SqliteStore implements MessageStore {
   private committing = 0;
   private closed = false;
   private commitListener: ((ms: number) => void) | null = null;
+  private readonly reserve: FreeSpaceReserve;
 
   /**
    * Opens (creating if needed, mode 0600) and migrates the database, in the worker; blocks
@@ -109,9 +127,35 @@ export class SqliteStore implements MessageStore {
       );
     }
     this.worker = new SqliteWorkerClient(options.filename, options.synchronous ?? 'FULL');
+    const logger = options.logger;
+    this.reserve = new FreeSpaceReserve({
+      path: dirname(options.filename),
+      minFreeBytes: options.minFreeBytes,
+      minFreePercent: options.minFreePercent,
+      refreshMs: options.freeSpaceRefreshMs,
+      onChange: (status) => {
+        if (status.refusing_writes)
+          logger?.error(status, 'message store refuses new durable copies: out of free space');
+        else logger?.warn(status, 'message store accepts new durable copies again');
+      },
+    });
+  }
+
+  /** Whether new durable copies are refused now, and why (`/api/stats` `storage`, the gauge). */
+  storageStatus(): StorageStatus {
+    return this.reserve.status();
+  }
+
+  /** Takes a fresh free-space reading now (tests; the cached one is at most 1 s old). */
+  refreshStorageStatus(): Promise<StorageStatus> {
+    return this.reserve.refresh(true).then(() => this.reserve.status(false));
   }
 
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string> {
+    if (this.closed) return Promise.reject(closedError());
+    // New copies stop at the reserve, so the writes that drain the store can still commit.
+    const refusal = this.reserve.refusal();
+    if (refusal !== null) return Promise.reject(new SwitchboardError('SWB_ERR_STORAGE', refusal));
     const now = Date.now();
     const id = input.id ?? newMessageId();
     // Columns of `Row`, in order.
@@ -264,8 +308,13 @@ export class SqliteStore implements MessageStore {
     this.flush();
     const ops: OpBatch = [];
     pushOp(ops, name, args);
-    const [result] = await this.worker.request(ops, true);
-    return result as OpResult<K>;
+    try {
+      const [result] = await this.worker.request(ops, true);
+      return result as OpResult<K>;
+    } catch (err) {
+      if (err instanceof StoreWriteError) this.reserve.writeFailed(err.sqliteCode, err.message);
+      throw err;
+    }
   }
 
   private schedule(): void {
@@ -302,6 +351,7 @@ export class SqliteStore implements MessageStore {
         done();
       },
       (err: unknown) => {
+        if (err instanceof StoreWriteError) this.reserve.writeFailed(err.sqliteCode, err.message);
         for (const reject of writes.rejects) reject(err);
         done();
       },

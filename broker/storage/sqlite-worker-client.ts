@@ -76,6 +76,16 @@ function buildFromSources(): URL {
   return pathToFileURL(file);
 }
 
+/** A request the worker ran and SQLite refused; `sqliteCode` is e.g. `SQLITE_FULL`. */
+export class StoreWriteError extends SwitchboardError {
+  constructor(
+    reason: string,
+    readonly sqliteCode: string | undefined,
+  ) {
+    super('SWB_ERR_STORAGE', `Message store write failed: ${reason}`);
+  }
+}
+
 export class SqliteWorkerClient {
   private readonly worker: Worker;
   private readonly waiting = new Map<number, Waiting>();
@@ -144,10 +154,7 @@ export class SqliteWorkerClient {
     this.waiting.delete(reply.id);
     if (this.waiting.size === 0) this.worker.unref();
     if (reply.ok) waiting.resolve(reply.results);
-    else
-      waiting.reject(
-        new SwitchboardError('SWB_ERR_STORAGE', `Message store write failed: ${reply.message}`),
-      );
+    else waiting.reject(new StoreWriteError(reply.message, reply.code));
   }
 
   private fail(message: string): void {

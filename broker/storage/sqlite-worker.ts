@@ -59,7 +59,13 @@ function serve(db: Database.Database, s: SqliteStatements): void {
     try {
       reply = { id: req.id, ok: true, results: req.tx ? runAll(req.ops) : runOps(req.ops, run) };
     } catch (err) {
-      reply = { id: req.id, ok: false, message: (err as Error).message };
+      const code = (err as { code?: unknown }).code;
+      reply = {
+        id: req.id,
+        ok: false,
+        message: (err as Error).message,
+        ...(typeof code === 'string' ? { code } : {}),
+      };
     }
     parentPort!.postMessage(reply);
   });

@@ -113,6 +113,40 @@ describe('overview model', () => {
   });
 });
 
+describe('overview model of a store refusing writes (free-space reserve)', () => {
+  const withStorage = (storage: NonNullable<Overview['stats']>['storage']): Overview => ({
+    ...overview,
+    stats: { ...overview.stats!, storage },
+  });
+  const base = {
+    free_bytes: 3 * 1024 * 1024,
+    total_bytes: 20 * 1024 * 1024,
+    reserve_bytes: 4 * 1024 * 1024,
+    path: '/data',
+  };
+
+  it('says why and how much space is left while new durable copies are refused', () => {
+    const low = buildOverviewModel(
+      withStorage({ ...base, refusing_writes: true, reason: 'low_free_space' }),
+      running,
+    );
+    expect(low.storageRefusal).toBe(
+      "Free space on the store's disk is below its reserve (3.0 MiB free, reserve 4.0 MiB): new durable copies are refused; ACKs still commit.",
+    );
+    const full = buildOverviewModel(
+      withStorage({ ...base, free_bytes: 0, refusing_writes: true, reason: 'store_full' }),
+      running,
+    );
+    expect(full.storageRefusal).toMatch(/^The message store ran out of space \(0 B free/);
+  });
+
+  it('says nothing while the store accepts writes, or without a store status', () => {
+    const ok = withStorage({ ...base, free_bytes: 9e9, refusing_writes: false, reason: null });
+    expect(buildOverviewModel(ok, running).storageRefusal).toBeNull();
+    expect(buildOverviewModel(overview, running).storageRefusal).toBeNull();
+  });
+});
+
 describe('overview model of remote connections and a lost console host', () => {
   const remote: Overview = { ...overview, connectionId: 'remote-1', name: 'Remote', local: null };
 

@@ -38,6 +38,11 @@ export interface OverviewModel {
   deliveredRate: number | null;
   connections: number | null;
   restarts: number;
+  /**
+   * While the broker's store refuses new durable copies (issue 21, free-space reserve): why, in
+   * words, with the free bytes and the reserve; else null.
+   */
+  storageRefusal: string | null;
   /** Why the broker is not healthy (supervisor error, else scrape error), or null. */
   problem: string | null;
   sampledAt: number | null;
@@ -82,6 +87,28 @@ export function tokenRefused(message: string | null | undefined): boolean {
 /** Whether an overview's error says `/api/*` needs an admin token this connection lacks. */
 export function needsAdminToken(message: string | null | undefined): boolean {
   return !!message && message.includes('needs an admin token');
+}
+
+/** `1.5 MiB`-style sizes (binary units), for the free-space notice. */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
+}
+
+/** The Overview's sentence for a store that refuses new durable copies, or null. */
+export function storageRefusal(storage: Stats['storage']): string | null {
+  if (!storage?.refusing_writes) return null;
+  const space = `${formatBytes(storage.free_bytes)} free, reserve ${formatBytes(storage.reserve_bytes)}`;
+  return storage.reason === 'store_full'
+    ? `The message store ran out of space (${space}): new durable copies are refused until space is freed; ACKs still commit.`
+    : `Free space on the store's disk is below its reserve (${space}): new durable copies are refused; ACKs still commit.`;
 }
 
 export interface OverviewModelOptions {
@@ -136,6 +163,7 @@ export function buildOverviewModel(
     deliveredRate: live?.rates?.delivered ?? null,
     connections: live?.counters?.connectionsCurrent ?? null,
     restarts: status?.restarts ?? 0,
+    storageRefusal: storageRefusal(live?.stats?.storage),
     problem: (liveState !== 'running' ? status?.lastError : null) ?? scrapeProblem ?? null,
     sampledAt: overview?.sampledAt ?? null,
   };

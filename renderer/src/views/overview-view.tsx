@@ -1,7 +1,8 @@
 /**
  * Overview of the selected connection (`selectedConnectionId`): state (the local broker's
  * lifecycle, or a remote broker's reachability), address, uptime, registered producers and
- * consumers, message counters since the broker started and rates. Re-renders on every `overview`
+ * consumers, message counters since the broker started and rates, and a banner while the store
+ * refuses new durable copies (free-space reserve). Re-renders on every `overview`
  * event (≥ 1/s). While the console host is unreachable everything is marked stale.
  */
 import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
@@ -80,6 +81,11 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
         </p>
       )}
       <ErrorBanner title="Broker problem:" message={model.problem} testId="overview-error" />
+      <ErrorBanner
+        title="Store refusing writes:"
+        message={model.storageRefusal}
+        testId="overview-storage-refusing"
+      />
       {!stale && (
         <ErrorBanner
           title="Action failed:"

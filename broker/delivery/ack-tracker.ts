@@ -8,6 +8,13 @@
  * tracker starts from the stored count, so a re-send after a reconnect, a takeover or a
  * restart carries `delivery_attempt ≥ 2`, and `max_attempts` counts deliveries across
  * connections. Every delay is bounded by `MAX_TIMER_DELAY_MS` (a longer Node timer fires at once).
+ *
+ * Store faults (issue 21): a copy's state in memory never runs ahead of the store. An ACK is
+ * tracked until its delete commits; one that fails re-arms the copy (retried after its backoff,
+ * then dead-lettered). An attempt count the store could not record is kept here and counted from
+ * at the copy's next delivery (so the re-send is marked and `max_attempts` still dead-letters);
+ * the next attempt's write records it. An attempt still in the broker's write buffer when its
+ * socket closes never reached the consumer: it is not charged (docs/delivery-guarantees.md).
  */
 import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
@@ -74,14 +81,23 @@ interface Pending extends DeadlineEntry {
   timer: NodeJS.Timeout | null;
   /** `performance.now()` when the last attempt was sent, for the ACK latency histogram. */
   sentAt: number;
+  /** The last attempt's place in its socket's `deliveriesSent` (compared with `deliveriesFlushed`). */
+  seq: number;
 }
+
+/** Most attempt counts kept for copies whose count the store could not record. */
+const MAX_UNRECORDED = 100_000;
 
 export interface AckTrackerHooks {
   delivered(realm: string, event: string): void;
   ackTimeout(realm: string): void;
   /** Attempts ran out: move the stored copy to the DLQ with `reason`. */
   exhausted(msgId: string, copy: ReliableCopy, reason: string): void;
-  /** Attempt `n` of stored copy `msgId` is being made: write the count to the store. */
+  /**
+   * Attempt `n` of stored copy `msgId` is being made (or, for an attempt that never left the
+   * broker, `n` is the count again without it): write the count to the store. A write that
+   * fails reports `notRecorded(msgId, n)`.
+   */
   attempted(msgId: string, n: number): void;
   /** An awaited ACK arrived `seconds` after its attempt was sent. */
   acked?(seconds: number): void;
@@ -91,6 +107,8 @@ export class AckTracker {
   private readonly pending = new Map<string, Pending>();
   /** ACK waits: one Node timer per `ack_timeout` length, not one per delivery. */
   private readonly deadlines = new DeadlineLists<Pending>((p) => this.timedOut(p.msgId, p));
+  /** Attempts made of copies whose count the store could not record (msgId → count). */
+  private readonly unrecorded = new Map<string, number>();
 
   /** Per-recipient filter (embedding `authorizeForward`); null when none is installed. */
   forward: SocketForward | null = null;
@@ -127,9 +145,11 @@ export class AckTracker {
   ): void {
     const previous = this.pending.get(msgId);
     if (previous) this.disarm(previous);
+    if (this.unrecorded.size !== 0) made = Math.max(made, this.unrecorded.get(msgId) ?? 0);
     const attempt = Math.max(previous?.attempt ?? 0, made);
     if (attempt >= copy.retry.maxAttempts) {
       this.pending.delete(msgId);
+      this.unrecorded.delete(msgId);
       this.hooks.exhausted(msgId, copy, `ack timeout after ${attempt} attempt(s)`);
       return;
     }
@@ -146,6 +166,7 @@ export class AckTracker {
       persisted: Math.max(previous?.persisted ?? 0, persisted),
       timer: null,
       sentAt: 0,
+      seq: 0,
     };
     this.pending.set(msgId, entry);
     this.attempt(msgId, entry, socket, attempt + 1);
@@ -167,16 +188,35 @@ export class AckTracker {
     return this.pending.get(msgId)?.socketId;
   }
 
-  /** `msgId` was ACKed by the socket awaited: times it, then stops tracking it. */
+  /**
+   * An ACK for `msgId` arrived: times it and stops its ACK wait or retry, but keeps tracking the
+   * copy until the delete is settled — `release` once it committed, `ackFailed` if it failed.
+   * Meanwhile the copy awaits no socket and is neither retried nor handed over.
+   */
   acknowledged(msgId: string): boolean {
     const p = this.pending.get(msgId);
-    if (p && this.armed(p) && p.socketId !== null)
+    if (!p) return false;
+    if (this.armed(p) && p.socketId !== null)
       this.hooks.acked?.((performance.now() - p.sentAt) / 1000);
-    return this.release(msgId);
+    this.disarm(p);
+    p.socketId = null;
+    return true;
   }
 
-  /** Stops tracking `msgId` (ACKed or removed); returns whether it was tracked. */
+  /**
+   * The delete of an ACKed copy failed (the copy is still stored): unless it was delivered again
+   * meanwhile, it is re-armed as if its ACK had timed out — retried after its backoff, or
+   * dead-lettered when its attempts ran out.
+   */
+  ackFailed(msgId: string): void {
+    const p = this.pending.get(msgId);
+    if (p === undefined || this.armed(p)) return;
+    this.retryLater(msgId, p);
+  }
+
+  /** Stops tracking `msgId` (ACK committed, or removed); returns whether it was tracked. */
   release(msgId: string): boolean {
+    if (this.unrecorded.size !== 0) this.unrecorded.delete(msgId);
     const p = this.pending.get(msgId);
     if (!p) return false;
     this.disarm(p);
@@ -184,23 +224,53 @@ export class AckTracker {
   }
 
   /**
+   * The store could not record attempt count `n` of `msgId`: the count is kept here, and the
+   * copy's next delivery counts from it (and its write records it).
+   */
+  notRecorded(msgId: string, n: number): void {
+    if ((this.unrecorded.get(msgId) ?? -1) >= n) return;
+    if (this.unrecorded.size >= MAX_UNRECORDED) {
+      // Bounded: the oldest entry goes (its copy is counted from the store again).
+      for (const oldest of this.unrecorded.keys()) {
+        this.unrecorded.delete(oldest);
+        break;
+      }
+    }
+    this.unrecorded.set(msgId, n);
+  }
+
+  /**
    * Forgets the deliveries awaiting a closed socket (§15 step 1): their copies stay stored
    * for replay. Group copies move to another live member at once instead (§12) — whether
-   * they await an ACK or wait for a retry — within their attempt budget.
+   * they await an ACK or wait for a retry — within their attempt budget. `flushed`: the
+   * socket's `deliveriesFlushed`; an attempt sent after it was still in the broker's write
+   * buffer, never reached the consumer, and is not charged.
    */
-  dropSocket(socketId: string): void {
+  dropSocket(socketId: string, flushed = Infinity): void {
     for (const [msgId, p] of this.pending) {
       const awaiting = p.socketId === socketId;
-      if (!awaiting && !(p.socketId === null && p.lastSocketId === socketId)) continue;
+      if (!awaiting && !(p.timer !== null && p.lastSocketId === socketId)) continue;
+      const unsent = awaiting && p.seq > flushed;
       const target = p.copy.reassign?.();
       if (!target) {
         // In a retry delay, the retry itself finds the consumer's next socket, or none.
-        if (awaiting) this.release(msgId);
+        if (!awaiting) continue;
+        // Untracked, but a count the store could not record is kept for the next delivery.
+        this.disarm(p);
+        this.pending.delete(msgId);
+        // The store holds the count with the unsent attempt: it goes back to the one before.
+        if (unsent) {
+          if (this.unrecorded.size !== 0) this.unrecorded.delete(msgId);
+          this.hooks.attempted(msgId, p.attempt - 1);
+        }
         continue;
       }
       this.disarm(p);
+      // The attempt is made again, as the same attempt (its count is stored already).
+      if (unsent) p.attempt--;
       if (p.attempt >= p.copy.retry.maxAttempts) {
         this.pending.delete(msgId);
+        this.unrecorded.delete(msgId);
         this.hooks.exhausted(msgId, p.copy, `ack timeout after ${p.attempt} attempt(s)`);
         continue;
       }
@@ -215,6 +285,7 @@ export class AckTracker {
     for (const p of this.pending.values()) if (p.timer) clearTimeout(p.timer);
     this.deadlines.clear();
     this.pending.clear();
+    this.unrecorded.clear();
   }
 
   /** Whether `p` waits for its ACK or for its retry. */
@@ -234,8 +305,11 @@ export class AckTracker {
     p.attempt = n;
     p.socketId = socket.id;
     p.lastSocketId = socket.id;
+    p.seq = ++socket.data.deliveriesSent;
     if (n > p.persisted) {
       p.persisted = n;
+      // This write records any count kept for the copy; if it fails, `notRecorded` keeps n.
+      if (this.unrecorded.size !== 0) this.unrecorded.delete(msgId);
       this.hooks.attempted(msgId, n);
     }
     if (this.forward === null && copy.envelopeJson !== undefined) {
@@ -259,10 +333,16 @@ export class AckTracker {
   private timedOut(msgId: string, p: Pending): void {
     p.timer = null;
     p.socketId = null;
+    this.hooks.ackTimeout(p.copy.realm);
+    this.retryLater(msgId, p);
+  }
+
+  /** Dead-letters `p` after its last attempt, else retries it after its backoff. */
+  private retryLater(msgId: string, p: Pending): void {
     const { copy } = p;
-    this.hooks.ackTimeout(copy.realm);
     if (p.attempt >= copy.retry.maxAttempts) {
       this.pending.delete(msgId);
+      this.unrecorded.delete(msgId);
       this.hooks.exhausted(msgId, copy, `ack timeout after ${p.attempt} attempt(s)`);
       return;
     }

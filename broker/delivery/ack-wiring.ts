@@ -26,7 +26,7 @@ export function createAckTracker({
   repeated,
   logger,
 }: AckWiring): AckTracker {
-  return new AckTracker({
+  const tracker: AckTracker = new AckTracker({
     delivered: (realm, event) => metrics.messageDelivered(realm, event),
     ackTimeout: (realm) => metrics.ackTimeout(realm),
     acked: (seconds) => metrics.acked(seconds),
@@ -43,8 +43,11 @@ export function createAckTracker({
     },
     attempted: (msgId, n) => {
       store.setAttempts(msgId, n).catch((err: unknown) => {
+        // Kept in memory: the next delivery is marked from it and `max_attempts` still counts.
+        tracker.notRecorded(msgId, n);
         logger.error({ err, id: msgId }, 'attempt count not stored');
       });
     },
   });
+  return tracker;
 }

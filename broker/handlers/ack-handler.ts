@@ -5,7 +5,9 @@
  * Order of checks: the copy awaits this socket's ACK → delete it; else the copy is still
  * stored for one of this socket's consumers (e.g. ACK after a reconnect) → delete it;
  * else another socket/consumer owns it → 403; else 404 (also for another realm's copy, so
- * realms never see each other's ids, `spec/protocol-admin.md` §3.2). A store failure → 500.
+ * realms never see each other's ids, `spec/protocol-admin.md` §3.2). A store failure → 500,
+ * and the copy is re-armed (retried after its backoff, then dead-lettered): stock clients
+ * ignore `ACK_FAIL`, so a copy whose delete failed must not wait for an ACK that never comes.
  */
 import { ClientEvent, ServerEvent, type AckReply } from '../../shared/protocol-events';
 import type { AckPayload } from '../../shared/protocol-payloads';
@@ -52,13 +54,16 @@ function settleAwaited(
   ctx.acks.acknowledged(msgId);
   return ctx.ledger.ack(msgId, realm, stored.key, stored.consumer).then(
     () => {
+      ctx.acks.release(msgId);
       ackEvent(ctx, socket, realm, msgId);
       if (ack) replyAck(socket, { ok: true, msgId }, ack);
       // `{ok: true, msgId}` as `socket.emit` would encode it.
       else emitJson(socket, ServerEvent.ACK_OK, `{"ok":true,"msgId":${JSON.stringify(msgId)}}`);
     },
-    (err: unknown) =>
-      replyAck(socket, { ok: false, code: 500, message: (err as Error).message }, ack),
+    (err: unknown) => {
+      ctx.acks.ackFailed(msgId);
+      replyAck(socket, { ok: false, code: 500, message: (err as Error).message }, ack);
+    },
   );
 }
 
@@ -88,8 +93,10 @@ async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string):
   try {
     await ctx.ledger.ack(msgId, queue.realm, queue.key, queue.consumer);
   } catch (err) {
+    ctx.acks.ackFailed(msgId);
     return { ok: false, code: 500, message: (err as Error).message };
   }
+  ctx.acks.release(msgId);
   ackEvent(ctx, socket, queue.realm, msgId);
   return { ok: true, msgId };
 }

@@ -30,9 +30,15 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.lastSeenAt = Date.now();
   socket.data.producers = new Set();
   socket.data.consumers = new Set();
+  socket.data.deliveriesSent = 0;
+  socket.data.deliveriesFlushed = 0;
   ctx.metrics.connection();
   socket.conn.on('packet', () => {
     socket.data.lastSeenAt = Date.now();
+  });
+  // engine.io hands its whole write buffer to the transport at each flush (once per burst).
+  socket.conn.on('flush', () => {
+    socket.data.deliveriesFlushed = socket.data.deliveriesSent;
   });
   coalesceWrites(socket);
   attachHandlers(ctx, socket);
@@ -55,7 +61,7 @@ export function releaseSocket(ctx: HandlerContext, socket: BrokerSocket): void {
   const realm = ctx.realms.get(socket.data.realm);
   if (realm) releaseNames(realm, socket);
   // Last, so that group copies move only to members that are still online.
-  ctx.acks.dropSocket(socket.id);
+  ctx.acks.dropSocket(socket.id, socket.data.deliveriesFlushed);
 }
 
 function releaseNames(realm: RealmRegistry, socket: BrokerSocket): void {

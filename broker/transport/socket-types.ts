@@ -48,6 +48,13 @@ export interface SocketData {
    * replayed in order once it is decided. Null when no validation is in flight.
    */
   authQueue: Array<{ event: string; raw: unknown; ack: unknown }> | null;
+  /** Reliable delivery attempts written to this socket (ack-tracker.ts numbers them). */
+  deliveriesSent: number;
+  /**
+   * `deliveriesSent` at the connection's last flush to its transport: a later attempt is still
+   * in the broker's write buffer and, if the socket closes, never reached the consumer.
+   */
+  deliveriesFlushed: number;
 }
 
 export type BrokerServer = Server<ClientToServerEvents, ServerToClientEvents, object, SocketData>;

@@ -33,8 +33,19 @@ export function mqttClientIp(client: Client, limits?: LimitsService): string {
   return 'unknown';
 }
 
+interface HeldPublish {
+  realm: string;
+  bytes: number;
+  proceed: () => void;
+}
+
 export class MqttLimits {
   private readonly budgets = new WeakMap<Client, ClientBuckets>();
+  /** Publishes held by the budget, per connection, oldest first (absent: none held). */
+  private readonly held = new WeakMap<
+    Client,
+    { reason: 'messages_per_second' | 'bytes_per_second'; items: HeldPublish[] }
+  >();
 
   constructor(
     private readonly limits: LimitsService,
@@ -80,17 +91,45 @@ export class MqttLimits {
       budget = { key: '', messages: null, bytes: null, refs: 1, idleSince: 0 };
       this.budgets.set(client, budget);
     }
-    const attempt = (first: boolean): void => {
-      if (client.conn.destroyed) return;
-      const wait = this.waitMs(budget, realm, bytes);
-      if (wait === 0) {
-        proceed();
+    // Publish order per connection: a publish arriving while earlier ones are held waits
+    // behind them, even if the bucket has refilled by then (aedes may read on meanwhile).
+    const queue = this.held.get(client);
+    if (queue) {
+      // Held too: one breach, of the reason the queue is waiting for.
+      this.limits.recordBreach(queue.reason);
+      queue.items.push({ realm, bytes, proceed });
+      return;
+    }
+    const wait = this.waitMs(budget, realm, bytes);
+    if (wait === 0) {
+      proceed();
+      return;
+    }
+    this.limits.recordBreach(wait.reason);
+    this.held.set(client, { reason: wait.reason, items: [{ realm, bytes, proceed }] });
+    setTimeout(() => this.drain(client, budget), wait.ms).unref();
+  }
+
+  /** Releases the held publishes of `client` in order, as its budget allows. */
+  private drain(client: Client, budget: ClientBuckets): void {
+    const queue = this.held.get(client);
+    if (!queue) return;
+    if (client.conn.destroyed) {
+      this.held.delete(client);
+      return;
+    }
+    while (queue.items.length > 0) {
+      const head = queue.items[0]!;
+      const wait = this.waitMs(budget, head.realm, head.bytes);
+      if (wait !== 0) {
+        queue.reason = wait.reason;
+        setTimeout(() => this.drain(client, budget), wait.ms).unref();
         return;
       }
-      if (first) this.limits.recordBreach(wait.reason);
-      setTimeout(() => attempt(false), wait.ms).unref();
-    };
-    attempt(true);
+      queue.items.shift();
+      head.proceed();
+    }
+    this.held.delete(client);
   }
 
   /** 0 when both buckets gave their tokens, else how long to wait and why. */

@@ -191,7 +191,12 @@ export function createBroker(
     },
   );
   const remoteTickets = new TicketStore();
-  const backPressure = new BackPressure(() => live.current.back_pressure, limitMetrics, logger);
+  const backPressure = new BackPressure(
+    () => live.current.back_pressure,
+    limitMetrics,
+    logger,
+    settings.max_http_buffer_size,
+  );
   // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
   const delivery = new Delivery(
     metrics,
@@ -443,6 +448,7 @@ export function createBroker(
       }
       acks.close();
       repeated.close();
+      backPressure.close();
       ledger.close();
       expiry.stop();
       chunks.close();

@@ -2,8 +2,8 @@
  * Counters of the limits area, registered in the broker's prom-client registry:
  * - `tyo_mq_rate_limited_total{reason=<§11.3 key>}`: every breach (`spec/protocol-admin.md` §11.3);
  * - `tyo_mq_rejected_inputs_total{reason}`: inputs refused, reasons from `RejectReason`;
- * - `tyo_mq_slow_consumer_drops_total{realm}`: plain copies not sent to a socket over its
- *   write-buffer cap.
+ * - `tyo_mq_slow_consumer_drops_total{realm}`: plain copies not sent to a slow socket (over its
+ *   write-buffer cap and stalled, or over the ceiling: `back-pressure.ts`).
  * Label values are our own fixed keys, or realm names (bounded by configuration).
  */
 import { Counter, type Registry } from 'prom-client';
@@ -47,7 +47,7 @@ export class LimitMetrics {
     });
     this.slowDrops = new Counter({
       name: MetricName.SLOW_CONSUMER_DROPS_TOTAL,
-      help: 'Plain copies dropped because the consumer socket was over its write-buffer cap',
+      help: 'Plain copies dropped because the consumer socket was slow (over its write-buffer cap and stalled, or over the ceiling)',
       labelNames: ['realm'],
       registers,
     });

@@ -80,6 +80,8 @@ export type LimitsBlock = z.infer<typeof LimitsSchema>;
 
 /** Default per-socket cap of bytes queued for writing (8 MiB). */
 export const DEFAULT_MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
+/** Default time without any drain after which a socket over the cap is slow (ms). */
+export const DEFAULT_STALL_AFTER_MS = 1_000;
 /** Default time a socket may stay over the cap before it is disconnected (ms). */
 export const DEFAULT_OVER_CAP_DISCONNECT_MS = 30_000;
 
@@ -89,6 +91,9 @@ export const BackPressureSchema = z
     /** Bytes queued to one socket (engine.io write buffer + WebSocket buffer) before plain
      * copies to it are dropped. */
     max_buffered_bytes: z.number().int().positive().default(DEFAULT_MAX_BUFFERED_BYTES),
+    /** A socket over the cap that drained nothing for this long (ms) is slow: plain copies to it
+     * are dropped. One that drains may go `max_http_buffer_size` past the cap. */
+    stall_after_ms: z.number().int().positive().default(DEFAULT_STALL_AFTER_MS),
     /** A socket over the cap for longer than this (ms) is disconnected. */
     disconnect_after_ms: z.number().int().positive().default(DEFAULT_OVER_CAP_DISCONNECT_MS),
   })

@@ -112,6 +112,8 @@ const REFUSAL_LOG_MS = 1_000;
 export class Delivery {
   /** `realm → {at, suppressed}` of the last refusal log line. */
   private readonly refusalLog = new Map<string, { at: number; suppressed: number }>();
+  /** Store write failures logged per realm: when, and how many since went unlogged. */
+  private readonly storeFailureLog = new Map<string, { at: number; suppressed: number }>();
   /** Per-recipient filter (embedding `authorizeForward`); null when none is installed. */
   forward: SocketForward | null = null;
   /** The last envelope serialised for a live reliable copy, and its text (fan-out reuses it). */
@@ -431,10 +433,24 @@ export class Delivery {
       err instanceof SwitchboardError
         ? err.toInfo()
         : { code: 'SWB_ERR_STORAGE' as const, message: (err as Error).message };
-    this.logger.error(
-      { realm: q.realm, key: record.key, consumer: record.consumerId, error },
-      'durable copy not stored',
-    );
+    // At most one line a second per realm: a store outage or a full disk fails every copy.
+    const now = Date.now();
+    const last = this.storeFailureLog.get(q.realm);
+    if (!last || now - last.at >= REFUSAL_LOG_MS) {
+      this.storeFailureLog.set(q.realm, { at: now, suppressed: 0 });
+      this.logger.error(
+        {
+          realm: q.realm,
+          key: record.key,
+          consumer: record.consumerId,
+          error,
+          suppressed: last?.suppressed ?? 0,
+        },
+        'durable copy not stored',
+      );
+    } else {
+      last.suppressed++;
+    }
     return { ok: false, error };
   }
 

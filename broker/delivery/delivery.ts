@@ -19,6 +19,7 @@ import { SwitchboardError } from '../../shared/error-catalogue';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import { OPEN_GATE, type SendGate } from '../limits/back-pressure';
 import type { Logger } from '../logging/logger';
+import { PerKeyThrottle } from '../logging/per-key-throttle';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { RealmRegistry } from '../routing/realm-registry';
@@ -110,10 +111,9 @@ export type SocketForward = (
 const REFUSAL_LOG_MS = 1_000;
 
 export class Delivery {
-  /** `realm → {at, suppressed}` of the last refusal log line. */
-  private readonly refusalLog = new Map<string, { at: number; suppressed: number }>();
-  /** Store write failures logged per realm: when, and how many since went unlogged. */
-  private readonly storeFailureLog = new Map<string, { at: number; suppressed: number }>();
+  /** Queue-cap refusals and store write failures: one log line a second per realm each. */
+  private readonly refusalLog = new PerKeyThrottle(REFUSAL_LOG_MS);
+  private readonly storeFailureLog = new PerKeyThrottle(REFUSAL_LOG_MS);
   /** Per-recipient filter (embedding `authorizeForward`); null when none is installed. */
   forward: SocketForward | null = null;
   /** The last envelope serialised for a live reliable copy, and its text (fan-out reuses it). */
@@ -434,22 +434,12 @@ export class Delivery {
         ? err.toInfo()
         : { code: 'SWB_ERR_STORAGE' as const, message: (err as Error).message };
     // At most one line a second per realm: a store outage or a full disk fails every copy.
-    const now = Date.now();
-    const last = this.storeFailureLog.get(q.realm);
-    if (!last || now - last.at >= REFUSAL_LOG_MS) {
-      this.storeFailureLog.set(q.realm, { at: now, suppressed: 0 });
+    const suppressed = this.storeFailureLog.take(q.realm);
+    if (suppressed !== null) {
       this.logger.error(
-        {
-          realm: q.realm,
-          key: record.key,
-          consumer: record.consumerId,
-          error,
-          suppressed: last?.suppressed ?? 0,
-        },
+        { realm: q.realm, key: record.key, consumer: record.consumerId, error, suppressed },
         'durable copy not stored',
       );
-    } else {
-      last.suppressed++;
     }
     return { ok: false, error };
   }
@@ -461,22 +451,12 @@ export class Delivery {
       refusal === 'realm'
         ? `Durable queue cap of realm ${q.realm} reached`
         : `Durable queue cap of consumer ${q.consumer} reached`;
-    const now = Date.now();
-    const last = this.refusalLog.get(q.realm);
-    if (!last || now - last.at >= REFUSAL_LOG_MS) {
-      this.refusalLog.set(q.realm, { at: now, suppressed: 0 });
+    const suppressed = this.refusalLog.take(q.realm);
+    if (suppressed !== null) {
       this.logger.warn(
-        {
-          realm: q.realm,
-          key: q.key,
-          consumer: q.consumer,
-          cap: refusal,
-          suppressed: last?.suppressed ?? 0,
-        },
+        { realm: q.realm, key: q.key, consumer: q.consumer, cap: refusal, suppressed },
         'durable copy refused: queue cap reached',
       );
-    } else {
-      last.suppressed++;
     }
     return { ok: false, error: new SwitchboardError('SWB_ERR_QUEUE_FULL', message).toInfo() };
   }

@@ -7,43 +7,27 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../logging/logger';
+import { PerKeyThrottle } from '../logging/per-key-throttle';
 import type { Refusal } from './request-policy';
 
-interface Seen {
-  at: number;
-  suppressed: number;
-  refusal: Refusal;
-}
-
-const OVERFLOW_KEY = '*';
-
 export class RefusalLog {
-  private readonly seen = new Map<string, Seen>();
+  private readonly throttle: PerKeyThrottle;
 
-  /** `windowMs`: quiet time per value between full lines (default 10 s). */
+  /** `windowMs`: quiet time per value between full lines (default 10 s); 256 values tracked. */
   constructor(
     private readonly logger: Logger | undefined,
     private readonly windowMs = 10_000,
-    private readonly maxKeys = 256,
-    private readonly now: () => number = Date.now,
-  ) {}
+    maxKeys = 256,
+    now: () => number = Date.now,
+  ) {
+    this.throttle = new PerKeyThrottle(windowMs, maxKeys, now);
+  }
 
   /** Logs `refusal` of `req` unless the same value was logged within the window. */
   refused(refusal: Refusal, req: IncomingMessage): void {
     if (!this.logger) return;
-    const t = this.now();
-    let key = `${refusal.reason}\u0000${refusal.value}`;
-    if (!this.seen.has(key) && this.seen.size >= this.maxKeys) {
-      this.sweep(t);
-      if (this.seen.size >= this.maxKeys) key = OVERFLOW_KEY;
-    }
-    const entry = this.seen.get(key);
-    if (entry && t - entry.at < this.windowMs) {
-      entry.suppressed += 1;
-      return;
-    }
-    const repeated = entry?.suppressed ?? 0;
-    this.seen.set(key, { at: t, suppressed: 0, refusal });
+    const repeated = this.throttle.take(`${refusal.reason}\u0000${refusal.value}`);
+    if (repeated === null) return;
     this.logger.warn(
       {
         reason: refusal.reason,
@@ -56,10 +40,6 @@ export class RefusalLog {
       },
       `request refused: ${refusal.message}`,
     );
-  }
-
-  private sweep(t: number): void {
-    for (const [k, v] of this.seen) if (t - v.at >= this.windowMs) this.seen.delete(k);
   }
 }
 

@@ -5,69 +5,14 @@
  * same-origin and loopback origins (the Python client, a page served from this machine) are
  * allowed; refusals are 403, counted and logged without flooding.
  */
-import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { io, type Socket } from 'socket.io-client';
-import WebSocket from 'ws';
 import { describe, expect, it } from 'vitest';
 import { HttpPath } from '../../shared/http-api';
 import { ClientEvent } from '../../shared/protocol-events';
 import { startBroker, type Harness } from '../helpers/broker-harness';
-
-interface Reply {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
-
-/** A plain HTTP request with the given headers (Host included, which fetch cannot set). */
-function send(
-  port: number,
-  path: string,
-  headers: Record<string, string>,
-  method = 'GET',
-  body?: string,
-): Promise<Reply> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method,
-        headers: { connection: 'close', ...headers },
-      },
-      (res) => {
-        let text = '';
-        res.setEncoding('utf8');
-        res.on('data', (d: string) => (text += d));
-        res.on('end', () =>
-          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }),
-        );
-      },
-    );
-    req.once('error', reject);
-    req.end(body);
-  });
-}
-
-/** Status of a WebSocket handshake to `url` with the given headers (101 = accepted). */
-function upgrade(url: string, headers: Record<string, string>, protocol?: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(url, protocol ? [protocol] : [], { headers });
-    ws.once('open', () => {
-      ws.close();
-      resolve(101);
-    });
-    ws.once('unexpected-response', (_req, res) => {
-      res.resume();
-      ws.terminate();
-      resolve(res.statusCode ?? 0);
-    });
-    ws.once('error', reject);
-  });
-}
+import { rejectedInputs, send, upgrade } from '../helpers/http-probe';
 
 const POLL = '/socket.io/?EIO=4&transport=polling';
 const EVIL = 'http://evil.example:8080';
@@ -77,15 +22,6 @@ async function openSession(h: Harness): Promise<string> {
   const reply = await send(h.port, POLL, {});
   expect(reply.status).toBe(200);
   return (JSON.parse(reply.body.slice(1)) as { sid: string }).sid;
-}
-
-/** `tyo_mq_rejected_inputs_total{reason}` as the broker's /api/metrics reports it. */
-async function rejected(h: Harness, reason: string): Promise<number> {
-  const { body } = await send(h.port, HttpPath.METRICS, {});
-  const m = new RegExp(`^tyo_mq_rejected_inputs_total\\{reason="${reason}"\\} (\\d+)`, 'm').exec(
-    body,
-  );
-  return m ? Number(m[1]) : 0;
 }
 
 /** A logger whose warn lines are kept. */
@@ -131,7 +67,7 @@ describe('the request policy on the socket.io port', () => {
       // The session itself (no Origin) is untouched: its next poll is served.
       const poll = await send(h.port, path, {}, 'POST', '40');
       expect(poll.status).toBe(200);
-      expect(await rejected(h, 'forbidden_origin')).toBe(4);
+      expect(await rejectedInputs(h.port, 'forbidden_origin')).toBe(4);
     } finally {
       await h.close();
     }
@@ -145,7 +81,7 @@ describe('the request policy on the socket.io port', () => {
       expect(reply.body).not.toContain('sid');
       const sid = await openSession(h);
       expect((await send(h.port, `${POLL}&sid=${sid}&j=0`, {})).status).toBe(403);
-      expect(await rejected(h, 'jsonp')).toBe(2);
+      expect(await rejectedInputs(h.port, 'jsonp')).toBe(2);
     } finally {
       await h.close();
     }
@@ -219,8 +155,8 @@ describe('the request policy on the socket.io port', () => {
       expect(String(refusals[1]!.allow_with)).toContain(
         '"rebind.evil.example" to the allowed_hosts',
       );
-      expect(await rejected(h, 'forbidden_origin')).toBe(5);
-      expect(await rejected(h, 'forbidden_host')).toBe(1);
+      expect(await rejectedInputs(h.port, 'forbidden_origin')).toBe(5);
+      expect(await rejectedInputs(h.port, 'forbidden_host')).toBe(1);
     } finally {
       await h.close();
     }
@@ -239,8 +175,8 @@ describe('the request policy on the MQTT-over-WebSocket listener', () => {
       expect(await upgrade(url, { host: 'rebind.evil.example' }, 'mqtt')).toBe(403);
       expect(await upgrade(url, {}, 'mqtt')).toBe(101);
       expect(await upgrade(url, { origin: 'http://localhost:8080' }, 'mqtt')).toBe(101);
-      expect(await rejected(h, 'forbidden_origin')).toBe(1);
-      expect(await rejected(h, 'forbidden_host')).toBe(1);
+      expect(await rejectedInputs(h.port, 'forbidden_origin')).toBe(1);
+      expect(await rejectedInputs(h.port, 'forbidden_host')).toBe(1);
     } finally {
       await h.close();
     }

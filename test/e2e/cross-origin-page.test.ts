@@ -7,12 +7,12 @@
  * page served from a loopback origin does get through: the control that shows the page's
  * probes can see success.
  */
-import { createServer, request, type Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HttpPath } from '../../shared/http-api';
 import { startBroker, type Harness } from '../helpers/broker-harness';
+import { rejectedInputs } from '../helpers/http-probe';
 
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -56,27 +56,6 @@ window.probe = async (brokerPort, mqttPort) => {
   return out;
 };
 </script>`;
-
-function get(port: number, path: string): Promise<string> {
-  return new Promise((resolve, reject) => {
-    request({ host: '127.0.0.1', port, path }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (d: string) => (body += d));
-      res.on('end', () => resolve(body));
-    })
-      .once('error', reject)
-      .end();
-  });
-}
-
-async function rejected(h: Harness, reason: string): Promise<number> {
-  const body = await get(h.port, HttpPath.METRICS);
-  const m = new RegExp(`^tyo_mq_rejected_inputs_total\\{reason="${reason}"\\} (\\d+)`, 'm').exec(
-    body,
-  );
-  return m ? Number(m[1]) : 0;
-}
 
 describe('a web page on another origin against a local broker', () => {
   let browser: Browser;
@@ -151,9 +130,9 @@ describe('a web page on another origin against a local broker', () => {
           mqtt: 'error',
         });
         expect(h.broker.status().produced).toBe(0);
-        expect(await rejected(h, 'jsonp')).toBe(1);
+        expect(await rejectedInputs(h.port, 'jsonp')).toBe(1);
         // Polling, WebSocket (socket.io) and MQTT over WebSocket.
-        expect(await rejected(h, 'forbidden_origin')).toBe(3);
+        expect(await rejectedInputs(h.port, 'forbidden_origin')).toBe(3);
       } finally {
         await h.close();
       }

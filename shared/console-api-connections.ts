@@ -92,6 +92,25 @@ export type ConnectionTestReport = z.infer<typeof ConnectionTestReportSchema>;
 export const ConnectionState = z.enum(['online', 'refused', 'unreachable', 'unknown']);
 export type ConnectionState = z.infer<typeof ConnectionState>;
 
+/**
+ * When a connection list was taken: the console host's start (`epoch`, ms since the Unix epoch)
+ * and its count of connection changes (`seq`). A call's answer and a pushed `connections` event
+ * travel on different channels and can cross; the page keeps the newer list (`isNewerList`).
+ */
+export const ConnectionsRevisionSchema = z.object({ epoch: z.number(), seq: z.number().int() });
+export type ConnectionsRevision = z.infer<typeof ConnectionsRevisionSchema>;
+
+/**
+ * Whether a list taken at `next` may replace one taken at `current`: always after a host
+ * restart (another epoch), otherwise only when it is not older.
+ */
+export function isNewerList(
+  next: ConnectionsRevision,
+  current: ConnectionsRevision | null,
+): boolean {
+  return !current || next.epoch !== current.epoch || next.seq >= current.seq;
+}
+
 /** A connection as the renderer sees it: the profile without its secret, plus its state. */
 export const ConnectionSummarySchema = z.object({
   id: z.string(),
@@ -107,6 +126,8 @@ export const ConnectionSummarySchema = z.object({
   state: ConnectionState,
   /** Why it is unreachable or refused (or its HTTP API is off), else null. */
   problem: z.string().nullable(),
+  /** When the list this summary is part of was taken (the same in every item of a list). */
+  revision: ConnectionsRevisionSchema,
 });
 export type ConnectionSummary = z.infer<typeof ConnectionSummarySchema>;
 

@@ -67,6 +67,8 @@ export class ConnectionManager {
   private readonly listeners = new Set<(overview: Overview) => void>();
   private readonly changeListeners = new Set<(changedId: string | null) => void>();
   private readonly sampleListeners = new Set<ConnectionSampleListener>();
+  /** Stamped on every list so a page can drop one that arrives after a newer one. */
+  private readonly revision = { epoch: Date.now(), seq: 0 };
 
   constructor(private readonly options: ConnectionManagerOptions = {}) {}
 
@@ -160,6 +162,7 @@ export class ConnectionManager {
 
   /** Every connection as the renderer sees it (no secret), the local broker first. */
   summaries(): ConnectionSummary[] {
+    const revision = { ...this.revision };
     return [...this.connections.values()].map(({ profile, state, problem }) => {
       const stored = profile.stored;
       return {
@@ -173,6 +176,7 @@ export class ConnectionManager {
         hasSecret: safeHasSecret(profile),
         state,
         problem,
+        revision,
       };
     });
   }
@@ -253,6 +257,7 @@ export class ConnectionManager {
   }
 
   private changed(id: string | null): void {
+    this.revision.seq += 1;
     for (const listener of [...this.changeListeners]) listener(id);
   }
 

@@ -11,7 +11,12 @@ import { bindConsole } from '../../renderer/src/store/bind-console';
 import { LOCAL_CONNECTION_ID, type ConsoleApi } from '../../shared/console-api';
 import type { ConnectionSummary } from '../../shared/console-api-connections';
 
-const summary = (id: string, name: string): ConnectionSummary => ({
+const summary = (
+  id: string,
+  name: string,
+  state: ConnectionSummary['state'] = 'online',
+  revision = { epoch: 1, seq: 1 },
+): ConnectionSummary => ({
   id,
   name,
   url: 'http://127.0.0.1:1',
@@ -20,8 +25,9 @@ const summary = (id: string, name: string): ConnectionSummary => ({
   credential: { kind: 'admin' },
   allowInsecureBearer: false,
   hasSecret: true,
-  state: 'online',
+  state,
   problem: null,
+  revision,
 });
 
 afterEach(() => resetAppStore());
@@ -37,6 +43,23 @@ describe('connections slice', () => {
     expect(state().selectedConnectionId).toBe('remote-1');
     state().applyConnections([summary('local', 'Local broker')]);
     expect(state().selectedConnectionId).toBe(LOCAL_CONNECTION_ID);
+  });
+
+  it('keeps the newer list when a call answer and a pushed event cross', () => {
+    const state = () => useAppStore.getState();
+    const remote = (s: ConnectionSummary['state'], seq: number, epoch = 1) => [
+      summary('local', 'Local broker', 'online', { epoch, seq }),
+      summary('remote-1', 'Remote', s, { epoch, seq }),
+    ];
+    state().applyConnections(remote('online', 5));
+    // The answer of a call made before the scrape arrives after the event that followed it.
+    state().applyConnections(remote('unknown', 4));
+    expect(state().connections[1]?.state).toBe('online');
+    state().applyConnections(remote('unreachable', 5));
+    expect(state().connections[1]?.state).toBe('unreachable');
+    // A restarted console host counts from zero again: its lists are taken.
+    state().applyConnections(remote('unknown', 1, 2));
+    expect(state().connections[1]?.state).toBe('unknown');
   });
 
   it('watches the selected connection and re-subscribes on a switch', async () => {

@@ -7,10 +7,12 @@
  */
 import type { StateCreator } from 'zustand';
 import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
-import type {
-  ConnectionSummary,
-  ConnectionTestReport,
-  SecretStoreInfo,
+import {
+  isNewerList,
+  type ConnectionsRevision,
+  type ConnectionSummary,
+  type ConnectionTestReport,
+  type SecretStoreInfo,
 } from '../../../shared/console-api-connections';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
 
@@ -24,6 +26,8 @@ export interface ConnectionsSlice {
   testingConnections: Record<string, boolean>;
   /** Why the last connection action (add, edit, remove, import…) failed. */
   connectionsError: ErrorInfo | null;
+  /** When the list shown was taken; an older list arriving later is dropped. */
+  connectionsRevision: ConnectionsRevision | null;
   applyConnections(list: ConnectionSummary[]): void;
   selectConnection(connectionId: string): void;
   setSecretStore(info: SecretStoreInfo): void;
@@ -53,14 +57,20 @@ export const createConnectionsSlice: StateCreator<ConnectionsSlice, [], [], Conn
   connectionTests: {},
   testingConnections: {},
   connectionsError: null,
+  connectionsRevision: null,
   applyConnections: (connections) =>
-    set((state) => ({
-      connections,
-      // A removed connection cannot stay selected: fall back to the local broker.
-      selectedConnectionId: connections.some((c) => c.id === state.selectedConnectionId)
-        ? state.selectedConnectionId
-        : LOCAL_CONNECTION_ID,
-    })),
+    set((state) => {
+      const revision = connections[0]?.revision ?? null;
+      if (revision && !isNewerList(revision, state.connectionsRevision)) return {};
+      return {
+        connections,
+        connectionsRevision: revision ?? state.connectionsRevision,
+        // A removed connection cannot stay selected: fall back to the local broker.
+        selectedConnectionId: connections.some((c) => c.id === state.selectedConnectionId)
+          ? state.selectedConnectionId
+          : LOCAL_CONNECTION_ID,
+      };
+    }),
   selectConnection: (selectedConnectionId) => {
     storage()?.setItem(SELECTED_KEY, selectedConnectionId);
     set({ selectedConnectionId });

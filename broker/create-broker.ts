@@ -215,6 +215,7 @@ export function createBroker(
     registry: metrics.registry,
     logger,
     version: BROKER_VERSION,
+    dataDir: options.dataDir,
   });
   // The embedding API (docs/embedding.md): hooks, events, in-process publish/subscribe.
   const embedding = createEmbedding({

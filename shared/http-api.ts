@@ -78,6 +78,22 @@ export const ClusterStatusSchema = z.object({
   prefix: z.string(),
   /** Alive nodes, this one first; only this one while Redis is down. */
   nodes: z.array(ClusterNodeSchema),
+  /**
+   * The relay (docs/cluster.md): `streams` with this node's inbox figures, or `pubsub`.
+   * `missed`: messages trimmed from the inbox before this node read them (since start);
+   * `backlog`: entries not read yet; `members`: nodes the relay writes to (down ones included
+   * until their retention passes).
+   */
+  relay: z
+    .object({
+      mode: z.enum(['streams', 'pubsub']),
+      backlog: z.number().optional(),
+      missed: z.number().optional(),
+      retention_ms: z.number().optional(),
+      retention_bytes: z.number().optional(),
+      members: z.array(z.string()).optional(),
+    })
+    .optional(),
 });
 export type ClusterStatus = z.infer<typeof ClusterStatusSchema>;
 

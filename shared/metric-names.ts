@@ -53,6 +53,13 @@ export const MetricName = {
   CLUSTER_RECEIVED_TOTAL: 'tyo_mq_cluster_received_total',
   /** Switchboard: cluster nodes seen alive (heartbeat under `<prefix>:nodes`), this one included. */
   CLUSTER_NODES: 'tyo_mq_cluster_nodes',
+  /**
+   * Switchboard: messages peers put in this node's inbox that were trimmed (retention passed)
+   * before this node read them: lost for its clients (`relay: "streams"`).
+   */
+  CLUSTER_RELAY_MISSED_TOTAL: 'tyo_mq_cluster_relay_missed_total',
+  /** Switchboard: entries in this node's inbox not read yet (gauge, at the last check). */
+  CLUSTER_RELAY_BACKLOG: 'tyo_mq_cluster_relay_backlog',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

@@ -11,11 +11,39 @@ export type RelayOutcome = 'sent' | 'failed';
 export type ReceiveOutcome = 'routed' | 'invalid';
 
 export class ClusterMetrics {
+  /** Reports the streams relay's inbox figures from now on. */
+  streams(source: () => { backlog: number; missed: number }): void {
+    this.streamsSource = source;
+  }
+
   readonly relayed: Record<RelayOutcome, number> = { sent: 0, failed: 0 };
   readonly received: Record<ReceiveOutcome, number> = { routed: 0, invalid: 0 };
 
+  private streamsSource: (() => { backlog: number; missed: number }) | null = null;
+
   constructor(registry: Registry, source: { up(): boolean; nodes(): number }) {
     const registers = [registry];
+    const streams = (): { backlog: number; missed: number } | null =>
+      this.streamsSource?.() ?? null;
+    let missedSeen = 0;
+    new Counter({
+      name: MetricName.CLUSTER_RELAY_MISSED_TOTAL,
+      help: "Messages trimmed from this node's relay inbox before it read them (streams relay)",
+      registers,
+      collect() {
+        const missed = streams()?.missed ?? 0;
+        this.inc(missed - missedSeen);
+        missedSeen = missed;
+      },
+    });
+    new Gauge({
+      name: MetricName.CLUSTER_RELAY_BACKLOG,
+      help: "Entries in this node's relay inbox not read yet, at the last check (streams relay)",
+      registers,
+      collect() {
+        this.set(streams()?.backlog ?? 0);
+      },
+    });
     new Gauge({
       name: MetricName.CLUSTER_REDIS_UP,
       help: 'Whether this node is connected to the cluster Redis (1) or not (0)',

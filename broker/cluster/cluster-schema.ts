@@ -9,12 +9,15 @@
  *
  * `{enabled (false), prefix ("tyo-mq:cluster"), redis_url (default: storage_options.url, else
  *   redis://127.0.0.1:6379), node_id (default: the top-level node_id, else 16 random hex
- *   characters per process), nonce_fail_open (false: a proof is refused while Redis cannot be
+ *   characters kept in <data dir>/cluster-node-id, so a restarted node keeps its inbox), nonce_fail_open (false: a proof is refused while Redis cannot be
  *   asked whether its nonce was used elsewhere; true, the reference's default, accepts it on the
  *   node's own replay protection — a proof captured then can be replayed on another node),
  *   heartbeat_ms (5,000: how often a node
  *   announces itself under <prefix>:nodes), connect_timeout_ms (5,000), inline_max_bytes
- *   (1 MiB: larger relayed messages go by reference, see `MessageRelay`)}`.
+ *   (1 MiB: larger relayed messages go by reference, see `MessageRelay`), relay ("streams": a
+ *   Redis Stream inbox per node, caught up on after a restart; "pubsub": the reference's channel
+ *   only), retention_ms (600,000) and retention_bytes (256 MiB): what an inbox keeps unread,
+ *   member_expiry_ms (24 h, at least retention_ms): when an absent node stops being written to}`.
  */
 import { z } from 'zod';
 import { isRedisUrl } from '../storage/redis-options';
@@ -59,6 +62,37 @@ export const ClusterSettingsSchema = z
       .min(1_024)
       .max(512 * 1024 * 1024)
       .default(1024 * 1024),
+    /**
+     * How messages reach the peers: `streams` (default) through a Redis Stream per node that
+     * it catches up on after a restart or an outage (`StreamRelay`); `pubsub` through the
+     * reference's channel `<prefix>:messages` only (for clusters with reference nodes; a node
+     * that is down misses what is published meanwhile).
+     */
+    relay: z.enum(['streams', 'pubsub']).default('streams'),
+    /** How long a node's inbox keeps what it has not read (ms). Default 10 min. */
+    retention_ms: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(7 * 24 * 3_600_000)
+      .default(600_000),
+    /**
+     * How long a node that is not seen stays a member its peers write to (ms): a node away
+     * longer is taken for removed from the cluster. Default 24 h; at least `retention_ms`.
+     */
+    member_expiry_ms: z
+      .number()
+      .int()
+      .min(1_000)
+      .max(30 * 24 * 3_600_000)
+      .default(24 * 3_600_000),
+    /** Estimated size past which a node's inbox is trimmed, oldest first (bytes). 256 MiB. */
+    retention_bytes: z
+      .number()
+      .int()
+      .min(1024 * 1024)
+      .max(64 * 1024 * 1024 * 1024)
+      .default(256 * 1024 * 1024),
   })
   .strict();
 
@@ -75,4 +109,7 @@ export const CLUSTER_ALIASES: Record<string, string> = {
   heartbeatMs: 'heartbeat_ms',
   connectTimeoutMs: 'connect_timeout_ms',
   inlineMaxBytes: 'inline_max_bytes',
+  retentionMs: 'retention_ms',
+  retentionBytes: 'retention_bytes',
+  memberExpiryMs: 'member_expiry_ms',
 };

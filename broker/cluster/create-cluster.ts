@@ -4,7 +4,6 @@
  * from the `cluster` settings block. With `cluster.enabled` false nothing connects and
  * `nodeId` is the top-level `node_id` setting (or null).
  */
-import { randomBytes } from 'node:crypto';
 import type { Registry } from 'prom-client';
 import type { ClusterStatus } from '../../shared/http-api';
 import type { Settings } from '../config/settings-schema';
@@ -15,11 +14,13 @@ import { ClusterMetrics } from './cluster-metrics';
 import { DEFAULT_REDIS_URL } from '../storage/redis-keys';
 import type { ClusterSettings } from './cluster-schema';
 import { MessageRelay } from './message-relay';
+import { clusterNodeId } from './node-identity';
 import { NodeRegistry } from './node-registry';
 import { RedisLinks } from './redis-links';
+import { StreamRelay } from './stream-relay';
 
 export interface Cluster {
-  /** This node's id: `cluster.node_id`, else the top-level `node_id`, else 16 random hex. */
+  /** This node's id: `cluster.node_id`, else the top-level `node_id`, else the one kept in the data directory (`node-identity.ts`). */
   readonly nodeId: string | null;
   /** The Redis links when clustering is on (shared with the admin-state sync). */
   readonly links: RedisLinks | null;
@@ -36,6 +37,8 @@ export interface ClusterDeps {
   registry: Registry;
   logger: Logger;
   version: string;
+  /** Where an unconfigured node id is kept across restarts (`node-identity.ts`). */
+  dataDir?: string;
 }
 
 /** The Redis URL the cluster uses: its own, else the Redis store's, else the default. */
@@ -55,7 +58,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
       close: () => Promise.resolve(),
     };
   }
-  const nodeId = config.node_id ?? settings.node_id ?? randomBytes(8).toString('hex');
+  const nodeId = clusterNodeId(config.node_id ?? settings.node_id, deps.dataDir);
   const logger = deps.logger.child({ node: nodeId });
   const links = new RedisLinks(
     { url: clusterRedisUrl(settings, config), connectTimeoutMs: config.connect_timeout_ms },
@@ -75,17 +78,39 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
   });
   const defaultTtl =
     settings.storage_options.default_ttl ?? settings.default_ttl ?? DEFAULT_STORE_TTL_SECONDS;
-  const relay = new MessageRelay(
-    nodeId,
-    config.prefix,
-    defaultTtl,
-    links,
-    deps.router,
-    metrics,
-    logger,
-    config.inline_max_bytes,
-  );
-  relay.start();
+  const relay =
+    config.relay === 'pubsub'
+      ? new MessageRelay(
+          nodeId,
+          config.prefix,
+          defaultTtl,
+          links,
+          deps.router,
+          metrics,
+          logger,
+          config.inline_max_bytes,
+        )
+      : new StreamRelay(
+          {
+            nodeId,
+            prefix: config.prefix,
+            defaultTtl,
+            inlineMaxBytes: config.inline_max_bytes,
+            retentionMs: config.retention_ms,
+            retentionBytes: config.retention_bytes,
+            memberExpiryMs: config.member_expiry_ms,
+            cycleMs: Math.min(config.heartbeat_ms, 5_000),
+          },
+          links,
+          deps.router,
+          metrics,
+          logger,
+          links.blockingLink('switchboard-inbox'),
+        );
+  if (relay instanceof StreamRelay) {
+    relay.attach();
+    metrics.streams(() => relay.status());
+  } else relay.start();
   return {
     nodeId,
     links,
@@ -93,6 +118,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     async start() {
       await links.connect();
       registry.start();
+      if (relay instanceof StreamRelay) relay.start();
       logger.info(
         { node_id: nodeId, prefix: config.prefix, redis: links.url },
         'cluster node started',
@@ -105,9 +131,10 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
       redis_url: links.url,
       prefix: config.prefix,
       nodes: registry.nodes(),
+      relay: relay instanceof StreamRelay ? relay.status() : { mode: 'pubsub' },
     }),
     async close() {
-      relay.close();
+      await relay.close();
       await registry.close();
       await links.close();
     },

@@ -21,7 +21,8 @@ import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
 import type { RedisLinks } from './redis-links';
-import { blobText, parseRelayed, relayText } from './relay-wire';
+import { RelayedRouter } from './relayed-router';
+import { blobText, relayText } from './relay-wire';
 
 /** How long a large message waits in Redis for the peers to fetch it (ms). */
 const BLOB_TTL_MS = 60_000;
@@ -30,9 +31,12 @@ const MAX_HELD = 100_000;
 
 export class MessageRelay {
   private readonly channel: string;
-  private lastInvalidLog = 0;
-  /** Sequence number of this node's relayed messages (group claims are keyed by it). */
-  private seq = 0;
+  private readonly receiver: RelayedRouter;
+  /**
+   * Sequence number of this node's relayed messages (group claims are keyed by it), from the
+   * clock so a restarted node never reuses the claim keys of its previous run.
+   */
+  private seq = Date.now() * 1_000;
   private stop: (() => void) | null = null;
   /** Messages received while a large one is fetched (non-null only then), in order. */
   private held: string[] | null = null;
@@ -50,6 +54,7 @@ export class MessageRelay {
     private readonly inlineMaxBytes: number,
   ) {
     this.channel = `${prefix}:messages`;
+    this.receiver = new RelayedRouter(nodeId, prefix, this.channel, links, router, metrics, logger);
   }
 
   /** Subscribes to peers' messages and starts relaying this node's. */
@@ -59,9 +64,10 @@ export class MessageRelay {
     this.stop = this.router.addRelay(this.send, () => true, this.claimGroup);
   }
 
-  close(): void {
+  close(): Promise<void> {
     this.stop?.();
     this.stop = null;
+    return Promise.resolve();
   }
 
   private readonly send = (msg: ProducedMessage): void => {
@@ -126,34 +132,18 @@ export class MessageRelay {
       return;
     }
     if (this.held.length < MAX_HELD) this.held.push(text);
-    else this.invalid(text.length, 'relayed message dropped: too many behind a large one');
+    else this.receiver.invalid(text.length, 'relayed message dropped: too many behind a large one');
   };
 
-  /**
-   * Routes one wrapper, or starts fetching a large one (holding what follows). A fetched
-   * wrapper (`fetched`) must carry its payload: a reference to another blob is invalid.
-   */
+  /** Routes one wrapper, or starts fetching a large one (holding what follows). */
   private process(text: string, fetched = false): void {
-    const msg = parseRelayed(this.nodeId, text);
-    if (msg === 'own') return;
-    if (msg === null || (fetched && 'blob' in msg)) {
-      this.invalid(text.length, 'invalid cluster relay message ignored');
-      return;
-    }
-    if ('blob' in msg) {
-      this.held = [];
-      void this.fetch(msg.blob).then((stored) => {
-        if (stored !== null) this.process(stored, true);
-        this.release();
-      });
-      return;
-    }
-    this.metrics.received.routed += 1;
-    try {
-      this.router.route(msg);
-    } catch (err) {
-      this.logger.error({ err, realm: msg.realm }, 'relayed message not routed');
-    }
+    const accepted = this.receiver.accept(text, fetched);
+    if (accepted === null || !('blob' in accepted)) return;
+    this.held = [];
+    void this.receiver.fetch(accepted.blob).then((stored) => {
+      if (stored !== null) this.process(stored, true);
+      this.release();
+    });
   }
 
   /** Processes the held messages in order, stopping again at the next large one. */
@@ -163,33 +153,5 @@ export class MessageRelay {
     while (held.length > 0 && this.held === null) this.process(held.shift()!);
     // Another large one started fetching: what is left waits behind it.
     if (this.held !== null) (this.held as string[]).unshift(...held);
-  }
-
-  private async fetch(key: string): Promise<string | null> {
-    // Only this cluster's blob keys: a wrapper cannot make a node read other keys.
-    if (!key.startsWith(`${this.prefix}:blob:`)) {
-      this.invalid(key.length, 'relayed blob key outside the cluster prefix ignored');
-      return null;
-    }
-    try {
-      const text = await this.links.command.get(key);
-      if (text === null) this.logger.warn({ key }, 'large relayed message expired before fetch');
-      return text;
-    } catch (err) {
-      this.logger.warn({ err: (err as Error).message, key }, 'large relayed message not fetched');
-      return null;
-    }
-  }
-
-  private invalid(bytes: number, what: string): void {
-    this.metrics.received.invalid += 1;
-    const now = Date.now();
-    if (now - this.lastInvalidLog >= 10_000) {
-      this.lastInvalidLog = now;
-      this.logger.warn(
-        { channel: this.channel, bytes, invalid: this.metrics.received.invalid },
-        what,
-      );
-    }
   }
 }

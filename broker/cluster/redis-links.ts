@@ -135,6 +135,22 @@ export class RedisLinks {
     else this.subscriber.once('ready', subscribe);
   }
 
+  /**
+   * A further connection to the same Redis for a command that blocks it (`XREAD BLOCK`),
+   * connecting now and reconnecting like the others until `close()`; its owner disconnects it.
+   */
+  blockingLink(connectionName: string): Redis {
+    const link = this.command.duplicate({
+      connectionName,
+      lazyConnect: false,
+      enableAutoPipelining: false,
+    });
+    link.on('error', () => {
+      // Reported through the command and subscriber links' state; retried by ioredis.
+    });
+    return link;
+  }
+
   /** Closes both links; no reconnection after this. */
   async close(): Promise<void> {
     this.closed = true;

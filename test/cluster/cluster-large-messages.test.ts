@@ -3,7 +3,8 @@
  * backlog passes `client-output-buffer-limit pubsub` (here lowered to 1 MiB so the test stays
  * small). A message above `inline_max_bytes` goes through a Redis key instead: the peer gets
  * it, in order with the small messages around it, and its link stays up. The control run
- * (everything inline) shows the failure this prevents.
+ * (everything inline) shows the failure this prevents. The streams relay reads inboxes with
+ * XREAD, a normal reply that limit does not apply to: inline, the message still arrives.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ServerEvent } from '../../shared/protocol-events';
@@ -27,6 +28,7 @@ const BIG = 'x'.repeat(3 * 1024 * 1024);
 async function crossNode(
   inlineMax: number,
   waitMs: number,
+  relay: 'streams' | 'pubsub' = 'streams',
 ): Promise<{ got: string[]; redisUp: boolean }> {
   const cluster = await startCluster(
     redis.url,
@@ -35,6 +37,7 @@ async function crossNode(
     {},
     {
       inline_max_bytes: inlineMax,
+      relay,
     },
   );
   try {
@@ -60,14 +63,26 @@ async function crossNode(
 }
 
 describe('a 3 MiB message between nodes', () => {
-  it('arrives through a Redis key, in order, and the link stays up', async () => {
+  it('arrives through a Redis key, in order, and the link stays up (streams relay)', async () => {
     const { got, redisUp } = await crossNode(1024 * 1024, 10_000);
     expect(got).toEqual(['before', 'big', 'after']);
     expect(redisUp).toBe(true);
   });
 
-  it('(control) sent inline, it gets the peer cut off by Redis', async () => {
-    const { got } = await crossNode(512 * 1024 * 1024, 3_000);
+  it('arrives through a Redis key, in order, and the link stays up (pub/sub relay)', async () => {
+    const { got, redisUp } = await crossNode(1024 * 1024, 10_000, 'pubsub');
+    expect(got).toEqual(['before', 'big', 'after']);
+    expect(redisUp).toBe(true);
+  });
+
+  it('(control) sent inline on the pub/sub channel, it gets the peer cut off by Redis', async () => {
+    const { got } = await crossNode(512 * 1024 * 1024, 3_000, 'pubsub');
     expect(got).not.toEqual(['before', 'big', 'after']);
+  });
+
+  it('sent inline into a stream inbox, it arrives: no pub/sub output limit applies', async () => {
+    const { got, redisUp } = await crossNode(512 * 1024 * 1024, 10_000);
+    expect(got).toEqual(['before', 'big', 'after']);
+    expect(redisUp).toBe(true);
   });
 });

@@ -116,3 +116,21 @@ export async function waitUntil(
     await delay(10);
   }
 }
+
+/**
+ * As `waitUntil`, for a condition that must ask something (HTTP, Redis): polls every 25 ms,
+ * one question at a time; a question that throws counts as not yet.
+ */
+export async function waitUntilAsync(
+  condition: () => Promise<boolean>,
+  what: string,
+  timeoutMs = DEFAULT_WAIT_MS,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await condition().catch(() => false)) return;
+    if (Date.now() > deadline)
+      throw new Error(`timed out after ${timeoutMs} ms waiting until ${what}`);
+    await delay(25);
+  }
+}

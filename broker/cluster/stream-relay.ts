@@ -1,0 +1,247 @@
+/**
+ * The streams relay (`cluster.relay: "streams"`, the default; docs/cluster.md "What is
+ * relayed"): every message this node routes is added (`XADD`) to the inbox stream of each
+ * other member that wants it, and this node reads its own inbox in order from where it
+ * stopped, so a node that was down, paused or cut off from Redis catches up on what its peers
+ * produced meanwhile (within `retention_ms` / `retention_bytes`), and stores the copies its
+ * offline durable consumers are owed.
+ *
+ * Wire: each inbox entry has one field `m`, the §17 wrapper text of `relay-wire.ts` (the same
+ * JSON as on the pub/sub channel); a wrapper longer than `inline_max_bytes` is stored once under
+ * `<prefix>:blob:<node>:<seq>` for `retention_ms` and the inboxes get `{node_id, blob}`. Order:
+ * one connection adds a node's messages in routing order, and each inbox is read in order.
+ * Inboxes are capped at `MAX_INBOX_ENTRIES` on every add (approximate `MAXLEN`), besides the
+ * age and byte trimming of `RelayMembers`.
+ *
+ * Which members want a message: `targets` (interest routing, when set), else all of them.
+ * The reference's channel `<prefix>:messages` is still listened to, so reference nodes'
+ * messages reach this node's clients (they do not read inboxes: see `relay: "pubsub"`).
+ */
+import type { Redis } from 'ioredis';
+import type { StoreOutcome } from '../delivery/delivery';
+import type { Logger } from '../logging/logger';
+import type { ProducedMessage } from '../routing/produced-message';
+import type { Router } from '../routing/router';
+import type { ClusterMetrics } from './cluster-metrics';
+import { InboxReader } from './inbox-reader';
+import type { RedisLinks } from './redis-links';
+import { RelayMembers, inboxKey } from './relay-members';
+import { RelayedRouter } from './relayed-router';
+import { blobText, parseRelayed, relayText } from './relay-wire';
+
+/** Hard cap on an inbox's entries, applied on every add (approximate `MAXLEN ~`). */
+export const MAX_INBOX_ENTRIES = 1_000_000;
+
+export interface StreamRelayOptions {
+  nodeId: string;
+  prefix: string;
+  /** Seconds: the TTL sent for messages without one (this node's store default, §9.3). */
+  defaultTtl: number;
+  /** Wrappers longer than this (JSON text length) go by reference (`inline_max_bytes`). */
+  inlineMaxBytes: number;
+  retentionMs: number;
+  retentionBytes: number;
+  /** How long an absent member is still written to (ms). */
+  memberExpiryMs: number;
+  /** Membership and trimming period (ms). */
+  cycleMs: number;
+}
+
+/** Chooses, among `members`, the nodes that want `msg` (interest routing). */
+export type RelayTargets = (msg: ProducedMessage, members: readonly string[]) => string[];
+
+export class StreamRelay {
+  /**
+   * Sequence of this node's relayed messages (group claims are keyed by it). It starts from
+   * the clock so a restarted node never reuses the claim keys of its previous run.
+   */
+  private seq = Date.now() * 1_000;
+  private stop: (() => void) | null = null;
+  private readonly members: RelayMembers;
+  private readonly reader: InboxReader;
+  private readonly receiver: RelayedRouter;
+  private readonly channelReceiver: RelayedRouter;
+  private targets: RelayTargets = (_msg, members) => [...members];
+  private readonly droppedListeners = new Set<(nodeId: string) => void>();
+
+  constructor(
+    private readonly options: StreamRelayOptions,
+    private readonly links: RedisLinks,
+    private readonly router: Router,
+    private readonly metrics: ClusterMetrics,
+    private readonly logger: Logger,
+    /** The blocking connection the inbox is read on (closed with the relay). */
+    readerLink: Redis,
+  ) {
+    const { nodeId, prefix } = options;
+    const inbox = inboxKey(prefix, nodeId);
+    this.receiver = new RelayedRouter(nodeId, prefix, inbox, links, router, metrics, logger);
+    const channel = `${prefix}:messages`;
+    this.channelReceiver = new RelayedRouter(
+      nodeId,
+      prefix,
+      channel,
+      links,
+      router,
+      metrics,
+      logger,
+    );
+    this.members = new RelayMembers(
+      {
+        nodeId,
+        prefix,
+        retentionMs: options.retentionMs,
+        expiryMs: Math.max(options.memberExpiryMs, options.retentionMs),
+        retentionBytes: options.retentionBytes,
+        cycleMs: options.cycleMs,
+        onDropped: (id) => this.droppedListeners.forEach((listener) => listener(id)),
+      },
+      links,
+      logger,
+    );
+    this.reader = new InboxReader(
+      { inbox, cursorKey: `${prefix}:cursor:${nodeId}` },
+      readerLink,
+      links.command,
+      (text) => this.route(text),
+      logger,
+      (text) => this.dereference(text),
+    );
+  }
+
+  /** Sets how members are chosen for a message (interest routing). */
+  setTargets(targets: RelayTargets): void {
+    this.targets = targets;
+  }
+
+  /** Calls `listener` with each member dropped for absence (its interest can go). */
+  onMemberDropped(listener: (nodeId: string) => void): void {
+    this.droppedListeners.add(listener);
+  }
+
+  /** Starts relaying this node's messages (call before routing any). */
+  attach(): void {
+    // Peers may have subscribers in any realm: never skip routing for lack of local ones.
+    this.stop ??= this.router.addRelay(this.send, () => true, this.claimGroup);
+    // Reference nodes publish on the channel; their messages are routed as they come.
+    this.links.listen(`${this.options.prefix}:messages`, (text) => {
+      const accepted = this.channelReceiver.accept(text);
+      if (accepted && 'blob' in accepted) {
+        void this.channelReceiver.fetch(accepted.blob).then((stored) => {
+          if (stored !== null) this.channelReceiver.accept(stored, true);
+        });
+      }
+    });
+  }
+
+  /** Joins the members and starts reading the inbox (after durable subscriptions are restored). */
+  start(): void {
+    this.members.start();
+    this.reader.start();
+    // Each membership cycle also refreshes the inbox figures.
+    const cycle = setInterval(() => void this.reader.check(), this.options.cycleMs);
+    cycle.unref();
+    const previousStop = this.stop;
+    this.stop = () => {
+      clearInterval(cycle);
+      previousStop?.();
+    };
+  }
+
+  /** `cluster.relay` of `/api/stats`. */
+  status(): {
+    mode: 'streams';
+    backlog: number;
+    missed: number;
+    retention_ms: number;
+    retention_bytes: number;
+    members: string[];
+  } {
+    return {
+      mode: 'streams',
+      backlog: this.reader.backlog,
+      missed: this.reader.missed,
+      retention_ms: this.options.retentionMs,
+      retention_bytes: this.options.retentionBytes,
+      members: [this.options.nodeId, ...this.members.others()],
+    };
+  }
+
+  async close(): Promise<void> {
+    this.stop?.();
+    this.stop = null;
+    await this.members.close();
+    await this.reader.close();
+  }
+
+  private route(text: string): Promise<void> | null {
+    const accepted = this.receiver.accept(text, true);
+    if (!accepted || !('routed' in accepted) || accepted.routed.length === 0) return null;
+    return Promise.allSettled(accepted.routed as Promise<StoreOutcome>[]).then(() => undefined);
+  }
+
+  private dereference(text: string): Promise<string | null> | null {
+    // Blob wrappers are short: most entries are told apart without parsing.
+    if (text.length > 1_024 || !text.includes('"blob":')) return null;
+    const parsed = parseRelayed(this.options.nodeId, text);
+    return parsed !== null && parsed !== 'own' && 'blob' in parsed
+      ? this.receiver.fetch(parsed.blob)
+      : null;
+  }
+
+  private readonly send = (msg: ProducedMessage): void => {
+    const members = this.members.others();
+    if (members.length === 0) return;
+    if (!this.links.up) {
+      // Nothing is queued in memory: a message routed while Redis is down stays on this node.
+      this.metrics.relayed.failed += 1;
+      return;
+    }
+    const targets = this.targets(msg, members);
+    if (targets.length === 0) return;
+    const seq = ++this.seq;
+    let text: string;
+    try {
+      text = relayText(this.options.nodeId, msg, this.options.defaultTtl, seq);
+    } catch (err) {
+      this.metrics.relayed.failed += 1;
+      this.logger.warn({ err, realm: msg.realm }, 'message not relayed: not serialisable');
+      return;
+    }
+    const command = this.links.command;
+    const sends: Promise<unknown>[] = [];
+    if (text.length > this.options.inlineMaxBytes) {
+      const key = `${this.options.prefix}:blob:${this.options.nodeId}:${seq}`;
+      // One connection: the SET is applied before the XADDs that name it.
+      sends.push(command.set(key, text, 'PX', this.options.retentionMs));
+      text = blobText(this.options.nodeId, key);
+    }
+    for (const node of targets) {
+      const inbox = inboxKey(this.options.prefix, node);
+      sends.push(command.xadd(inbox, 'MAXLEN', '~', MAX_INBOX_ENTRIES, '*', 'm', text));
+    }
+    Promise.all(sends).then(
+      () => {
+        this.metrics.relayed.sent += 1;
+      },
+      (err: unknown) => {
+        this.metrics.relayed.failed += 1;
+        this.logger.debug({ err: (err as Error).message }, 'message not relayed');
+      },
+    );
+  };
+
+  /** As `MessageRelay`'s: the first node to claim a group for a message serves it. */
+  private readonly claimGroup = async (
+    realm: string,
+    group: string,
+    msg: ProducedMessage,
+  ): Promise<boolean> => {
+    const key = `${this.options.prefix}:group:${msg.relayedFrom}:${msg.relaySeq}:${realm}:${group}`;
+    try {
+      return (await this.links.command.set(key, this.options.nodeId, 'PX', 60_000, 'NX')) === 'OK';
+    } catch {
+      return true;
+    }
+  };
+}

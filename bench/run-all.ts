@@ -27,8 +27,19 @@
  *     unless named; a failed invariant is an error (exit 1).
  *   - cluster (`scenarios/cluster.ts`, BENCH_ONLY=cluster): a private redis-server, one broker and
  *     a 2-node cluster; 1 KiB 1→1 on one broker, on node a only, and node a → node b (across
- *     Redis), and 1→10 one broker vs consumers split over a and b; deliveries/s, idle latency,
- *     Redis CPU, `ratio = cluster_cross / single`. Skipped in quick mode unless named.
+ *     Redis), and 1→10 one broker vs consumers split over a and b and vs all 10 on b;
+ *     deliveries/s, idle latency, Redis CPU, `ratio = cluster_cross / single`, and issue 21's
+ *     `cross_node` ratios (1→1 and 1→10 node a → node b ÷ one broker, beside the goal ≥ 0.7).
+ *     Skipped in quick mode unless named.
+ *   - cluster idle node (`scenarios/cluster-idle.ts`, BENCH_ONLY=cluster-idle): 4 cluster nodes,
+ *     producer on a, consumer on b, no client on c and d; each node's CPU per message produced
+ *     (load window − an equal idle window), node c's beside issue 21's goal (≤ 2 µs/message),
+ *     and Redis bytes per message. Skipped in quick mode unless named.
+ *   - cluster catch-up (`scenarios/cluster-catchup.ts`, BENCH_ONLY=cluster-catchup): 3 CLI nodes
+ *     (SQLite data dirs), a durable consumer on c; node c SIGKILLed, a → produced at 500 msg/s
+ *     for 30 s (quick: 200 msg/s for 5 s), node c restarted with the same node_id and data dir,
+ *     the consumer back: copies owed vs received (`lost`), duplicates, order violations, time
+ *     from the restart to the last owed copy (goal ≤ 10 s). Skipped in quick mode unless named.
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -37,10 +48,11 @@
  *
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
- *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster,fuzz
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster,
+ *              cluster-idle,cluster-catchup,fuzz
  *                              run only these scenarios (comma-separated; the renderer ones
- *                              start Chromium, and they and `cluster` are skipped in quick
- *                              mode unless named)
+ *                              start Chromium, and they, the three `cluster*` ones and `fuzz`
+ *                              are skipped in quick mode unless named)
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
@@ -81,6 +93,8 @@ import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';
 import { rendererTapConfig, runRendererTap } from './scenarios/renderer-tap';
 import { clusterBenchConfig, runClusterBench } from './scenarios/cluster';
+import { clusterIdleConfig, runClusterIdle } from './scenarios/cluster-idle';
+import { clusterCatchupConfig, runClusterCatchup } from './scenarios/cluster-catchup';
 import { fuzzBenchConfig, runFuzzBench } from './scenarios/protocol-fuzz';
 
 const env = process.env;
@@ -298,6 +312,12 @@ async function authScenario() {
   return out;
 }
 
+/** Runs a scenario that quick mode skips unless named (`BENCH_ONLY`); failures land in `errors`. */
+function namedInQuick<T>(name: string, run: () => Promise<T>): Promise<T | null> {
+  if (!(only ? only.has(name) : !quick)) return Promise.resolve(null);
+  return run().catch((err: unknown) => (errors.push(`${name}: ${(err as Error).message}`), null));
+}
+
 async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
@@ -334,13 +354,19 @@ async function main(): Promise<void> {
     : await runRendererTap(rendererTapConfig(quick), (l) => log(l)).catch(
         (err: unknown) => (errors.push(`renderer-tap: ${(err as Error).message}`), null),
       );
-  // Cluster (BENCH_ONLY=cluster): a 2-node cluster over a private redis-server vs one broker.
-  // It starts Redis and three brokers, so quick mode (the smoke test) runs it only when named.
-  const cluster = !(only ? only.has('cluster') : !quick)
-    ? null
-    : await runClusterBench(clusterBenchConfig(quick, repeats, windowFor), fork, (l) =>
-        log(`cluster ${l}`),
-      ).catch((err: unknown) => (errors.push(`cluster: ${(err as Error).message}`), null));
+  // Cluster (BENCH_ONLY=cluster, cluster-idle, cluster-catchup): each starts Redis and 3–4
+  // brokers, so quick mode (the smoke test) runs them only when named.
+  const cluster = await namedInQuick('cluster', () =>
+    runClusterBench(clusterBenchConfig(quick, repeats, windowFor), fork, (l) =>
+      log(`cluster ${l}`),
+    ),
+  );
+  const clusterIdle = await namedInQuick('cluster-idle', () =>
+    runClusterIdle(clusterIdleConfig(quick, repeats), fork, (l) => log(`cluster-idle ${l}`)),
+  );
+  const clusterCatchup = await namedInQuick('cluster-catchup', () =>
+    runClusterCatchup(clusterCatchupConfig(quick), (l) => log(`cluster-catchup ${l}`)),
+  );
   // Protocol fuzzer (BENCH_ONLY=fuzz): ≥ 100,000 generated events against an in-process broker
   // (issue 20). Minutes long, so quick mode (the smoke test) runs it only when named.
   const fuzz = !(only ? only.has('fuzz') : !quick)
@@ -399,6 +425,8 @@ async function main(): Promise<void> {
     renderer_dlq: rendererDlq,
     renderer_tap: rendererTap,
     cluster,
+    cluster_idle: clusterIdle,
+    cluster_catchup: clusterCatchup,
     protocol_fuzz: fuzz,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [

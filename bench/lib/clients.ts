@@ -95,9 +95,26 @@ export function registerConsumer(socket: Socket, name: string): void {
   socket.emit(ClientEvent.CONSUMER, { name, id: name, consumer_id: name });
 }
 
-/** `SUBSCRIBE` to `event` from one `producer` (§3.3); delivered on `CONSUME-<lc(P-E)>`. */
-export function subscribeExact(socket: Socket, consumer: string, producer: string, event: string) {
-  socket.emit(ClientEvent.SUBSCRIBE, { event, producer, consumer, consumer_id: consumer });
+/**
+ * `SUBSCRIBE` to `event` from one `producer` (§3.3); delivered on `CONSUME-<lc(P-E)>`. With
+ * `durable`, the stock JS client's `durable: true` subscription: the broker stores the copies
+ * of `consumer` while it is offline and replays them on its next `SUBSCRIBE`.
+ */
+export function subscribeExact(
+  socket: Socket,
+  consumer: string,
+  producer: string,
+  event: string,
+  options: { durable?: boolean } = {},
+) {
+  const durable = options.durable ? { durable: true } : {};
+  socket.emit(ClientEvent.SUBSCRIBE, {
+    event,
+    producer,
+    consumer,
+    consumer_id: consumer,
+    ...durable,
+  });
 }
 
 /**

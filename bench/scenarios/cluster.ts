@@ -11,7 +11,10 @@
  *     message to Redis, and node b receives and routes it to nobody);
  *   - `cluster_cross`: producer on a → consumer on b (every delivery crosses Redis);
  *   - `single_fanout`: 1 producer → 10 consumers on the plain broker;
- *   - `cluster_fanout`: producer on a → 10 consumers, 5 on a and 5 on b.
+ *   - `cluster_fanout`: producer on a → 10 consumers, 5 on a and 5 on b;
+ *   - `cluster_cross_fanout`: producer on a → 10 consumers, all on b (every delivery crosses).
+ * Issue 21's goal: cross-node deliveries/s ≥ 0.7 × one broker's, 1 → 1 and 1 → 10
+ * (`cross_node`, reported next to the measured ratios, never asserted).
  * Each configuration uses its own producer name and event, so sessions do not see each
  * other's messages. After one unmeasured full-size pass over every configuration (JIT
  * warm-up), every configuration is measured `repeats` times, interleaved (forward order, then
@@ -38,10 +41,18 @@ import {
   type Socket,
 } from '../lib/clients';
 import { LoadSession } from '../lib/load-session';
-import { measureRun, summariseRuns, type MeasuredRun, type RunSummary } from '../lib/measure';
-import { ServerGroup, parseInfo, type GroupPhase } from '../lib/server-group';
-import { median, ratio, round } from '../lib/stats';
+import { measureRun } from '../lib/measure';
+import { ServerGroup, parseInfo } from '../lib/server-group';
+import { round } from '../lib/stats';
 import { forkServer, type ForkOptions, type ServerHandle } from '../servers/server-process';
+import {
+  summarise,
+  type CaseSpec,
+  type ClusterBenchResult,
+  type MeasuredCase,
+} from './cluster-summary';
+
+export type { ClusterBenchResult } from './cluster-summary';
 
 export interface ClusterBenchConfig {
   payloadBytes: number;
@@ -72,16 +83,6 @@ export const clusterBenchConfig = (
   repeats,
 });
 
-type CaseName = 'single' | 'cluster_local' | 'cluster_cross' | 'single_fanout' | 'cluster_fanout';
-
-interface CaseSpec {
-  name: CaseName;
-  description: string;
-  cluster: boolean;
-  /** Node of each consumer (0 = a, 1 = b; always 0 on the single broker). */
-  consumerNodes: number[];
-}
-
 function caseSpecs(fanout: number): CaseSpec[] {
   const split = Array.from({ length: fanout }, (_, i) => i % 2);
   return [
@@ -110,69 +111,19 @@ function caseSpecs(fanout: number): CaseSpec[] {
       cluster: true,
       consumerNodes: split,
     },
+    {
+      name: 'cluster_cross_fanout',
+      description: `1 → ${fanout}, producer on node a, every consumer on node b`,
+      cluster: true,
+      consumerNodes: split.map(() => 1),
+    },
   ];
 }
 
-/** Figures only a cluster run has (null on the single broker), per run. */
-interface ClusterExtras {
-  phase: GroupPhase;
-  published: number;
-  delivered: number;
-  /** CPU time of the nodes over the throughput phase, µs. */
-  nodesCpuUs: number;
-}
-
-/** One configuration's results. */
-export interface ClusterCaseEntry extends RunSummary {
-  description: string;
-  consumers: number;
-  /** Consumers on node a and on node b (`[n]` for the single broker). */
-  consumers_per_node: number[];
-  window_messages: number;
-  /** Median CPU of each node over the throughput phase, % of one core. */
-  node_cpu_pct: Array<number | null>;
-  /** Median kernel (system) part of `node_cpu_pct`, % of one core. */
-  node_system_cpu_pct: Array<number | null>;
-  /** Median event-loop utilisation of each node over the throughput phase, 0–1. */
-  node_elu: Array<number | null>;
-  /** Median Redis server CPU over the throughput phase, % of one core. */
-  redis_cpu_pct: number | null;
-  /** Median CPU time of the nodes and Redis together per delivery, µs. */
-  total_cpu_us_per_delivery: number | null;
-  /** Median Redis CPU time per published message, µs. */
-  redis_cpu_us_per_message: number | null;
-  /** Median bytes Redis received per published message (the relay wrapper and PUBLISH). */
-  redis_in_bytes_per_message: number | null;
-  /** Median bytes Redis sent per published message (one push to each node subscribed). */
-  redis_out_bytes_per_message: number | null;
-}
-
-export interface ClusterBenchResult {
-  redis_version: string | null;
-  nodes: number;
-  payload_bytes: number;
-  message_json_bytes: number | null;
-  repeats: number;
-  order: string;
-  load_avg_start: number[];
-  load_avg_end: number[];
-  configurations: Record<CaseName, ClusterCaseEntry>;
-  /** `cluster_cross` ÷ `single` deliveries/s (medians): the cost of crossing Redis, 1 → 1. */
-  ratio: number | null;
-  /**
-   * Each cluster configuration ÷ its single-broker twin: deliveries/s, and CPU (nodes + Redis)
-   * per delivery — the steadier figure on a busy machine.
-   */
-  ratios: Record<string, { deliveries: number | null; total_cpu_per_delivery: number | null }>;
-}
-
-interface Case {
-  spec: CaseSpec;
+interface Case extends MeasuredCase {
   server: ServerGroup;
   sockets: Socket[];
   session: LoadSession;
-  runs: MeasuredRun[];
-  extras: ClusterExtras[];
 }
 
 /** Runs the scenario (see the module comment); `log` gets progress lines. */
@@ -305,69 +256,4 @@ async function measureCase(
     `${c.spec.name} (${r + 1}/${config.repeats}): ${Math.round(run.deliveries_per_s)} deliveries/s, ` +
       `idle p50 ${run.latency_idle.p50_ms.toFixed(2)} ms, redis ${phase.redis_cpu_pct.toFixed(0)} %`,
   );
-}
-
-function caseEntry(c: Case, config: ClusterBenchConfig): ClusterCaseEntry {
-  const { spec, extras } = c;
-  const med = (pick: (e: ClusterExtras) => number, digits = 1) =>
-    round(median(extras.map(pick)), digits);
-  const perMessage = (bytes: (p: GroupPhase) => number) =>
-    med((e) => bytes(e.phase) / e.published, 0);
-  const nodeCount = spec.cluster ? 2 : 1;
-  return {
-    description: spec.description,
-    consumers: spec.consumerNodes.length,
-    consumers_per_node: Array.from(
-      { length: nodeCount },
-      (_, n) => spec.consumerNodes.filter((x) => x === n).length,
-    ),
-    window_messages: config.window(spec.consumerNodes.length),
-    ...summariseRuns(c.runs),
-    node_cpu_pct: Array.from({ length: nodeCount }, (_, n) => med((e) => e.phase.node_cpu_pct[n]!)),
-    node_system_cpu_pct: Array.from({ length: nodeCount }, (_, n) =>
-      med((e) => e.phase.node_system_cpu_pct[n]!),
-    ),
-    node_elu: Array.from({ length: nodeCount }, (_, n) => med((e) => e.phase.node_elu[n]!, 3)),
-    redis_cpu_pct: med((e) => e.phase.redis_cpu_pct),
-    total_cpu_us_per_delivery: med((e) => (e.nodesCpuUs + e.phase.redis_cpu_us) / e.delivered, 2),
-    redis_cpu_us_per_message: med((e) => e.phase.redis_cpu_us / e.published, 2),
-    redis_in_bytes_per_message: perMessage((p) => p.redis_net_in_bytes),
-    redis_out_bytes_per_message: perMessage((p) => p.redis_net_out_bytes),
-  };
-}
-
-function summarise(
-  cases: readonly Case[],
-  config: ClusterBenchConfig,
-  redisVersion: string | null,
-  loadStart: number[],
-): ClusterBenchResult {
-  const entries = Object.fromEntries(
-    cases.map((c) => [c.spec.name, caseEntry(c, config)]),
-  ) as Record<CaseName, ClusterCaseEntry>;
-  const compare = (a: CaseName, b: CaseName) => ({
-    deliveries: ratio(entries[a].deliveries_per_s ?? NaN, entries[b].deliveries_per_s ?? NaN),
-    total_cpu_per_delivery: ratio(
-      entries[a].total_cpu_us_per_delivery ?? NaN,
-      entries[b].total_cpu_us_per_delivery ?? NaN,
-    ),
-  });
-  return {
-    redis_version: redisVersion,
-    nodes: 2,
-    payload_bytes: config.payloadBytes,
-    message_json_bytes: cases[0]?.session.messageJsonBytes ?? null,
-    repeats: config.repeats,
-    order:
-      'all servers up for the whole scenario; one unmeasured pass over every configuration, then configurations interleaved (forward, then reversed), warm-up before each',
-    load_avg_start: loadStart,
-    load_avg_end: loadavg().map((l) => round(l, 2) ?? 0),
-    configurations: entries,
-    ratio: compare('cluster_cross', 'single').deliveries,
-    ratios: {
-      cluster_local_vs_single: compare('cluster_local', 'single'),
-      cluster_cross_vs_single: compare('cluster_cross', 'single'),
-      cluster_fanout_vs_single_fanout: compare('cluster_fanout', 'single_fanout'),
-    },
-  };
 }

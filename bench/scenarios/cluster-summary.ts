@@ -15,7 +15,8 @@ export type CaseName =
   | 'cluster_cross'
   | 'single_fanout'
   | 'cluster_fanout'
-  | 'cluster_cross_fanout';
+  | 'cluster_cross_fanout'
+  | 'cluster_cross_pubsub';
 
 /** Issue 21's goal: cross-node deliveries/s ÷ one broker's deliveries/s, at least. */
 export const CROSS_NODE_GOAL_RATIO = 0.7;
@@ -24,6 +25,8 @@ export interface CaseSpec {
   name: CaseName;
   description: string;
   cluster: boolean;
+  /** The cluster's relay (`cluster.relay`); default `streams`. */
+  relay?: 'streams' | 'pubsub';
   /** Node of each consumer (0 = a, 1 = b; always 0 on the single broker). */
   consumerNodes: number[];
 }
@@ -81,6 +84,17 @@ export interface ClusterBenchResult {
   ratios: Record<string, { deliveries: number | null; total_cpu_per_delivery: number | null }>;
   /** Issue 21: cross-node ÷ one broker deliveries/s, 1 → 1 and 1 → 10, beside the goal. */
   cross_node: Record<'one_to_one' | 'one_to_ten', CrossNodeRatio>;
+  /**
+   * Issue 21: the streams relay (`cluster_cross`) against the reference's pub/sub relay
+   * (`cluster_cross_pubsub`): deliveries/s ratio and idle latency differences (ms), with the goal
+   * (streams within 1 ms of pub/sub at idle).
+   */
+  streams_vs_pubsub: {
+    deliveries: number | null;
+    idle_p50_ms_difference: number | null;
+    idle_p99_ms_difference: number | null;
+    goal_max_idle_ms_difference: number;
+  };
 }
 
 /** A measured cross-node ratio next to issue 21's goal (reported, not asserted). */
@@ -175,7 +189,20 @@ export function summarise(
       one_to_one: crossNode('cluster_cross', 'single', compare),
       one_to_ten: crossNode('cluster_cross_fanout', 'single_fanout', compare),
     },
+    streams_vs_pubsub: {
+      deliveries: compare('cluster_cross', 'cluster_cross_pubsub').deliveries,
+      idle_p50_ms_difference: diff(entries.cluster_cross, entries.cluster_cross_pubsub, 'p50'),
+      idle_p99_ms_difference: diff(entries.cluster_cross, entries.cluster_cross_pubsub, 'p99'),
+      goal_max_idle_ms_difference: 1,
+    },
   };
+}
+
+/** Idle latency of `a` minus `b` (ms), for the streams-vs-pub/sub goal (within 1 ms). */
+function diff(a: ClusterCaseEntry, b: ClusterCaseEntry, key: 'p50' | 'p99'): number | null {
+  const x = a.latency_idle_ms[key];
+  const y = b.latency_idle_ms[key];
+  return typeof x === 'number' && typeof y === 'number' ? round(x - y, 3) : null;
 }
 
 function crossNode(

@@ -12,7 +12,10 @@
  *   - `cluster_cross`: producer on a → consumer on b (every delivery crosses Redis);
  *   - `single_fanout`: 1 producer → 10 consumers on the plain broker;
  *   - `cluster_fanout`: producer on a → 10 consumers, 5 on a and 5 on b;
- *   - `cluster_cross_fanout`: producer on a → 10 consumers, all on b (every delivery crosses).
+ *   - `cluster_cross_fanout`: producer on a → 10 consumers, all on b (every delivery crosses);
+ *   - `cluster_cross_pubsub`: as `cluster_cross` on a second pair of nodes with
+ *     `relay: "pubsub"` (the reference's channel), for `streams_vs_pubsub`: the streams relay's
+ *     idle latency should stay within 1 ms of pub/sub's.
  * Issue 21's goal: cross-node deliveries/s ≥ 0.7 × one broker's, 1 → 1 and 1 → 10
  * (`cross_node`, reported next to the measured ratios, never asserted).
  * Each configuration uses its own producer name and event, so sessions do not see each
@@ -100,6 +103,13 @@ function caseSpecs(fanout: number): CaseSpec[] {
       consumerNodes: [1],
     },
     {
+      name: 'cluster_cross_pubsub',
+      description: '1 → 1, producer on node a, consumer on node b, relay: "pubsub" (reference)',
+      cluster: true,
+      relay: 'pubsub',
+      consumerNodes: [1],
+    },
+    {
       name: 'single_fanout',
       description: `1 → ${fanout}, one broker`,
       cluster: false,
@@ -154,12 +164,18 @@ export async function runClusterBench(
         await start({ cluster: { enabled: true, redis_url: redis.url, prefix, node_id: nodeId } }),
       );
     }
+    // A second pair on the reference's pub/sub relay, same run, for the latency comparison.
+    const pubsubNodes = [];
+    for (const nodeId of ['bench-pa', 'bench-pb']) {
+      const cluster = { enabled: true, redis_url: redis.url, node_id: nodeId, relay: 'pubsub' };
+      pubsubNodes.push(await start({ cluster: { ...cluster, prefix: `${prefix}-pubsub` } }));
+    }
     log(
       `redis ${redisVersion} on ${redis.port}; pids: single ${single.pid}, ` +
         `a ${nodes[0]!.pid}, b ${nodes[1]!.pid} (CPU profiles are named by pid)`,
     );
     for (const spec of caseSpecs(config.fanoutConsumers)) {
-      const targets = spec.cluster ? nodes : [single];
+      const targets = !spec.cluster ? [single] : spec.relay === 'pubsub' ? pubsubNodes : nodes;
       cases.push(await connectCase(spec, new ServerGroup(targets, info), targets, config));
     }
     // One unmeasured pass over every configuration first: freshly started brokers are far slower

@@ -31,6 +31,10 @@
  * afterwards that the change matches is targeted at the peer. A change is handed to Redis by
  * the node that made it before it relays any later message, and at the latest at the end of
  * the turn in which it was made; peers apply it when the notice arrives (one Redis round trip).
+ * For causality across links (a consumer subscribes on B, then tells a producer on A through a
+ * message that B relays), the relay stamps each message with `stamp()` and the receiver calls
+ * `vouched(origin, stamp)`: until the receiver has applied that position, the origin is a
+ * target of every message.
  * `close()` leaves this node's hash in Redis: a restarting node's durable consumers are still
  * owed messages; `forget` (a peer pruned from the cluster) deletes a peer's hash.
  */
@@ -57,6 +61,12 @@ export interface InterestSyncOptions {
   checkMs?: number;
   /** Deltas with more entries are announced as `full` (peers read the hash); default 1000. */
   maxDeltaEntries?: number;
+}
+
+/** A node's interest position: its process epoch and revision (see `stamp`). */
+export interface InterestStamp {
+  epoch: string;
+  rev: number;
 }
 
 /** Counters, for metrics and tests. */
@@ -206,6 +216,33 @@ export class InterestSync {
     this.peers.forget(nodeId);
     if (nodeId === this.opts.nodeId || !this.opts.links.up) return;
     await this.opts.links.command.del(interestKey(this.opts.prefix, nodeId)).catch(() => undefined);
+  }
+
+  /** The revision of this node's last write (1 after the first; for tests and status). */
+  get revision(): number {
+    return this.rev;
+  }
+
+  /** The revision of `node`'s interest as applied here, or null when not known current. */
+  peerRevision(node: string): number | null {
+    return this.peers.revision(node);
+  }
+
+  /**
+   * This node's interest position, after handing pending changes to Redis: the relay sends it
+   * with each message (a few bytes), for `vouched` on the receiving node.
+   */
+  stamp(): InterestStamp {
+    this.flush();
+    return { epoch: this.epoch, rev: this.rev };
+  }
+
+  /**
+   * `node` sent a message stamped `stamp`: until its interest at that position is applied
+   * here, `targets` includes it (see the module comment). Cheap: call it for every message.
+   */
+  vouched(node: string, stamp: InterestStamp): void {
+    if (node !== this.opts.nodeId && !this.closed) this.peers.vouch(node, stamp.epoch, stamp.rev);
   }
 
   /** What this node's routing state wants now (the fields of its hash, for tests). */

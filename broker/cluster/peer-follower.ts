@@ -49,6 +49,8 @@ interface PeerState {
   retryAt: number;
   /** A revision seen at one check above the known one (read if still above at the next). */
   suspect: number | null;
+  /** A position the peer vouched for (`vouch`) that is not applied here yet. */
+  awaited: { epoch: string; rev: number } | null;
 }
 
 export class PeerFollower {
@@ -66,9 +68,45 @@ export class PeerFollower {
   known(node: string): PeerInterest | null {
     if (!this.following) return null;
     const peer = this.state(node);
-    if (peer.fresh) return peer.interest;
+    if (peer.fresh && this.reached(peer)) return peer.interest;
     if (peer.loading === 0 && Date.now() >= peer.retryAt) void this.load(node, peer);
     return null;
+  }
+
+  /** The revision of the peer's interest applied here, or null when not known current. */
+  revision(node: string): number | null {
+    const peer = this.peers.get(node);
+    return this.following && peer?.fresh && this.reached(peer)
+      ? (peer.interest?.rev ?? null)
+      : null;
+  }
+
+  /**
+   * The peer stamped a message it sent with its interest position (`epoch`, `rev`): until
+   * that position is applied here the peer is sent everything, so a change the peer made
+   * before sending a message is in force here before anything that message caused.
+   */
+  vouch(node: string, epoch: string, rev: number): void {
+    const peer = this.state(node);
+    const known = peer.interest;
+    if (known !== null && known.epoch === epoch && known.rev >= rev) return;
+    const awaited = peer.awaited;
+    if (awaited === null || awaited.epoch !== epoch || awaited.rev < rev) {
+      peer.awaited = { epoch, rev };
+    }
+    if (known !== null && known.epoch !== epoch && peer.loading === 0 && this.following) {
+      void this.load(node, peer);
+    }
+  }
+
+  /** Whether the peer's interest is at (or past) the position it vouched for. */
+  private reached(peer: PeerState): boolean {
+    const awaited = peer.awaited;
+    if (awaited === null) return true;
+    const known = peer.interest!;
+    if (known.epoch !== awaited.epoch || known.rev < awaited.rev) return false;
+    peer.awaited = null;
+    return true;
   }
 
   /** The subscriber link is ready: confirm the subscription, then read every known peer. */
@@ -166,7 +204,15 @@ export class PeerFollower {
   private state(node: string): PeerState {
     let peer = this.peers.get(node);
     if (!peer) {
-      peer = { interest: null, fresh: false, loading: 0, held: [], retryAt: 0, suspect: null };
+      peer = {
+        interest: null,
+        fresh: false,
+        loading: 0,
+        held: [],
+        retryAt: 0,
+        suspect: null,
+        awaited: null,
+      };
       this.peers.set(node, peer);
     }
     return peer;

@@ -57,6 +57,7 @@ export interface SubscribeSpec {
 
 export interface InterestNode {
   id: string;
+  prefix: string;
   realms: RealmDirectory;
   router: Router;
   delivery: RecordingDelivery;
@@ -109,6 +110,7 @@ export async function startInterestNode(
   let sockets = 0;
   return {
     id,
+    prefix,
     realms,
     router,
     delivery,

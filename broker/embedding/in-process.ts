@@ -50,7 +50,7 @@ export class InProcessPubSub {
     private readonly metrics: BrokerMetrics,
     private readonly logger: Logger,
   ) {
-    this.removeTap = router.addTap(this.tap, this.interested);
+    this.removeTap = router.addTap(this.tap, this.interested, () => this.realms.keys());
   }
 
   /** See `EmbeddingApi.publish`. */
@@ -100,6 +100,7 @@ export class InProcessPubSub {
     if (!subs) {
       subs = { trie: new TopicTrie(), handlers: new Map() };
       this.realms.set(realm, subs);
+      this.router.tapInterestChanged();
     }
     const key = pattern.toLowerCase();
     let handlers = subs.handlers.get(key);
@@ -120,12 +121,15 @@ export class InProcessPubSub {
     if (!subs || !handlers?.delete(handler) || handlers.size > 0) return;
     subs.handlers.delete(key);
     subs.trie.remove(key, key);
-    if (subs.handlers.size === 0) this.realms.delete(realm);
+    if (subs.handlers.size === 0) {
+      this.realms.delete(realm);
+      this.router.tapInterestChanged();
+    }
   }
 
   close(): void {
-    this.removeTap();
     this.realms.clear();
+    this.removeTap();
   }
 
   private checked(pattern: string, handler: MessageHandler, options: SubscribeOptions): string {

@@ -11,6 +11,11 @@
  * cost what they remove, not the size of the realm: keys per consumer, keys per producer name,
  * the producers whose `subscribers` hold a consumer, and a count of records per group. A group
  * counter and a placeholder producer go away with the last subscription that refers to them.
+ *
+ * Interest hooks (issue 21, `broker/cluster/local-interest.ts`): the optional `InterestListener`
+ * is told when a key gains its first record or loses its last, a topic key appears or goes, a
+ * group gains its first record or loses its last, and the realm gets its first online name or
+ * loses its last. Only these counter transitions call it: no work per message.
  */
 import type { BrokerSocket } from '../transport/socket-types';
 import type { ConsumerEntry, ProducerEntry, SubscriptionRecord } from './registry-types';
@@ -21,6 +26,15 @@ import { TopicTrie } from './topic-trie';
  * offline (`disconnect`): the `$SYS/<realm>/…/clients` presence topics (docs/mqtt.md).
  */
 export type PresenceListener = (realm: string, name: string, kind: 'new' | 'disconnect') => void;
+
+/**
+ * What can change in a realm's interest: `key` (value: a subscription key), `topic` (value: a
+ * topic-mode key; read its pattern with `topicPattern`), `group` (value: a group name) and
+ * `live` (value: `''`; read `liveCount`). Told the transition only: the listener reads the
+ * state it needs from the registry.
+ */
+export type InterestKind = 'key' | 'topic' | 'group' | 'live';
+export type InterestListener = (realm: RealmRegistry, kind: InterestKind, value: string) => void;
 
 export class RealmRegistry {
   readonly producers = new Map<string, ProducerEntry>();
@@ -39,11 +53,56 @@ export class RealmRegistry {
   private readonly keysOfProducer = new Map<string, Map<string, number>>();
   /** `consumer name → producers whose subscribers hold it` (reverse of `subscribers`). */
   private readonly linkedProducers = new Map<string, Set<string>>();
+  /** Producer and consumer entries with `online` set (each entry counted once). */
+  private live = 0;
 
   constructor(
     readonly name: string,
     private readonly presence?: PresenceListener,
+    private readonly interest?: InterestListener,
   ) {}
+
+  /** How many producer and consumer entries are online (a name bound as both counts twice). */
+  get liveCount(): number {
+    return this.live;
+  }
+
+  /** The pattern of topic-mode key `key`, or null when no topic-mode record has it. */
+  topicPattern(key: string): string | null {
+    return this.topicKeys.get(key)?.pattern ?? null;
+  }
+
+  /** Topic-mode keys and their patterns. */
+  topicEntries(): IterableIterator<[string, { pattern: string; count: number }]> {
+    return this.topicKeys.entries();
+  }
+
+  /** Whether any record names `group`. */
+  hasGroup(group: string): boolean {
+    return this.groupRefs.has(group);
+  }
+
+  /** Groups that some record names. */
+  groupNames(): IterableIterator<string> {
+    return this.groupRefs.keys();
+  }
+
+  /**
+   * Takes an entry offline (its socket went away, §15): clears `online` and keeps `liveCount`.
+   * The caller clears `socket` and sets `offlineAt`.
+   */
+  setOffline(entry: ProducerEntry | ConsumerEntry): void {
+    if (!entry.online) return;
+    entry.online = false;
+    this.countLive(-1);
+  }
+
+  private countLive(delta: 1 | -1): void {
+    this.live = Math.max(0, this.live + delta);
+    if ((delta === 1 && this.live === 1) || (delta === -1 && this.live === 0)) {
+      this.interest?.(this, 'live', '');
+    }
+  }
 
   /** Returns the producer, creating an offline placeholder when `create` is set (§5.1). */
   producer(name: string, create = false): ProducerEntry | undefined {
@@ -68,9 +127,11 @@ export class RealmRegistry {
   bindProducer(name: string, socket: BrokerSocket, id: string): ProducerEntry {
     const entry = this.producer(name, true)!;
     const joined = !entry.online || entry.socket !== socket;
+    const wasOnline = entry.online;
     entry.id = id;
     entry.socket = socket;
     entry.online = true;
+    if (!wasOnline) this.countLive(1);
     entry.offlineAt = null;
     entry.placeholder = false;
     if (joined) this.presence?.(this.name, name, 'new');
@@ -81,10 +142,15 @@ export class RealmRegistry {
   bindConsumer(name: string, socket: BrokerSocket, id: string): ConsumerEntry {
     let entry = this.consumers.get(name);
     let joined = true;
+    let wasOnline = false;
     if (!entry) {
       entry = { name, id, socket, online: true, offlineAt: null, subscribeTos: new Set() };
       this.consumers.set(name, entry);
-    } else if (entry.online && entry.socket === socket) joined = false;
+    } else {
+      wasOnline = entry.online;
+      if (entry.online && entry.socket === socket) joined = false;
+    }
+    if (!wasOnline) this.countLive(1);
     entry.id = id;
     entry.socket = socket;
     entry.online = true;
@@ -107,6 +173,7 @@ export class RealmRegistry {
     if (!byConsumer) {
       byConsumer = new Map();
       this.subscriptions.set(record.key, byConsumer);
+      this.interest?.(this, 'key', record.key);
     }
     const previous = byConsumer.get(record.consumer);
     if (previous) {
@@ -129,7 +196,10 @@ export class RealmRegistry {
     byConsumer.delete(consumer);
     this.untrackTopic(record);
     this.untrackRefs(record);
-    if (byConsumer.size === 0) this.subscriptions.delete(key);
+    if (byConsumer.size === 0) {
+      this.subscriptions.delete(key);
+      this.interest?.(this, 'key', key);
+    }
     this.dropPlaceholderIfUnused(record.producer);
     return record;
   }
@@ -156,6 +226,8 @@ export class RealmRegistry {
       this.producers.get(producerName)?.subscribers.delete(name);
     }
     this.linkedProducers.delete(name);
+    const entry = this.consumers.get(name);
+    if (entry?.online) this.countLive(-1);
     this.consumers.delete(name);
   }
 
@@ -168,6 +240,7 @@ export class RealmRegistry {
       linked?.delete(name);
       if (linked?.size === 0) this.linkedProducers.delete(consumer);
     }
+    if (producer.online) this.countLive(-1);
     this.producers.delete(name);
   }
 
@@ -242,7 +315,9 @@ export class RealmRegistry {
     }
     byKey.set(record.key, (byKey.get(record.key) ?? 0) + 1);
     if (record.group !== null) {
-      this.groupRefs.set(record.group, (this.groupRefs.get(record.group) ?? 0) + 1);
+      const refs = (this.groupRefs.get(record.group) ?? 0) + 1;
+      this.groupRefs.set(record.group, refs);
+      if (refs === 1) this.interest?.(this, 'group', record.group);
     }
   }
 
@@ -263,6 +338,7 @@ export class RealmRegistry {
       else {
         this.groupRefs.delete(record.group);
         this.groupCounters.delete(record.group);
+        this.interest?.(this, 'group', record.group);
       }
     }
   }
@@ -289,6 +365,7 @@ export class RealmRegistry {
     }
     this.topicKeys.set(record.key, { pattern: record.pattern, count: 1 });
     this.topics.add(record.pattern, record.key);
+    this.interest?.(this, 'topic', record.key);
   }
 
   private untrackTopic(record: SubscriptionRecord): void {
@@ -298,5 +375,6 @@ export class RealmRegistry {
     if (--tracked.count > 0) return;
     this.topicKeys.delete(record.key);
     this.topics.remove(tracked.pattern, record.key);
+    this.interest?.(this, 'topic', record.key);
   }
 }

@@ -14,6 +14,9 @@
  * origin served is skipped, and any other group is served by the one node of the cluster that
  * wins the `GroupArbiter`'s claim (docs/cluster.md). Messages routed here first are handed to the
  * cluster relay afterwards, with the groups they were given to.
+ *
+ * Taps also tell the cluster's interest table (issue 21, `broker/cluster/local-interest.ts`)
+ * which realms they want: `tapInterest()`, with `onTapInterestChange` when it may have changed.
  */
 import {
   Protocol,
@@ -37,11 +40,22 @@ import type { SubscriptionRecord } from './registry-types';
  */
 export type GroupArbiter = (realm: string, group: string, msg: ProducedMessage) => Promise<boolean>;
 
+/**
+ * What the taps want, for the cluster (issue 21): `'all'` (every non-broadcast message of
+ * every realm), or the realms whose every non-broadcast message some tap wants (`*` = every
+ * realm). Broadcasts are not included: no tap takes them (the MQTT bridge and the in-process
+ * subscribers skip them).
+ */
+export type TapInterest = 'all' | ReadonlySet<string>;
+
 export class Router {
   /** Observers of every routed message (the MQTT bridge), called before routing. */
   private readonly taps: ((msg: ProducedMessage) => void)[] = [];
   /** Taps that want a realm's messages even with no subscription in it (in-process subscribers). */
   private readonly interests: ((realm: string) => boolean)[] = [];
+  /** Per tap (same order as `taps`): the realms it wants, or null for every realm. */
+  private readonly tapRealms: ((() => Iterable<string>) | null)[] = [];
+  private readonly tapInterestListeners = new Set<() => void>();
   /** The cluster relay: sends this node's messages to its peers after local routing. */
   private relay: ((msg: ProducedMessage) => void) | null = null;
   /** The cluster's choice of node for a group a relayed message still has to reach. */
@@ -93,17 +107,51 @@ export class Router {
 
   /**
    * Adds an observer of every routed message; returns its removal. `interested(realm)` makes
-   * `mayDeliver` true for realms the observer wants even without subscriptions.
+   * `mayDeliver` true for realms the observer wants even without subscriptions. `realms` lists
+   * the realms `interested` holds for (`*` = every realm), for `tapInterest`; without it the
+   * tap is taken to want every message (the cluster then sends it everything). A tap whose
+   * realms change calls `tapInterestChanged()`.
    */
-  addTap(tap: (msg: ProducedMessage) => void, interested?: (realm: string) => boolean): () => void {
+  addTap(
+    tap: (msg: ProducedMessage) => void,
+    interested?: (realm: string) => boolean,
+    realms?: () => Iterable<string>,
+  ): () => void {
     this.taps.push(tap);
+    this.tapRealms.push(realms ?? null);
     if (interested) this.interests.push(interested);
+    this.tapInterestChanged();
     return () => {
       const i = this.taps.indexOf(tap);
-      if (i >= 0) this.taps.splice(i, 1);
+      if (i >= 0) {
+        this.taps.splice(i, 1);
+        this.tapRealms.splice(i, 1);
+      }
       const j = interested ? this.interests.indexOf(interested) : -1;
       if (j >= 0) this.interests.splice(j, 1);
+      this.tapInterestChanged();
     };
+  }
+
+  /** What the taps want (see `TapInterest`); computed on each call (not for the hot path). */
+  tapInterest(): TapInterest {
+    const out = new Set<string>();
+    for (const realms of this.tapRealms) {
+      if (realms === null) return 'all';
+      for (const realm of realms()) out.add(realm);
+    }
+    return out;
+  }
+
+  /** Calls `listener` whenever `tapInterest()` may have changed; returns its removal. */
+  onTapInterestChange(listener: () => void): () => void {
+    this.tapInterestListeners.add(listener);
+    return () => this.tapInterestListeners.delete(listener);
+  }
+
+  /** For taps: the realms they want changed (a realm got its first pattern or lost its last). */
+  tapInterestChanged(): void {
+    for (const listener of this.tapInterestListeners) listener();
   }
 
   /**

@@ -83,6 +83,22 @@ export class TopicTrie {
     return out;
   }
 
+  /** Whether any pattern matches `topic` (`match(topic).size > 0` without collecting). */
+  matchesAny(topic: string): boolean {
+    if (this.size === 0) return false;
+    const levels = topic.toLowerCase().split('/');
+    return this.any(this.root, levels, 0, levels[0]!.startsWith('$'));
+  }
+
+  private any(node: TrieNode, levels: string[], i: number, dollar: boolean): boolean {
+    const atRoot = i === 0;
+    if (node.hash && !(atRoot && dollar)) return true;
+    if (i === levels.length) return node.end !== null;
+    const next = node.literal.get(levels[i]!);
+    if (next && this.any(next, levels, i + 1, dollar)) return true;
+    return node.plus !== null && !(atRoot && dollar) && this.any(node.plus, levels, i + 1, dollar);
+  }
+
   private walk(node: TrieNode, levels: string[], i: number, out: Set<string>, dollar: boolean) {
     const atRoot = i === 0;
     if (node.hash && !(atRoot && dollar)) for (const v of node.hash) out.add(v);

@@ -70,7 +70,7 @@ function releaseNames(realm: RealmRegistry, socket: BrokerSocket): void {
   for (const name of socket.data.producers) {
     const producer = realm.producers.get(name);
     if (!producer || producer.socket !== socket) continue;
-    producer.online = false;
+    realm.setOffline(producer);
     for (const consumerName of producer.subscribers) {
       const consumer = realm.consumers.get(consumerName);
       if (consumer) notifyConsumerOfLeave(consumer, socket.id, name);
@@ -83,7 +83,7 @@ function releaseNames(realm: RealmRegistry, socket: BrokerSocket): void {
   for (const name of socket.data.consumers) {
     const consumer = realm.consumers.get(name);
     if (!consumer || consumer.socket !== socket) continue;
-    consumer.online = false;
+    realm.setOffline(consumer);
     for (const producerName of consumer.subscribeTos) {
       const producer = realm.producers.get(producerName);
       if (producer) notifyProducerOfLeave(producer, socket.id, name);

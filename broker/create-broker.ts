@@ -212,6 +212,7 @@ export function createBroker(
   // Clustering over Redis (docs/cluster.md): relay, heartbeat; a no-op when not enabled.
   const cluster = createCluster(settings, {
     router,
+    realms,
     registry: metrics.registry,
     logger,
     version: BROKER_VERSION,

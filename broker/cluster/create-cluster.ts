@@ -8,6 +8,7 @@ import type { Registry } from 'prom-client';
 import type { ClusterStatus } from '../../shared/http-api';
 import type { Settings } from '../config/settings-schema';
 import type { Logger } from '../logging/logger';
+import type { RealmDirectory } from '../routing/realm-directory';
 import type { Router } from '../routing/router';
 import { DEFAULT_STORE_TTL_SECONDS } from '../storage/message-store';
 import { ClusterMetrics } from './cluster-metrics';
@@ -17,6 +18,7 @@ import { MessageRelay } from './message-relay';
 import { clusterNodeId } from './node-identity';
 import { NodeRegistry } from './node-registry';
 import { RedisLinks } from './redis-links';
+import { InterestSync } from './interest-sync';
 import { StreamRelay } from './stream-relay';
 
 export interface Cluster {
@@ -34,6 +36,8 @@ export interface Cluster {
 
 export interface ClusterDeps {
   router: Router;
+  /** The realms' registries, whose subscriptions make this node's interest (streams relay). */
+  realms: RealmDirectory;
   registry: Registry;
   logger: Logger;
   version: string;
@@ -107,7 +111,23 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
           logger,
           links.blockingLink('switchboard-inbox'),
         );
+  // Interest routing (docs/cluster.md "Interest routing"): streams relay only; the pub/sub
+  // channel reaches every node whatever it wants.
+  const interest =
+    relay instanceof StreamRelay
+      ? new InterestSync({
+          nodeId,
+          prefix: config.prefix,
+          links,
+          realms: deps.realms,
+          router: deps.router,
+          logger,
+          checkMs: config.heartbeat_ms,
+        })
+      : null;
   if (relay instanceof StreamRelay) {
+    relay.setInterest(interest!);
+    relay.onMemberDropped((id) => void interest!.forget(id));
     relay.attach();
     metrics.streams(() => relay.status());
   } else relay.start();
@@ -118,7 +138,10 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     async start() {
       await links.connect();
       registry.start();
-      if (relay instanceof StreamRelay) relay.start();
+      if (relay instanceof StreamRelay) {
+        interest!.start();
+        relay.start();
+      }
       logger.info(
         { node_id: nodeId, prefix: config.prefix, redis: links.url },
         'cluster node started',
@@ -135,6 +158,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     }),
     async close() {
       await relay.close();
+      await interest?.close();
       await registry.close();
       await links.close();
     },

@@ -9,7 +9,8 @@
  * without `realm`/`event` (counted as `invalid`, logged once per 10 s at most).
  *
  * Switchboard extensions, ignored by reference nodes: `groups_served` (the `[realm, group]`
- * pairs the origin delivered to) and `seq` (the origin's sequence number) in the payload, and
+ * pairs the origin delivered to), `seq` (the origin's sequence number) and `interest` (its
+ * interest position `[epoch, rev]`, streams relay) in the payload, and
  * the wrapper `{node_id, blob: <key>}` that carries a large message by reference: its payload
  * wrapper is stored at `<key>` for 60 s (see `MessageRelay`).
  */
@@ -39,6 +40,8 @@ const RelayedPayload = z.object({
     .optional(),
   /** Switchboard extension: the origin's sequence number of the message. */
   seq: z.number().int().nonnegative().optional(),
+  /** Switchboard extension: the origin's interest position `[epoch, rev]` (interest-sync.ts). */
+  interest: z.tuple([z.string().max(64), z.number().int().nonnegative()]).optional(),
 });
 
 const NodeId = z.string().min(1).max(128);
@@ -75,6 +78,7 @@ export function relayText(
   msg: ProducedMessage,
   defaultTtl: number,
   seq?: number,
+  interest?: { epoch: string; rev: number },
 ): string {
   return JSON.stringify({
     node_id: nodeId,
@@ -94,6 +98,7 @@ export function relayText(
       // Extensions (reference nodes ignore them): which groups still need a node (docs/cluster.md).
       groups_served: msg.groupsServed ?? [],
       seq,
+      ...(interest ? { interest: [interest.epoch, interest.rev] } : {}),
     },
   });
 }
@@ -146,6 +151,7 @@ export function parseRelayed(
   if (p.enc !== null && p.enc !== undefined) msg.enc = p.enc;
   if (p.to !== null && p.to !== undefined) msg.to = p.to;
   if (p.contentType !== null && p.contentType !== undefined) msg.contentType = p.contentType;
+  if (p.interest) msg.relayInterest = { epoch: p.interest[0], rev: p.interest[1] };
   if (p.groups_served && p.seq !== undefined) {
     msg.groupsServed = p.groups_served;
     msg.relaySeq = p.seq;

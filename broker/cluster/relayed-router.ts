@@ -7,6 +7,7 @@
  */
 import type { StoreOutcome } from '../delivery/delivery';
 import type { Logger } from '../logging/logger';
+import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
 import type { RedisLinks } from './redis-links';
@@ -27,6 +28,8 @@ export class RelayedRouter {
     private readonly router: Router,
     private readonly metrics: ClusterMetrics,
     private readonly logger: Logger,
+    /** Sees each peer's message before it is routed (interest positions). */
+    private readonly received: (msg: ProducedMessage) => void = () => undefined,
   ) {}
 
   /**
@@ -43,6 +46,7 @@ export class RelayedRouter {
     }
     if ('blob' in msg) return { blob: msg.blob };
     this.metrics.received.routed += 1;
+    this.received(msg);
     try {
       return { routed: this.router.route(msg) };
     } catch (err) {

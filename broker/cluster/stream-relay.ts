@@ -47,8 +47,15 @@ export interface StreamRelayOptions {
   cycleMs: number;
 }
 
-/** Chooses, among `members`, the nodes that want `msg` (interest routing). */
-export type RelayTargets = (msg: ProducedMessage, members: readonly string[]) => string[];
+/**
+ * Interest routing (`InterestSync`): which members want a message, this node's position to
+ * stamp on what it sends, and what to do with a peer's stamp.
+ */
+export interface RelayInterest {
+  targets(msg: ProducedMessage, members: readonly string[]): string[];
+  stamp(): { epoch: string; rev: number };
+  vouched(node: string, stamp: { epoch: string; rev: number }): void;
+}
 
 export class StreamRelay {
   /**
@@ -61,7 +68,7 @@ export class StreamRelay {
   private readonly reader: InboxReader;
   private readonly receiver: RelayedRouter;
   private readonly channelReceiver: RelayedRouter;
-  private targets: RelayTargets = (_msg, members) => [...members];
+  private interest: RelayInterest | null = null;
   private readonly droppedListeners = new Set<(nodeId: string) => void>();
 
   constructor(
@@ -75,7 +82,21 @@ export class StreamRelay {
   ) {
     const { nodeId, prefix } = options;
     const inbox = inboxKey(prefix, nodeId);
-    this.receiver = new RelayedRouter(nodeId, prefix, inbox, links, router, metrics, logger);
+    const received = (msg: ProducedMessage): void => {
+      if (msg.relayInterest && msg.relayedFrom) {
+        this.interest?.vouched(msg.relayedFrom, msg.relayInterest);
+      }
+    };
+    this.receiver = new RelayedRouter(
+      nodeId,
+      prefix,
+      inbox,
+      links,
+      router,
+      metrics,
+      logger,
+      received,
+    );
     const channel = `${prefix}:messages`;
     this.channelReceiver = new RelayedRouter(
       nodeId,
@@ -109,9 +130,9 @@ export class StreamRelay {
     );
   }
 
-  /** Sets how members are chosen for a message (interest routing). */
-  setTargets(targets: RelayTargets): void {
-    this.targets = targets;
+  /** Sends each message only to the members that want it (else to every member). */
+  setInterest(interest: RelayInterest): void {
+    this.interest = interest;
   }
 
   /** Calls `listener` with each member dropped for absence (its interest can go). */
@@ -197,12 +218,15 @@ export class StreamRelay {
       this.metrics.relayed.failed += 1;
       return;
     }
-    const targets = this.targets(msg, members);
+    const targets = this.interest ? this.interest.targets(msg, members) : members;
     if (targets.length === 0) return;
     const seq = ++this.seq;
     let text: string;
     try {
-      text = relayText(this.options.nodeId, msg, this.options.defaultTtl, seq);
+      // Stamping first also hands this node's pending interest changes to Redis, ahead of
+      // the message on the same connection (interest-sync.ts, "the race").
+      const stamp = this.interest?.stamp();
+      text = relayText(this.options.nodeId, msg, this.options.defaultTtl, seq, stamp);
     } catch (err) {
       this.metrics.relayed.failed += 1;
       this.logger.warn({ err, realm: msg.realm }, 'message not relayed: not serialisable');

@@ -41,6 +41,11 @@ export interface ProducedMessage {
   groupsServed?: [string, string][];
   /** Cluster: the origin's sequence number of the message, to spread group work over nodes. */
   relaySeq?: number;
+  /**
+   * Cluster: the origin's interest position when it relayed the message (`InterestSync.stamp`):
+   * the receiving node sends the origin everything until it has applied that position.
+   */
+  relayInterest?: { epoch: string; rev: number };
   /** `performance.now()` (ms) when the broker accepted it, for the publish→deliver histogram. */
   receivedAt?: number;
 }

@@ -73,7 +73,7 @@ export const ClusterStatusSchema = z.object({
   redis: z.enum(['up', 'down']),
   /** While down: Redis's or the connection's last error (e.g. `WRONGPASS …`). */
   redis_error: z.string().optional(),
-  /** The Redis URL without its password. */
+  /** The Redis URL without its password, or `sentinel://host:port,…/name` (Sentinel set). */
   redis_url: z.string(),
   prefix: z.string(),
   /** Alive nodes, this one first; only this one while Redis is down. */

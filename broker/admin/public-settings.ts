@@ -34,13 +34,21 @@ export function redactUrl(value: string): string {
   return url.toString();
 }
 
-/** Deep copy with every URL string's credentials redacted. */
+/** Keys whose string values are secrets wherever they appear (e.g. `sentinel.password`). */
+const SECRET_KEY = /password/i;
+
+/**
+ * Deep copy with every URL string's credentials redacted, and the value of every key naming a
+ * password (`storage_options.sentinel.password`, `sentinel_password`) replaced by `<redacted>`.
+ */
 export function redactUrlsDeep(value: unknown): unknown {
   if (typeof value === 'string') return redactUrl(value);
   if (Array.isArray(value)) return value.map(redactUrlsDeep);
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = redactUrlsDeep(v);
+    for (const [k, v] of Object.entries(value)) {
+      out[k] = SECRET_KEY.test(k) && typeof v === 'string' ? REDACTED : redactUrlsDeep(v);
+    }
     return out;
   }
   return value;

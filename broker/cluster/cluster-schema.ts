@@ -8,8 +8,14 @@
  * configurable, off by default) and §15. See docs/cluster.md.
  *
  * `{enabled (false), prefix ("tyo-mq:cluster"), redis_url (default: storage_options.url, else
+<<<<<<< HEAD
  *   redis://127.0.0.1:6379), node_id (default: the top-level node_id, else 16 random hex
  *   characters kept in <data dir>/cluster-node-id, so a restarted node keeps its inbox), nonce_fail_open (false: a proof is refused while Redis cannot be
+=======
+ *   redis://127.0.0.1:6379), sentinel (none; default: storage_options.sentinel when neither
+ *   redis_url nor sentinel is set; shape in `broker/storage/redis-target.ts`), node_id (default: the top-level node_id, else 16 random hex
+ *   characters per process), nonce_fail_open (false: a proof is refused while Redis cannot be
+>>>>>>> wt/i21-sentinel
  *   asked whether its nonce was used elsewhere; true, the reference's default, accepts it on the
  *   node's own replay protection — a proof captured then can be replayed on another node),
  *   heartbeat_ms (5,000: how often a node
@@ -21,6 +27,7 @@
  */
 import { z } from 'zod';
 import { isRedisUrl } from '../storage/redis-options';
+import { SentinelSettingsSchema } from '../storage/redis-target';
 
 /** Redis key prefix of the reference (§17). */
 export const DEFAULT_CLUSTER_PREFIX = 'tyo-mq:cluster';
@@ -41,6 +48,12 @@ export const ClusterSettingsSchema = z
       .regex(/^[^\s*?[\]]*$/, { message: 'must not contain spaces or glob characters' })
       .default(DEFAULT_CLUSTER_PREFIX),
     redis_url: RedisUrl.optional(),
+    /**
+     * A Redis Sentinel set to follow instead of one fixed server (`broker/storage/redis-target.ts`
+     * for the shape): the nodes ask the sentinels for the master and move to the new one after
+     * a failover. `redis_url`, when given too, supplies only the password, user, db and TLS.
+     */
+    sentinel: SentinelSettingsSchema.optional(),
     /** This node's id; unique per process in the cluster (messages from it are ignored). */
     node_id: z
       .string()

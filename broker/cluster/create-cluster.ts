@@ -13,6 +13,7 @@ import type { Router } from '../routing/router';
 import { DEFAULT_STORE_TTL_SECONDS } from '../storage/message-store';
 import { ClusterMetrics } from './cluster-metrics';
 import { DEFAULT_REDIS_URL } from '../storage/redis-keys';
+import { redisTarget, type RedisTarget } from '../storage/redis-target';
 import type { ClusterSettings } from './cluster-schema';
 import { MessageRelay } from './message-relay';
 import { clusterNodeId } from './node-identity';
@@ -45,9 +46,16 @@ export interface ClusterDeps {
   dataDir?: string;
 }
 
-/** The Redis URL the cluster uses: its own, else the Redis store's, else the default. */
-export function clusterRedisUrl(settings: Settings, cluster: ClusterSettings): string {
-  return cluster.redis_url ?? settings.storage_options.url ?? DEFAULT_REDIS_URL;
+/**
+ * The Redis the cluster uses: its own `sentinel` / `redis_url`, else the Redis store's
+ * (`storage_options.sentinel` / `url`), else `redis://127.0.0.1:6379`.
+ */
+export function clusterRedisTarget(settings: Settings, cluster: ClusterSettings): RedisTarget {
+  const own = cluster.sentinel !== undefined || cluster.redis_url !== undefined;
+  const source = own
+    ? { url: cluster.redis_url, sentinel: cluster.sentinel }
+    : settings.storage_options;
+  return redisTarget(source.url, source.sentinel, DEFAULT_REDIS_URL);
 }
 
 export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
@@ -65,7 +73,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
   const nodeId = clusterNodeId(config.node_id ?? settings.node_id, deps.dataDir);
   const logger = deps.logger.child({ node: nodeId });
   const links = new RedisLinks(
-    { url: clusterRedisUrl(settings, config), connectTimeoutMs: config.connect_timeout_ms },
+    { target: clusterRedisTarget(settings, config), connectTimeoutMs: config.connect_timeout_ms },
     logger,
   );
   const registry = new NodeRegistry(

@@ -57,6 +57,8 @@ export class InboxReader {
     private readonly handle: InboxHandler,
     private readonly logger: Logger,
     private readonly dereference: InboxDereference = () => null,
+    /** Ends the blocking connection for good (its reconnection included). */
+    private readonly release: () => void = () => reader.disconnect(),
   ) {}
 
   /** Entries trimmed before this node read them, since start. */
@@ -75,7 +77,7 @@ export class InboxReader {
 
   async close(): Promise<void> {
     this.closed = true;
-    this.reader.disconnect();
+    this.release();
     await this.loop;
     await this.saving;
   }

@@ -6,13 +6,21 @@
  * re-subscribes after a reconnect. A Redis outage is never fatal: commands fail fast while the
  * link is down (no offline queue, so nothing piles up in memory), `up` says whether both links
  * are ready, and the transition is logged once each way (the URL without its password).
+ * With a Sentinel target each reconnect asks the sentinels for the current master, so the
+ * links follow a failover (`broker/storage/redis-target.ts`).
  */
-import { Redis } from 'ioredis';
+import { Redis, type RedisOptions } from 'ioredis';
 import type { Logger } from '../logging/logger';
-import { safeRedisUrl } from '../storage/redis-keys';
+import {
+  describeRedisTarget,
+  keepConnecting,
+  redisConnectionOptions,
+  type RedisTarget,
+} from '../storage/redis-target';
 
 export interface RedisLinksOptions {
-  url: string;
+  /** A URL or a Sentinel set (`broker/storage/redis-target.ts`). */
+  target: RedisTarget;
   connectTimeoutMs: number;
   /** Called with `true` when both links are ready again, `false` when one is lost. */
   onStateChange?: (up: boolean) => void;
@@ -27,34 +35,43 @@ export class RedisLinks {
   private readonly channels = new Map<string, (text: string) => void>();
   private closed = false;
   private readonly where: string;
+  /** Options every connection shares (fail fast, no offline queue, capped back-off). */
+  private readonly common: RedisOptions;
+  private readonly released = new WeakSet<Redis>();
 
   constructor(
     private readonly options: RedisLinksOptions,
     private readonly logger: Logger,
   ) {
-    this.where = safeRedisUrl(options.url);
-    const common = {
+    this.where = describeRedisTarget(options.target);
+    const isClosed = (): boolean => this.closed;
+    const common = (this.common = {
       connectTimeout: options.connectTimeoutMs,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 0,
       lazyConnect: true,
       retryStrategy: (times: number) => (this.closed ? null : Math.min(100 * times, 2_000)),
-    };
-    this.command = new Redis(options.url, {
-      ...common,
-      connectionName: 'switchboard-cmd',
-      enableAutoPipelining: true,
     });
-    this.subscriber = new Redis(options.url, {
-      ...common,
-      connectionName: 'switchboard-sub',
-      // Subscriptions are replayed by ioredis after a reconnect.
-      autoResubscribe: true,
-    });
+    this.command = new Redis(
+      redisConnectionOptions(
+        options.target,
+        { ...common, connectionName: 'switchboard-cmd', enableAutoPipelining: true },
+        isClosed,
+      ),
+    );
+    this.subscriber = new Redis(
+      redisConnectionOptions(
+        options.target,
+        // Subscriptions are replayed by ioredis after a reconnect (to the new master too).
+        { ...common, connectionName: 'switchboard-sub', autoResubscribe: true },
+        isClosed,
+      ),
+    );
     this.subscriber.on('message', (channel: string, text: string) => {
       this.channels.get(channel)?.(text);
     });
     for (const link of [this.command, this.subscriber]) {
+      keepConnecting(link, isClosed);
       link.on('ready', () => this.check());
       link.on('close', () => this.check());
       // ioredis emits `error` on every failed attempt; the state change is what gets logged,
@@ -84,7 +101,7 @@ export class RedisLinks {
     return this.up ? null : this.lastErrorText;
   }
 
-  /** The URL without its password, for logs and status. */
+  /** The URL without its password (or `sentinel://h:p,…/name`), for logs and status. */
   get url(): string {
     return this.where;
   }
@@ -140,15 +157,24 @@ export class RedisLinks {
    * connecting now and reconnecting like the others until `close()`; its owner disconnects it.
    */
   blockingLink(connectionName: string): Redis {
-    const link = this.command.duplicate({
-      connectionName,
-      lazyConnect: false,
-      enableAutoPipelining: false,
-    });
+    const link = new Redis(
+      redisConnectionOptions(
+        this.options.target,
+        { ...this.common, connectionName, lazyConnect: false },
+        () => this.closed || this.released.has(link),
+      ),
+    );
+    keepConnecting(link, () => this.closed || this.released.has(link));
     link.on('error', () => {
       // Reported through the command and subscriber links' state; retried by ioredis.
     });
     return link;
+  }
+
+  /** Disconnects a link of `blockingLink` for good. */
+  releaseLink(link: Redis): void {
+    this.released.add(link);
+    link.disconnect();
   }
 
   /** Closes both links; no reconnection after this. */

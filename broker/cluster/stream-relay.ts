@@ -127,6 +127,7 @@ export class StreamRelay {
       (text) => this.route(text),
       logger,
       (text) => this.dereference(text),
+      () => links.releaseLink(readerLink),
     );
   }
 

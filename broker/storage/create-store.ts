@@ -40,6 +40,7 @@ export function createStore(settings: Settings, dataDir: string, logger: Logger)
     const fallback = o.fallback;
     return new RedisStartupStore({
       url: o.url,
+      sentinel: o.sentinel,
       prefix: o.prefix,
       connectTimeout: o.connect_timeout,
       probeTimeout: o.probe_timeout,

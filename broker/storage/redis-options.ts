@@ -7,6 +7,7 @@
  */
 import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
+import { SentinelSettingsSchema } from './redis-target';
 
 /** `redis:` or `rediss:` (TLS) URLs only. */
 export function isRedisUrl(value: string): boolean {
@@ -23,6 +24,12 @@ const ms = z.number().int().positive().max(MAX_TIMER_DELAY_MS);
 export const RedisStorageOptionsShape = {
   /** Redis URL, credentials allowed (never logged; redacted in settings views). */
   url: z.string().refine(isRedisUrl, { message: 'must be a redis:// or rediss:// URL' }).optional(),
+  /**
+   * A Redis Sentinel set to follow instead of `url`'s server (shape: `redis-target.ts`); `url`
+   * then supplies only the password, user, db and TLS. Its passwords are redacted in settings
+   * views.
+   */
+  sentinel: SentinelSettingsSchema.optional(),
   /** Key prefix. */
   prefix: z.string().min(1).max(256).optional(),
   /** ms to establish a connection. */

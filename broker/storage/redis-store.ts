@@ -47,15 +47,26 @@ import {
   EXPIRY_GRACE_MS,
   parseQueuePart,
   queuePart,
-  safeRedisUrl,
   ScoreClock,
   type RawEntry,
 } from './redis-keys';
 import { REDIS_SCRIPTS, type ScriptCommands, type ScriptName } from './redis-scripts';
+import {
+  describeRedisTarget,
+  keepConnecting,
+  redisConnectionOptions,
+  redisTarget,
+  type SentinelSettings,
+} from './redis-target';
 
 export interface RedisStoreOptions {
   /** Default `redis://127.0.0.1:6379`; credentials in it are never logged. */
   url?: string;
+  /**
+   * A Redis Sentinel set to follow instead of `url`'s server (`redis-target.ts`); `url` then
+   * supplies only the password, user, db and TLS.
+   */
+  sentinel?: SentinelSettings;
   /** Key prefix, default `tyo-mq:queue`. */
   prefix?: string;
   /** ms to establish a connection, default 5,000. */
@@ -70,7 +81,7 @@ const clock = new ScoreClock();
 
 export class RedisStore implements MessageStore {
   readonly backend = 'redis';
-  /** The URL without credentials, for logs and errors. */
+  /** The URL without credentials (or `sentinel://h:p,…/name`), for logs and errors. */
   readonly safeUrl: string;
   private readonly client: Redis;
   private readonly scripts: ScriptCommands;
@@ -86,21 +97,29 @@ export class RedisStore implements MessageStore {
   private commitListener: ((ms: number) => void) | null = null;
 
   constructor(options: RedisStoreOptions) {
-    const url = options.url ?? DEFAULT_REDIS_URL;
-    this.safeUrl = safeRedisUrl(url);
+    const target = redisTarget(options.url, options.sentinel, DEFAULT_REDIS_URL);
+    this.safeUrl = describeRedisTarget(target);
     this.prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
     this.defaultTtl = options.defaultTtl ?? DEFAULT_STORE_TTL_SECONDS;
     this.logger = options.logger;
-    this.client = new Redis(url, {
-      connectTimeout: options.connectTimeout ?? 5_000,
-      // A command waiting for a connection fails after one failed reconnect instead of 20.
-      maxRetriesPerRequest: 1,
-      retryStrategy: (times) => Math.min(times * 100, 2_000),
-    });
+    this.client = new Redis(
+      redisConnectionOptions(
+        target,
+        {
+          connectTimeout: options.connectTimeout ?? 5_000,
+          connectionName: 'switchboard-store',
+          // A command waiting for a connection fails after one failed reconnect instead of 20.
+          maxRetriesPerRequest: 1,
+          retryStrategy: (times) => Math.min(times * 100, 2_000),
+        },
+        () => this.closed,
+      ),
+    );
     for (const [name, lua] of Object.entries(REDIS_SCRIPTS)) {
       this.client.defineCommand(name, { numberOfKeys: 0, lua });
     }
     this.scripts = this.client as unknown as ScriptCommands;
+    keepConnecting(this.client, () => this.closed);
     this.client.on('error', (err: Error) => this.connectionError(err));
     // A connection closed without an error (the server dropped it) is an outage too.
     this.client.on('close', () => this.connectionError(new Error('connection closed'), true));

@@ -157,14 +157,16 @@ export class RedisLinks {
    * connecting now and reconnecting like the others until `close()`; its owner disconnects it.
    */
   blockingLink(connectionName: string): Redis {
-    const link = new Redis(
+    let link: Redis | null = null;
+    const isClosed = (): boolean => this.closed || (link !== null && this.released.has(link));
+    link = new Redis(
       redisConnectionOptions(
         this.options.target,
         { ...this.common, connectionName, lazyConnect: false },
-        () => this.closed || this.released.has(link),
+        isClosed,
       ),
     );
-    keepConnecting(link, () => this.closed || this.released.has(link));
+    keepConnecting(link, isClosed);
     link.on('error', () => {
       // Reported through the command and subscriber links' state; retried by ioredis.
     });

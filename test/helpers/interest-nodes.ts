@@ -94,7 +94,7 @@ export async function startInterestNode(
       return Promise.resolve(true);
     },
   );
-  const links = new RedisLinks({ url, connectTimeoutMs: 5_000 }, silent);
+  const links = new RedisLinks({ target: { kind: 'url', url }, connectTimeoutMs: 5_000 }, silent);
   const sync = new InterestSync({
     nodeId: id,
     prefix,

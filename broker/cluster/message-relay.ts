@@ -21,7 +21,7 @@ import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
 import type { RedisLinks } from './redis-links';
-import { RelayedRouter } from './relayed-router';
+import { RelayedRouter, countRelayed, groupArbiter } from './relayed-router';
 import { blobText, relayText } from './relay-wire';
 
 /** How long a large message waits in Redis for the peers to fetch it (ms). */
@@ -61,7 +61,11 @@ export class MessageRelay {
   start(): void {
     this.links.listen(this.channel, this.receive);
     // Peers may have subscribers in any realm: never skip routing for lack of local ones.
-    this.stop = this.router.addRelay(this.send, () => true, this.claimGroup);
+    this.stop = this.router.addRelay(
+      this.send,
+      () => true,
+      groupArbiter(this.prefix, this.nodeId, this.links),
+    );
   }
 
   close(): Promise<void> {
@@ -97,33 +101,7 @@ export class MessageRelay {
     } else {
       sent = command.publish(this.channel, text);
     }
-    sent.then(
-      () => {
-        this.metrics.relayed.sent += 1;
-      },
-      (err: unknown) => {
-        this.metrics.relayed.failed += 1;
-        this.logger.debug({ err: (err as Error).message }, 'message not relayed');
-      },
-    );
-  };
-
-  /**
-   * Group arbiter: among the nodes with members of a group the origin did not serve, the first
-   * to claim `<prefix>:group:<origin>:<seq>:<realm>:<group>` (SET NX, 60 s) serves it. Redis
-   * errors count as won: a duplicate rather than a lost message (at-least-once).
-   */
-  private readonly claimGroup = async (
-    realm: string,
-    group: string,
-    msg: ProducedMessage,
-  ): Promise<boolean> => {
-    const key = `${this.prefix}:group:${msg.relayedFrom}:${msg.relaySeq}:${realm}:${group}`;
-    try {
-      return (await this.links.command.set(key, this.nodeId, 'PX', 60_000, 'NX')) === 'OK';
-    } catch {
-      return true;
-    }
+    countRelayed(sent, this.metrics, this.logger);
   };
 
   private readonly receive = (text: string): void => {

@@ -8,10 +8,43 @@
 import type { StoreOutcome } from '../delivery/delivery';
 import type { Logger } from '../logging/logger';
 import type { ProducedMessage } from '../routing/produced-message';
-import type { Router } from '../routing/router';
+import type { GroupArbiter, Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
 import type { RedisLinks } from './redis-links';
 import { parseRelayed } from './relay-wire';
+
+/**
+ * The group arbiter of both relays: among the nodes with members of a group the origin did not
+ * serve, the first to claim `<prefix>:group:<origin>:<seq>:<realm>:<group>` (SET NX, 60 s)
+ * serves it. Redis errors count as won: a duplicate rather than a lost message (at least once).
+ */
+export function groupArbiter(prefix: string, nodeId: string, links: RedisLinks): GroupArbiter {
+  return async (realm, group, msg) => {
+    const key = `${prefix}:group:${msg.relayedFrom}:${msg.relaySeq}:${realm}:${group}`;
+    try {
+      return (await links.command.set(key, nodeId, 'PX', 60_000, 'NX')) === 'OK';
+    } catch {
+      return true;
+    }
+  };
+}
+
+/** Counts a relay write's outcome in `metrics` (a failure is logged at debug level). */
+export function countRelayed(
+  sent: Promise<unknown>,
+  metrics: ClusterMetrics,
+  logger: Logger,
+): void {
+  sent.then(
+    () => {
+      metrics.relayed.sent += 1;
+    },
+    (err: unknown) => {
+      metrics.relayed.failed += 1;
+      logger.debug({ err: (err as Error).message }, 'message not relayed');
+    },
+  );
+}
 
 /** What `accept` did: routed (with the durable writes it caused), a blob to fetch, or nothing. */
 export type Accepted = { routed: Promise<StoreOutcome>[] } | { blob: string } | null;

@@ -26,7 +26,7 @@ import type { ClusterMetrics } from './cluster-metrics';
 import { InboxReader } from './inbox-reader';
 import type { RedisLinks } from './redis-links';
 import { RelayMembers, inboxKey } from './relay-members';
-import { RelayedRouter } from './relayed-router';
+import { RelayedRouter, countRelayed, groupArbiter } from './relayed-router';
 import { blobText, parseRelayed, relayText } from './relay-wire';
 
 /** Hard cap on an inbox's entries, applied on every add (approximate `MAXLEN ~`). */
@@ -144,7 +144,11 @@ export class StreamRelay {
   /** Starts relaying this node's messages (call before routing any). */
   attach(): void {
     // Peers may have subscribers in any realm: never skip routing for lack of local ones.
-    this.stop ??= this.router.addRelay(this.send, () => true, this.claimGroup);
+    this.stop ??= this.router.addRelay(
+      this.send,
+      () => true,
+      groupArbiter(this.options.prefix, this.options.nodeId, this.links),
+    );
     // Reference nodes publish on the channel; their messages are routed as they come.
     this.links.listen(`${this.options.prefix}:messages`, (text) => {
       const accepted = this.channelReceiver.accept(text);
@@ -245,28 +249,6 @@ export class StreamRelay {
       const inbox = inboxKey(this.options.prefix, node);
       sends.push(command.xadd(inbox, 'MAXLEN', '~', MAX_INBOX_ENTRIES, '*', 'm', text));
     }
-    Promise.all(sends).then(
-      () => {
-        this.metrics.relayed.sent += 1;
-      },
-      (err: unknown) => {
-        this.metrics.relayed.failed += 1;
-        this.logger.debug({ err: (err as Error).message }, 'message not relayed');
-      },
-    );
-  };
-
-  /** As `MessageRelay`'s: the first node to claim a group for a message serves it. */
-  private readonly claimGroup = async (
-    realm: string,
-    group: string,
-    msg: ProducedMessage,
-  ): Promise<boolean> => {
-    const key = `${this.options.prefix}:group:${msg.relayedFrom}:${msg.relaySeq}:${realm}:${group}`;
-    try {
-      return (await this.links.command.set(key, this.options.nodeId, 'PX', 60_000, 'NX')) === 'OK';
-    } catch {
-      return true;
-    }
+    countRelayed(Promise.all(sends), this.metrics, this.logger);
   };
 }

@@ -18,7 +18,8 @@ import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-proces
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { addConnection, openSection } from '../support/console-nav';
 import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
-import { connectProducer, produceBatch } from '../support/fleet-clients';
+import { ClientEvent } from '../../shared/protocol-events';
+import { connectConsumer, connectProducer, produceBatch } from '../support/fleet-clients';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
@@ -47,6 +48,17 @@ async function shoot(page: Page, name: string): Promise<void> {
   await page.setViewportSize({ width: 1280, height: 860 });
 }
 
+/** Node's `tyo_mq_cluster_relayed_total{outcome="sent"}` (admin bearer). */
+async function relayedSent(url: string): Promise<number> {
+  const body = await (
+    await fetch(`${url}/api/metrics`, { headers: { authorization: `Bearer ${ADMIN}` } })
+  ).text();
+  const line = body
+    .split('\n')
+    .find((l) => l.startsWith('tyo_mq_cluster_relayed_total{outcome="sent"}'));
+  return Number(line?.split(' ').pop() ?? NaN);
+}
+
 describe('a clustered broker in the Overview', () => {
   let dir: TempDir;
   let redis: RedisServer | null = null;
@@ -54,6 +66,7 @@ describe('a clustered broker in the Overview', () => {
   let app: RunningConsole | null = null;
   let browser: Browser | null = null;
   let producer: Socket | null = null;
+  let watcher: Socket | null = null;
 
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-cluster-');
@@ -61,6 +74,7 @@ describe('a clustered broker in the Overview', () => {
 
   afterAll(async () => {
     producer?.close();
+    watcher?.close();
     await browser?.close();
     await stopConsole(app, 'SIGKILL');
     await Promise.all(nodes.map((node) => node.stop()));
@@ -76,7 +90,7 @@ describe('a clustered broker in the Overview', () => {
         auth: {
           enabled: true,
           tokens: [{ token: ADMIN, realm: '*', role: 'admin' }],
-          realms: { default: { required: false } },
+          realms: { default: { required: false, allow_tokenless_consumers: true } },
         },
         http_api: { enabled: true },
         cluster: { enabled: true, redis_url: redisUrl, prefix, node_id: nodeId, heartbeat_ms: 500 },
@@ -136,12 +150,28 @@ describe('a clustered broker in the Overview', () => {
       /^last seen (just now|[0-9] s ago)$/,
     );
 
-    // Messages produced on node-a are relayed to node-b: the counters say so.
+    // Messages produced on node-a are relayed to a consumer on node-b: the counters say so.
+    // Interest routing sends node-b only what it subscribed to, so probe until the consumer's
+    // subscription is known on node-a, then count from there.
+    const consumer = await connectConsumer(nodes[1]!.url, 'relay-watcher', 'fleet', 'job');
+    watcher = consumer.socket;
     producer = await connectProducer(nodeA.url, 'fleet');
+    const probe = producer;
+    await expect
+      .poll(
+        () => {
+          probe.emit(ClientEvent.PRODUCE, { event: 'job', message: 'probe', from: 'fleet' });
+          return consumer.received.length > 0;
+        },
+        { timeout: 20_000 },
+      )
+      .toBe(true);
+    const sentBefore = await relayedSent(nodeA.url);
     produceBatch(producer, 'job', 'fleet', 5);
+    await consumer.waitFor(consumer.received.length + 5);
     await expect
       .poll(() => text(page, 'cluster-relayed'), { timeout: 20_000 })
-      .toBe('5 sent · 0 failed');
+      .toBe(`${sentBefore + 5} sent · 0 failed`);
     expect(await text(page, 'cluster-received')).toBe('0 routed · 0 invalid');
     expect(await page.content()).not.toContain(REDIS_PASSWORD);
     await shoot(page, 'up');

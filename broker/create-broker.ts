@@ -210,6 +210,7 @@ export function createBroker(
   const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
   // Clustering over Redis (docs/cluster.md): relay, heartbeat; a no-op when not enabled.
+  const persistence = new SubscriptionPersistence(store, logger);
   const cluster = createCluster(settings, {
     router,
     realms,
@@ -217,6 +218,8 @@ export function createBroker(
     logger,
     version: BROKER_VERSION,
     dataDir: options.dataDir,
+    persistence,
+    sharedStore: () => sharedStoreName(settings, store.backend) !== '',
   });
   // The embedding API (docs/embedding.md): hooks, events, in-process publish/subscribe.
   const embedding = createEmbedding({
@@ -228,7 +231,6 @@ export function createBroker(
     metrics,
   });
   const embed = embedding.embed;
-  const persistence = new SubscriptionPersistence(store, logger);
   const expiry = new DurableExpiry(
     realms,
     ledger,

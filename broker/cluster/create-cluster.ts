@@ -10,8 +10,10 @@ import type { Settings } from '../config/settings-schema';
 import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { Router } from '../routing/router';
+import type { SubscriptionPersistence } from '../routing/subscription-persistence';
 import { DEFAULT_STORE_TTL_SECONDS } from '../storage/message-store';
 import { ClusterMetrics } from './cluster-metrics';
+import { ConsumerOwnership } from './consumer-ownership';
 import { DEFAULT_REDIS_URL } from '../storage/redis-keys';
 import { redisTarget, type RedisTarget } from '../storage/redis-target';
 import type { ClusterSettings } from './cluster-schema';
@@ -44,6 +46,13 @@ export interface ClusterDeps {
   version: string;
   /** Where an unconfigured node id is kept across restarts (`node-identity.ts`). */
   dataDir?: string;
+  /**
+   * Durable subscriptions: a cluster node makes them its own (`joinCluster`, before they are
+   * restored) and hands consumers over (`consumer-ownership.ts`).
+   */
+  persistence: SubscriptionPersistence;
+  /** Whether the message store is the shared Redis store (`realm-renames.ts` `sharedStoreName`). */
+  sharedStore: () => boolean;
 }
 
 /**
@@ -88,6 +97,19 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     up: () => links.up,
     nodes: () => registry.nodes().length,
   });
+  // One owner per durable consumer (docs/cluster.md "A consumer that moves between nodes").
+  const ownership = new ConsumerOwnership({
+    nodeId,
+    prefix: config.prefix,
+    links,
+    realms: deps.realms,
+    persistence: deps.persistence,
+    sharedStore: deps.sharedStore,
+    logger,
+  });
+  deps.persistence.joinCluster(nodeId, (realm, consumer) => ownership.claim(realm, consumer));
+  // Listening before the first connection: `listen` subscribes once the link is ready.
+  ownership.start();
   const defaultTtl =
     settings.storage_options.default_ttl ?? settings.default_ttl ?? DEFAULT_STORE_TTL_SECONDS;
   const relay =
@@ -165,6 +187,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
       relay: relay instanceof StreamRelay ? relay.status() : { mode: 'pubsub' },
     }),
     async close() {
+      ownership.close();
       await relay.close();
       await interest?.close();
       await registry.close();

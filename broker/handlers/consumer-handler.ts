@@ -76,6 +76,8 @@ export function bindConsumer(
     const producer = realm.producer(producerName);
     if (producer) notifyProducerOfConsumer(producer, consumer);
   }
+  // A cluster node holding its durable records now owns it (consumer-ownership.ts).
+  ctx.persistence.bound(realm, name);
   return consumer;
 }
 

@@ -79,7 +79,13 @@ export interface PersistedSubscription {
   realm: string;
   key: string;
   consumer: string;
-  /** The subscription record (JSON-safe). */
+  /**
+   * The subscription record (JSON-safe). A clustered node also writes `owner` into it: the
+   * cluster node id that registered the subscription (docs/cluster.md "A consumer that moves
+   * between nodes"). Kept inside the record so that every store (SQLite column, Redis hash
+   * value, memory) carries it without a schema change; rows without it (single brokers, rows
+   * written before owners existed) belong to whichever broker restores them.
+   */
   record: Record<string, unknown>;
 }
 

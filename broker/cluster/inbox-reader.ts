@@ -139,9 +139,26 @@ export class InboxReader {
         if (failures === 1) {
           this.logger.debug({ err: (err as Error).message }, 'cluster inbox read failed; retrying');
         }
-        await new Promise((resolve) => setTimeout(resolve, Math.min(100 * failures, 2_000)));
+        await this.pause(Math.min(100 * failures, 2_000));
       }
     }
+  }
+
+  /**
+   * Waits `ms` after a failed read, or less: until the connection is ready again (after a
+   * reconnect or a Sentinel failover the inbox is read at once, not at the end of a back-off).
+   */
+  private pause(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        this.reader.off('ready', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      if (this.reader.status === 'ready') return;
+      this.reader.once('ready', done);
+    });
   }
 
   /** Reads the stored cursor (Redis restarted empty: from the start) and checks for losses. */

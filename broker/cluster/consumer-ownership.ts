@@ -14,8 +14,12 @@
  * already stored stay there (replayed if the consumer comes back to this node).
  *
  * A consumer LIVE here under the same name (connected to two nodes at once) is kept, and logged.
- * Announcements are fire-and-forget: one lost while Redis is down is not repeated (a node
- * that missed it keeps storing copies until the consumer binds again somewhere).
+ *
+ * The owner is also recorded in the hash `<prefix>:owners` (field `<realm length>:<realm>:
+ * <consumer>`, value the node id), written before the announcement on the same connection. A
+ * node that missed announcements (it was down, or its Redis links were) reconciles against it
+ * when it starts and whenever its subscriber link is ready again: every offline durable consumer
+ * it holds that the hash gives to another node is dropped as above.
  */
 import { z } from 'zod';
 import type { Logger } from '../logging/logger';
@@ -44,6 +48,14 @@ export interface ConsumerOwnershipDeps {
   logger: Logger;
 }
 
+/** The hash field of `consumer` of `realm` in `<prefix>:owners` (unambiguous for any names). */
+export function ownerField(realm: string, consumer: string): string {
+  return `${realm.length}:${realm}:${consumer}`;
+}
+
+/** Fields asked per `HMGET` while reconciling. */
+const RECONCILE_BATCH = 500;
+
 /** The channel ownership announcements go over. */
 export function ownerChannel(prefix: string): string {
   return `${prefix}:owner`;
@@ -51,6 +63,8 @@ export function ownerChannel(prefix: string): string {
 
 export class ConsumerOwnership {
   private readonly channel: string;
+  private readonly ownersKey: string;
+  private unhook: (() => void) | null = null;
   /** The socket each consumer entry was last announced for: one notice per binding. */
   private readonly announced = new WeakMap<ConsumerEntry, object | null>();
   private started = false;
@@ -58,6 +72,7 @@ export class ConsumerOwnership {
 
   constructor(private readonly deps: ConsumerOwnershipDeps) {
     this.channel = ownerChannel(deps.prefix);
+    this.ownersKey = `${deps.prefix}:owners`;
   }
 
   /** Listens for other nodes' announcements (subscribed once the links are up). */
@@ -65,10 +80,54 @@ export class ConsumerOwnership {
     if (this.started) return;
     this.started = true;
     this.deps.links.listen(this.channel, (text) => this.received(text));
+    // Announcements made while this node's subscriber link was down were not heard.
+    const subscriber = this.deps.links.subscriber;
+    const onReady = (): void => void this.reconcile();
+    subscriber.on('ready', onReady);
+    this.unhook = () => subscriber.off('ready', onReady);
   }
 
   close(): void {
     this.closed = true;
+    this.unhook?.();
+    this.unhook = null;
+  }
+
+  /**
+   * Drops every offline durable consumer held here that `<prefix>:owners` gives to another
+   * node; returns how many were dropped. Never throws (Redis down: nothing is dropped).
+   */
+  async reconcile(): Promise<number> {
+    if (this.closed || !this.deps.links.up) return 0;
+    const held: { realm: string; consumer: string }[] = [];
+    for (const realm of this.deps.realms.values()) {
+      for (const [name, entry] of realm.consumers) {
+        if (entry.online) continue;
+        if (realm.subscriptionsOf(name).some((r) => r.durable)) {
+          held.push({ realm: realm.name, consumer: name });
+        }
+      }
+    }
+    let dropped = 0;
+    try {
+      for (let i = 0; i < held.length; i += RECONCILE_BATCH) {
+        const batch = held.slice(i, i + RECONCILE_BATCH);
+        const owners = await this.deps.links.command.hmget(
+          this.ownersKey,
+          ...batch.map((h) => ownerField(h.realm, h.consumer)),
+        );
+        batch.forEach((h, k) => {
+          const owner = owners[k];
+          if (owner && owner !== this.deps.nodeId) {
+            dropped +=
+              this.drop({ realm: h.realm, consumer: h.consumer, node_id: owner }) > 0 ? 1 : 0;
+          }
+        });
+      }
+    } catch (err) {
+      this.deps.logger.warn({ err: (err as Error).message }, 'consumer ownership not reconciled');
+    }
+    return dropped;
   }
 
   /**
@@ -83,7 +142,12 @@ export class ConsumerOwnership {
     if (this.announced.has(entry) && this.announced.get(entry) === socket) return;
     this.announced.set(entry, socket);
     const notice: OwnerNotice = { realm, consumer, node_id: this.deps.nodeId };
-    this.deps.links.command.publish(this.channel, JSON.stringify(notice)).catch((err: unknown) => {
+    const command = this.deps.links.command;
+    // One connection: the record is written before the announcement goes out.
+    Promise.all([
+      command.hset(this.ownersKey, ownerField(realm, consumer), this.deps.nodeId),
+      command.publish(this.channel, JSON.stringify(notice)),
+    ]).catch((err: unknown) => {
       // Forget it, so that the next bind or durable SUBSCRIBE tries again.
       this.announced.delete(entry);
       this.deps.logger.warn(

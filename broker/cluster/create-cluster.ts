@@ -168,6 +168,8 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     async start() {
       await links.connect();
       registry.start();
+      // Durable subscriptions are restored by now: give up those another node took over.
+      await ownership.reconcile();
       if (relay instanceof StreamRelay) {
         interest!.start();
         relay.start();

@@ -9,8 +9,14 @@
  *   is stored once and delivered once. With per-node stores the old node's rows are marked as
  *   the new owner's and its copies stay where they are.
  * - A consumer live on both nodes is kept on both.
+ * - A node that was down when its consumer moved gives it up when it starts again (the owners
+ *   record in Redis), before it stores anything for it.
  */
+import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ownerField } from '../../broker/cluster/consumer-ownership';
+import { makeTempDir } from '../support/temp-dir';
 import {
   exactConsumeEvent,
   produce,
@@ -251,5 +257,45 @@ describe('a consumer live on two nodes', () => {
     }, 'A still delivers to x');
     expect(consumersOn(p.a)).toContain('x');
     expect(p.a.stats().consumers.online).toBe(1);
+  });
+});
+
+describe('a node that missed the announcement', () => {
+  it('gives the consumer up when it starts again (the owners record in Redis)', async () => {
+    const dir = await makeTempDir('switchboard-owner-');
+    opened.push({ close: () => dir.remove() });
+    const prefix = freshPrefix();
+    const settingsA = {
+      storage: 'sqlite',
+      storage_options: { filename: path.join(dir.path, 'a.db') },
+      cluster: clusterBlock(redis.url, prefix, 'node-a'),
+    } as BrokerSettings;
+    let a = await startBroker(settingsA);
+    const b = await startBroker({
+      storage: 'memory',
+      cluster: clusterBlock(redis.url, prefix, 'node-b'),
+    } as BrokerSettings);
+    opened.push(b);
+    const first = await consumerX(a);
+    await subscribe(first.socket, 'x', 'fleet', 'job', { durable: true });
+    await leave(a, first.socket);
+    await a.close();
+
+    // x moves to B while A is down: A cannot hear B take it over.
+    const moved = await consumerX(b);
+    await subscribe(moved.socket, 'x', 'fleet', 'job', { durable: true });
+    const owners = new Redis(redis.url);
+    opened.push({ close: () => void owners.disconnect() });
+    await waitUntilAsync(
+      async () => (await owners.hget(`${prefix}:owners`, ownerField('default', 'x'))) === 'node-b',
+      'B recorded itself as the owner',
+    );
+
+    a = await startBroker(settingsA);
+    opened.push(a);
+    // A restored x from its own store, then gave it up before serving anyone.
+    expect(consumersOn(a)).toEqual([]);
+    const rows = await a.broker.store.loadSubscriptions();
+    expect(rows.map((r) => r.record.owner)).toEqual(['node-b']);
   });
 });

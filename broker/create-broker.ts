@@ -220,6 +220,12 @@ export function createBroker(
     dataDir: options.dataDir,
     persistence,
     sharedStore: () => sharedStoreName(settings, store.backend) !== '',
+    store,
+    replay: (realmName, key, consumer) => {
+      const realm = realms.get(realmName);
+      const record = realm?.subscriptions.get(key)?.get(consumer);
+      if (realm && record) void replayer.replay(realm, record);
+    },
   });
   // The embedding API (docs/embedding.md): hooks, events, in-process publish/subscribe.
   const embedding = createEmbedding({

@@ -43,6 +43,17 @@ export interface ConsumerOwnershipDeps {
   links: RedisLinks;
   realms: RealmDirectory;
   persistence: SubscriptionPersistence;
+  /**
+   * Moves this node's stored copies of a taken-over consumer to its new owner (own stores on
+   * the streams relay; `queue-handover.ts`): `(realm, key, consumer, consumerId, owner)`.
+   */
+  handover?: (
+    realm: string,
+    key: string,
+    consumer: string,
+    consumerId: string,
+    owner: string,
+  ) => void;
   /** Whether the message store is the cluster's shared Redis store (read when a notice arrives). */
   sharedStore: () => boolean;
   logger: Logger;
@@ -190,7 +201,10 @@ export class ConsumerOwnership {
     for (const record of durable) {
       if (!realm.removeSubscription(record.key, consumer)) continue;
       // A shared store's row is the new owner's already; an own store's row is marked so.
-      if (!shared) this.deps.persistence.handedOver(realmName, record, owner);
+      if (!shared) {
+        this.deps.persistence.handedOver(realmName, record, owner);
+        this.deps.handover?.(realmName, record.key, consumer, record.consumerId, owner);
+      }
     }
     if (realm.subscriptionsOf(consumer).length === 0) realm.deleteConsumer(consumer);
     this.deps.realms.dropIfEmpty(realmName);

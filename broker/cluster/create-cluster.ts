@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { Router } from '../routing/router';
 import type { SubscriptionPersistence } from '../routing/subscription-persistence';
+import type { MessageStore } from '../storage/message-store';
 import { DEFAULT_STORE_TTL_SECONDS } from '../storage/message-store';
 import { ClusterMetrics } from './cluster-metrics';
 import { ConsumerOwnership } from './consumer-ownership';
@@ -22,6 +23,7 @@ import { clusterNodeId } from './node-identity';
 import { NodeRegistry } from './node-registry';
 import { RedisLinks } from './redis-links';
 import { InterestSync } from './interest-sync';
+import { QueueHandover } from './queue-handover';
 import { StreamRelay } from './stream-relay';
 
 export interface Cluster {
@@ -53,6 +55,10 @@ export interface ClusterDeps {
   persistence: SubscriptionPersistence;
   /** Whether the message store is the shared Redis store (`realm-renames.ts` `sharedStoreName`). */
   sharedStore: () => boolean;
+  /** This node's message store: the copies of a taken-over consumer move from it. */
+  store?: MessageStore;
+  /** Replays a queue to its consumer if it is live here (handed-over copies). */
+  replay?: (realm: string, key: string, consumer: string) => void;
 }
 
 /**
@@ -97,6 +103,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     up: () => links.up,
     nodes: () => registry.nodes().length,
   });
+  let handover: QueueHandover | null = null;
   // One owner per durable consumer (docs/cluster.md "A consumer that moves between nodes").
   const ownership = new ConsumerOwnership({
     nodeId,
@@ -105,6 +112,8 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     realms: deps.realms,
     persistence: deps.persistence,
     sharedStore: deps.sharedStore,
+    handover: (realm, key, consumer, consumerId, owner) =>
+      void handover?.send(realm, key, consumer, consumerId, owner),
     logger,
   });
   deps.persistence.joinCluster(nodeId, (realm, consumer) => ownership.claim(realm, consumer));
@@ -157,6 +166,17 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
       : null;
   if (relay instanceof StreamRelay) {
     relay.setInterest(interest!);
+    if (deps.store && deps.replay) {
+      handover = new QueueHandover({
+        nodeId,
+        prefix: config.prefix,
+        links,
+        store: deps.store,
+        logger,
+        replay: deps.replay,
+      });
+      relay.setHandover(handover);
+    }
     relay.onMemberDropped((id) => void interest!.forget(id));
     relay.attach();
     metrics.streams(() => relay.status());

@@ -24,13 +24,12 @@ import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
 import { InboxReader } from './inbox-reader';
+import { HANDOVER_PREFIX, type QueueHandover } from './queue-handover';
 import type { RedisLinks } from './redis-links';
-import { RelayMembers, inboxKey } from './relay-members';
+import { MAX_INBOX_ENTRIES, RelayMembers, inboxKey } from './relay-members';
 import { RelayedRouter, countRelayed, groupArbiter } from './relayed-router';
 import { blobText, parseRelayed, relayText } from './relay-wire';
 
-/** Hard cap on an inbox's entries, applied on every add (approximate `MAXLEN ~`). */
-export const MAX_INBOX_ENTRIES = 1_000_000;
 
 export interface StreamRelayOptions {
   nodeId: string;
@@ -69,6 +68,7 @@ export class StreamRelay {
   private readonly receiver: RelayedRouter;
   private readonly channelReceiver: RelayedRouter;
   private interest: RelayInterest | null = null;
+  private handover: QueueHandover | null = null;
   private readonly droppedListeners = new Set<(nodeId: string) => void>();
 
   constructor(
@@ -136,6 +136,11 @@ export class StreamRelay {
     this.interest = interest;
   }
 
+  /** Stores the copies other nodes hand over with a durable consumer (queue-handover.ts). */
+  setHandover(handover: QueueHandover): void {
+    this.handover = handover;
+  }
+
   /** Calls `listener` with each member dropped for absence (its interest can go). */
   onMemberDropped(listener: (nodeId: string) => void): void {
     this.droppedListeners.add(listener);
@@ -201,6 +206,7 @@ export class StreamRelay {
   }
 
   private route(text: string): Promise<void> | null {
+    if (text.startsWith(HANDOVER_PREFIX)) return this.handover?.receive(text) ?? null;
     const accepted = this.receiver.accept(text, true);
     if (!accepted || !('routed' in accepted) || accepted.routed.length === 0) return null;
     return Promise.allSettled(accepted.routed as Promise<StoreOutcome>[]).then(() => undefined);

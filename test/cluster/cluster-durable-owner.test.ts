@@ -16,6 +16,7 @@ import path from 'node:path';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ownerField } from '../../broker/cluster/consumer-ownership';
+import { ClientEvent } from '../../shared/protocol-events';
 import { makeTempDir } from '../support/temp-dir';
 import {
   exactConsumeEvent,
@@ -204,7 +205,7 @@ describe('a shared Redis store', () => {
 });
 
 describe('per-node stores', () => {
-  it('the old node marks its rows as the new owner’s and keeps what it stored', async () => {
+  it('the old node marks its rows as the new owner’s and hands its stored copies over', async () => {
     const p = await pair('memory');
     const first = await consumerX(p.a);
     await subscribe(first.socket, 'x', 'fleet', 'job', { durable: true });
@@ -214,14 +215,22 @@ describe('per-node stores', () => {
     await waitUntilAsync(async () => (await p.a.broker.store.countQueued('default')) === 1, 'A');
 
     const moved = await consumerX(p.b);
+    const envelopes: { message: unknown; redelivered?: boolean }[] = [];
+    moved.socket.on(JOB, (m: { message: unknown; redelivered?: boolean }) => envelopes.push(m));
     await subscribe(moved.socket, 'x', 'fleet', 'job', { durable: true });
     await waitUntil(() => !consumersOn(p.a).includes('x'), 'A drops x');
-    // Not deleted: rewritten as B's (A's next restart leaves it alone); A's copy stays.
+    // Not deleted: rewritten as B's (A's next restart leaves it alone).
     await waitUntilAsync(async () => {
       const rows = await p.a.broker.store.loadSubscriptions();
       return rows.length === 1 && rows[0]!.record.owner === 'node-b';
     }, 'A’s row is B’s');
-    expect(await p.a.broker.store.countQueued('default')).toBe(1);
+    // The copy A stored while x was away moves to B, which delivers it: once, not marked as a
+    // redelivery (it was never delivered), and A keeps none.
+    await waitUntil(() => moved.got.includes('left-on-a'), 'x gets the copy A had stored');
+    expect(envelopes.filter((m) => m.message === 'left-on-a')).toEqual([
+      expect.not.objectContaining({ redelivered: true }),
+    ]);
+    await waitUntilAsync(async () => (await p.a.broker.store.countQueued('default')) === 0, 'A');
     await leave(p.b, moved.socket);
 
     const stored = () => p.b.broker.store.countQueued('default');
@@ -232,13 +241,45 @@ describe('per-node stores', () => {
     }
     await waitUntilAsync(async () => (await stored()) === sent.length, 'B stores them');
     // A stores nothing more for x.
-    expect(await p.a.broker.store.countQueued('default')).toBe(1);
+    expect(await p.a.broker.store.countQueued('default')).toBe(0);
 
     const back = await consumerX(p.b);
     await subscribe(back.socket, 'x', 'fleet', 'job', { durable: true });
     await waitUntil(() => back.got.length >= sent.length, 'x gets the backlog');
     await expectNothing(back.socket, JOB);
     expectEachOnce(back.got, sent);
+  });
+});
+
+describe('an ACK copy delivered on the old node and not ACKed', () => {
+  it('moves with its attempt count: the new owner redelivers it marked, same msgId', async () => {
+    const p = await pair('memory');
+    const first = await consumerX(p.a);
+    const onFirst: { msgId?: string; delivery_attempt?: number }[] = [];
+    first.socket.on(JOB, (m: { msgId?: string; delivery_attempt?: number }) => onFirst.push(m));
+    await subscribe(first.socket, 'x', 'fleet', 'job', { durable: true, ack: true });
+    produce(await p.a.producer('fleet'), 'fleet', 'job', 'needs-ack', { guaranteed: true });
+    await waitUntil(() => onFirst.length === 1, 'delivered once on A, not ACKed');
+    await leave(p.a, first.socket);
+
+    const moved = await consumerX(p.b);
+    const onMoved: { message: unknown; msgId?: string; delivery_attempt?: number }[] = [];
+    moved.socket.on(JOB, (m: { message: unknown; msgId?: string; delivery_attempt?: number }) =>
+      onMoved.push(m),
+    );
+    await subscribe(moved.socket, 'x', 'fleet', 'job', { durable: true, ack: true });
+    await waitUntil(() => onMoved.length === 1, 'redelivered on B');
+    expect(onMoved[0]).toMatchObject({
+      message: 'needs-ack',
+      msgId: onFirst[0]!.msgId,
+      delivery_attempt: 2,
+    });
+    moved.socket.emit(ClientEvent.ACK, { msgId: onMoved[0]!.msgId });
+    await waitUntilAsync(
+      async () => (await p.b.broker.store.countQueued('default')) === 0,
+      'ACKed on B',
+    );
+    expect(await p.a.broker.store.countQueued('default')).toBe(0);
   });
 });
 

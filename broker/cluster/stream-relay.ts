@@ -30,7 +30,6 @@ import { MAX_INBOX_ENTRIES, RelayMembers, inboxKey } from './relay-members';
 import { RelayedRouter, countRelayed, groupArbiter } from './relayed-router';
 import { blobText, parseRelayed, relayText } from './relay-wire';
 
-
 export interface StreamRelayOptions {
   nodeId: string;
   prefix: string;

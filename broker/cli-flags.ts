@@ -47,7 +47,8 @@ Options:
                          rediss:// URL); see docs/cluster.md
                          (default: the settings file's cluster block, else not clustered)
   --node-id <id>       this node's id in the cluster (letters, digits, _ . : -)
-                         (default: the settings file's, else 16 random hex characters)
+                         (default: the settings file's, else 16 random hex characters kept
+                         in <data-dir>/cluster-node-id)
   --log-level <level>  ${LOG_LEVELS.join(' | ')}
                          (default: $${LOG_LEVEL_ENV}, else info)
   -h, --help           show this help and exit

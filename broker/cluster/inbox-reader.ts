@@ -178,6 +178,13 @@ export class InboxReader {
       this.read = 0;
     }
     await this.check();
+    if (this.backlogEntries > 0) {
+      // A node back from a restart or an outage: say what it is catching up on.
+      this.logger.info(
+        { inbox: this.options.inbox, backlog: this.backlogEntries, missed: this.missedTotal },
+        'cluster relay: catching up on the messages peers relayed while this node was away',
+      );
+    }
     this.resumed = true;
   }
 

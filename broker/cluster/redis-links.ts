@@ -38,6 +38,8 @@ export class RedisLinks {
   /** Options every connection shares (fail fast, no offline queue, capped back-off). */
   private readonly common: RedisOptions;
   private readonly released = new WeakSet<Redis>();
+  /** Channels to subscribe to once the subscriber link is first ready. */
+  private readonly pending: string[] = [];
 
   constructor(
     private readonly options: RedisLinksOptions,
@@ -71,6 +73,9 @@ export class RedisLinks {
       this.channels.get(channel)?.(text);
     });
     for (const link of [this.command, this.subscriber]) {
+      // Each part of a node (relay, interest, settings, requests, renames, ownership) follows
+      // the links' `ready`: more than Node's default of 10 listeners, and not a leak.
+      link.setMaxListeners(50);
       keepConnecting(link, isClosed);
       link.on('ready', () => this.check());
       link.on('close', () => this.check());
@@ -143,13 +148,21 @@ export class RedisLinks {
         this.logger.error({ err, channel }, 'cluster message handler failed');
       }
     });
-    const subscribe = (): void => {
-      this.subscriber.subscribe(channel).catch((err: unknown) => {
-        this.logger.warn({ err: (err as Error).message, channel }, 'cluster subscribe failed');
-      });
-    };
-    if (this.subscriber.status === 'ready') subscribe();
-    else this.subscriber.once('ready', subscribe);
+    if (this.subscriber.status === 'ready') this.subscribe([channel]);
+    else {
+      // One listener for every channel asked for before the link is ready.
+      if (this.pending.length === 0) {
+        this.subscriber.once('ready', () => this.subscribe(this.pending.splice(0)));
+      }
+      this.pending.push(channel);
+    }
+  }
+
+  private subscribe(channels: string[]): void {
+    if (channels.length === 0) return;
+    this.subscriber.subscribe(...channels).catch((err: unknown) => {
+      this.logger.warn({ err: (err as Error).message, channels }, 'cluster subscribe failed');
+    });
   }
 
   /**

@@ -116,22 +116,27 @@ export class InboxReader {
 
   private async run(): Promise<void> {
     let failures = 0;
+    /** The read of what follows the batch being routed, asked for before routing it. */
+    let next: Promise<XReadReply> | null = null;
     while (!this.closed) {
       try {
-        if (!this.resumed) await this.resume();
-        const reply = (await this.reader.xread(
-          'COUNT',
-          this.options.batch ?? 500,
-          'BLOCK',
-          2_000,
-          'STREAMS',
-          this.options.inbox,
-          this.cursor,
-        )) as XReadReply;
+        if (!this.resumed) {
+          next = null;
+          await this.resume();
+        }
+        const reply = await (next ?? this.xread(this.cursor));
+        next = null;
         failures = 0;
         const entries = reply?.[0]?.[1] ?? [];
-        if (entries.length > 0) await this.take(entries);
+        if (entries.length > 0) {
+          // The wait for the next entries overlaps the routing of these (one round trip less
+          // per batch on the relay's latency); order holds, batches are routed one by one.
+          next = this.xread(entries[entries.length - 1]![0]);
+          next.catch(() => undefined); // a failure surfaces where it is awaited
+          await this.take(entries);
+        }
       } catch (err) {
+        next = null;
         if (this.closed) return;
         failures += 1;
         // Connection lost or Redis down: resume from Redis's cursor once it answers again.
@@ -142,6 +147,18 @@ export class InboxReader {
         await this.pause(Math.min(100 * failures, 2_000));
       }
     }
+  }
+
+  private xread(from: string): Promise<XReadReply> {
+    return this.reader.xread(
+      'COUNT',
+      this.options.batch ?? 500,
+      'BLOCK',
+      2_000,
+      'STREAMS',
+      this.options.inbox,
+      from,
+    ) as Promise<XReadReply>;
   }
 
   /**

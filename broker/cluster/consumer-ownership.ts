@@ -79,6 +79,8 @@ export class ConsumerOwnership {
   /** The socket each consumer entry was last announced for: one notice per binding. */
   private readonly announced = new WeakMap<ConsumerEntry, object | null>();
   private started = false;
+  /** Set by the first `reconcile()` (start-up, after the durable subscriptions are restored). */
+  private reconciled = false;
   private closed = false;
 
   constructor(private readonly deps: ConsumerOwnershipDeps) {
@@ -93,7 +95,10 @@ export class ConsumerOwnership {
     this.deps.links.listen(this.channel, (text) => this.received(text));
     // Announcements made while this node's subscriber link was down were not heard.
     const subscriber = this.deps.links.subscriber;
-    const onReady = (): void => void this.reconcile();
+    // Not before the first `reconcile()` of start-up: the link's first `ready` is part of it.
+    const onReady = (): void => {
+      if (this.reconciled) void this.reconcile();
+    };
     subscriber.on('ready', onReady);
     this.unhook = () => subscriber.off('ready', onReady);
   }
@@ -109,6 +114,7 @@ export class ConsumerOwnership {
    * node; returns how many were dropped. Never throws (Redis down: nothing is dropped).
    */
   async reconcile(): Promise<number> {
+    this.reconciled = true;
     if (this.closed || !this.deps.links.up) return 0;
     const held: { realm: string; consumer: string }[] = [];
     for (const realm of this.deps.realms.values()) {

@@ -103,7 +103,6 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     up: () => links.up,
     nodes: () => registry.nodes().length,
   });
-  let handover: QueueHandover | null = null;
   // One owner per durable consumer (docs/cluster.md "A consumer that moves between nodes").
   const ownership = new ConsumerOwnership({
     nodeId,
@@ -113,7 +112,8 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     persistence: deps.persistence,
     sharedStore: deps.sharedStore,
     handover: (realm, key, consumer, consumerId, owner) =>
-      void handover?.send(realm, key, consumer, consumerId, owner),
+      // `relay` is built below; announcements are heard only once the cluster runs.
+      void relay.handover?.send(realm, key, consumer, consumerId, owner),
     logger,
   });
   deps.persistence.joinCluster(nodeId, (realm, consumer) => ownership.claim(realm, consumer));
@@ -123,64 +123,8 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     settings.storage_options.default_ttl ?? settings.default_ttl ?? DEFAULT_STORE_TTL_SECONDS;
   const relay =
     config.relay === 'pubsub'
-      ? new MessageRelay(
-          nodeId,
-          config.prefix,
-          defaultTtl,
-          links,
-          deps.router,
-          metrics,
-          logger,
-          config.inline_max_bytes,
-        )
-      : new StreamRelay(
-          {
-            nodeId,
-            prefix: config.prefix,
-            defaultTtl,
-            inlineMaxBytes: config.inline_max_bytes,
-            retentionMs: config.retention_ms,
-            retentionBytes: config.retention_bytes,
-            memberExpiryMs: config.member_expiry_ms,
-            cycleMs: Math.min(config.heartbeat_ms, 5_000),
-          },
-          links,
-          deps.router,
-          metrics,
-          logger,
-          links.blockingLink('switchboard-inbox'),
-        );
-  // Interest routing (docs/cluster.md "Interest routing"): streams relay only; the pub/sub
-  // channel reaches every node whatever it wants.
-  const interest =
-    relay instanceof StreamRelay
-      ? new InterestSync({
-          nodeId,
-          prefix: config.prefix,
-          links,
-          realms: deps.realms,
-          router: deps.router,
-          logger,
-          checkMs: config.heartbeat_ms,
-        })
-      : null;
-  if (relay instanceof StreamRelay) {
-    relay.setInterest(interest!);
-    if (deps.store && deps.replay) {
-      handover = new QueueHandover({
-        nodeId,
-        prefix: config.prefix,
-        links,
-        store: deps.store,
-        logger,
-        replay: deps.replay,
-      });
-      relay.setHandover(handover);
-    }
-    relay.onMemberDropped((id) => void interest!.forget(id));
-    relay.attach();
-    metrics.streams(() => relay.status());
-  } else relay.start();
+      ? pubsubRelay(config, nodeId, defaultTtl, links, deps, metrics, logger)
+      : streamsRelay(config, nodeId, defaultTtl, links, deps, metrics, logger);
   return {
     nodeId,
     links,
@@ -190,10 +134,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
       registry.start();
       // Durable subscriptions are restored by now: give up those another node took over.
       await ownership.reconcile();
-      if (relay instanceof StreamRelay) {
-        interest!.start();
-        relay.start();
-      }
+      relay.start();
       logger.info(
         { node_id: nodeId, prefix: config.prefix, redis: links.url },
         'cluster node started',
@@ -206,14 +147,121 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
       redis_url: links.url,
       prefix: config.prefix,
       nodes: registry.nodes(),
-      relay: relay instanceof StreamRelay ? relay.status() : { mode: 'pubsub' },
+      relay: relay.status(),
     }),
     async close() {
       ownership.close();
       await relay.close();
-      await interest?.close();
       await registry.close();
       await links.close();
     },
+  };
+}
+
+/** The relay of either mode, as the cluster drives it. */
+interface RelayParts {
+  /** After Redis is first asked and durable subscriptions are restored. */
+  start(): void;
+  status(): NonNullable<ClusterStatus['relay']>;
+  close(): Promise<void>;
+  /** Moves a taken-over consumer's stored copies (streams relay with a store only). */
+  handover: QueueHandover | null;
+}
+
+/** `relay: "pubsub"`: the reference's channel; every node gets every message. */
+function pubsubRelay(
+  config: ClusterSettings,
+  nodeId: string,
+  defaultTtl: number,
+  links: RedisLinks,
+  deps: ClusterDeps,
+  metrics: ClusterMetrics,
+  logger: Logger,
+): RelayParts {
+  const relay = new MessageRelay(
+    nodeId,
+    config.prefix,
+    defaultTtl,
+    links,
+    deps.router,
+    metrics,
+    logger,
+    config.inline_max_bytes,
+  );
+  relay.start();
+  return {
+    start: () => undefined,
+    status: () => ({ mode: 'pubsub' }),
+    close: () => relay.close(),
+    handover: null,
+  };
+}
+
+/**
+ * `relay: "streams"` (the default): the inboxes, with interest routing (docs/cluster.md
+ * "Interest routing") and the hand-over of stored copies.
+ */
+function streamsRelay(
+  config: ClusterSettings,
+  nodeId: string,
+  defaultTtl: number,
+  links: RedisLinks,
+  deps: ClusterDeps,
+  metrics: ClusterMetrics,
+  logger: Logger,
+): RelayParts {
+  const relay = new StreamRelay(
+    {
+      nodeId,
+      prefix: config.prefix,
+      defaultTtl,
+      inlineMaxBytes: config.inline_max_bytes,
+      retentionMs: config.retention_ms,
+      retentionBytes: config.retention_bytes,
+      memberExpiryMs: config.member_expiry_ms,
+      cycleMs: Math.min(config.heartbeat_ms, 5_000),
+    },
+    links,
+    deps.router,
+    metrics,
+    logger,
+    links.blockingLink('switchboard-inbox'),
+  );
+  const interest = new InterestSync({
+    nodeId,
+    prefix: config.prefix,
+    links,
+    realms: deps.realms,
+    router: deps.router,
+    logger,
+    checkMs: config.heartbeat_ms,
+  });
+  relay.setInterest(interest);
+  const handover =
+    deps.store && deps.replay
+      ? new QueueHandover({
+          nodeId,
+          prefix: config.prefix,
+          links,
+          store: deps.store,
+          logger,
+          replay: deps.replay,
+        })
+      : null;
+  if (handover) relay.setHandover(handover);
+  relay.onMemberDropped((id) => void interest.forget(id));
+  relay.attach();
+  metrics.streams(() => relay.status());
+  return {
+    start() {
+      interest.start();
+      relay.start();
+    },
+    status: () => relay.status(),
+    async close() {
+      await relay.close();
+      await interest.close();
+    },
+    handover,
   };
 }

@@ -59,13 +59,21 @@ export class MessageRelay {
 
   /** Subscribes to peers' messages and starts relaying this node's. */
   start(): void {
-    this.links.listen(this.channel, this.receive);
+    this.listen();
     // Peers may have subscribers in any realm: never skip routing for lack of local ones.
     this.stop = this.router.addRelay(
       this.send,
       () => true,
       groupArbiter(this.prefix, this.nodeId, this.links),
     );
+  }
+
+  /**
+   * Routes what peers publish on the channel, without relaying this node's messages there
+   * (the streams relay listens so for reference nodes).
+   */
+  listen(): void {
+    this.links.listen(this.channel, this.receive);
   }
 
   close(): Promise<void> {

@@ -10,7 +10,8 @@
  * (default 24 h: a node taken out of service) is dropped by whichever node notices; what is
  * produced after that is not written for it, and it cannot count what it missed then.
  *
- * Each cycle also trims every member's inbox: entries older than `retentionMs` (`XTRIM MINID`,
+ * Each cycle also trims inboxes — a node its own, and those of members not seen for three
+ * cycles (down nodes, whose inboxes fill meanwhile): entries older than `retentionMs` (`XTRIM MINID`,
  * on the Redis clock, so node clocks do not matter) and, when `MEMORY USAGE` estimates the
  * stream above `retentionBytes`, the oldest until it fits. Times and ids use Redis's clock.
  */
@@ -38,6 +39,8 @@ export interface RelayMembersOptions {
   cycleMs: number;
   /** Called with each member dropped for absence (to forget its interest). */
   onDropped?: (nodeId: string) => void;
+  /** Called at the end of each cycle that reached Redis (the inbox figures). */
+  afterCycle?: () => Promise<void>;
 }
 
 export class RelayMembers {
@@ -100,11 +103,17 @@ export class RelayMembers {
       const all = await redis.hgetall(this.key);
       const peers: string[] = [];
       const gone: string[] = [];
+      // A live member trims its own inbox; the others trim the inboxes of members that are
+      // not (missed three cycles), so each inbox is trimmed about once per cycle.
+      const absent: string[] = [];
       for (const [id, text] of Object.entries(all)) {
         if (id === nodeId) continue;
         const seen = lastSeen(text);
         if (seen === null || now - seen > expiryMs) gone.push(id);
         else peers.push(id);
+        if (seen !== null && now - seen <= expiryMs && now - seen > 3 * this.options.cycleMs) {
+          absent.push(id);
+        }
       }
       if (gone.length > 0) {
         await redis.hdel(this.key, ...gone);
@@ -115,7 +124,8 @@ export class RelayMembers {
         for (const id of gone) this.options.onDropped?.(id);
       }
       this.peers = peers.sort();
-      for (const id of [nodeId, ...peers]) await this.trim(id, now);
+      for (const id of [nodeId, ...absent]) await this.trim(id, now);
+      await this.options.afterCycle?.();
     } catch (err) {
       this.logger.debug({ err: (err as Error).message }, 'cluster membership cycle failed');
     }

@@ -24,6 +24,7 @@ import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
 import { InboxReader } from './inbox-reader';
+import { MessageRelay } from './message-relay';
 import { HANDOVER_PREFIX, type QueueHandover } from './queue-handover';
 import type { RedisLinks } from './redis-links';
 import { MAX_INBOX_ENTRIES, RelayMembers, inboxKey } from './relay-members';
@@ -65,7 +66,8 @@ export class StreamRelay {
   private readonly members: RelayMembers;
   private readonly reader: InboxReader;
   private readonly receiver: RelayedRouter;
-  private readonly channelReceiver: RelayedRouter;
+  /** What reference nodes publish on `<prefix>:messages` (listened to, never published to). */
+  private readonly channel: MessageRelay;
   private interest: RelayInterest | null = null;
   private handover: QueueHandover | null = null;
   private readonly droppedListeners = new Set<(nodeId: string) => void>();
@@ -96,15 +98,15 @@ export class StreamRelay {
       logger,
       received,
     );
-    const channel = `${prefix}:messages`;
-    this.channelReceiver = new RelayedRouter(
+    this.channel = new MessageRelay(
       nodeId,
       prefix,
-      channel,
+      options.defaultTtl,
       links,
       router,
       metrics,
       logger,
+      options.inlineMaxBytes,
     );
     this.members = new RelayMembers(
       {
@@ -115,6 +117,8 @@ export class StreamRelay {
         retentionBytes: options.retentionBytes,
         cycleMs: options.cycleMs,
         onDropped: (id) => this.droppedListeners.forEach((listener) => listener(id)),
+        // Each membership cycle also refreshes the inbox figures (missed, backlog).
+        afterCycle: () => this.reader.check(),
       },
       links,
       logger,
@@ -154,28 +158,13 @@ export class StreamRelay {
       groupArbiter(this.options.prefix, this.options.nodeId, this.links),
     );
     // Reference nodes publish on the channel; their messages are routed as they come.
-    this.links.listen(`${this.options.prefix}:messages`, (text) => {
-      const accepted = this.channelReceiver.accept(text);
-      if (accepted && 'blob' in accepted) {
-        void this.channelReceiver.fetch(accepted.blob).then((stored) => {
-          if (stored !== null) this.channelReceiver.accept(stored, true);
-        });
-      }
-    });
+    this.channel.listen();
   }
 
   /** Joins the members and starts reading the inbox (after durable subscriptions are restored). */
   start(): void {
     this.members.start();
     this.reader.start();
-    // Each membership cycle also refreshes the inbox figures.
-    const cycle = setInterval(() => void this.reader.check(), this.options.cycleMs);
-    cycle.unref();
-    const previousStop = this.stop;
-    this.stop = () => {
-      clearInterval(cycle);
-      previousStop?.();
-    };
   }
 
   /** `cluster.relay` of `/api/stats`. */

@@ -88,6 +88,13 @@ export interface Broker extends EmbeddingApi {
   attach(server: HttpServer): void;
   /** Disconnects every client, stops timers and closes the server it created. */
   close(): Promise<void>;
+  /**
+   * Resolves once the inbound-event work in progress has settled — durable writes awaiting
+   * their commit, publisher confirms, `ACK_OK`s (and any started meanwhile) — or after
+   * `timeoutMs` (default 5,000 ms); resolves with how many were still pending then. Never
+   * rejects. Embedders and tests wait on it instead of a fixed sleep.
+   */
+  settled(timeoutMs?: number): Promise<number>;
   getStats(): Stats;
   /**
    * One pass of the durable-subscription expiry (`limits.expire_durable_after_ms`) as of `now`

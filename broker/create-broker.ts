@@ -443,6 +443,9 @@ export function createBroker(
       host.attach(server);
       void cluster.start().then(() => admin.start());
     },
+    settled(timeoutMs = 5_000) {
+      return pending.settled(timeoutMs);
+    },
     async close() {
       // A shutdown clients survive (issue 19): stop accepting, let the work in progress
       // finish (bounded), then close transports without socket.io's DISCONNECT packet.

@@ -22,7 +22,7 @@ import {
   type ProduceOptions,
   type SubscribeOptions,
 } from './stock-clients';
-import { delay, waitUntil } from './wait';
+import { DEFAULT_WAIT_MS, delay, waitUntil } from './wait';
 
 export type Broker = Awaited<ReturnType<typeof createBroker>>;
 export type BrokerSettings = Parameters<typeof createBroker>[0];
@@ -98,6 +98,12 @@ export function record(socket: Socket): Recorder {
  * the barrier degrades to a plain pause rather than hanging every test.
  */
 export async function sync(...sockets: Socket[]): Promise<void> {
+  await pingBarrier(sockets);
+  await delay(20);
+}
+
+/** A PING round trip on each socket: the events each sent before it have been handled. */
+async function pingBarrier(sockets: Socket[]): Promise<void> {
   await Promise.all(
     sockets.map(async (s) => {
       try {
@@ -107,7 +113,6 @@ export async function sync(...sockets: Socket[]): Promise<void> {
       }
     }),
   );
-  await delay(20);
 }
 
 export interface Harness {
@@ -127,6 +132,21 @@ export interface Harness {
   rawStats(): BrokerStats;
   /** `freeze(socket)`, with the frozen TCP socket destroyed before the broker is closed. */
   freeze(socket: Socket): void;
+  /**
+   * A barrier: each socket's events so far handled (a PING round trip), then the broker's
+   * work in progress settled (durable writes, confirms; `Broker.settled`).
+   */
+  settle(...sockets: Socket[]): Promise<void>;
+  /**
+   * Disconnects `socket` and resolves once the broker has dropped it and finished the work
+   * its disconnect started (the registration is offline then, §15).
+   */
+  disconnect(socket: Socket): Promise<void>;
+  /**
+   * Resolves once the broker no longer holds socket `id` (closed by either side, or timed out
+   * by its heartbeat) and the work its disconnect started has settled.
+   */
+  dropped(id: string, timeoutMs?: number): Promise<void>;
   /** Registers extra cleanup (e.g. a non-socket.io client). */
   onClose(fn: () => void | Promise<void>): void;
   close(): Promise<void>;
@@ -190,6 +210,23 @@ export async function startBroker(
     },
     stats: () => rawStats().realms[Protocol.DEFAULT_REALM] ?? EMPTY_REALM,
     rawStats,
+    async settle(...targets) {
+      await pingBarrier(targets);
+      await broker.settled(DEFAULT_WAIT_MS);
+    },
+    async disconnect(s) {
+      const id = s.id;
+      s.disconnect();
+      if (id !== undefined) await harness.dropped(id);
+    },
+    async dropped(id, timeoutMs = DEFAULT_WAIT_MS) {
+      await waitUntil(
+        () => broker.bufferedBytes(id) === null,
+        `the broker dropped ${id}`,
+        timeoutMs,
+      );
+      await broker.settled(DEFAULT_WAIT_MS);
+    },
     freeze(s) {
       closers.unshift(freeze(s));
     },

@@ -46,8 +46,7 @@ function sqliteSettings(extra: Record<string, unknown> = {}) {
 async function goOffline(h: Harness, name: string, opts: Record<string, unknown>) {
   const c = await h.consumer(name);
   await subscribe(c, name, 'fleet', 'job', opts);
-  c.disconnect();
-  await delay(50);
+  await h.disconnect(c);
 }
 
 const MANUAL = { durable: true, manualAck: true, ackTimeout: '30s' };
@@ -60,20 +59,36 @@ describe.each([
     const h = await broker({ ...settings(), limits: { max_queued_per_realm: 2 } });
     await goOffline(h, 'w1', { durable: true });
     const p = await h.producer('fleet');
-    for (let i = 0; i < 5; i++) produce(p, 'fleet', 'job', i);
-    await sync(p);
-    await delay(100);
+    // Publisher confirms: each answer comes once its copy is stored or refused.
+    const burst = async (from: number) =>
+      (
+        await Promise.all(
+          [0, 1, 2, 3, 4].map((i) =>
+            p.timeout(5_000).emitWithAck(ClientEvent.PRODUCE, {
+              event: 'job',
+              message: from + i,
+              from: 'fleet',
+            }),
+          ),
+        )
+      ).map((r: { ok: boolean; code?: string }) => (r.ok ? 'ok' : r.code));
+    expect((await burst(0)).sort()).toEqual([
+      'SWB_ERR_QUEUE_FULL',
+      'SWB_ERR_QUEUE_FULL',
+      'SWB_ERR_QUEUE_FULL',
+      'ok',
+      'ok',
+    ]);
+    await h.settle(p);
     expect(await h.broker.store.countQueued('default')).toBe(2);
     // Once the consumer drained its queue, there is room again.
     const c = await h.consumer('w1');
     const got = collect<DeliveryEnvelope>(c, JOB, 2);
     await subscribe(c, 'w1', 'fleet', 'job', { durable: true });
     expect((await got).map((e) => e.message)).toEqual([0, 1]);
-    c.disconnect();
-    await delay(50);
+    await h.disconnect(c);
     for (let i = 5; i < 8; i++) produce(p, 'fleet', 'job', i);
-    await sync(p);
-    await delay(100);
+    await h.settle(p);
     expect(await h.broker.store.countQueued('default')).toBe(2);
   });
 
@@ -85,8 +100,7 @@ describe.each([
     const first = waitFor<DeliveryEnvelope>(c, JOB);
     produce(p, 'fleet', 'job', 'M');
     expect((await first).delivery_attempt).toBe(1);
-    c.disconnect();
-    await delay(50);
+    await h.disconnect(c);
     const again = await h.consumer('w1');
     const second = waitFor<DeliveryEnvelope>(again, JOB);
     await subscribe(again, 'w1', 'fleet', 'job', MANUAL);
@@ -104,14 +118,12 @@ describe.each([
     const first = waitFor<DeliveryEnvelope>(c, JOB);
     produce(p, 'fleet', 'job', 'budget');
     await first;
-    c.disconnect();
-    await delay(50);
+    await h.disconnect(c);
     const c2 = await h.consumer('w1');
     const second = waitFor<DeliveryEnvelope>(c2, JOB);
     await subscribe(c2, 'w1', 'fleet', 'job', opts);
     expect((await second).delivery_attempt).toBe(2);
-    c2.disconnect();
-    await delay(50);
+    await h.disconnect(c2);
     const c3 = await h.consumer('w1');
     const none = expectNothing(c3, JOB, 300);
     await subscribe(c3, 'w1', 'fleet', 'job', opts);
@@ -147,7 +159,10 @@ describe.each([
       retry: { max_attempts: 1 },
     });
     await waitUntil(() => got.length >= 20, '20 deliveries');
-    await delay(600);
+    // No duplicate on its way: the replay and the batch commit settled, then a PING round trip
+    // on the consumer's socket comes back after anything the broker sent it before.
+    await h.settle(p);
+    await h.settle(c);
     expect(got.map((e) => e.message)).toEqual([...Array(20).keys()]);
     expect(got.every((e) => e.delivery_attempt === 1)).toBe(true);
   });
@@ -267,14 +282,14 @@ describe('redelivery marking after a takeover or churn (issue 7.2)', () => {
     for (let i = 0; i < 50; i++) produce(p, 'fleet', 'job', i);
     await sync(p);
     const c = await h.consumer('w1');
+    const firstId = c.id ?? '';
     const first: DeliveryEnvelope[] = [];
     c.on(JOB, (e: DeliveryEnvelope) => {
       first.push(e);
       if (first.length === 10) c.disconnect(); // churn mid-replay
     });
     await subscribe(c, 'w1', 'fleet', 'job', MANUAL).catch(() => undefined);
-    await waitUntil(() => !c.connected, 'first session closed');
-    await delay(100);
+    await h.dropped(firstId);
     const seen = new Set(first.map((e) => e.msgId));
     const c2 = await h.consumer('w1');
     const second = collect<DeliveryEnvelope>(c2, JOB, 50);

@@ -4,7 +4,7 @@
  * entries never, an entry scheduled from an expiry callback still expires, and `clear`
  * stops everything.
  */
-import { describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { DeadlineLists, type DeadlineEntry } from '../../../broker/delivery/deadline-lists';
 
 interface Entry extends DeadlineEntry {
@@ -19,10 +19,21 @@ const entry = (name: string): Entry => ({
   deadlineList: null,
 });
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Fake timers and a fake `performance.now()`: the lists' timers fire at exactly the virtual
+ * times the test names, however loaded the machine is (issue 22, flaky tests).
+ */
+beforeEach(() => {
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const advance = (ms: number) => vi.advanceTimersByTime(ms);
 
 describe('DeadlineLists', () => {
-  it('expires entries of several lengths in order, never early, skipping cancelled ones', async () => {
+  it('expires entries of several lengths in order, never early, skipping cancelled ones', () => {
     const expired: Array<{ name: string; late: number }> = [];
     const lists = new DeadlineLists<Entry>((e) =>
       expired.push({ name: e.name, late: performance.now() - e.deadlineAt }),
@@ -36,13 +47,19 @@ describe('DeadlineLists', () => {
     expect(lists.cancel(b)).toBe(false);
     expect(lists.isScheduled(a)).toBe(true);
     expect(lists.isScheduled(b)).toBe(false);
-    await sleep(150);
+    advance(9);
+    expect(expired).toEqual([]);
+    advance(1);
+    expect(expired.map((x) => x.name)).toEqual(['d']);
+    advance(19);
+    expect(expired.map((x) => x.name)).toEqual(['d']);
+    advance(31);
     expect(expired.map((x) => x.name)).toEqual(['d', 'a', 'c']);
     for (const x of expired) expect(x.late).toBeGreaterThanOrEqual(-1);
     expect([a, c, d].some((e) => lists.isScheduled(e))).toBe(false);
   });
 
-  it('expires an entry scheduled again from its own expiry, and moves a rescheduled one', async () => {
+  it('expires an entry scheduled again from its own expiry, and moves a rescheduled one', () => {
     const expired: string[] = [];
     const lists = new DeadlineLists<Entry>((e) => {
       expired.push(e.name);
@@ -53,20 +70,25 @@ describe('DeadlineLists', () => {
     lists.schedule(a, 20);
     lists.schedule(b, 20);
     lists.schedule(b, 100); // moved to a later deadline
-    await sleep(70);
+    advance(20);
+    expect(expired).toEqual(['a']);
+    advance(20);
     expect(expired).toEqual(['a', 'a']);
-    await sleep(80);
+    advance(59);
+    expect(expired).toEqual(['a', 'a']);
+    advance(1);
     expect(expired).toEqual(['a', 'a', 'b']);
   });
 
-  it('clear() cancels every entry', async () => {
+  it('clear() cancels every entry', () => {
     const expired: string[] = [];
     const lists = new DeadlineLists<Entry>((e) => expired.push(e.name));
     const a = entry('a');
     lists.schedule(a, 10);
     lists.clear();
     expect(lists.isScheduled(a)).toBe(false);
-    await sleep(40);
+    advance(40);
     expect(expired).toEqual([]);
+    expect(vi.getTimerCount()).toBe(0);
   });
 });

@@ -127,8 +127,7 @@ describe('reconnect (§15)', () => {
     const a = await ctx.h.connect();
     await ctx.h.connect();
     expect(ctx.h.rawStats().connections_current).toBe(2);
-    a.disconnect();
-    await delay(100);
+    await ctx.h.disconnect(a);
     await sync(await ctx.h.connect());
     expect(ctx.h.rawStats().connections_current).toBe(2);
   });

@@ -162,8 +162,7 @@ describe('reliable delivery (§10)', () => {
     const got = waitFor<DeliveryEnvelope>(c, JOB);
     produce(p, 'fleet', 'job', 'processed');
     const env = await got;
-    c.disconnect();
-    await delay(50);
+    await ctx.h.disconnect(c);
     const back = await ctx.h.consumer('w1');
     const reply = await back.timeout(2000).emitWithAck(ClientEvent.ACK, { msgId: env.msgId });
     expect(reply).toEqual({ ok: true, msgId: env.msgId });

@@ -21,8 +21,7 @@ const JOB = exactConsumeEvent('fleet', 'job');
 async function offlineConsumer(name: string, producer: string, event: string, opts = {}) {
   const c = await ctx.h.consumer(name);
   await subscribe(c, name, producer, event, opts);
-  c.disconnect();
-  await delay(50);
+  await ctx.h.disconnect(c);
 }
 
 describe('durable delivery (§9)', () => {
@@ -95,8 +94,8 @@ describe('durable delivery (§9)', () => {
       from: 'fleet',
       ttl: '200ms',
     });
-    await sync(p, q);
-    await delay(400);
+    await ctx.h.settle(p, q);
+    await delay(400); // past the 200 ms TTLs (a slower machine only makes it later)
     const c = await ctx.h.consumer('w1');
     const got = collect<DeliveryEnvelope>(c, JOB, 1);
     await subscribe(c, 'w1', 'fleet', 'job', { durable: true });

@@ -45,8 +45,7 @@ describe('publisher confirms', () => {
     try {
       const c = await h.consumer('w1');
       await subscribe(c, 'w1', 'fleet', 'job', { durable: true });
-      c.disconnect();
-      await delay(50);
+      await h.disconnect(c);
       const p = await h.producer('fleet');
       const send = (m: number) =>
         p.timeout(3000).emitWithAck(ClientEvent.PRODUCE, {

@@ -19,7 +19,7 @@ import {
   sync,
   type Harness,
 } from '../../helpers/broker-harness';
-import { collect, delay, waitUntil } from '../../helpers/wait';
+import { collect, waitUntil } from '../../helpers/wait';
 
 type Confirm = { ok: boolean; code?: string };
 const open: Array<{ close(): Promise<void> }> = [];
@@ -36,8 +36,7 @@ async function broker(settings: Record<string, unknown> = {}): Promise<Harness> 
 async function goOffline(h: Harness, name: string, event: string, opts = {}) {
   const c = await h.consumer(name);
   await subscribe(c, name, 'fleet', event, { durable: true, ...opts });
-  c.disconnect();
-  await delay(50);
+  await h.disconnect(c);
 }
 
 const metricsText = async (h: Harness) => (await fetch(`${h.url}${HttpPath.METRICS}`)).text();
@@ -146,12 +145,14 @@ describe('refusal logging (issue 7.4)', () => {
       durable: true,
     });
     await sync(c);
+    const cid = c.id ?? '';
     c.disconnect();
-    await delay(50);
+    await waitUntil(() => b.bufferedBytes(cid) === null, 'w1 dropped');
+    await b.settled();
     const p = await socket('fleet', 'PRODUCER');
     for (let i = 0; i < 200; i++) produce(p, 'fleet', 'job', i);
     await sync(p);
-    await delay(50);
+    await b.settled();
     const refusals = lines.filter((l) => l.includes('queue cap reached'));
     expect(refusals.length).toBeGreaterThanOrEqual(1);
     expect(refusals.length).toBeLessThanOrEqual(2);

@@ -63,8 +63,7 @@ describe('durable delivery on Redis storage', () => {
     expect(a.broker.store.backend).toBe('redis');
     const c = await a.consumer('w1');
     await subscribe(c, 'w1', 'fleet', 'job', { durable: true });
-    c.disconnect();
-    await delay(50);
+    await a.disconnect(c);
     const p = await a.producer('fleet');
     produce(p, 'fleet', 'job', 'while offline');
     await sync(p);
@@ -76,8 +75,7 @@ describe('durable delivery on Redis storage', () => {
     // The durable subscription came back from Redis: new copies are stored for w1 too.
     const p2 = await b.producer('fleet');
     produce(p2, 'fleet', 'job', 'after restart');
-    await sync(p2);
-    await delay(50);
+    await b.settle(p2);
     const again = await b.consumer('w1');
     const got: DeliveryEnvelope[] = [];
     again.on(JOB, (e: DeliveryEnvelope) => got.push(e));
@@ -93,12 +91,10 @@ describe('durable delivery on Redis storage', () => {
     const b = await broker(settings);
     const c = await a.consumer('w1');
     await subscribe(c, 'w1', 'fleet', 'job', { durable: true, manualAck: true, ackTimeout: '30s' });
-    c.disconnect();
-    await delay(50);
+    await a.disconnect(c);
     const p = await a.producer('fleet');
     produce(p, 'fleet', 'job', 'stored on a');
-    await sync(p);
-    await delay(50);
+    await a.settle(p);
     const onB = await b.consumer('w1');
     const first = waitFor<DeliveryEnvelope>(onB, JOB);
     await subscribe(onB, 'w1', 'fleet', 'job', {
@@ -118,8 +114,7 @@ describe('durable delivery on Redis storage', () => {
     await subscribe(live, 'live', 'fleet', 'job');
     const durable = await h.consumer('w1');
     await subscribe(durable, 'w1', 'fleet', 'job', { durable: true });
-    durable.disconnect();
-    await delay(50);
+    await h.disconnect(durable);
     await own.stop();
     await delay(100);
     const p = await h.producer('fleet');
@@ -183,8 +178,7 @@ describe('broker start-up with an unreachable Redis', () => {
       expect(h.broker.store.backend).toBe('sqlite');
       const c = await h.consumer('w1');
       await subscribe(c, 'w1', 'fleet', 'job', { durable: true });
-      c.disconnect();
-      await delay(50);
+      await h.disconnect(c);
       const p = await h.producer('fleet');
       produce(p, 'fleet', 'job', 'kept');
       await sync(p);

@@ -22,7 +22,7 @@ import {
   sync,
   type Harness,
 } from '../../helpers/broker-harness';
-import { delay, waitFor } from '../../helpers/wait';
+import { waitFor } from '../../helpers/wait';
 
 const JOB = exactConsumeEvent('fleet', 'job');
 const open: Harness[] = [];
@@ -46,8 +46,7 @@ describe('durable identity (issue 8.3)', () => {
     c.emit(ClientEvent.CONSUMER, { name: 'nameless' });
     c.emit(ClientEvent.SUBSCRIBE, sub);
     await sync(c);
-    c.disconnect();
-    await delay(50);
+    await h.disconnect(c);
     const p = await h.producer('fleet');
     produce(p, 'fleet', 'job', 'kept');
     await sync(p);
@@ -70,8 +69,7 @@ describe('durable identity (issue 8.3)', () => {
       durable: true,
     });
     await sync(c);
-    c.disconnect();
-    await delay(50);
+    await h.disconnect(c);
     const p = await h.producer('fleet');
     produce(p, 'fleet', 'job', 'by-id');
     await sync(p);

@@ -70,8 +70,7 @@ describe('metrics after real traffic', () => {
     );
     const c = await h.consumer('w1');
     await subscribe(c, 'w1', 'fleet', 'job', { durable: true, manualAck: true });
-    c.disconnect();
-    await delay(50);
+    await h.disconnect(c);
     const p = await h.producer('fleet');
     for (let i = 0; i < N; i++) produce(p, 'fleet', 'job', i);
     await sync(p);

@@ -128,8 +128,7 @@ describe('rate limits (protocol-admin §11.3)', () => {
       });
       expect(await gone).toBe('io server disconnect');
       // A release frees a slot: a new socket stays connected and is served.
-      a.disconnect();
-      await delay(50);
+      await h.disconnect(a);
       const next = await h.connect();
       await delay(200);
       expect(next.connected).toBe(true);

@@ -3,17 +3,21 @@
  * in order, from where it stopped: docs/cluster.md "What is relayed".
  *
  * The cursor (`<prefix>:cursor:<node>`, a hash `{id, read}`) is written once the durable
- * copies made from the entries up to `id` are stored, so a node killed at any moment resumes at
- * an entry whose copies may be stored again (at-least-once), never past one whose copies were
- * not. `read` counts the entries taken from the inbox since it was created; with the stream's
- * `entries-added` and length it says how many were trimmed before this node read them
- * (`missed`, counted and logged: a node away longer than the retention).
+ * copies made from the entries up to `id` are stored (one write at a time, the newest), so a
+ * node killed at any moment resumes at an entry whose copies may be stored again
+ * (at-least-once), never past one whose copies were not. `read` is the inbox's message count
+ * (inbox-append.ts) up to the entry at `id`; an entry whose count says more messages came
+ * before it than were read, or an empty inbox whose counter is past `read`, tells what was
+ * trimmed before this node read it (`missed`, in messages, counted and logged: a node away
+ * longer than the retention).
  *
  * The loop runs on its own connection (`XREAD BLOCK` holds it), retries with a back-off while
  * Redis is down, and notices Redis restarted empty (the cursor hash is gone: start again at 0).
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../logging/logger';
+import { inboxState } from './inbox-append';
+import { readEntry } from './inbox-batch';
 
 /**
  * What the reader does with one entry's text: routes it, returning what resolves once its
@@ -44,9 +48,14 @@ export class InboxReader {
   private backlogEntries = 0;
   private closed = false;
   private loop: Promise<void> | null = null;
-  /** Cursor writes in order, each after the stores of the entries it covers. */
-  private saving: Promise<void> = Promise.resolve();
+  /** The stores of the batches taken so far, settled in order. */
+  private storesDone: Promise<unknown> = Promise.resolve();
+  /** The cursor write on its way (one at a time), and the newest cursor to write after it. */
+  private saving: Promise<void> | null = null;
+  private cursorTarget: { id: string; read: number } | null = null;
   private resumed = false;
+  /** Routing a batch (its entries are read but not all counted yet). */
+  private taking = false;
 
   constructor(
     private readonly options: InboxReaderOptions,
@@ -61,12 +70,12 @@ export class InboxReader {
     private readonly release: () => void = () => reader.disconnect(),
   ) {}
 
-  /** Entries trimmed before this node read them, since start. */
+  /** Messages trimmed before this node read them, since start. */
   get missed(): number {
     return this.missedTotal;
   }
 
-  /** Entries in the inbox not read yet, at the last `check()`. */
+  /** Messages in the inbox not read yet, at the last `check()`. */
   get backlog(): number {
     return this.backlogEntries;
   }
@@ -79,39 +88,39 @@ export class InboxReader {
     this.closed = true;
     this.release();
     await this.loop;
+    // The last batch's cursor write is started as its stores settle (before this await resumes).
+    await this.storesDone;
     await this.saving;
   }
 
   /**
-   * Compares the inbox's counters with what this node read: counts what was trimmed unread
-   * (logged) and updates `backlog`. Called on resuming and once per membership cycle.
+   * Compares the inbox's message counter (inbox-append.ts) with what this node read: an empty
+   * inbox whose counter is past what was read lost the difference to trimming (counted,
+   * logged); `backlog` is the messages added and not read yet. Called on resuming and once
+   * per membership cycle. A gap before an entry that is still there is counted as it is read.
    */
   async check(): Promise<void> {
-    let info: unknown[];
+    let length: number;
+    let added: number;
     try {
-      info = (await this.command.xinfo('STREAM', this.options.inbox)) as unknown[];
-    } catch (err) {
-      // No stream yet: nobody wrote to this node.
-      if (/no such key/i.test((err as Error).message)) this.backlogEntries = 0;
+      ({ length, added } = await inboxState(this.command, this.options.inbox));
+    } catch {
       return;
     }
-    const field = (name: string): number => {
-      const i = info.indexOf(name);
-      return i >= 0 ? Number(info[i + 1]) : 0;
-    };
-    const added = field('entries-added');
-    const length = field('length');
-    const trimmed = added - length;
-    if (trimmed > this.read) {
-      const missed = trimmed - this.read;
-      this.read = trimmed;
-      this.missedTotal += missed;
-      this.logger.error(
-        { missed, inbox: this.options.inbox },
-        "cluster relay: messages trimmed from this node's inbox before it read them (away longer than cluster.retention_ms, or over retention_bytes)",
-      );
+    // Entries fetched and not routed yet are neither trimmed nor backlog.
+    if (length === 0 && !this.taking && added > this.read) {
+      this.countMissed(added - this.read);
+      this.read = added;
     }
     this.backlogEntries = Math.max(0, added - this.read);
+  }
+
+  private countMissed(missed: number): void {
+    this.missedTotal += missed;
+    this.logger.error(
+      { missed, inbox: this.options.inbox },
+      "cluster relay: messages trimmed from this node's inbox before it read them (away longer than cluster.retention_ms, or over retention_bytes)",
+    );
   }
 
   private async run(): Promise<void> {
@@ -206,35 +215,64 @@ export class InboxReader {
   }
 
   private async take(entries: [string, string[]][]): Promise<void> {
+    this.taking = true;
     const stores: Promise<void>[] = [];
-    for (const [id, fields] of entries) {
-      this.cursor = id;
-      this.read += 1;
-      let text: string | null | undefined = fields[1];
-      if (typeof text !== 'string') continue;
-      const referred = this.dereference(text);
-      if (referred) text = await referred;
-      if (text === null) continue;
-      try {
-        const stored = this.handle(text);
-        if (stored) stores.push(stored);
-      } catch (err) {
-        this.logger.error({ err }, 'relayed message not routed');
+    try {
+      for (const [id, fields] of entries) {
+        this.cursor = id;
+        // An entry carries the messages a peer routed in one turn, in order (inbox-batch.ts),
+        // and the inbox's message count up to it: a count ahead of what was read before it
+        // means messages trimmed unread.
+        const { texts, added } = readEntry(fields);
+        if (added !== null) {
+          const before = added - texts.length;
+          if (before > this.read) this.countMissed(before - this.read);
+          this.read = added;
+        } else {
+          this.read += texts.length;
+        }
+        for (let text of texts as (string | null)[]) {
+          const referred = this.dereference(text!);
+          if (referred) text = await referred;
+          if (text === null) continue;
+          try {
+            const stored = this.handle(text);
+            if (stored) stores.push(stored);
+          } catch (err) {
+            this.logger.error({ err }, 'relayed message not routed');
+          }
+        }
       }
+    } finally {
+      this.taking = false;
     }
-    const id = this.cursor;
-    const read = this.read;
-    const done = Promise.allSettled(stores);
-    this.saving = this.saving
-      .then(() => done)
-      .then(() => this.command.hset(this.options.cursorKey, 'id', id, 'read', read))
-      .then(
-        () => undefined,
-        (err: unknown) => {
+    this.storesDone = this.storesDone.then(() => Promise.allSettled(stores));
+    const settled = { id: this.cursor, read: this.read };
+    void this.storesDone.then(() => this.saveCursor(settled));
+  }
+
+  /**
+   * Writes the newest cursor whose entries' stores have settled: one `HSET` at a time, and
+   * while one is on its way later batches only move the target, so a busy inbox costs one
+   * cursor write per Redis round trip rather than one per batch. A crash re-reads at most
+   * what was routed since the last write (at-least-once, as before).
+   */
+  private saveCursor(cursor: { id: string; read: number }): Promise<void> {
+    this.cursorTarget = cursor;
+    this.saving ??= (async () => {
+      while (this.cursorTarget !== null) {
+        const { id, read } = this.cursorTarget;
+        this.cursorTarget = null;
+        try {
+          await this.command.hset(this.options.cursorKey, 'id', id, 'read', read);
+        } catch (err) {
           // The next batch's write carries the cursor on; a restart re-reads a little more.
           this.logger.debug({ err: (err as Error).message }, 'cluster inbox cursor not saved');
-        },
-      );
+        }
+      }
+      this.saving = null;
+    })();
+    return this.saving;
   }
 }
 

@@ -23,7 +23,9 @@ import type { DeliveryEnvelope } from '../../shared/protocol-events';
 import type { Logger } from '../logging/logger';
 import type { MessageStore } from '../storage/message-store';
 import type { RedisLinks } from './redis-links';
-import { MAX_INBOX_ENTRIES, inboxKey } from './relay-members';
+import { appendToInbox } from './inbox-append';
+import { ENTRY_FIELD } from './inbox-batch';
+import { inboxKey } from './relay-members';
 
 /** Every handover entry starts so (told apart from relayed messages without parsing). */
 export const HANDOVER_PREFIX = '{"handover":';
@@ -91,7 +93,7 @@ export class QueueHandover {
             expires_at: entry.expires_at,
           };
           const text = JSON.stringify({ handover, node_id: nodeId });
-          return links.command.xadd(inbox, 'MAXLEN', '~', MAX_INBOX_ENTRIES, '*', 'm', text);
+          return appendToInbox(links.command, inbox, [ENTRY_FIELD, text], 1);
         }),
       );
       await Promise.all(entries.map((entry) => store.ack(entry.id)));

@@ -17,6 +17,7 @@ import {
   redisConnectionOptions,
   type RedisTarget,
 } from '../storage/redis-target';
+import { defineInboxCommands } from './inbox-append';
 
 export interface RedisLinksOptions {
   /** A URL or a Sentinel set (`broker/storage/redis-target.ts`). */
@@ -61,6 +62,9 @@ export class RedisLinks {
         isClosed,
       ),
     );
+    // Scripts are defined before any command: an auto-pipeline started earlier would not
+    // know a command defined later (ioredis#1931).
+    defineInboxCommands(this.command);
     this.subscriber = new Redis(
       redisConnectionOptions(
         options.target,

@@ -29,18 +29,22 @@ export function groupArbiter(prefix: string, nodeId: string, links: RedisLinks):
   };
 }
 
-/** Counts a relay write's outcome in `metrics` (a failure is logged at debug level). */
+/**
+ * Counts a relay write's outcome in `metrics`, as `messages` messages (a batch's writes either
+ * all succeeded or are all counted failed); a failure is logged at debug level.
+ */
 export function countRelayed(
   sent: Promise<unknown>,
   metrics: ClusterMetrics,
   logger: Logger,
+  messages = 1,
 ): void {
   sent.then(
     () => {
-      metrics.relayed.sent += 1;
+      metrics.relayed.sent += messages;
     },
     (err: unknown) => {
-      metrics.relayed.failed += 1;
+      metrics.relayed.failed += messages;
       logger.debug({ err: (err as Error).message }, 'message not relayed');
     },
   );

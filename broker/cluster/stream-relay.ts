@@ -6,10 +6,13 @@
  * produced meanwhile (within `retention_ms` / `retention_bytes`), and stores the copies its
  * offline durable consumers are owed.
  *
- * Wire: each inbox entry has one field `m`, the §17 wrapper text of `relay-wire.ts` (the same
- * JSON as on the pub/sub channel); a wrapper longer than `inline_max_bytes` is stored once under
- * `<prefix>:blob:<node>:<seq>` for `retention_ms` and the inboxes get `{node_id, blob}`. Order:
- * one connection adds a node's messages in routing order, and each inbox is read in order.
+ * Wire: an inbox entry holds one or more fields `m`, each the §17 wrapper text of one message
+ * (`relay-wire.ts`, the same JSON as on the pub/sub channel): what a node routes in one turn of
+ * its event loop goes to each inbox as one entry (`inbox-batch.ts`), so a busy node adds and a
+ * busy reader reads one entry per batch, not per message. A wrapper longer than
+ * `inline_max_bytes` is stored once under `<prefix>:blob:<node>:<seq>` for `retention_ms` and
+ * the inboxes get `{node_id, blob}`. Order: one connection adds a node's messages in routing
+ * order, and each inbox is read in order.
  * Inboxes are capped at `MAX_INBOX_ENTRIES` on every add (approximate `MAXLEN`), besides the
  * age and byte trimming of `RelayMembers`.
  *
@@ -23,11 +26,13 @@ import type { Logger } from '../logging/logger';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { ClusterMetrics } from './cluster-metrics';
+import { appendToInbox } from './inbox-append';
+import { InboxBatch } from './inbox-batch';
 import { InboxReader } from './inbox-reader';
 import { MessageRelay } from './message-relay';
 import { HANDOVER_PREFIX, type QueueHandover } from './queue-handover';
 import type { RedisLinks } from './redis-links';
-import { MAX_INBOX_ENTRIES, RelayMembers, inboxKey } from './relay-members';
+import { RelayMembers, inboxKey } from './relay-members';
 import { RelayedRouter, countRelayed, groupArbiter } from './relayed-router';
 import { blobText, parseRelayed, relayText } from './relay-wire';
 
@@ -71,6 +76,10 @@ export class StreamRelay {
   private interest: RelayInterest | null = null;
   private handover: QueueHandover | null = null;
   private readonly droppedListeners = new Set<(nodeId: string) => void>();
+  /** What this turn of the event loop relayed, added to the inboxes at its end. */
+  private readonly outbox = new InboxBatch(() => setImmediate(this.flush));
+  private outboxMessages = 0;
+  private blobWrites: Promise<unknown>[] = [];
 
   constructor(
     private readonly options: StreamRelayOptions,
@@ -189,6 +198,7 @@ export class StreamRelay {
   async close(): Promise<void> {
     this.stop?.();
     this.stop = null;
+    this.flush();
     await this.members.close();
     await this.reader.close();
   }
@@ -231,18 +241,26 @@ export class StreamRelay {
       this.logger.warn({ err, realm: msg.realm }, 'message not relayed: not serialisable');
       return;
     }
-    const command = this.links.command;
-    const sends: Promise<unknown>[] = [];
     if (text.length > this.options.inlineMaxBytes) {
       const key = `${this.options.prefix}:blob:${this.options.nodeId}:${seq}`;
-      // One connection: the SET is applied before the XADDs that name it.
-      sends.push(command.set(key, text, 'PX', this.options.retentionMs));
+      // One connection: the SET is applied before the XADD (at the flush) that names it.
+      this.blobWrites.push(this.links.command.set(key, text, 'PX', this.options.retentionMs));
       text = blobText(this.options.nodeId, key);
     }
-    for (const node of targets) {
-      const inbox = inboxKey(this.options.prefix, node);
-      sends.push(command.xadd(inbox, 'MAXLEN', '~', MAX_INBOX_ENTRIES, '*', 'm', text));
-    }
-    countRelayed(Promise.all(sends), this.metrics, this.logger);
+    for (const node of targets) this.outbox.add(inboxKey(this.options.prefix, node), text);
+    this.outboxMessages += 1;
+  };
+
+  /** Adds what this turn of the event loop routed: one `XADD` per inbox (inbox-batch.ts). */
+  private readonly flush = (): void => {
+    const messages = this.outboxMessages;
+    this.outboxMessages = 0;
+    const sends: Promise<unknown>[] = this.blobWrites;
+    this.blobWrites = [];
+    const command = this.links.command;
+    this.outbox.drain((inbox, fields, count) => {
+      sends.push(appendToInbox(command, inbox, fields, count));
+    });
+    if (messages > 0) countRelayed(Promise.all(sends), this.metrics, this.logger, messages);
   };
 }

@@ -26,6 +26,7 @@ import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 import { ClientEvent } from '../../shared/protocol-events';
 import type { Socket } from 'socket.io-client';
+import { inboxMessages } from '../helpers/relay-inbox';
 
 const JOB = exactConsumeEvent('fleet', 'job');
 
@@ -128,7 +129,7 @@ describe('a node SIGKILLed while its durable consumer is offline', () => {
     opened.push({ close: () => void inbox.disconnect() });
     const key = `${prefix}:inbox:${(await stats(a.url)).cluster?.relay?.members?.find((m) => m !== 'node-a')}`;
     await waitUntilAsync(
-      async () => (await inbox.xlen(key)) >= 301,
+      async () => (await inboxMessages(inbox, key)) >= 301,
       'the inbox holds what C is owed',
     );
 
@@ -212,9 +213,12 @@ describe('a node away longer than the retention', () => {
     const inbox = new Redis(redis.url);
     opened.push({ close: () => void inbox.disconnect() });
     const key = `${prefix}:inbox:${cId}`;
-    await waitUntilAsync(async () => (await inbox.xlen(key)) === 50, 'the inbox holds 50');
+    await waitUntilAsync(
+      async () => (await inboxMessages(inbox, key)) === 50,
+      'the inbox holds 50',
+    );
     // Node A trims C's inbox by age and drops C from the members once the retention passed.
-    await waitUntilAsync(async () => (await inbox.xlen(key)) === 0, 'trimmed', 15_000);
+    await waitUntilAsync(async () => (await inboxMessages(inbox, key)) === 0, 'trimmed', 15_000);
 
     node = await c.start();
     await waitUntilAsync(

@@ -10,6 +10,7 @@ import { exactConsumeEvent, produce, subscribe, type Harness } from '../helpers/
 import { startCluster, type ClusterNodes } from '../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
 import { collect, waitUntil, waitUntilAsync } from '../helpers/wait';
+import { inboxMessages } from '../helpers/relay-inbox';
 
 let redis: RedisServer;
 let cluster: ClusterNodes;
@@ -34,7 +35,8 @@ afterAll(async () => {
   await redis.stop();
 });
 
-const inbox = (node: string): Promise<number> => reader.xlen(`${cluster.prefix}:inbox:${node}`);
+const inbox = (node: string): Promise<number> =>
+  inboxMessages(reader, `${cluster.prefix}:inbox:${node}`);
 
 describe('interest routing on the streams relay', () => {
   it('puts a message only into the inboxes of nodes that want it', async () => {

@@ -9,7 +9,8 @@
  * `TYO_MQ_REALM_MANAGER_KEY` when set (realm-scoped), else `TYO_MQ_ADMIN_TOKEN`. Never argv.
  * Everything written to the terminal is made inert (terminal-text.ts).
  *
- * Exit codes: 0 success; 1 the broker refused the command (its code and message on stderr);
+ * Exit codes: 0 success; 1 the broker refused the command (its code and message on stderr, and
+ * for 401/403 the credential's source and the URL), or DLQ ids were not found;
  * 2 usage error; 3 broker unreachable or no answer in time; 4 no credential in the environment.
  */
 import { parseArgs } from 'node:util';
@@ -60,7 +61,7 @@ export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
   const secretFlag = argv.find((a) => SECRET_FLAGS.test(a));
   if (secretFlag) {
     rt.stderr(
-      `${secretFlag.split('=')[0]}: secrets are never read from the command line; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY (or use --env-file)`,
+      `${secretFlag.split('=')[0]}: secrets are never read from the command line; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY (or use --env-file, or --console-data-dir for the console's local broker)`,
     );
     return AdminExitCode.USAGE;
   }

@@ -16,6 +16,7 @@
 import { parseArgs } from 'node:util';
 import * as commands from './commands';
 import { AdminConnection, ConnectionError } from './connection';
+import { isoTimes } from './format';
 import { ConsoleSecretError, defaultConsoleDataDir } from './console-secret';
 import {
   brokerUrl,
@@ -202,7 +203,7 @@ export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
       const named = CREDENTIAL_CODES.has(Number(err.reply.code));
       if (values.json) {
         const where = named ? { credential_source: choice.source, broker_url: url } : {};
-        rt.stderr(JSON.stringify({ ...err.reply, ...where }));
+        rt.stderr(JSON.stringify(isoTimes({ ...err.reply, ...where })));
       } else {
         rt.stderr(
           `refused: ${err.message}${named ? `\n  credential: ${choice.source}\n  broker: ${url}` : ''}`,

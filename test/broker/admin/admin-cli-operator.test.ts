@@ -10,6 +10,7 @@ import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { isoTimes } from '../../../broker/admin-cli/format';
 import { AdminExitCode, runAdminCli } from '../../../broker/admin-cli/main';
 import { FileSecretStore, LOCAL_ADMIN_TOKEN_SECRET } from '../../../electron/services/secret-store';
 import { useBroker } from '../../helpers/broker-harness';
@@ -166,6 +167,16 @@ describe('switchboard-admin for operators', () => {
     expect(entry.dead_lettered_at).toMatch(iso);
     expect(entry.expires_at === null || iso.test(entry.expires_at)).toBe(true);
     expect(entry.message.message).toBe(0);
+    // A refusal's server_time too; a client's own message is left as it was sent.
+    expect(
+      isoTimes({
+        server_time: 0,
+        entries: [{ message: { from: 'p', message: { sent_at: 5 } }, expires_at: null }],
+      }),
+    ).toEqual({
+      server_time: '1970-01-01T00:00:00.000Z',
+      entries: [{ message: { from: 'p', message: { sent_at: 5 } }, expires_at: null }],
+    });
   });
 
   it('exits 1 when dlq replay or discard names an id the DLQ does not hold', async () => {

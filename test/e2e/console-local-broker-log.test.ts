@@ -131,7 +131,7 @@ describe('Local broker view: log filter, quiet polling, settings warnings', () =
     await page.getByTestId('settings-text').fill(JSON.stringify(next, null, 2));
     await expect
       .poll(() => page.getByTestId('settings-valid').textContent())
-      .toBe('Valid, but the broker ignores one key:');
+      .toBe('Valid. The broker ignores one key, listed below.');
     expect(await page.getByTestId('settings-warning').allTextContents()).toEqual([
       'limits.max_connections: settings key accepted but not implemented in this build: the broker ignores it',
     ]);

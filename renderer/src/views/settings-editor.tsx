@@ -144,7 +144,7 @@ export function SettingsEditor({ client }: { client: ConsoleClient }) {
           check && (
             <p className="muted settings-ok" data-testid="settings-valid">
               {check.warnings.length > 0
-                ? `Valid, but the broker ignores ${check.warnings.length === 1 ? 'one key' : `${check.warnings.length} keys`}:`
+                ? `Valid. The broker ignores ${check.warnings.length === 1 ? 'one key' : `${check.warnings.length} keys`}, listed below.`
                 : 'Valid.'}
               {check.restartKeys.length > 0 &&
                 ` Changed start-up keys (${check.restartKeys.join(', ')}) need a restart.`}

@@ -35,6 +35,9 @@ Options:
                          (default: ./.data)
   --settings <file>    settings file (JSON)
                          (default: $TYO_MQ_SETTINGS_FILE, else none)
+  --auth               turn authentication on (the same as TYO_MQ_AUTH_ENABLED=true, or
+                         auth.enabled: true in the settings file); see "Authentication" below
+                         (default: the settings file's auth.enabled, else off)
   --auth-store [file]  keep realms and tokens in a SQLite auth store
                          (default: $TYO_MQ_AUTH_STORE, else the settings file's auth_store)
   --storage <kind>     sqlite | memory | redis (redis: storage_options.url of the settings file)
@@ -53,6 +56,13 @@ Options:
                          (default: $${LOG_LEVEL_ENV}, else info)
   -h, --help           show this help and exit
 
+Authentication is off by default: any client may produce and consume, and the HTTP API is
+open (on 127.0.0.1 only unless --host says otherwise). Turn it on with --auth,
+TYO_MQ_AUTH_ENABLED=true or auth.enabled in the settings file. With auth on and no admin token
+configured, one is generated at start and appended to the env file ($TYO_MQ_ENV_FILE, else
+./.env) as TYO_MQ_ADMIN_TOKEN="..."; switchboard-admin (npm run admin) reads it from there.
+Realms, tokens and keys: docs/configuration.md, "Authentication".
+
 Logs: JSON lines (pino) on stdout. Ctrl-C / SIGTERM stop it cleanly.
 ${EXIT_CODES_HELP}
 `;
@@ -66,6 +76,8 @@ export interface BrokerFlags {
   dataDir: string;
   settings: string | undefined;
   storage: 'sqlite' | 'memory' | 'redis' | undefined;
+  /** `--auth`: authentication on (an override of `auth.enabled`); false = settings decide. */
+  auth: boolean;
   /** `--auth-store [file]`: true (default file), a path, false, or unset. */
   authStore: AuthStoreChoice | undefined;
   httpApi: boolean;
@@ -96,6 +108,7 @@ export function parseBrokerFlags(
         host: { type: 'string' },
         'data-dir': { type: 'string' },
         settings: { type: 'string' },
+        auth: { type: 'boolean' },
         'auth-store': { type: 'string' },
         'no-http-api': { type: 'boolean' },
         'mqtt-port': { type: 'string' },
@@ -154,6 +167,7 @@ export function parseBrokerFlags(
     host: values.host ?? '127.0.0.1',
     dataDir: values['data-dir'] ?? '.data',
     settings: settingsFilePath(values.settings, env),
+    auth: values.auth ?? false,
     authStore: parseAuthStoreValue(values['auth-store']),
     storage: storage as BrokerFlags['storage'],
     httpApi: !values['no-http-api'],

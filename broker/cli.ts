@@ -98,6 +98,8 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
       storage: flags.storage,
       http_api: flags.httpApi ? undefined : { enabled: false },
       auth_store: flags.authStore,
+      // Like TYO_MQ_AUTH_ENABLED: forces the value without writing it into the settings file.
+      auth: flags.auth ? { enabled: true } : undefined,
       mqtt: flags.mqttPort === undefined ? undefined : { enabled: true, port: flags.mqttPort },
       cluster:
         flags.cluster === undefined && flags.nodeId === undefined
@@ -114,7 +116,7 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
       settingsOverrides: overrides,
     });
     if (!broker.auth.enabled && !isLoopbackHost(flags.host)) {
-      const warning = `WARNING: listening on ${flags.host} (not loopback) with authentication disabled: anyone who can reach this port can produce, consume and read the HTTP API. Set auth.enabled in the settings file (or TYO_MQ_AUTH_ENABLED=true), or bind to 127.0.0.1.`;
+      const warning = `WARNING: listening on ${flags.host} (not loopback) with authentication disabled: anyone who can reach this port can produce, consume and read the HTTP API. Start with --auth (or set auth.enabled in the settings file, or TYO_MQ_AUTH_ENABLED=true), or bind to 127.0.0.1.`;
       process.stderr.write(`switchboard broker: ${warning}\n`);
       logger.warn({ host: flags.host }, warning);
     }

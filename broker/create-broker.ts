@@ -19,7 +19,11 @@ import { clusterAdmin } from './cluster/cluster-admin-wiring';
 import { createCluster } from './cluster/create-cluster';
 import { sharedStoreName } from './cluster/realm-renames';
 import { createSettingsRuntime } from './config/settings-runtime';
-import { unsupportedKeys, type SettingsInput } from './config/settings-schema';
+import {
+  UNSUPPORTED_KEY_MESSAGE,
+  unsupportedKeys,
+  type SettingsInput,
+} from './config/settings-schema';
 import { createAckTracker } from './delivery/ack-wiring';
 import { ChunkAssembler } from './delivery/chunk-assembler';
 import { Delivery } from './delivery/delivery';
@@ -92,7 +96,7 @@ export function createBroker(
   // Start-up values (store, engine, timers); handlers read `live.current` at each check.
   const settings = live.current;
   for (const key of unsupportedKeys(settings)) {
-    logger.warn({ key }, 'settings key accepted but not implemented in this build');
+    logger.warn({ key }, UNSUPPORTED_KEY_MESSAGE);
   }
   const startedAt = Date.now();
   const env = options.env ?? process.env;

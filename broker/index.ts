@@ -9,7 +9,7 @@ export { DEFAULT_MAX_HTTP_BUFFER_SIZE } from './config/settings-schema';
 export { loadSettingsFile, parseSettings, readSettingsFile } from './config/load-settings';
 export { BROKER_VERSION } from './version';
 // The console's settings editor validates with the broker's own schemas and writes like it.
-export { SettingsSchema } from './config/settings-schema';
+export { SettingsSchema, UNSUPPORTED_KEY_MESSAGE, unsupportedKeys } from './config/settings-schema';
 export { normalizeSettingsAliases } from './config/normalize-aliases';
 export { parseAuthConfig } from './auth/auth-schema';
 export { RESTART_KEYS } from './config/live-settings';

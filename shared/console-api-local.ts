@@ -42,6 +42,12 @@ export type SettingsFileView = z.infer<typeof SettingsFileSchema>;
 export const SettingsCheckSchema = z.object({
   valid: z.boolean(),
   issues: z.array(SettingsIssueSchema),
+  /**
+   * Keys the broker accepts but ignores (features this build does not implement, e.g.
+   * `limits.max_connections`), each with its path: they do not make the text invalid (existing
+   * tyo-mq files keep loading) but have no effect. Empty when the text is not valid JSON.
+   */
+  warnings: z.array(SettingsIssueSchema),
   /** Top-level keys whose change takes a broker restart (start-up only keys). */
   restartKeys: z.array(z.string()),
 });

@@ -1,64 +1,17 @@
 /**
  * The sub-commands of `switchboard-admin`: each turns its arguments into signed management
- * commands (`spec/protocol-admin.md` §7, §8) and renders the reply.
+ * commands (docs/management.md) and renders the reply.
  */
 import { randomBytes } from 'node:crypto';
 import { SignedAction } from '../../shared/admin-signature';
-import type { AdminConnection, Reply } from './connection';
-import type { Credential } from './credentials';
-import { table, when } from './format';
+import { ensure, need, print, run, str, UsageError, type CliContext } from './cli-context';
+import type { Reply } from './connection';
+import { isoTimes, table, when } from './format';
 
-/** Wrong usage (exit code 2). */
-export class UsageError extends Error {}
-/** The broker refused (exit code 1); carries its reply. */
-export class RefusedError extends Error {
-  constructor(readonly reply: Reply) {
-    super(`${reply.code ?? '?'} ${reply.message ?? 'refused'}`);
-  }
-}
-
-export interface CliContext {
-  conn: AdminConnection;
-  credential: Credential;
-  json: boolean;
-  /** Parsed option values (`--realm`, `--ttl`, …). */
-  opts: Record<string, string | boolean | undefined>;
-  out(text: string): void;
-  /** Progress lines (stderr). */
-  progress(text: string): void;
-}
-
-/** Ids sent per bulk command (the broker accepts up to 5,000). */
-export const BULK_BATCH = 500;
+export { RefusedError, UsageError, type CliContext } from './cli-context';
+export { dlq } from './dlq-command';
 
 const hex32 = () => randomBytes(32).toString('hex');
-
-function ensure(reply: Reply): Reply {
-  if (!reply.ok) throw new RefusedError(reply);
-  return reply;
-}
-
-async function run(
-  c: CliContext,
-  body: Record<string, unknown>,
-  timeoutMs?: number,
-): Promise<Reply> {
-  return ensure(await c.conn.command(c.credential.secret, body, timeoutMs));
-}
-
-function need(value: string | undefined, what: string): string {
-  if (!value) throw new UsageError(`${what} is required`);
-  return value;
-}
-
-function str(c: CliContext, name: string): string | undefined {
-  const v = c.opts[name];
-  return typeof v === 'string' ? v : undefined;
-}
-
-function print(c: CliContext, reply: Reply, human: () => string): void {
-  c.out(c.json ? JSON.stringify(reply, null, 2) : human());
-}
 
 function requestRows(request: Record<string, unknown> | null): string {
   if (!request) return 'no pending request';
@@ -272,80 +225,6 @@ export async function realm(
   }
 }
 
-function dlqFilter(c: CliContext): Record<string, unknown> {
-  const f: Record<string, unknown> = {};
-  for (const k of ['realm', 'consumer', 'event']) if (str(c, k)) f[k] = str(c, k);
-  return f;
-}
-
-/** Every DLQ id matching the filter, read page by page. */
-async function allIds(c: CliContext): Promise<string[]> {
-  const ids: string[] = [];
-  let cursor: string | null = null;
-  do {
-    const page: Reply = await run(c, {
-      command: 'dlq_list',
-      ...dlqFilter(c),
-      limit: 1_000,
-      ...(cursor ? { cursor } : {}),
-    });
-    ids.push(...(page.entries as Array<{ id: string }>).map((e) => e.id));
-    cursor = (page.next_cursor as string | null | undefined) ?? null;
-  } while (cursor);
-  return ids;
-}
-
-/** `dlq list|replay|discard`. Bulk operations go in batches with a progress line. */
-export async function dlq(c: CliContext, action: string | undefined, ids: string[]): Promise<void> {
-  if (action === 'list') {
-    const body: Record<string, unknown> = { command: 'dlq_list', ...dlqFilter(c) };
-    if (str(c, 'limit')) body.limit = Number(str(c, 'limit'));
-    const reply = await run(c, body);
-    const entries = reply.entries as Array<Record<string, unknown>>;
-    return print(c, reply, () =>
-      table(
-        ['id', 'realm', 'event', 'consumer', 'reason', 'dead_lettered_at'],
-        entries.map((e) => [e.id, e.realm, e.event, e.consumer, e.reason, e.dead_lettered_at]),
-      ),
-    );
-  }
-  if (action !== 'replay' && action !== 'discard') throw new UsageError('dlq list|replay|discard');
-  if (action === 'discard' && c.opts.all && !c.opts.yes)
-    throw new UsageError('discarding every entry: add --yes');
-  const targets = c.opts.all ? await allIds(c) : ids;
-  if (targets.length === 0)
-    throw new UsageError(
-      c.opts.all ? 'the DLQ has no matching entries' : 'message id(s) or --all required',
-    );
-  const command = action === 'replay' ? 'dlq_replay' : 'dlq_discard';
-  let done = 0;
-  const missing: string[] = [];
-  for (let i = 0; i < targets.length; i += BULK_BATCH) {
-    const batch = targets.slice(i, i + BULK_BATCH);
-    const reply = await run(
-      c,
-      { command, ids: batch, ...(str(c, 'realm') ? { realm: str(c, 'realm') } : {}) },
-      120_000,
-    );
-    done += batch.length - (reply.not_found as string[]).length;
-    missing.push(...(reply.not_found as string[]));
-    c.progress(
-      `${action === 'replay' ? 'replayed' : 'discarded'} ${done}/${targets.length}${missing.length ? ` (${missing.length} not found)` : ''}`,
-    );
-  }
-  const summary = {
-    ok: true,
-    [action === 'replay' ? 'replayed' : 'discarded']: done,
-    not_found: missing,
-  };
-  print(
-    c,
-    summary as Reply,
-    () =>
-      `${action === 'replay' ? 'replayed' : 'discarded'} ${done} of ${targets.length}${missing.length ? `; not found: ${missing.join(', ')}` : ''}`,
-  );
-}
-
 export async function stats(c: CliContext): Promise<void> {
   const reply = await run(c, { command: 'stats' });
   type Count = { total: number; online: number };
@@ -386,5 +265,5 @@ export async function stats(c: CliContext): Promise<void> {
 
 export async function settings(c: CliContext): Promise<void> {
   const reply = await run(c, { command: 'get' });
-  c.out(JSON.stringify(c.json ? reply : reply.settings, null, 2));
+  c.out(JSON.stringify(isoTimes(c.json ? reply : reply.settings), null, 2));
 }

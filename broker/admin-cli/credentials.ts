@@ -1,12 +1,18 @@
 /**
  * Where `switchboard-admin` finds its endpoint and its secret. Secrets come from the
- * environment or an env file — never from the command line, where they would land in shell
- * history and `ps` output (`spec/protocol-admin.md` §17.2–§17.3).
+ * environment, an env file or the console's secret store — never from the command line, where
+ * they would land in shell history and `ps` output (`docs/management.md`, "switchboard-admin").
+ *
+ * Every credential carries a description of where it came from (never the secret), so that a
+ * refusal can say which token was tried against which broker (issue 22 item 4: a stray `.env`
+ * written by `npm run broker` was silently used against the console's broker).
  */
 import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { parseEnvFile } from '../config/env-file';
+import { consoleAdminToken } from './console-secret';
 
-/** Variables read (the same names as the reference tooling, §13). */
+/** Variables read (the same names as the reference tooling). */
 export const EnvVar = {
   ADMIN_TOKEN: 'TYO_MQ_ADMIN_TOKEN',
   REALM_MANAGER_KEY: 'TYO_MQ_REALM_MANAGER_KEY',
@@ -19,24 +25,67 @@ export const EnvVar = {
 /** The signing secret: the global admin token, or one realm's manager key. */
 export type Credential = { kind: 'admin'; secret: string } | { kind: 'realm'; secret: string };
 
+/** The environment the CLI runs with: the process's, with the env file's variables under it. */
+export interface LoadedEnv {
+  env: NodeJS.ProcessEnv;
+  /** Absolute path of the env file read, or null when none was. */
+  file: string | null;
+  /** Names whose value came from that file (not set in the process environment). */
+  fromFile: ReadonlySet<string>;
+}
+
 /**
- * The environment with an env file merged under it (variables already set win, §5 step 3).
+ * The environment with an env file merged under it (variables already set win).
  * The file is `explicit`, else `TYO_MQ_ENV_FILE`, else `.env` when it exists.
  * @throws Error when an explicitly named file cannot be read.
  */
-export function loadEnv(env: NodeJS.ProcessEnv, explicit?: string): NodeJS.ProcessEnv {
-  const path = explicit ?? env[EnvVar.ENV_FILE] ?? '.env';
-  if (!explicit && !existsSync(path)) return env;
-  const fromFile = parseEnvFile(readFileSync(path, 'utf8'));
-  return { ...fromFile, ...env };
+export function loadEnv(env: NodeJS.ProcessEnv, explicit?: string): LoadedEnv {
+  const file = explicit ?? env[EnvVar.ENV_FILE] ?? '.env';
+  if (!explicit && !existsSync(file)) return { env, file: null, fromFile: new Set() };
+  const vars = parseEnvFile(readFileSync(file, 'utf8'));
+  const fromFile = new Set(Object.keys(vars).filter((k) => env[k] === undefined));
+  return { env: { ...vars, ...env }, file: path.resolve(file), fromFile };
+}
+
+/** A credential (or none) and, for messages, where it came from or where none was found. */
+export interface CredentialChoice {
+  credential: Credential | null;
+  /** E.g. `TYO_MQ_ADMIN_TOKEN from env file /srv/app/.env`; no secret. */
+  source: string;
 }
 
 /** The realm manager key when set (then commands are realm-scoped), else the admin token. */
-export function credentialFrom(env: NodeJS.ProcessEnv): Credential | null {
-  const realmKey = env[EnvVar.REALM_MANAGER_KEY];
-  if (realmKey) return { kind: 'realm', secret: realmKey };
-  const admin = env[EnvVar.ADMIN_TOKEN];
-  return admin ? { kind: 'admin', secret: admin } : null;
+export function credentialFrom(loaded: LoadedEnv): CredentialChoice {
+  const from = (name: string): string =>
+    loaded.fromFile.has(name)
+      ? `${name} from env file ${loaded.file}`
+      : `${name} from the environment`;
+  const realmKey = loaded.env[EnvVar.REALM_MANAGER_KEY];
+  if (realmKey) {
+    return {
+      credential: { kind: 'realm', secret: realmKey },
+      source: from(EnvVar.REALM_MANAGER_KEY),
+    };
+  }
+  const admin = loaded.env[EnvVar.ADMIN_TOKEN];
+  if (admin)
+    return { credential: { kind: 'admin', secret: admin }, source: from(EnvVar.ADMIN_TOKEN) };
+  return {
+    credential: null,
+    source: `neither ${EnvVar.REALM_MANAGER_KEY} nor ${EnvVar.ADMIN_TOKEN} in the environment${loaded.file ? ` or env file ${loaded.file}` : ' (no env file: none given, no ./.env)'}`,
+  };
+}
+
+/**
+ * The admin token of the console whose data directory is `dataDir` (`--console-data-dir`).
+ * @throws ConsoleSecretError when that console's store has none the CLI can read.
+ */
+export function consoleCredential(dataDir: string): CredentialChoice {
+  const { token, file } = consoleAdminToken(dataDir);
+  return {
+    credential: { kind: 'admin', secret: token },
+    source: `the local broker's admin token from the console's secret store ${file}`,
+  };
 }
 
 /** The broker URL: `--url`, else TYO_MQ_PROTOCOL://TYO_MQ_HOST:TYO_MQ_PORT (http, 127.0.0.1, 17352). */

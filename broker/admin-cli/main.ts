@@ -1,19 +1,34 @@
 #!/usr/bin/env node
 /**
  * `switchboard-admin`: a command-line manager for any tyo-mq-protocol broker (Switchboard or
- * the reference), signing every command with the shared proof recipe
- * (`spec/protocol-admin.md` §6, §7, §8, §17.2–§17.3). Documented in docs/management.md.
+ * the reference), signing every command with the shared proof recipe. Documented in
+ * docs/management.md.
  *
- * Secrets come from the environment or an env file (`--env-file`, `TYO_MQ_ENV_FILE`, `.env`):
+ * Secrets come from the console's secret store (`--console-data-dir`, `--console`), else the
+ * environment or an env file (`--env-file`, `TYO_MQ_ENV_FILE`, `.env`):
  * `TYO_MQ_REALM_MANAGER_KEY` when set (realm-scoped), else `TYO_MQ_ADMIN_TOKEN`. Never argv.
+ * Everything written to the terminal is made inert (terminal-text.ts).
  *
- * Exit codes: 0 success; 1 the broker refused the command (its code and message on stderr);
+ * Exit codes: 0 success; 1 the broker refused the command (its code and message on stderr, and
+ * for 401/403 the credential's source and the URL), or DLQ ids were not found;
  * 2 usage error; 3 broker unreachable or no answer in time; 4 no credential in the environment.
  */
 import { parseArgs } from 'node:util';
 import * as commands from './commands';
 import { AdminConnection, ConnectionError } from './connection';
-import { brokerUrl, credentialFrom, loadEnv } from './credentials';
+import { isoTimes } from './format';
+import { ConsoleSecretError, defaultConsoleDataDir } from './console-secret';
+import {
+  brokerUrl,
+  consoleCredential,
+  credentialFrom,
+  loadEnv,
+  type CredentialChoice,
+} from './credentials';
+import { inertLines } from './terminal-text';
+import { USAGE } from './usage';
+
+export { USAGE } from './usage';
 
 export const AdminExitCode = {
   OK: 0,
@@ -23,32 +38,6 @@ export const AdminExitCode = {
   NO_CREDENTIAL: 4,
 } as const;
 
-export const USAGE = `Usage: switchboard-admin [--url <url>] [--env-file <file>] [--json] [--timeout <ms>] <command>
-
-Commands:
-  request --realm <r> [--role <role>] [--client-id <id>] [--client-name <name>]
-  next [--realm <r>]
-  approve <request-id> [--role both|producer|consumer|manager]  (default: the role requested)
-  reject <request-id> [--reason <text>]
-  revoke --hash <token-hash> | --realm <r> --client-id <id>
-  realm list
-  realm add <name> [--open] [--ephemeral] [--ttl <ttl>] [--allow-tokenless-consumers]
-  realm remove <name> --yes
-  realm key <name> [--clear] [--require-key | --no-require-key]
-  realm manager-key <name> [--clear]
-  realm acceptance <name> on|off
-  realm tokenless <name> on|off  (on: consumers without a token or key, the reference's rule)
-  realm lifetime <name> --ttl <ttl> | --permanent
-  dlq list [--realm <r>] [--consumer <c>] [--event <e>] [--limit <n>]
-  dlq replay <id>... | --all [--realm <r>] [--consumer <c>] [--event <e>]
-  dlq discard <id>... | --all --yes [--realm <r>] [--consumer <c>] [--event <e>]
-  stats
-  settings
-
-Secrets are read from TYO_MQ_REALM_MANAGER_KEY or TYO_MQ_ADMIN_TOKEN (environment or env file),
-never from the command line. Broker: --url, else TYO_MQ_PROTOCOL://TYO_MQ_HOST:TYO_MQ_PORT.
-Exit codes: 0 ok, 1 refused by the broker, 2 usage, 3 unreachable, 4 no credential.`;
-
 const SECRET_FLAGS = /^--(token|admin-token|key|manager-key|secret|password)(=|$)/;
 
 export interface RunIo {
@@ -57,12 +46,23 @@ export interface RunIo {
   stderr(text: string): void;
 }
 
-/** Runs the CLI with `argv` (without node and script); resolves with the exit code. */
-export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
+/** Codes of a refusal that may come from the credential or the broker it was sent to. */
+const CREDENTIAL_CODES = new Set([401, 403]);
+
+/**
+ * Runs the CLI with `argv` (without node and script); resolves with the exit code. Output goes
+ * through `rt` with control and bidi characters escaped.
+ */
+export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
+  const rt: RunIo = {
+    env: io.env,
+    stdout: (t) => io.stdout(inertLines(t)),
+    stderr: (t) => io.stderr(inertLines(t)),
+  };
   const secretFlag = argv.find((a) => SECRET_FLAGS.test(a));
   if (secretFlag) {
     rt.stderr(
-      `${secretFlag.split('=')[0]}: secrets are never read from the command line; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY (or use --env-file)`,
+      `${secretFlag.split('=')[0]}: secrets are never read from the command line; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY (or use --env-file, or --console-data-dir for the console's local broker)`,
     );
     return AdminExitCode.USAGE;
   }
@@ -75,6 +75,8 @@ export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
       options: {
         url: { type: 'string' },
         'env-file': { type: 'string' },
+        'console-data-dir': { type: 'string' },
+        console: { type: 'boolean' },
         json: { type: 'boolean' },
         timeout: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -96,6 +98,7 @@ export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
         consumer: { type: 'string' },
         event: { type: 'string' },
         limit: { type: 'string' },
+        cursor: { type: 'string' },
       },
     });
   } catch (err) {
@@ -108,17 +111,38 @@ export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
     (values.help ? rt.stdout : rt.stderr)(USAGE);
     return values.help ? AdminExitCode.OK : AdminExitCode.USAGE;
   }
-  let env: NodeJS.ProcessEnv;
+  const consoleDir =
+    values['console-data-dir'] ?? (values.console ? defaultConsoleDataDir(rt.env) : undefined);
+  if (consoleDir !== undefined && values['env-file'] !== undefined) {
+    rt.stderr(`--env-file and --console-data-dir name two credentials: use one\n\n${USAGE}`);
+    return AdminExitCode.USAGE;
+  }
+  let env: NodeJS.ProcessEnv = rt.env;
+  let choice: CredentialChoice;
   try {
-    env = loadEnv(rt.env, values['env-file']);
+    if (consoleDir !== undefined) {
+      // The console's broker: its own token, never one from a stray ./.env.
+      choice =
+        command === 'request'
+          ? { credential: null, source: 'none' }
+          : consoleCredential(consoleDir);
+    } else {
+      const loaded = loadEnv(rt.env, values['env-file']);
+      env = loaded.env;
+      choice = credentialFrom(loaded);
+    }
   } catch (err) {
+    if (err instanceof ConsoleSecretError) {
+      rt.stderr(`no credential: ${err.message}`);
+      return AdminExitCode.NO_CREDENTIAL;
+    }
     rt.stderr(`cannot read env file: ${(err as Error).message}`);
     return AdminExitCode.USAGE;
   }
-  const credential = credentialFrom(env);
+  const credential = choice.credential;
   if (!credential && command !== 'request') {
     rt.stderr(
-      'no credential: set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY in the environment or an env file',
+      `no credential: ${choice.source}; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY, use --env-file, or --console-data-dir for the console's local broker`,
     );
     return AdminExitCode.NO_CREDENTIAL;
   }
@@ -127,9 +151,10 @@ export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
     rt.stderr('--timeout must be a positive number of milliseconds');
     return AdminExitCode.USAGE;
   }
+  const url = brokerUrl(env, values.url);
   let conn: AdminConnection | null = null;
   try {
-    conn = await AdminConnection.open(brokerUrl(env, values.url), timeout);
+    conn = await AdminConnection.open(url, timeout);
     const c: commands.CliContext = {
       conn,
       credential: credential ?? { kind: 'admin', secret: '' },
@@ -174,7 +199,16 @@ export async function runAdminCli(argv: string[], rt: RunIo): Promise<number> {
       return AdminExitCode.USAGE;
     }
     if (err instanceof commands.RefusedError) {
-      rt.stderr(values.json ? JSON.stringify(err.reply) : `refused: ${err.message}`);
+      // Which token went to which broker: a stray ./.env or a wrong --url shows here.
+      const named = CREDENTIAL_CODES.has(Number(err.reply.code));
+      if (values.json) {
+        const where = named ? { credential_source: choice.source, broker_url: url } : {};
+        rt.stderr(JSON.stringify(isoTimes({ ...err.reply, ...where })));
+      } else {
+        rt.stderr(
+          `refused: ${err.message}${named ? `\n  credential: ${choice.source}\n  broker: ${url}` : ''}`,
+        );
+      }
       return AdminExitCode.REFUSED;
     }
     if (err instanceof ConnectionError) {

@@ -67,6 +67,11 @@ export interface CommandSpec {
    * settings commands answer AUTH_MANAGEMENT_RESULT even when `ok` is false (§8.1 quirk).
    */
   readonly async: boolean;
+  /**
+   * Reads and changes nothing (`get`, `stats`, `dlq_list`): a console polls these every few
+   * seconds, so a success is logged at debug; every other command, and any refusal, at info.
+   */
+  readonly readOnly?: boolean;
   run(
     services: ManagementServices,
     body: CommandBody,
@@ -189,7 +194,12 @@ function settingsCommand(
 }
 
 export const COMMANDS: Record<string, CommandSpec> = {
-  get: { privilege: 'A', async: false, run: (s, _b, scope) => settingsReply(s, scope) },
+  get: {
+    privilege: 'A',
+    async: false,
+    readOnly: true,
+    run: (s, _b, scope) => settingsReply(s, scope),
+  },
   reload_settings: {
     privilege: 'A',
     // Settings-command reply events (§8.1), though the file read may be asynchronous.
@@ -296,6 +306,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   stats: {
     privilege: 'A',
     async: true,
+    readOnly: true,
     run: async (services) => ({ ok: true, stats: await services.stats() }),
   },
   remove_consumer: {
@@ -306,7 +317,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
       return removeConsumer(s.consumers, b);
     },
   },
-  dlq_list: { privilege: 'A', async: true, run: (s, b) => dlqList(s, b) },
+  dlq_list: { privilege: 'A', async: true, readOnly: true, run: (s, b) => dlqList(s, b) },
   dlq_replay: { privilege: 'A', async: true, run: (s, b) => dlqReplay(s, b) },
   dlq_discard: { privilege: 'A', async: true, run: (s, b) => dlqDiscard(s, b) },
 };

@@ -11,7 +11,7 @@
  */
 import type { Logger } from '../logging/logger';
 import { stableJson } from '../../shared/admin-signature';
-import type { Settings } from './settings-schema';
+import { UNSUPPORTED_KEY_MESSAGE, unsupportedKeys, type Settings } from './settings-schema';
 
 /** Top-level keys read only at start-up: changing them takes a restart. */
 export const RESTART_KEYS: readonly string[] = [
@@ -59,7 +59,8 @@ export class LiveSettings {
 
   /**
    * Commits `next` (already validated) and notifies listeners. Restart-only keys that changed
-   * are logged at warn level with the message "needs restart".
+   * are logged at warn level with the message "needs restart"; so is each key the reload
+   * brought in that this build accepts but ignores (`unsupportedKeys`).
    * @returns the restart-only keys that changed.
    */
   replace(next: Settings): string[] {
@@ -71,6 +72,10 @@ export class LiveSettings {
         { keys: pending },
         'settings changed that take effect only after a restart (needs restart)',
       );
+    }
+    const known = new Set(unsupportedKeys(prev));
+    for (const key of unsupportedKeys(next)) {
+      if (!known.has(key)) this.logger?.warn({ key }, UNSUPPORTED_KEY_MESSAGE);
     }
     for (const listener of this.listeners) {
       try {

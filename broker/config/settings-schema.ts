@@ -277,10 +277,22 @@ export const SettingsSchema = z
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
 
+/** Top-level keys of tyo-mq features this build does not implement (accepted, then ignored). */
 const LATER_KEYS = ['http_publish'] as const;
 
-/** Keys present in `settings` whose features this build does not implement yet. */
-export function unsupportedKeys(settings: Settings): string[] {
+/**
+ * What the broker logs (warn) for each key of `unsupportedKeys`, and what the console's
+ * settings editor shows next to it: one wording for both.
+ */
+export const UNSUPPORTED_KEY_MESSAGE = 'settings key accepted but not implemented in this build';
+
+/**
+ * Keys present in `settings` whose features this build does not implement, as dotted paths
+ * (`http_publish`, `limits.max_connections`): the broker accepts them so that existing tyo-mq
+ * settings files load, and ignores them. The single list of such keys: the broker logs each
+ * at start and on reload, the console's settings editor warns about each.
+ */
+export function unsupportedKeys(settings: Pick<Settings, 'limits' | 'http_publish'>): string[] {
   const keys: string[] = LATER_KEYS.filter((k) => settings[k] !== undefined);
   for (const k of Object.keys(settings.limits ?? {})) {
     if (!(k in LimitsSchema.shape)) keys.push(`limits.${k}`);

@@ -109,7 +109,10 @@ function verified(
       },
     )
     .then((reply) => {
-      ctx.logger.info(
+      // A console's polling (get, stats, dlq_list every few seconds) would bury the commands
+      // that change something: successful reads go to debug.
+      const level = reply.ok && spec.readOnly ? 'debug' : 'info';
+      ctx.logger[level](
         { ...log, ok: reply.ok, code: reply.ok ? 200 : reply.code },
         'management command',
       );

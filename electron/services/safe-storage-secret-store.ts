@@ -16,6 +16,7 @@
 import { chmodSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
+import { CONSOLE_SAFE_SECRETS_FILE } from '../../shared/console-secrets-file';
 import { writeFileAtomicSync } from './atomic-file-sync';
 import type { SecretStore } from './secret-store';
 
@@ -41,7 +42,7 @@ export interface SafeStorageSecretStoreOptions {
 }
 
 /** File name of the ciphertexts inside the data directory. */
-export const SAFE_SECRETS_FILE_NAME = 'console-secrets.safe.json';
+export const SAFE_SECRETS_FILE_NAME = CONSOLE_SAFE_SECRETS_FILE;
 /** Command-line switch and environment variable that accept the `basic_text` backend. */
 export const ALLOW_PLAINTEXT_FLAG = '--allow-plaintext-secrets';
 export const ALLOW_PLAINTEXT_ENV = 'SWITCHBOARD_ALLOW_PLAINTEXT_SECRETS';

@@ -9,7 +9,11 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { z } from 'zod';
+import {
+  CONSOLE_SECRETS_FILE,
+  ConsoleSecretsFileSchema,
+  LOCAL_ADMIN_TOKEN_KEY,
+} from '../../shared/console-secrets-file';
 
 /** Synchronous, like Electron's `safeStorage`. Names are short ASCII keys (`local.adminToken`). */
 export interface SecretStore {
@@ -29,9 +33,9 @@ export interface SecretStore {
 }
 
 /** File name of the file-backed store inside the data directory. */
-export const SECRETS_FILE_NAME = 'console-secrets.json';
+export const SECRETS_FILE_NAME = CONSOLE_SECRETS_FILE;
 
-const FileSchema = z.object({ version: z.literal(1), secrets: z.record(z.string(), z.string()) });
+const FileSchema = ConsoleSecretsFileSchema;
 
 /**
  * A JSON file with mode 0600 in the data directory, rewritten atomically (temp file + rename).
@@ -113,7 +117,7 @@ export class FileSecretStore implements SecretStore {
 }
 
 /** Key of the local broker's global admin token in the SecretStore. */
-export const LOCAL_ADMIN_TOKEN_SECRET = 'local.adminToken';
+export const LOCAL_ADMIN_TOKEN_SECRET = LOCAL_ADMIN_TOKEN_KEY;
 
 /**
  * The local broker's admin token: the stored one, else 32 random bytes as hex, stored first

@@ -1,8 +1,9 @@
 /**
  * Checks settings-file text the way the broker will read it, for the console's settings editor:
  * JSON syntax (with line and column), then the broker's own schemas — `SettingsSchema` after the
- * alias folding, and `parseAuthConfig` for the `auth` block — each problem named by its path.
- * Nothing here re-states a rule of the schema.
+ * alias folding, and `parseAuthConfig` for the `auth` block — each problem named by its path;
+ * then the keys the broker accepts but does not implement (`unsupportedKeys`, the list the
+ * broker itself logs), as warnings. Nothing here re-states a rule of the schema.
  *
  * Source: docs/configuration.md (strict validation, "Reload and persistence"), broker/config.
  */
@@ -11,6 +12,8 @@ import {
   parseAuthConfig,
   RESTART_KEYS,
   SettingsSchema,
+  UNSUPPORTED_KEY_MESSAGE,
+  unsupportedKeys,
 } from '../../broker/index';
 import type { SettingsCheck, SettingsIssue } from '../../shared/console-api-local';
 
@@ -18,6 +21,9 @@ import type { SettingsCheck, SettingsIssue } from '../../shared/console-api-loca
 const MAX_ISSUES = 20;
 
 type Json = Record<string, unknown>;
+
+const isObject = (value: unknown): value is Json =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** 1-based line and column of character `position` in `text`. */
 export function lineColumn(text: string, position: number): { line: number; column: number } {
@@ -75,13 +81,27 @@ const issue = (path: readonly PropertyKey[], message: string): SettingsIssue => 
  */
 export function checkSettingsText(text: string, previousText: string | null): SettingsCheck {
   const parsed = parseObject(text);
-  if ('issue' in parsed) return { valid: false, issues: [parsed.issue], restartKeys: [] };
+  if ('issue' in parsed) {
+    return { valid: false, issues: [parsed.issue], warnings: [], restartKeys: [] };
+  }
   const normalized = normalizeSettingsAliases(parsed.json) as Json;
   const issues: SettingsIssue[] = [];
   const result = SettingsSchema.safeParse(normalized);
   if (!result.success) {
     for (const i of result.error.issues) issues.push(issue(i.path, i.message));
   }
+  // On an invalid text the parsed value is missing: the raw blocks still name such keys.
+  const ignored = unsupportedKeys(
+    result.success
+      ? result.data
+      : {
+          http_publish: normalized.http_publish,
+          limits: isObject(normalized.limits) ? normalized.limits : undefined,
+        },
+  );
+  const warnings = ignored.map((key) =>
+    issue(key.split('.'), `${UNSUPPORTED_KEY_MESSAGE}: the broker ignores it`),
+  );
   if (normalized.auth !== undefined) {
     const auth = parseAuthConfig(normalized.auth);
     if (!auth.success) {
@@ -93,5 +113,10 @@ export function checkSettingsText(text: string, previousText: string | null): Se
   const restartKeys = RESTART_KEYS.filter(
     (key) => JSON.stringify(old[key]) !== JSON.stringify(normalized[key]),
   );
-  return { valid: issues.length === 0, issues: issues.slice(0, MAX_ISSUES), restartKeys };
+  return {
+    valid: issues.length === 0,
+    issues: issues.slice(0, MAX_ISSUES),
+    warnings: warnings.slice(0, MAX_ISSUES),
+    restartKeys,
+  };
 }

@@ -11,6 +11,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { z } from 'zod';
+import {
+  CONSOLE_DATA_DIR_ENV,
+  CONSOLE_DATA_DIR_UNDER_HOME,
+} from '../../shared/console-secrets-file';
 import { isLoopbackHost } from '../../shared/loopback';
 import {
   envLogLevel,
@@ -28,7 +32,7 @@ export const DEFAULT_LOCAL_MQTT_PORT = 1883;
 
 /** Default per-user data directory of the local broker. */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
-  return env.SWITCHBOARD_DATA_DIR || path.join(os.homedir(), '.switchboard', 'data');
+  return env[CONSOLE_DATA_DIR_ENV] || path.join(os.homedir(), ...CONSOLE_DATA_DIR_UNDER_HOME);
 }
 
 const Port = z.coerce.number().int().min(0).max(65_535);

@@ -9,6 +9,7 @@ import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge, type BadgeTone } from '../components/status-badge';
 import { useAppStore } from '../store/app-store';
 import '../styles/tap.css';
+import '../styles/local-broker.css';
 import { mqttPortText } from './local-ports';
 import { LogTail } from './log-tail';
 import { SettingsEditor } from './settings-editor';

@@ -1,11 +1,13 @@
 /**
  * The local broker's settings file: a text editor checked by the host with the broker's own
  * schemas as you type (debounced), every problem listed inline with its path (and line/column
- * for JSON syntax). Save is possible only once the text is valid; the file is then written
+ * for JSON syntax). Keys the broker accepts but ignores (not implemented in this build) are
+ * listed as warnings with their paths, and the save result names them instead of claiming the
+ * broker uses everything. Save is possible only once the text is valid; the file is then written
  * atomically and the broker reloads it (or restarts, for start-up keys) — the result says which.
  */
 import { useEffect, useState } from 'react';
-import type { SettingsCheck, SettingsSave } from '../../../shared/console-api-local';
+import type { SettingsCheck, SettingsIssue, SettingsSave } from '../../../shared/console-api-local';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
@@ -16,10 +18,31 @@ function savedMessage(save: SettingsSave): string {
   const pending = save.restartKeys.length
     ? ` Start-up keys changed (${save.restartKeys.join(', ')}) — they apply after a restart.`
     : '';
-  if (save.applied === 'restart') return 'Saved. The broker was restarted with the new file.';
+  const ignored = save.warnings.map((w) => w.path);
+  const except = ignored.length
+    ? `, except ${ignored.join(', ')}, which ${ignored.length === 1 ? 'it' : 'they'} ignores (not implemented)`
+    : '';
+  if (save.applied === 'restart')
+    return `Saved. The broker was restarted with the new file${except}.`;
   if (save.applied === 'reload')
-    return `Saved. The broker reloaded the file and uses it now.${pending}`;
-  return 'Saved. The broker is not running: it reads the file when it starts.';
+    return `Saved. The broker reloaded the file and uses it now${except}.${pending}`;
+  return `Saved. The broker is not running: it reads the file when it starts${except}.`;
+}
+
+/** One problem or warning, with its path and, for JSON syntax, its line and column. */
+function IssueItem({ issue, testId }: { issue: SettingsIssue; testId: string }) {
+  return (
+    <li className="settings-issue" data-testid={testId}>
+      <code className="settings-issue__path">{issue.path}</code>
+      {issue.line !== null && (
+        <span className="muted">
+          {' '}
+          (line {issue.line}, column {issue.column})
+        </span>
+      )}
+      : {issue.message}
+    </li>
+  );
 }
 
 export function SettingsEditor({ client }: { client: ConsoleClient }) {
@@ -114,26 +137,26 @@ export function SettingsEditor({ client }: { client: ConsoleClient }) {
         {invalid ? (
           <ul className="settings-issues" data-testid="settings-issues">
             {check.issues.map((issue, i) => (
-              <li key={i} className="settings-issue" data-testid="settings-issue">
-                <code className="settings-issue__path">{issue.path}</code>
-                {issue.line !== null && (
-                  <span className="muted">
-                    {' '}
-                    (line {issue.line}, column {issue.column})
-                  </span>
-                )}
-                : {issue.message}
-              </li>
+              <IssueItem key={i} issue={issue} testId="settings-issue" />
             ))}
           </ul>
         ) : (
           check && (
             <p className="muted settings-ok" data-testid="settings-valid">
-              Valid.
+              {check.warnings.length > 0
+                ? `Valid. The broker ignores ${check.warnings.length === 1 ? 'one key' : `${check.warnings.length} keys`}, listed below.`
+                : 'Valid.'}
               {check.restartKeys.length > 0 &&
                 ` Changed start-up keys (${check.restartKeys.join(', ')}) need a restart.`}
             </p>
           )
+        )}
+        {check && check.warnings.length > 0 && (
+          <ul className="settings-issues settings-issues--warning" data-testid="settings-warnings">
+            {check.warnings.map((warning, i) => (
+              <IssueItem key={i} issue={warning} testId="settings-warning" />
+            ))}
+          </ul>
         )}
       </div>
       <div className="settings-editor__actions">

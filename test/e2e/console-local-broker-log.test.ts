@@ -1,0 +1,169 @@
+/**
+ * The Local broker view against `npm run console` (at log level info) in Chromium, and
+ * `switchboard-admin` against that console's broker (issue 22 items 3, 4, 14):
+ *   - the console's own polling (`get`, `stats`, `dlq_list`) is not in the log at info, a
+ *     command that changes something is;
+ *   - the log's level filter and search narrow the lines, with a count;
+ *   - the settings editor warns, with its path, about a key the broker accepts but ignores
+ *     (`limits.max_connections`), the save result names it instead of "uses it now", and the
+ *     broker logs the same key on reload;
+ *   - `switchboard-admin --console-data-dir` signs with the console's token without printing it.
+ * Screenshots at 1280 and 390 px go to test-results/local-broker-*.png (no horizontal overflow).
+ */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runAdminCli } from '../../broker/admin-cli/main';
+import { ManagerClient } from '../../electron/services/manager-client';
+import type { LocalBrokerStatus } from '../../shared/console-api';
+import { ClientEvent } from '../../shared/protocol-events';
+import { connectSocket } from '../support/connect-socket';
+import { openSection } from '../support/console-nav';
+import {
+  callApi,
+  localAdminToken,
+  startConsole,
+  stopConsole,
+  type RunningConsole,
+} from '../support/console-process';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const REPO = path.resolve(import.meta.dirname, '..', '..');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.SHOTS_DIR ?? path.join(REPO, 'test-results');
+
+const logText = (page: Page): Promise<string> => page.getByTestId('local-log').innerText();
+
+async function shoot(page: Page, name: string): Promise<void> {
+  await page.setViewportSize({ width: 1280, height: 900 });
+  await page.screenshot({
+    path: path.join(SHOTS, `local-broker-${name}-1280.png`),
+    fullPage: true,
+  });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await expect
+    .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+    .toBeLessThanOrEqual(390);
+  await page.screenshot({ path: path.join(SHOTS, `local-broker-${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe('Local broker view: log filter, quiet polling, settings warnings', () => {
+  let dir: TempDir;
+  let dataDir = '';
+  let app: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  let manager: ManagerClient;
+  let brokerUrl = '';
+  const sockets: Socket[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    dir = await makeTempDir('switchboard-e2e-local-broker-');
+    dataDir = path.join(dir.path, 'data');
+    app = await startConsole(dataDir, { logLevel: 'info' });
+    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
+    brokerUrl = `http://127.0.0.1:${broker.port}`;
+    manager = new ManagerClient({ url: brokerUrl, secret: localAdminToken(dataDir) });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(app.url);
+    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    manager?.close();
+    await browser?.close();
+    await stopConsole(app);
+    await dir?.remove();
+  }, 30_000);
+
+  it('keeps polling out of the info log; filters by level and text', async () => {
+    await openSection(page, 'local');
+    // Reads first (as the console's pollers do), then a change: once the change is in the
+    // log, the reads before it would be too if they were logged at info.
+    for (const command of ['get', 'stats', 'dlq_list']) {
+      expect((await manager.command({ command })).ok).toBe(true);
+    }
+    expect((await manager.command({ command: 'add_realm', realm: 'org:logged' })).ok).toBe(true);
+    const intruder = await connectSocket(brokerUrl, sockets);
+    intruder.emit(ClientEvent.AUTHENTICATION, { token: 'not-a-token', realm: 'org:logged' });
+    await expect.poll(() => logText(page), { timeout: 15_000 }).toMatch(/token refused/);
+    const all = await logText(page);
+    expect(all).toMatch(/management command.*"command":"add_realm"/);
+    expect(all).not.toMatch(/"command":"(get|stats|dlq_list)"/);
+
+    await page.getByTestId('local-log-level').selectOption('40');
+    await expect
+      .poll(async () =>
+        (await logText(page)).split('\n').every((l) => /^\S+ (warn |error|fatal)/.test(l)),
+      )
+      .toBe(true);
+    expect(await logText(page)).toContain('token refused');
+    expect(await logText(page)).not.toContain('add_realm');
+    await shoot(page, 'log-filter');
+    await page.getByTestId('local-log-level').selectOption('0');
+    await page.getByTestId('local-log-search').fill('ADD_REALM');
+    await expect.poll(() => logText(page)).toMatch(/^[^\n]*add_realm[^\n]*$/);
+    const total = Number(await page.getByTestId('local-log').getAttribute('data-lines'));
+    expect(await page.getByTestId('local-log-count').textContent()).toBe(`1 of ${total} lines`);
+    await page.getByTestId('local-log-search').fill('no line says this');
+    await expect.poll(() => logText(page)).toContain('No line matches the filter');
+    await page.getByTestId('local-log-search').fill('');
+  }, 60_000);
+
+  it('warns about a key the broker ignores, and the save result names it', async () => {
+    const settingsPath = (await page.getByTestId('settings-path').textContent()) ?? '';
+    await expect.poll(() => page.getByTestId('settings-text').inputValue()).not.toBe('');
+    const next = JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
+    next.limits = { enabled: true, max_connections: 100 };
+    await page.getByTestId('settings-text').fill(JSON.stringify(next, null, 2));
+    await expect
+      .poll(() => page.getByTestId('settings-valid').textContent())
+      .toBe('Valid. The broker ignores one key, listed below.');
+    expect(await page.getByTestId('settings-warning').allTextContents()).toEqual([
+      'limits.max_connections: settings key accepted but not implemented in this build: the broker ignores it',
+    ]);
+    await shoot(page, 'settings-warning');
+    await page.getByTestId('settings-save').click();
+    await expect
+      .poll(() => page.getByTestId('settings-saved').textContent(), { timeout: 15_000 })
+      .toBe(
+        'Saved. The broker reloaded the file and uses it now, except limits.max_connections, which it ignores (not implemented).',
+      );
+    // The broker names the same key when it reloads the file.
+    await expect
+      .poll(() => logText(page), { timeout: 15_000 })
+      .toMatch(
+        /warn\s+settings key accepted but not implemented in this build \{[^}]*"key":"limits.max_connections"\}/,
+      );
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+
+  it("lets switchboard-admin sign with the console's token from its data directory", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await runAdminCli(
+      ['--url', brokerUrl, '--console-data-dir', dataDir, 'realm', 'list'],
+      {
+        env: { TYO_MQ_ENV_FILE: path.join(dir.path, 'none.env') },
+        stdout: (t) => out.push(t),
+        stderr: (t) => err.push(t),
+      },
+    );
+    expect({ code, err }).toEqual({ code: 0, err: [] });
+    expect(out.join('\n')).toMatch(/org:logged\s+required/);
+    expect(out.join('\n')).not.toContain(localAdminToken(dataDir));
+  }, 30_000);
+});

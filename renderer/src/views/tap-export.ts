@@ -82,17 +82,3 @@ export function tapExportName(realm: string | undefined, now: number, ext: 'json
   const safeRealm = (realm ?? 'tap').replace(/[^A-Za-z0-9_.-]+/g, '_').slice(0, 64) || 'tap';
   return `tap-${safeRealm}-${stamp}.${ext}`;
 }
-
-/** Starts a browser download of `text` (a Blob URL, released once the download has read it). */
-export function downloadText(name: string, type: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type }));
-  const link = document.createElement('a');
-  link.href = url;
-  link.download = name;
-  link.rel = 'noopener';
-  document.body.append(link);
-  link.click();
-  link.remove();
-  // Revoking at once can cancel a download that has not read the Blob yet.
-  setTimeout(() => URL.revokeObjectURL(url), 60_000);
-}

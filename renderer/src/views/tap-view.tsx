@@ -18,7 +18,8 @@ import { formatChars, formatCount } from '../format';
 import { useAppStore } from '../store/app-store';
 import '../styles/tap.css';
 import { PublishForm } from './publish-form';
-import { downloadText, tapExportName, tapRowsToCsv, tapRowsToJson } from './tap-export';
+import { downloadText } from './download-text';
+import { tapExportName, tapRowsToCsv, tapRowsToJson } from './tap-export';
 import {
   TAP_RING_CAPACITY,
   TapModel,

@@ -45,7 +45,7 @@ export const DeadLetterRow = memo(function DeadLetterRow({
               producer and event are cut, never the consumer the copy was meant for. */}
           <strong className="ops-row__origin">
             {origin.producer || '?'} · {origin.event || origin.key}
-          </strong>
+          </strong>{' '}
           <strong className="ops-row__consumer" data-testid="dlq-row-consumer">
             → {entry.consumer}
           </strong>

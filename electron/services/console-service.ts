@@ -101,7 +101,16 @@ export function createConsoleService({
       if (status.state === 'running') void tap.removeLeftovers(LOCAL_CONNECTION_ID);
     }),
   ];
-  const operations = createOperationsService({ connections, pool, hub, disposers: detach });
+  const operations = createOperationsService({
+    connections,
+    pool,
+    hub,
+    disposers: detach,
+    consoleFootprint: (connectionId) => ({
+      management: pool.isConnected(connectionId),
+      ...tap.footprint(connectionId),
+    }),
+  });
   return {
     getOverview: ({ connectionId }) => connections.overview(connectionId),
     getLocalBroker: async () => supervisor.status(),

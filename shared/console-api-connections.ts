@@ -66,6 +66,9 @@ export type ConnectionProfileFields = z.infer<typeof ConnectionProfileFieldsSche
 /** Write-only secret of a profile: the admin token or the realm manager key. */
 const SecretInput = z.string().min(1).max(4_096);
 
+/** Id a draft's test report carries (`testConnectionDraft`: a profile not saved yet). */
+export const DRAFT_CONNECTION_ID = 'draft';
+
 /** One layer of a connection test. `skipped` when an earlier layer failed or it does not apply. */
 export const ConnectionTestLayerSchema = z.object({
   layer: z.enum(['socket', 'credential', 'http']),
@@ -111,6 +114,20 @@ export function isNewerList(
   return !current || next.epoch !== current.epoch || next.seq >= current.seq;
 }
 
+/**
+ * A connection whose credential the broker refuses is polled less and less often: the console
+ * waits `delayMs` (doubling per refusal, capped at a minute) before asking again (`retryAt`,
+ * epoch ms). `refusals` counts them in a row; `what` is what was refused: the HTTP API's
+ * admin bearer (`http`) or signed commands (`commands`, e.g. a wrong realm manager key).
+ */
+export const ConnectionBackoffSchema = z.object({
+  refusals: z.number().int().positive(),
+  delayMs: z.number().int().nonnegative(),
+  retryAt: z.number(),
+  what: z.enum(['http', 'commands']),
+});
+export type ConnectionBackoff = z.infer<typeof ConnectionBackoffSchema>;
+
 /** A connection as the renderer sees it: the profile without its secret, plus its state. */
 export const ConnectionSummarySchema = z.object({
   id: z.string(),
@@ -126,6 +143,8 @@ export const ConnectionSummarySchema = z.object({
   state: ConnectionState,
   /** Why it is unreachable or refused (or its HTTP API is off), else null. */
   problem: z.string().nullable(),
+  /** Set while polling backs off after refusals of the credential (absent or null: it does not). */
+  backoff: ConnectionBackoffSchema.nullable().optional(),
   /** When the list this summary is part of was taken (the same in every item of a list). */
   revision: ConnectionsRevisionSchema,
 });
@@ -185,6 +204,21 @@ export const ConnectionsMethods = {
    */
   testConnection: {
     input: z.object({ connectionId: ConnectionId }).strict(),
+    output: ConnectionTestReportSchema,
+  },
+  /**
+   * Tests a profile before it is saved (the add / edit form), layer by layer as
+   * `testConnection`, without storing anything or polling it. `secret` is the one typed in the
+   * form; editing (`connectionId`) with no `secret` uses the stored one, but only when the URL
+   * is unchanged, so a stored secret is never sent to another address. The report's
+   * `connectionId` is `connectionId` or `"draft"`. Errors: `SWB_ERR_NOT_FOUND`,
+   * `SWB_ERR_VALIDATION` (bad URL; a stored secret asked for a different URL).
+   */
+  testConnectionDraft: {
+    input: ConnectionProfileFieldsSchema.extend({
+      secret: SecretInput.optional(),
+      connectionId: ConnectionId.optional(),
+    }).strict(),
     output: ConnectionTestReportSchema,
   },
   /** The remote profiles as a document to save elsewhere: no ids, no secrets. */

@@ -130,6 +130,19 @@ export const DeadLetterBatchResultSchema = z.object({
 });
 export type DeadLetterBatchResult = z.infer<typeof DeadLetterBatchResultSchema>;
 
+/**
+ * What this console itself holds on a broker, so the Clients view can label it instead of
+ * counting it as the operator's clients: its management connection (signed commands; counted in
+ * the broker's connections, but no producer or consumer), the consumers of its running live taps,
+ * and the producer names its test publisher used (offline once the message is sent).
+ */
+export const ConsoleFootprintSchema = z.object({
+  management: z.boolean(),
+  taps: z.array(z.object({ realm: z.string(), consumer: z.string() })),
+  publishers: z.array(z.object({ realm: z.string(), name: z.string() })),
+});
+export type ConsoleFootprint = z.infer<typeof ConsoleFootprintSchema>;
+
 /** Registrations of a connection's broker per realm (`GET /api/clients`). */
 export const ClientListSchema = z.object({
   connectionId: z.string(),
@@ -144,6 +157,8 @@ export const ClientListSchema = z.object({
   ),
   /** When the broker answered, epoch ms. */
   fetchedAt: z.number(),
+  /** This console's own connections and registrations on the broker (absent: not known). */
+  console: ConsoleFootprintSchema.optional(),
 });
 export type ClientList = z.infer<typeof ClientListSchema>;
 

@@ -54,6 +54,12 @@ export const TapMessageSchema = z.object({
   /** The payload as JSON text, cut to `TAP_PREVIEW_CHARS`. */
   payload: z.string(),
   truncated: z.boolean(),
+  /**
+   * Length of the whole payload's JSON text, in UTF-16 code units (what the broker measures to
+   * chunk a delivery, §14.2). Large messages arrive as `CONSUME_CHUNK` frames; the tap joins
+   * them and shows the start with this size.
+   */
+  size: z.number().int().nonnegative(),
   /** Present on ACK deliveries (the tap never ACKs; it subscribes without ACK). */
   msgId: z.string().nullable(),
 });

@@ -18,6 +18,7 @@ export const CONSOLE_METHOD_NAMES = [
   'editConnection',
   'removeConnection',
   'testConnection',
+  'testConnectionDraft',
   'exportConnections',
   'importConnections',
   'getSecretStoreInfo',

@@ -157,12 +157,23 @@ export const ClientProducerSchema = z.object({
   /** Created by a subscription before the producer ever connected (§5.1). */
   placeholder: z.boolean(),
   subscribers: z.number().int().nonnegative(),
+  /** `id` is the socket.io connection id: the client gave none (Switchboard; absent: unknown). */
+  id_from_socket: z.boolean().optional(),
+  /** The last distinct events it produced, at most 16, oldest first (Switchboard). */
+  events: z.array(z.string()).optional(),
+  /**
+   * Connected MQTT clients of the realm with a filter matching one of `events` (Switchboard):
+   * they get its messages but are not in `subscribers`. Absent when not counted.
+   */
+  mqtt_subscribers: z.number().int().nonnegative().optional(),
 });
 export type ClientProducer = z.infer<typeof ClientProducerSchema>;
 
 export const ClientConsumerSchema = z.object({
   name: z.string(),
   id: z.string(),
+  /** `id` is the socket.io connection id: the client gave none (Switchboard; absent: unknown). */
+  id_from_socket: z.boolean().optional(),
   online: z.boolean(),
   offline_since: z.number().nullable(),
   subscriptions: z.array(ClientSubscriptionSchema),

@@ -18,6 +18,7 @@ import {
 import type { ProducePayload } from '../../shared/protocol-payloads';
 import { authorizeProduce } from '../embedding/socket-policy';
 import type { ProducedMessage } from '../routing/produced-message';
+import { PRODUCER_RECENT_EVENTS, type ProducerEntry } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
 import type { EventHandler } from './handler-context';
@@ -62,6 +63,14 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   produce(ctx, socket, payload, ack);
 };
 
+/** Keeps `event` among the producer's recent events (bounded; one Set lookup when known). */
+function rememberEvent(producer: ProducerEntry, event: string): void {
+  const events = (producer.recentEvents ??= new Set());
+  if (events.has(event)) return;
+  if (events.size >= PRODUCER_RECENT_EVENTS) events.delete(events.values().next().value as string);
+  events.add(event);
+}
+
 const produce: EventHandler<ProducePayload & { event: string }> = (ctx, socket, payload, ack) => {
   const realmName = socket.data.realm;
   const realm = ctx.realms.get(realmName, true);
@@ -74,6 +83,8 @@ const produce: EventHandler<ProducePayload & { event: string }> = (ctx, socket, 
     producer = realm.bindProducer(from, socket, id);
     socket.data.producers.add(from);
   }
+
+  rememberEvent(producer, payload.event);
 
   let ttl = parseTtlSeconds(payload.ttl);
   if (payload.ttl === undefined || payload.ttl === null) {

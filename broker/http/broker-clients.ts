@@ -13,7 +13,33 @@ import type {
   Clients,
 } from '../../shared/http-api';
 import type { QueueLedger } from '../delivery/queue-ledger';
+import { isMqttTopicName, mqttFilterMatches } from '../mqtt/filter-match';
 import type { RealmDirectory } from '../routing/realm-directory';
+
+/**
+ * Most (MQTT client × event) pairs matched per realm and listing: past it `mqtt_subscribers` is
+ * left out rather than making one request cost seconds on a realm with many devices.
+ */
+const MQTT_MATCH_BUDGET = 200_000;
+
+/** How many of `clients` have a filter matching one of `events`; null past the budget. */
+function mqttSubscribers(
+  events: Iterable<string>,
+  clients: readonly ClientMqtt[],
+  budget: { left: number },
+): number | null {
+  const topics = [...events].filter(isMqttTopicName);
+  if (topics.length === 0 || clients.length === 0) return 0;
+  budget.left -= topics.length * clients.length;
+  if (budget.left < 0) return null;
+  let count = 0;
+  for (const client of clients) {
+    if (client.subscriptions.some((s) => topics.some((t) => mqttFilterMatches(s.filter, t)))) {
+      count += 1;
+    }
+  }
+  return count;
+}
 
 /**
  * Registrations per realm; realms without any producer, consumer or MQTT client are left out.
@@ -57,19 +83,30 @@ export function brokerClients(
     const consumers: ClientConsumer[] = [...realm.consumers.values()].map((c) => ({
       name: c.name,
       id: c.id,
+      // Bound without an id of its own: `id` is the socket id of that binding.
+      id_from_socket: c.registeredId === undefined,
       online: c.online,
       offline_since: c.offlineAt,
       subscriptions: byConsumer.get(c.name) ?? [],
     }));
+    const devices = mqtt.get(realm.name) ?? [];
+    const budget = { left: MQTT_MATCH_BUDGET };
     out.realms[realm.name] = {
-      producers: [...realm.producers.values()].map((p) => ({
-        name: p.name,
-        id: p.id,
-        online: p.online,
-        offline_since: p.offlineAt,
-        placeholder: p.placeholder,
-        subscribers: p.subscribers.size,
-      })),
+      producers: [...realm.producers.values()].map((p) => {
+        const events = p.recentEvents ? [...p.recentEvents] : [];
+        const viaMqtt = mqttSubscribers(events, devices, budget);
+        return {
+          name: p.name,
+          id: p.id,
+          id_from_socket: p.idFromSocket === true,
+          online: p.online,
+          offline_since: p.offlineAt,
+          placeholder: p.placeholder,
+          subscribers: p.subscribers.size,
+          events,
+          ...(viaMqtt === null ? {} : { mqtt_subscribers: viaMqtt }),
+        };
+      }),
       consumers,
     };
   }

@@ -129,6 +129,7 @@ export class RealmRegistry {
     const joined = !entry.online || entry.socket !== socket;
     const wasOnline = entry.online;
     entry.id = id;
+    entry.idFromSocket = id === socket.id;
     entry.socket = socket;
     entry.online = true;
     if (!wasOnline) this.countLive(1);

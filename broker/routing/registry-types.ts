@@ -11,6 +11,8 @@ export interface ProducerEntry {
   name: string;
   /** Notification id: the `PRODUCER` id, else the socket id. */
   id: string | null;
+  /** `id` is the socket id of its last binding: the client gave none (set by `bindProducer`). */
+  idFromSocket?: boolean;
   socket: BrokerSocket | null;
   online: boolean;
   /** Epoch ms of the last disconnect; null while online or never connected. */
@@ -21,7 +23,16 @@ export interface ProducerEntry {
   subscribers: Set<string>;
   /** Seconds; TTL of this producer's messages that carry none (§9.3). */
   defaultTtl: number | null | undefined;
+  /**
+   * The last few distinct events it produced (at most `PRODUCER_RECENT_EVENTS`, oldest first),
+   * so `GET /api/clients` can count the MQTT clients whose filters match them. Absent until it
+   * produces.
+   */
+  recentEvents?: Set<string>;
 }
+
+/** Distinct events remembered per producer (`ProducerEntry.recentEvents`). */
+export const PRODUCER_RECENT_EVENTS = 16;
 
 /** A consumer name bound (or once bound) to a socket. */
 export interface ConsumerEntry {

@@ -11,7 +11,11 @@ import {
   type LocalBrokerStatus,
   type Overview,
 } from '../../shared/console-api';
-import type { ConnectionState, ConnectionSummary } from '../../shared/console-api-connections';
+import type {
+  ConnectionBackoff,
+  ConnectionState,
+  ConnectionSummary,
+} from '../../shared/console-api-connections';
 import { errorInfo, SwitchboardError } from '../../shared/error-catalogue';
 import type { BrokerSupervisor } from './broker-supervisor';
 import type { StoredProfile } from './connection-profiles';
@@ -23,6 +27,7 @@ import {
   type ScrapeTarget,
 } from './metrics-poller';
 import type { PromExposition } from './prometheus-text';
+import type { BackoffState, RefusalBackoffOptions } from './refusal-backoff';
 import { remoteTarget } from './remote-target';
 
 /** Listener of every scrape of every connection, with its parsed metrics (null if unread). */
@@ -36,6 +41,8 @@ export type ConnectionSampleListener = (
 export interface ConnectionManagerOptions {
   intervalMs?: number;
   timeoutMs?: number;
+  /** Backoff of a connection whose admin token is refused (default 2 s doubling to 60 s). */
+  refusalBackoff?: Omit<RefusalBackoffOptions, 'now'>;
 }
 
 /** A connection profile as the manager needs it. Secrets stay behind `target()`. */
@@ -60,6 +67,10 @@ interface Connection {
   dispose: () => void;
   state: ConnectionState;
   problem: string | null;
+  /** The poller's backoff after refusals of the HTTP bearer. */
+  httpBackoff: BackoffState | null;
+  /** Refusals of signed commands (request-watcher.ts), with the broker's reason. */
+  commandRefusal: { backoff: BackoffState; problem: string } | null;
 }
 
 export class ConnectionManager {
@@ -134,6 +145,7 @@ export class ConnectionManager {
       target: profile.target,
       intervalMs: this.options.intervalMs,
       timeoutMs: this.options.timeoutMs,
+      refusalBackoff: this.options.refusalBackoff,
       unavailableError: profile.local
         ? errorInfo('SWB_ERR_BROKER_NOT_RUNNING')
         : errorInfo('SWB_ERR_BROKER_UNREACHABLE'),
@@ -155,6 +167,8 @@ export class ConnectionManager {
       dispose: () => disposers.forEach((dispose) => dispose?.()),
       state: 'unknown',
       problem: null,
+      httpBackoff: null,
+      commandRefusal: null,
     });
     this.changed(profile.id);
     poller.start();
@@ -163,7 +177,9 @@ export class ConnectionManager {
   /** Every connection as the renderer sees it (no secret), the local broker first. */
   summaries(): ConnectionSummary[] {
     const revision = { ...this.revision };
-    return [...this.connections.values()].map(({ profile, state, problem }) => {
+    return [...this.connections.values()].map((connection) => {
+      const { profile } = connection;
+      const { state, problem, backoff } = view(connection);
       const stored = profile.stored;
       return {
         id: profile.id,
@@ -176,6 +192,7 @@ export class ConnectionManager {
         hasSecret: safeHasSecret(profile),
         state,
         problem,
+        backoff,
         revision,
       };
     });
@@ -196,6 +213,22 @@ export class ConnectionManager {
     if (!connection)
       throw new SwitchboardError('SWB_ERR_NOT_FOUND', `Unknown connection: ${connectionId}`);
     return connection.profile;
+  }
+
+  /**
+   * Records that the broker refused (or, with null, accepted again) the connection's signed
+   * commands, with the backoff the caller applies; the connection shows as `refused` with
+   * `problem` while it lasts. Unknown ids are ignored.
+   */
+  reportCommandRefusal(
+    connectionId: string,
+    refusal: { backoff: BackoffState; problem: string } | null,
+  ): void {
+    const connection = this.connections.get(connectionId);
+    if (!connection) return;
+    if (!refusal && !connection.commandRefusal) return;
+    connection.commandRefusal = refusal;
+    this.changed(null);
   }
 
   /** Ids of all connections. */
@@ -250,9 +283,17 @@ export class ConnectionManager {
         : isRefusedScrape(problem)
           ? 'refused'
           : 'unreachable';
-    if (connection.state === state && connection.problem === problem) return;
+    const httpBackoff = connection.poller.backoffState();
+    if (
+      connection.state === state &&
+      connection.problem === problem &&
+      connection.httpBackoff?.refusals === httpBackoff?.refusals
+    ) {
+      return;
+    }
     connection.state = state;
     connection.problem = problem;
+    connection.httpBackoff = httpBackoff;
     this.changed(null);
   }
 
@@ -282,6 +323,30 @@ export class ConnectionManager {
   private publish(overview: Overview): void {
     for (const listener of this.listeners) listener(overview);
   }
+}
+
+/**
+ * What a connection's summary says: the scrape's state, unless signed commands are refused
+ * while the scrapes are not (a realm manager key scrapes without a bearer); and the backoff of
+ * whichever is refused.
+ */
+function view(connection: Connection): {
+  state: ConnectionState;
+  problem: string | null;
+  backoff: ConnectionBackoff | null;
+} {
+  const { state, problem, httpBackoff, commandRefusal } = connection;
+  if (state === 'refused' && httpBackoff) {
+    return { state, problem, backoff: { ...httpBackoff, what: 'http' } };
+  }
+  if (commandRefusal && state !== 'unreachable') {
+    return {
+      state: 'refused',
+      problem: commandRefusal.problem,
+      backoff: { ...commandRefusal.backoff, what: 'commands' },
+    };
+  }
+  return { state, problem, backoff: null };
 }
 
 function safeHasSecret(profile: ConnectionProfile): boolean {

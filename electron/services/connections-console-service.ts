@@ -4,15 +4,18 @@
  * Spread into `createConsoleService`. No result ever holds a secret.
  */
 import type { ConsoleService } from '../../shared/console-api';
-import type {
-  ConnectionProfileFields,
-  ConnectionSummary,
-  SecretStoreInfo,
+import {
+  DRAFT_CONNECTION_ID,
+  type ConnectionProfileFields,
+  type ConnectionSummary,
+  type SecretStoreInfo,
 } from '../../shared/console-api-connections';
 import { SwitchboardError } from '../../shared/error-catalogue';
-import type { ConnectionManager } from './connection-manager';
+import { parseBrokerUrl } from './broker-endpoint';
+import type { ConnectionManager, ConnectionProfile } from './connection-manager';
 import type { ConnectionProfileStore, StoredProfile } from './connection-profiles';
 import { testConnection } from './connection-tester';
+import { remoteTarget } from './remote-target';
 import { FileSecretStore, type SecretStore } from './secret-store';
 
 type ConnectionsService = Pick<
@@ -22,6 +25,7 @@ type ConnectionsService = Pick<
   | 'editConnection'
   | 'removeConnection'
   | 'testConnection'
+  | 'testConnectionDraft'
   | 'exportConnections'
   | 'importConnections'
   | 'getSecretStoreInfo'
@@ -50,6 +54,15 @@ function register(
   stored: StoredProfile,
 ): void {
   connections.putRemote(stored, () => profiles.secret(stored.id));
+}
+
+/** Whether two broker URLs name the same broker (same scheme, host, port and base path). */
+function sameBroker(a: string, b: string): boolean {
+  try {
+    return parseBrokerUrl(a).baseUrl === parseBrokerUrl(b).baseUrl;
+  } catch {
+    return false;
+  }
 }
 
 /** What the UI may say about where secrets live. */
@@ -129,6 +142,33 @@ export function createConnectionsService({
     },
     testConnection: ({ connectionId }) =>
       testConnection(connections.profile(connectionId), testTimeoutMs),
+    testConnectionDraft: async (input) => {
+      const draft = fields(input);
+      let secret: string | null = draft.credential.kind === 'none' ? null : (input.secret ?? null);
+      if (secret === null && input.connectionId && draft.credential.kind !== 'none') {
+        remoteOnly(input.connectionId);
+        const saved = store().get(input.connectionId);
+        // The stored secret only ever goes to the address it was saved for.
+        if (!sameBroker(saved.url, draft.url)) {
+          throw new SwitchboardError(
+            'SWB_ERR_VALIDATION',
+            'Enter the credential to test this URL: the stored one is only sent to the URL it ' +
+              'was saved for',
+          );
+        }
+        secret = store().secret(input.connectionId);
+      }
+      const stored: StoredProfile = { ...draft, id: input.connectionId ?? DRAFT_CONNECTION_ID };
+      const profile: ConnectionProfile = {
+        id: stored.id,
+        name: stored.name,
+        stored,
+        target: remoteTarget(stored, () => secret),
+        url: () => stored.url,
+        secret: () => secret,
+      };
+      return testConnection(profile, testTimeoutMs);
+    },
     exportConnections: async () => ({
       format: 'switchboard-connections' as const,
       version: 1 as const,

@@ -71,8 +71,13 @@ export function createConsoleService({
   const watcher = new RequestWatcher({
     pool,
     connectionIds: () => connections.ids(),
+    realmOf: (connectionId) => {
+      const credential = connections.profile(connectionId).stored?.credential;
+      return credential?.kind === 'realm-manager' ? credential.realm : undefined;
+    },
     onChange: (pending) => hub.emit('pendingRequest', pending),
     intervalMs: requestPollMs,
+    onRefusal: (connectionId, refusal) => connections.reportCommandRefusal(connectionId, refusal),
   });
   watcher.start();
   const tap = createTapConsoleService({
@@ -87,12 +92,25 @@ export function createConsoleService({
     connections.onOverview((overview) => hub.emit('overview', overview)),
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
     connections.onChange(() => hub.emit('connections', connections.summaries())),
+    // An edited or removed profile starts without the old one's backoff.
+    connections.onChange((changedId) => {
+      if (changedId !== null) watcher.forget(changedId);
+    }),
     // Taps a killed console left (queued copies survive the broker's restart): remove them.
     supervisor.onStatus((status) => {
       if (status.state === 'running') void tap.removeLeftovers(LOCAL_CONNECTION_ID);
     }),
   ];
-  const operations = createOperationsService({ connections, pool, hub, disposers: detach });
+  const operations = createOperationsService({
+    connections,
+    pool,
+    hub,
+    disposers: detach,
+    consoleFootprint: (connectionId) => ({
+      management: pool.isConnected(connectionId),
+      ...tap.footprint(connectionId),
+    }),
+  });
   return {
     getOverview: ({ connectionId }) => connections.overview(connectionId),
     getLocalBroker: async () => supervisor.status(),

@@ -33,6 +33,11 @@ export class ManagerPool {
     });
   }
 
+  /** Whether the console's management connection to `connectionId` is open now. */
+  isConnected(connectionId: string): boolean {
+    return this.clients.get(connectionId)?.connected() ?? false;
+  }
+
   /** Closes and drops the client of `connectionId` (the next `get` opens a new one). */
   forget(connectionId: string): void {
     this.clients.get(connectionId)?.close();

@@ -18,6 +18,7 @@ import {
 import { MetricName } from '../../shared/metric-names';
 import { apiUrl, assertBearerAllowed, parseBrokerUrl, type EndpointTls } from './broker-endpoint';
 import { readClusterRelay } from './cluster-relay-counters';
+import { RefusalBackoff, type BackoffState, type RefusalBackoffOptions } from './refusal-backoff';
 import { httpGetText } from './http-get';
 import { parsePrometheusText, sumSamples, type PromExposition } from './prometheus-text';
 import { RingBuffer } from './ring-buffer';
@@ -89,6 +90,12 @@ export interface MetricsPollerOptions {
   capacity?: number;
   /** Error reported while `target()` returns null. Default `SWB_ERR_BROKER_UNREACHABLE`. */
   unavailableError?: ErrorInfo;
+  /**
+   * Backoff after the broker refused the admin token (HTTP 401): the next scrape waits
+   * `baseMs` (default 2 s), doubling per refusal up to `maxMs` (default 60 s), instead of
+   * `intervalMs`, so a wrong credential does not make the broker log a refusal every second.
+   */
+  refusalBackoff?: Omit<RefusalBackoffOptions, 'now'>;
 }
 
 export class MetricsPoller {
@@ -100,10 +107,17 @@ export class MetricsPoller {
   private inFlight: Promise<BrokerSample> | null = null;
   private lastReachable: BrokerSample | null = null;
   private seq = 0;
+  private readonly backoff: RefusalBackoff;
 
   constructor(private readonly options: MetricsPollerOptions) {
     this.intervalMs = options.intervalMs ?? 1_000;
     this.buffer = new RingBuffer(options.capacity ?? 600);
+    this.backoff = new RefusalBackoff(options.refusalBackoff);
+  }
+
+  /** Whether the poller is backing off after refusals of the admin token, and until when. */
+  backoffState(): BackoffState | null {
+    return this.backoff.state();
   }
 
   /** Starts periodic scraping (first scrape immediately). Idempotent. */
@@ -152,8 +166,15 @@ export class MetricsPoller {
     this.timer = setTimeout(() => {
       const startedAt = Date.now();
       void this.pollOnce().then(() => {
-        // Keep a steady period without ever overlapping scrapes of a slow broker.
-        if (this.running) this.schedule(Math.max(0, this.intervalMs - (Date.now() - startedAt)));
+        if (!this.running) return;
+        const backoff = this.backoff.state();
+        // Keep a steady period without ever overlapping scrapes of a slow broker; after a
+        // refusal, wait out the backoff instead.
+        this.schedule(
+          backoff
+            ? Math.max(0, backoff.retryAt - Date.now())
+            : Math.max(0, this.intervalMs - (Date.now() - startedAt)),
+        );
       });
     }, delayMs);
   }
@@ -173,6 +194,8 @@ export class MetricsPoller {
       // Down, refused, or a profile that cannot be used (unreadable CA file…): one outage.
       sample = this.unreachable(errorInfo('SWB_ERR_BROKER_UNREACHABLE', (error as Error).message));
     }
+    if (isRefusedScrape(sample.error?.message)) this.backoff.refused();
+    else this.backoff.reset();
     this.buffer.push(sample);
     this.lastReachable = sample.reachable ? sample : null;
     for (const listener of this.listeners) listener(sample, metrics);

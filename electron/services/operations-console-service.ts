@@ -7,7 +7,7 @@
  * Switchboard's `limit`/`cursor`/`ids`, docs/management.md), docs/http-api.md (`/api/clients`).
  */
 import { ClientsSchema, HttpPath } from '../../shared/http-api';
-import type { OperationsMethods } from '../../shared/console-api-operations';
+import type { ConsoleFootprint, OperationsMethods } from '../../shared/console-api-operations';
 import {
   type ClientList,
   type DeadLetterBatchResult,
@@ -39,6 +39,8 @@ export interface OperationsDeps {
   disposers: (() => void)[];
   /** Timeout of `GET /api/clients`, ms. Default 5000. */
   timeoutMs?: number;
+  /** What this console holds on the connection's broker (labelled in the Clients view). */
+  consoleFootprint?: (connectionId: string) => ConsoleFootprint;
 }
 
 /** Default page of `listDeadLetters`. */
@@ -136,7 +138,13 @@ export function createOperationsService(deps: OperationsDeps): OperationsService
       const realms = Object.entries(parsed.realms)
         .map(([name, realm]) => ({ name, ...realm }))
         .sort((a, b) => a.name.localeCompare(b.name));
-      return { connectionId, realms, fetchedAt: Date.now() };
+      const footprint = deps.consoleFootprint?.(connectionId);
+      return {
+        connectionId,
+        realms,
+        fetchedAt: Date.now(),
+        ...(footprint ? { console: footprint } : {}),
+      };
     },
   };
 }

@@ -11,7 +11,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { ConsoleService } from '../../shared/console-api';
-import type { ClientList } from '../../shared/console-api-operations';
+import type { ClientList, ConsoleFootprint } from '../../shared/console-api-operations';
 import { TAP_DEFAULT_MAX_RATE } from '../../shared/console-api-tap';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { ClientEvent } from '../../shared/protocol-events';
@@ -32,6 +32,9 @@ export const SHUTDOWN_WAIT_MS = 5_000;
 
 /** Most taps running at once in one console (each holds a socket). */
 export const MAX_TAPS = 16;
+
+/** Producer names remembered per connection as the test publisher's (newest kept). */
+const MAX_PUBLISHER_NAMES = 64;
 
 export interface TapServiceDeps {
   connections: ConnectionManager;
@@ -63,10 +66,29 @@ export function createTapConsoleService({
    * console that exits cleanly leaves no tap on a broker that outlives it. Never rejects.
    */
   shutdown(): Promise<void>;
+  /**
+   * The tap consumers running on `connectionId` and the producer names the test publisher
+   * used there (this console run only), for the Clients view's labels.
+   */
+  footprint(connectionId: string): Omit<ConsoleFootprint, 'management'>;
   /** Stops every tap (their sockets close at once; token revocations finish on their own). */
   close(): void;
 } {
   const taps = new Map<string, TapSession>();
+  const tapPlaces = new Map<string, { connectionId: string; realm: string; consumer: string }>();
+  /** Per connection: `realm\0name` → the names the publisher produced as, oldest first. */
+  const publishers = new Map<string, Map<string, { realm: string; name: string }>>();
+  const rememberPublisher = (connectionId: string, realm: string, name: string): void => {
+    let names = publishers.get(connectionId);
+    if (!names) {
+      names = new Map();
+      publishers.set(connectionId, names);
+    }
+    const key = `${realm}\u0000${name}`;
+    names.delete(key);
+    names.set(key, { realm, name });
+    if (names.size > MAX_PUBLISHER_NAMES) names.delete(names.keys().next().value as string);
+  };
   let orphanSince: number | null = null;
   const sweep = setInterval(() => {
     if (taps.size === 0 || hub.listenerCount('tapBatch') > 0) {
@@ -129,6 +151,12 @@ export function createTapConsoleService({
 
   return {
     removeLeftovers,
+    footprint: (connectionId) => ({
+      taps: [...tapPlaces.values()]
+        .filter((place) => place.connectionId === connectionId)
+        .map(({ realm, consumer }) => ({ realm, consumer })),
+      publishers: [...(publishers.get(connectionId)?.values() ?? [])],
+    }),
     shutdown: async () => {
       let timer: NodeJS.Timeout | undefined;
       const stopped = Promise.all(
@@ -160,13 +188,17 @@ export function createTapConsoleService({
           target,
           maxRatePerSec: rate,
           emit: (batch) => hub.emit('tapBatch', batch),
-          onEnd: () => taps.delete(tapId),
+          onEnd: () => {
+            taps.delete(tapId);
+            tapPlaces.delete(tapId);
+          },
           forget: (consumer) =>
             removeTapConsumer(pool.get(connectionId, 'console'), realm, consumer).catch(
               () => false,
             ),
         });
         taps.set(tapId, session);
+        tapPlaces.set(tapId, { connectionId, realm, consumer: session.consumer });
         return {
           tapId,
           connectionId,
@@ -211,6 +243,7 @@ export function createTapConsoleService({
             message,
             from: from ?? 'switchboard-console',
           };
+          rememberPublisher(connectionId, realm, String(payload.from));
           if (guaranteed) payload.guaranteed = true;
           if (ttlSeconds !== undefined) payload.ttl = ttlSeconds;
           const reply = (await client.socket

@@ -10,6 +10,7 @@
 import {
   ClientEvent,
   Protocol,
+  ServerEvent,
   allEventsKey,
   anyProducerKey,
   consumeEvent,
@@ -24,6 +25,7 @@ import {
 } from '../../shared/console-api-tap';
 import type { ErrorInfo } from '../../shared/error-catalogue';
 import type { RealmSocket } from './realm-access';
+import { TapChunkJoiner } from './tap-chunk-joiner';
 
 export interface TapSessionOptions {
   tapId: string;
@@ -74,8 +76,8 @@ export function tapSubscription(
   };
 }
 
-/** `value` as JSON text cut to `TAP_PREVIEW_CHARS`. */
-export function preview(value: unknown): { payload: string; truncated: boolean } {
+/** `value` as JSON text cut to `TAP_PREVIEW_CHARS`, with the length of the whole text. */
+export function preview(value: unknown): { payload: string; truncated: boolean; size: number } {
   let text: string;
   try {
     text = JSON.stringify(value) ?? 'null';
@@ -83,8 +85,8 @@ export function preview(value: unknown): { payload: string; truncated: boolean }
     text = String(value);
   }
   return text.length > TAP_PREVIEW_CHARS
-    ? { payload: text.slice(0, TAP_PREVIEW_CHARS), truncated: true }
-    : { payload: text, truncated: false };
+    ? { payload: text.slice(0, TAP_PREVIEW_CHARS), truncated: true, size: text.length }
+    : { payload: text, truncated: false, size: text.length };
 }
 
 export class TapSession {
@@ -94,6 +96,7 @@ export class TapSession {
   private readonly subscribe: Record<string, unknown>;
   private readonly perWindow: number;
   private readonly timer: NodeJS.Timeout;
+  private readonly chunks: TapChunkJoiner;
   private pending: TapMessage[] = [];
   private seq = 0;
   private received = 0;
@@ -117,6 +120,13 @@ export class TapSession {
     this.perWindow = Math.max(1, Math.ceil((options.maxRatePerSec * batchMs) / 1_000));
     const socket = options.client.socket;
     socket.on(consumeEvent(key), (envelope: DeliveryEnvelope) => this.arrive(envelope));
+    // Deliveries above 262,144 code units come as frames (§14.2): joined, then counted and
+    // sampled like any other message.
+    this.chunks = new TapChunkJoiner(consumeEvent(key));
+    socket.on(ServerEvent.CONSUME_CHUNK, (frame) => {
+      const joined = this.chunks.add(frame);
+      if (joined) this.arrive(() => JSON.parse(joined.text) as DeliveryEnvelope);
+    });
     socket.on('disconnect', () => {
       if (!this.ended) {
         void this.end({
@@ -137,7 +147,11 @@ export class TapSession {
     return this.end(null);
   }
 
-  private arrive(envelope: DeliveryEnvelope): void {
+  /**
+   * Counts one delivery and keeps it unless sampled out. A joined large delivery comes as a
+   * function that parses it, so one that is sampled out is never parsed.
+   */
+  private arrive(delivery: DeliveryEnvelope | (() => DeliveryEnvelope)): void {
     this.received += 1;
     this.buckets[this.bucket] = (this.buckets[this.bucket] ?? 0) + 1;
     this.dirty = true;
@@ -147,6 +161,13 @@ export class TapSession {
       return;
     }
     this.windowCount += 1;
+    let envelope: DeliveryEnvelope;
+    try {
+      envelope = typeof delivery === 'function' ? delivery() : delivery;
+    } catch {
+      // A broker that sent frames which do not join into JSON: shown as such, not dropped.
+      envelope = { event: '', from: '', message: '(large message: its frames are not JSON)' };
+    }
     const raw = envelope as DeliveryEnvelope & { msgId?: unknown };
     this.pending.push({
       seq: this.seq++,
@@ -191,6 +212,7 @@ export class TapSession {
   private async finish(error: ErrorInfo | null): Promise<void> {
     this.ended = true;
     clearInterval(this.timer);
+    this.chunks.clear();
     const socket = this.options.client.socket;
     if (socket.connected) {
       socket.emit(ClientEvent.UNSUBSCRIBE, {

@@ -34,3 +34,13 @@ export function formatDuration(seconds: number | null | undefined): string {
   if (s < 86_400) return `${Math.floor(s / 3600)}h ${pad(Math.floor((s % 3600) / 60))}m`;
   return `${Math.floor(s / 86_400)}d ${pad(Math.floor((s % 86_400) / 3600))}h`;
 }
+
+/**
+ * A text length in characters (UTF-16 code units, what the broker measures), short:
+ * `980` → `"980 characters"`, `12_345` → `"12.3 K characters"`, `5_242_892` → `"5.2 M characters"`.
+ */
+export function formatChars(length: number): string {
+  if (length < 1_000) return formatCountOf(length, 'character');
+  if (length < 1_000_000) return `${oneDecimal.format(length / 1_000)} K characters`;
+  return `${oneDecimal.format(length / 1_000_000)} M characters`;
+}

@@ -122,7 +122,7 @@ describe('console tap, publisher, local broker and demo end to end', () => {
     await page.getByTestId('tap-pattern').fill('trucks/#');
     await page.getByTestId('tap-start').click();
     await expect.poll(() => text(page, 'tap-state'), { timeout: 15_000 }).toBe('tapping');
-    expect(await text(page, 'tap-info')).toContain('access temporary');
+    expect(await text(page, 'tap-info')).toContain('access: temporary token');
 
     const producer = await client(await realmToken());
     producer.emit(ClientEvent.PRODUCER, { name: 'truck-7' });

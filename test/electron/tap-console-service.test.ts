@@ -16,7 +16,7 @@ import {
 } from '../../electron/services/realm-access';
 import { LOCAL_ADMIN_TOKEN_SECRET, FileSecretStore } from '../../electron/services/secret-store';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
-import type { TapBatch } from '../../shared/console-api-tap';
+import { TAP_PREVIEW_CHARS, type TapBatch } from '../../shared/console-api-tap';
 import type { SwitchboardError } from '../../shared/error-catalogue';
 import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
@@ -98,6 +98,31 @@ describe('tap and local broker console services on the real local broker', () =>
     expect(await local.service.tapStop({ connectionId, tapId: tap.tapId })).toEqual({
       stopped: false,
     });
+    stop();
+  }, 60_000);
+
+  it('shows a 5 MB message (chunked by the broker) cut, with its size, and counts it', async () => {
+    const batches: TapBatch[] = [];
+    const stop = local.service.on('tapBatch', (batch) => batches.push(batch));
+    const tap = await local.service.tapStart({
+      connectionId,
+      realm: 'default',
+      target: { kind: 'topic', pattern: 'big/#' },
+    });
+    const producer = await openProducer('default');
+    const blob = 'x'.repeat(5 * 1024 * 1024);
+    producer.emit(ClientEvent.PRODUCE, { event: 'big/blob', from: 'uploader', message: { blob } });
+    producer.emit(ClientEvent.PRODUCE, { event: 'big/small', from: 'uploader', message: 1 });
+    await expect.poll(() => batches.at(-1)?.received, { timeout: 20_000 }).toBe(2);
+    const messages = batches.filter((b) => b.tapId === tap.tapId).flatMap((b) => b.messages);
+    expect(messages.map((m) => m.event)).toEqual(['big/blob', 'big/small']);
+    const big = messages[0]!;
+    expect(big).toMatchObject({ from: 'uploader', truncated: true });
+    expect(big.size).toBe(JSON.stringify({ blob }).length);
+    expect(big.payload.length).toBe(TAP_PREVIEW_CHARS);
+    expect(big.payload.startsWith('{"blob":"xxx')).toBe(true);
+    expect(messages[1]).toMatchObject({ payload: '1', truncated: false, size: 1 });
+    await local.service.tapStop({ connectionId, tapId: tap.tapId });
     stop();
   }, 60_000);
 

@@ -4,14 +4,17 @@
  * `GET /api/clients` every 2 s; connected MQTT clients (issue 14) are listed in their realm's
  * section with their filters and QoS. Neither protocol has a management command that disconnects
  * one client, so the view says so once (no per-row button) and points at what does exist.
+ * This console's own sockets are labelled, offline leftovers without an id of their own are
+ * hidden behind a toggle, and a producer's MQTT subscribers are counted (clients-model.ts).
  */
 import { useEffect, useState } from 'react';
 import type { ClientList } from '../../../shared/console-api-operations';
-import type { ClientConsumer, ClientProducer } from '../../../shared/http-api';
+
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
 import { formatCount, formatCountOf } from '../format';
+import { buildClientsModel, type ConsumerRow, type ProducerRow } from './clients-model';
 import { MqttClientCard } from './mqtt-client-card';
 import { useConnectionId } from './use-connection-id';
 import '../styles/operations.css';
@@ -24,34 +27,39 @@ const ackLabel = (required: boolean, timeoutMs: number): string =>
     ? `ACK within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`
     : 'no ACK';
 
-function ProducerCard({ producer }: { producer: ClientProducer }) {
+function ProducerCard({ row }: { row: ProducerRow }) {
+  const { producer } = row;
   return (
     <li className="ops-client" data-testid={`client-producer-${producer.name}`}>
       <div className="ops-client__head">
         <strong>{producer.name}</strong>
+        {row.label && <span className="ops-flag ops-flag--console">{row.label}</span>}
         <StatusBadge
           label={producer.placeholder ? 'never connected' : producer.online ? 'online' : 'offline'}
           tone={producer.online ? 'ok' : 'idle'}
         />
       </div>
-      <p className="muted small">
-        {formatCount(producer.subscribers)} subscriber{producer.subscribers === 1 ? '' : 's'}
-        {producer.id && ` · id ${producer.id}`}
+      <p className="muted small" data-testid="client-producer-subscribers">
+        {row.subscribersText}
+        {row.id && ` · id ${row.id}`}
       </p>
     </li>
   );
 }
 
-function ConsumerCard({ consumer }: { consumer: ClientConsumer }) {
+function ConsumerCard({ row }: { row: ConsumerRow }) {
+  const { consumer } = row;
   return (
     <li className="ops-client" data-testid={`client-consumer-${consumer.name}`}>
       <div className="ops-client__head">
         <strong>{consumer.name}</strong>
+        {row.label && <span className="ops-flag ops-flag--console">{row.label}</span>}
         <StatusBadge
           label={consumer.online ? 'online' : 'offline'}
           tone={consumer.online ? 'ok' : 'idle'}
         />
       </div>
+      {row.id && <p className="muted small">id {row.id}</p>}
       {consumer.subscriptions.length === 0 ? (
         <p className="muted small">No subscriptions.</p>
       ) : (
@@ -85,6 +93,7 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
   const [list, setList] = useState<ClientList | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [onlineOnly, setOnlineOnly] = useState(false);
+  const [showLeftovers, setShowLeftovers] = useState(false);
 
   useEffect(() => {
     let live = true;
@@ -109,11 +118,8 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
     };
   }, [client, connectionId]);
 
-  const realms = (list?.realms ?? []).map((realm) => ({
-    ...realm,
-    producers: onlineOnly ? realm.producers.filter((p) => p.online) : realm.producers,
-    consumers: onlineOnly ? realm.consumers.filter((c) => c.online) : realm.consumers,
-  }));
+  const model = list ? buildClientsModel(list, { onlineOnly, showLeftovers }) : null;
+  const realms = model?.realms ?? [];
 
   return (
     <main className="page" data-testid="clients-view">
@@ -124,20 +130,41 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
             {list ? `Updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}` : 'Loading…'}
           </p>
         </div>
-        <label className="ops-check">
-          <input
-            type="checkbox"
-            checked={onlineOnly}
-            onChange={(e) => setOnlineOnly(e.target.checked)}
-          />
-          Online only
-        </label>
+        <div className="ops-wrap">
+          <label className="ops-check">
+            <input
+              type="checkbox"
+              checked={onlineOnly}
+              onChange={(e) => setOnlineOnly(e.target.checked)}
+            />
+            Online only
+          </label>
+          <label
+            className="ops-check"
+            title="Offline registrations with no id of their own and nothing waiting for them"
+            data-testid="clients-show-leftovers-label"
+          >
+            <input
+              type="checkbox"
+              checked={showLeftovers}
+              onChange={(e) => setShowLeftovers(e.target.checked)}
+              data-testid="clients-show-leftovers"
+            />
+            Show offline leftovers
+            {model && model.leftovers > 0 && ` (${formatCount(model.leftovers)} hidden)`}
+          </label>
+        </div>
       </header>
       <ErrorBanner title="Clients:" message={error} testId="clients-error" />
       <p className="muted ops-note" data-testid="clients-disconnect-note">
         The tyo-mq protocol has no management command to disconnect one client: to cut one off,
         revoke its token (in Tokens) or remove its realm.
       </p>
+      {model?.consoleNote && (
+        <p className="muted ops-note" data-testid="clients-console-note">
+          {model.consoleNote}
+        </p>
+      )}
       {list && realms.length === 0 && (
         <p className="ops-empty" data-testid="clients-empty">
           No producers or consumers are registered and no MQTT client is connected. Clients appear
@@ -147,12 +174,12 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
       )}
       {realms.map((realm) => (
         <section key={realm.name} className="panel" data-testid={`clients-realm-${realm.name}`}>
-          <h3 className="section-title">
+          <h3 className="section-title ops-realm-title">
             Realm {realm.name}{' '}
             <span className="muted small">
               {formatCountOf(realm.producers.length, 'producer')} ·{' '}
               {formatCountOf(realm.consumers.length, 'consumer')}
-              {realm.mqtt && realm.mqtt.length > 0 && ` · ${formatCount(realm.mqtt.length)} MQTT`}
+              {realm.mqtt.length > 0 && ` · ${formatCount(realm.mqtt.length)} MQTT`}
             </span>
           </h3>
           <div className="ops-clients">
@@ -162,8 +189,8 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
                 <p className="muted small">None.</p>
               ) : (
                 <ul className="ops-client-list">
-                  {realm.producers.map((p) => (
-                    <ProducerCard key={p.name} producer={p} />
+                  {realm.producers.map((row) => (
+                    <ProducerCard key={row.producer.name} row={row} />
                   ))}
                 </ul>
               )}
@@ -174,13 +201,13 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
                 <p className="muted small">None.</p>
               ) : (
                 <ul className="ops-client-list">
-                  {realm.consumers.map((c) => (
-                    <ConsumerCard key={c.name} consumer={c} />
+                  {realm.consumers.map((row) => (
+                    <ConsumerCard key={row.consumer.name} row={row} />
                   ))}
                 </ul>
               )}
             </div>
-            {realm.mqtt && realm.mqtt.length > 0 && (
+            {realm.mqtt.length > 0 && (
               <div>
                 <h4 className="ops-detail__sub">MQTT clients</h4>
                 <ul className="ops-client-list">

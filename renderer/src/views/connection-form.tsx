@@ -2,12 +2,19 @@
  * Add / edit form of a remote broker profile: name, URL, credential (admin token, or realm +
  * realm manager key, or none), TLS options and the clear-text opt-in. The secret field is
  * write-only: it is sent once to the ConsoleApi and never read back (editing leaves it empty,
- * meaning "keep the stored one").
+ * meaning "keep the stored one"). **Test** checks the profile as typed, before it is saved
+ * (`testConnectionDraft`: nothing is stored or polled).
  */
 import { useState, type FormEvent } from 'react';
-import type { ConnectionSummary } from '../../../shared/console-api-connections';
+import type {
+  ConnectionSummary,
+  ConnectionTestReport,
+} from '../../../shared/console-api-connections';
+import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
+import { ErrorBanner } from '../components/error-banner';
 import { saveConnection } from '../store/connection-actions';
+import { ConnectionTestReportView } from './connection-test-report';
 
 type CredentialKind = 'admin' | 'realm-manager' | 'none';
 
@@ -44,18 +51,43 @@ export function ConnectionForm({ client, editing, onDone }: ConnectionFormProps)
     editing?.allowInsecureBearer ?? false,
   );
   const [saving, setSaving] = useState(false);
+  const [testing, setTesting] = useState(false);
+  const [report, setReport] = useState<ConnectionTestReport | null>(null);
+  const [testError, setTestError] = useState<ErrorInfo | null>(null);
 
-  const submit = async (event: FormEvent): Promise<void> => {
-    event.preventDefault();
-    setSaving(true);
-    const fields = {
+  const draft = () =>
+    ({
       name: name.trim(),
       url: url.trim(),
       tls: { ...(caFile.trim() ? { caFile: caFile.trim() } : {}), rejectUnauthorized },
       credential: kind === 'realm-manager' ? { kind, realm: realm.trim() } : { kind },
       allowInsecureBearer,
       ...(secret && kind !== 'none' ? { secret } : {}),
-    } as const;
+    }) as const;
+
+  const canTest =
+    !testing &&
+    name.trim() !== '' &&
+    url.trim() !== '' &&
+    (kind !== 'realm-manager' || realm.trim() !== '');
+
+  const test = async (): Promise<void> => {
+    setTesting(true);
+    setTestError(null);
+    setReport(null);
+    const result = await client.api.testConnectionDraft({
+      ...draft(),
+      ...(editing ? { connectionId: editing.id } : {}),
+    });
+    if (result.ok) setReport(result.value);
+    else setTestError(result.error);
+    setTesting(false);
+  };
+
+  const submit = async (event: FormEvent): Promise<void> => {
+    event.preventDefault();
+    setSaving(true);
+    const fields = draft();
     const saved = await saveConnection(
       client,
       editing
@@ -174,10 +206,35 @@ export function ConnectionForm({ client, editing, onDone }: ConnectionFormProps)
         >
           {saving ? 'Saving…' : editing ? 'Save' : 'Add connection'}
         </button>
+        <button
+          type="button"
+          className="button"
+          disabled={!canTest}
+          onClick={() => void test()}
+          data-testid="connection-draft-test"
+          title="Try this profile as typed, without saving it"
+        >
+          {testing ? 'Testing…' : 'Test before saving'}
+        </button>
         <button type="button" className="button" onClick={onDone}>
           Cancel
         </button>
       </div>
+      <ErrorBanner
+        title="Test failed:"
+        message={testError?.message}
+        testId="connection-draft-error"
+      />
+      {report && (
+        <div data-testid="connection-draft-report" data-ok={report.ok}>
+          <p className={report.ok ? 'muted' : 'connection-card__problem'}>
+            {report.ok
+              ? 'Every layer works: save it to keep it.'
+              : 'This profile does not work as typed: see the failed layer.'}
+          </p>
+          <ConnectionTestReportView report={report} />
+        </div>
+      )}
     </form>
   );
 }

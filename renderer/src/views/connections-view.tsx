@@ -6,7 +6,7 @@
  * connection's editor.
  */
 import { useEffect, useRef, useState } from 'react';
-import type { ConnectionSummary } from '../../../shared/console-api-connections';
+import type { ConnectionBackoff, ConnectionSummary } from '../../../shared/console-api-connections';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { useClearRouteParams, useRouteParam } from '../navigation/hash-route';
@@ -21,6 +21,7 @@ import {
 } from '../store/connection-actions';
 import { ConnectionForm } from './connection-form';
 import { ConnectionTestReportView } from './connection-test-report';
+import { useNow } from './use-now';
 import '../styles/connections.css';
 
 const STATE_TONES = { online: 'ok', refused: 'bad', unreachable: 'bad', unknown: 'idle' } as const;
@@ -35,6 +36,33 @@ function credentialText(connection: ConnectionSummary): string {
         : 'no credential';
   if (credential.kind === 'none' || connection.hasSecret) return what;
   return `${what} — missing: edit to enter it`;
+}
+
+/**
+ * What a connection backing off after refusals says: how often it was refused, when the console
+ * asks again, and what to do. Pure, for the view and its tests.
+ */
+export function backoffText(backoff: ConnectionBackoff, now: number): string {
+  const seconds = Math.max(0, Math.ceil((backoff.retryAt - now) / 1_000));
+  const what = backoff.what === 'http' ? 'admin token' : 'signed commands';
+  const times = backoff.refusals === 1 ? 'once' : `${backoff.refusals} times in a row`;
+  return (
+    `Refused ${times} (${what}): backing off, next try ${seconds > 0 ? `in ${seconds} s` : 'now'}` +
+    ' — the wait doubles after each refusal, up to a minute. Edit the credential to fix it.'
+  );
+}
+
+function BackoffNotice({ backoff }: { backoff: ConnectionBackoff }) {
+  const now = useNow();
+  return (
+    <p
+      className="muted connection-card__backoff"
+      data-testid="connection-backoff"
+      data-refusals={backoff.refusals}
+    >
+      {backoffText(backoff, now)}
+    </p>
+  );
 }
 
 function ConnectionCard({
@@ -69,12 +97,13 @@ function ConnectionCard({
           </p>
         </div>
         <StatusBadge
-          label={connection.state}
+          label={connection.backoff ? `${connection.state} · backing off` : connection.state}
           tone={STATE_TONES[connection.state]}
           testId={`connection-state-${connection.name}`}
         />
       </div>
       {connection.problem && <p className="connection-card__problem">{connection.problem}</p>}
+      {connection.backoff && <BackoffNotice backoff={connection.backoff} />}
       <div className="connection-card__actions">
         <button
           type="button"

@@ -1,4 +1,7 @@
-/** The Dead letters view's confirmation of a replay/discard and its cancellable progress bar. */
+/**
+ * The Dead letters view's selection toolbar, the confirmation of a replay/discard and its
+ * cancellable progress bar.
+ */
 import { formatCount } from '../format';
 import type { BatchProgress } from './dead-letters-model';
 
@@ -73,6 +76,58 @@ export function ActionProgress({
         data-testid="dlq-cancel"
       >
         {cancelling ? 'Cancelling…' : 'Cancel'}
+      </button>
+    </div>
+  );
+}
+
+/** Select all shown / clear, and replay or discard the selection (asks `ConfirmAction` first). */
+export function SelectionToolbar({
+  busy,
+  shown,
+  selected,
+  onSelectAll,
+  onClear,
+  onAction,
+}: {
+  busy: boolean;
+  shown: number;
+  selected: number;
+  onSelectAll: () => void;
+  onClear: () => void;
+  onAction: (kind: ActionKind) => void;
+}) {
+  return (
+    <div className="ops-toolbar">
+      <button
+        type="button"
+        className="button"
+        disabled={busy || shown === 0}
+        onClick={onSelectAll}
+        data-testid="dlq-select-all"
+      >
+        Select all shown ({formatCount(shown)})
+      </button>
+      <button type="button" className="button" disabled={busy || selected === 0} onClick={onClear}>
+        Clear selection
+      </button>
+      <button
+        type="button"
+        className="button button--primary"
+        disabled={busy || selected === 0}
+        onClick={() => onAction('replay')}
+        data-testid="dlq-replay-selected"
+      >
+        Replay selected
+      </button>
+      <button
+        type="button"
+        className="button button--danger"
+        disabled={busy || selected === 0}
+        onClick={() => onAction('discard')}
+        data-testid="dlq-discard-selected"
+      >
+        Discard selected
       </button>
     </div>
   );

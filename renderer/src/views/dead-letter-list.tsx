@@ -1,9 +1,10 @@
 /**
  * The virtualised dead-letter list (`@tanstack/react-virtual`): only the rows in view (plus a few)
  * are in the DOM. Its own component, so that scrolling re-renders the list alone, not the page.
+ * With `followTail` the newest row (the last: the list is oldest first) is kept in view.
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
-import { memo, useRef } from 'react';
+import { memo, useEffect, useRef } from 'react';
 import { DeadLetterRow, ROW_HEIGHT } from './dead-letter-row';
 import type { IndexedDeadLetter } from './dead-letters-model';
 
@@ -13,6 +14,8 @@ export interface DeadLetterListProps {
   empty: string | null;
   selected: ReadonlySet<string>;
   focused: string | null;
+  /** Scroll to the newest row whenever rows are added (follow mode). */
+  followTail?: boolean;
   onToggle: (id: string) => void;
   onFocus: (id: string) => void;
 }
@@ -22,6 +25,7 @@ export const DeadLetterList = memo(function DeadLetterList({
   empty,
   selected,
   focused,
+  followTail = false,
   onToggle,
   onFocus,
 }: DeadLetterListProps) {
@@ -32,6 +36,10 @@ export const DeadLetterList = memo(function DeadLetterList({
     estimateSize: () => ROW_HEIGHT,
     overscan: 8,
   });
+  useEffect(() => {
+    if (followTail && shown.length > 0)
+      virtualizer.scrollToIndex(shown.length - 1, { align: 'end' });
+  }, [followTail, shown.length, virtualizer]);
   return (
     <div
       ref={scrollRef}

@@ -41,17 +41,24 @@ export const DeadLetterRow = memo(function DeadLetterRow({
       />
       <button type="button" className="ops-row__main" onClick={() => onFocus(entry.id)}>
         <span className="ops-row__line">
+          {/* The consumer is its own box that does not shrink first: on a narrow screen the
+              producer and event are cut, never the consumer the copy was meant for. */}
           <strong className="ops-row__origin">
-            {origin.producer || '?'} · {origin.event || origin.key} → {entry.consumer}
+            {origin.producer || '?'} · {origin.event || origin.key}
+          </strong>{' '}
+          <strong className="ops-row__consumer" data-testid="dlq-row-consumer">
+            → {entry.consumer}
           </strong>
           {entry.replayCount > 0 && (
             <span className="ops-flag" data-testid="dlq-again">
               dead-lettered again ×{entry.replayCount}
             </span>
           )}
-          <span className="ops-row__time">{stamp(entry.deadLetteredAt)}</span>
+          <span className="ops-row__time ops-row__time--wide">{stamp(entry.deadLetteredAt)}</span>
         </span>
         <span className="ops-row__line muted">
+          {/* On a narrow screen the time moves to this line, leaving the first to the origin. */}
+          <span className="ops-row__time ops-row__time--narrow">{stamp(entry.deadLetteredAt)}</span>
           <span className="ops-row__reason">{entry.reason}</span>
           <code className="ops-row__payload">{entry.payload ?? '(payload omitted)'}</code>
         </span>

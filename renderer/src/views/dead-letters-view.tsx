@@ -3,7 +3,8 @@
  * list (`@tanstack/react-virtual`) that stays smooth with 10,000+ entries; search in event,
  * consumer, reason and payload; origin and replay count per entry (entries dead-lettered again
  * flagged); a JSON viewer for the payload; replay or discard one or many with confirmation and a
- * cancellable progress bar; export as JSON lines.
+ * cancellable progress bar; export as JSON lines; follow mode (use-dead-letter-follow.ts) keeps
+ * the list live while the DLQ fills.
  */
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeadLetter } from '../../../shared/console-api-operations';
@@ -13,9 +14,15 @@ import { ConnectionProblem } from '../components/connection-problem';
 import { ErrorBanner } from '../components/error-banner';
 import { formatCount } from '../format';
 import { useAppStore } from '../store/app-store';
-import { ActionProgress, ConfirmAction, type ActionKind } from './dead-letter-actions';
+import {
+  ActionProgress,
+  ConfirmAction,
+  SelectionToolbar,
+  type ActionKind,
+} from './dead-letter-actions';
 import { DeadLetterDetail, stamp } from './dead-letter-detail';
 import { DeadLetterList } from './dead-letter-list';
+import { downloadText } from './download-text';
 import {
   FIRST_PAGE,
   LOAD_PAGE,
@@ -28,6 +35,7 @@ import {
   type IndexedDeadLetter,
 } from './dead-letters-model';
 import { useConnectionId } from './use-connection-id';
+import { useDeadLetterFollow } from './use-dead-letter-follow';
 import '../styles/operations.css';
 
 const VERB: Record<ActionKind, string> = { replay: 'Replay', discard: 'Discard' };
@@ -36,15 +44,6 @@ interface Running {
   kind: ActionKind;
   progress: BatchProgress;
   cancelling: boolean;
-}
-
-function download(name: string, text: string): void {
-  const url = URL.createObjectURL(new Blob([text], { type: 'application/x-ndjson' }));
-  const anchor = document.createElement('a');
-  anchor.href = url;
-  anchor.download = name;
-  anchor.click();
-  setTimeout(() => URL.revokeObjectURL(url), 10_000);
 }
 
 export function DeadLettersView({ client }: { client: ConsoleClient }) {
@@ -71,6 +70,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const [running, setRunning] = useState<Running | null>(null);
   const [generation, setGeneration] = useState(0);
   const [brokerDepth, setBrokerDepth] = useState<number | null>(null);
+  const [follow, setFollow] = useState(false);
   const cancelRef = useRef(false);
   // Another connection: nothing loaded for the previous one applies (state adjusted while
   // rendering, so the old list never shows under the new connection).
@@ -138,7 +138,26 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
       }),
     [client, connectionId, realm],
   );
-  const stale = !loading && !running && brokerDepth !== null && brokerDepth !== entries.length;
+  const stale =
+    !follow && !loading && !running && brokerDepth !== null && brokerDepth !== entries.length;
+
+  useDeadLetterFollow({
+    client,
+    connectionId,
+    realm,
+    enabled: follow && !loadError,
+    lastId: loading || running ? undefined : (entries.at(-1)?.entry.id ?? null),
+    onEntries: (page) => {
+      if (loading || running) return;
+      setEntries((current) => {
+        const known = new Set(current.map((e) => e.entry.id));
+        const fresh = page.filter((e) => !known.has(e.id)).map(indexEntry);
+        if (fresh.length === 0) return current;
+        return current.concat(fresh).slice(0, MAX_LOADED_ENTRIES);
+      });
+    },
+    onGone: () => reload(),
+  });
 
   const shown = useMemo(() => searchEntries(entries, query), [entries, query]);
   const focusedEntry = useMemo(
@@ -200,8 +219,9 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
     const source: DeadLetter[] = selected.size
       ? entries.filter((e) => selected.has(e.entry.id)).map((e) => e.entry)
       : shown.map((e) => e.entry);
-    download(
+    downloadText(
       `dead-letters-${realm || 'all-realms'}-${new Date().toISOString().slice(0, 19)}.jsonl`,
+      'application/x-ndjson',
       toJsonLines(source),
     );
   };
@@ -219,6 +239,18 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
           </p>
         </div>
         <div className="page__actions ops-wrap">
+          <label
+            className="ops-check"
+            title="Load new dead letters every second as they arrive, and keep the newest in view"
+          >
+            <input
+              type="checkbox"
+              checked={follow}
+              onChange={(e) => setFollow(e.target.checked)}
+              data-testid="dlq-follow"
+            />
+            Follow new entries
+          </label>
           <button
             type="button"
             className="button"
@@ -275,43 +307,14 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
         </label>
       </div>
 
-      <div className="ops-toolbar">
-        <button
-          type="button"
-          className="button"
-          disabled={busy || shown.length === 0}
-          onClick={() => setSelected(new Set(shown.map((e) => e.entry.id)))}
-          data-testid="dlq-select-all"
-        >
-          Select all shown ({formatCount(shown.length)})
-        </button>
-        <button
-          type="button"
-          className="button"
-          disabled={busy || selected.size === 0}
-          onClick={() => setSelected(new Set())}
-        >
-          Clear selection
-        </button>
-        <button
-          type="button"
-          className="button button--primary"
-          disabled={busy || selected.size === 0}
-          onClick={() => setConfirm({ kind: 'replay', ids: [...selected] })}
-          data-testid="dlq-replay-selected"
-        >
-          Replay selected
-        </button>
-        <button
-          type="button"
-          className="button button--danger"
-          disabled={busy || selected.size === 0}
-          onClick={() => setConfirm({ kind: 'discard', ids: [...selected] })}
-          data-testid="dlq-discard-selected"
-        >
-          Discard selected
-        </button>
-      </div>
+      <SelectionToolbar
+        busy={busy}
+        shown={shown.length}
+        selected={selected.size}
+        onSelectAll={() => setSelected(new Set(shown.map((e) => e.entry.id)))}
+        onClear={() => setSelected(new Set())}
+        onAction={(kind) => setConfirm({ kind, ids: [...selected] })}
+      />
 
       <ErrorBanner title="Dead letters:" message={error} testId="dlq-error" />
       {notice && (
@@ -369,6 +372,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
               }
               selected={selected}
               focused={focused}
+              followTail={follow}
               onToggle={toggle}
               onFocus={setFocused}
             />

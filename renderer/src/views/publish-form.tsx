@@ -1,12 +1,38 @@
 /**
  * The test publisher: a JSON editor checked as you type, event, realm, guaranteed and TTL
- * options; sends one `PRODUCE` through `publishMessage` and shows the broker's confirm.
+ * options; sends one `PRODUCE` through `publishMessage` and shows the broker's confirm. Its
+ * realm follows the tap's (`defaultRealm`) until the tap's realm changes again.
  */
 import { useState } from 'react';
 import { MAX_PUBLISH_JSON_CHARS, type PublishResult } from '../../../shared/console-api-tap';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
+
+/**
+ * The confirm in words: what was published where and how many durable copies the broker
+ * stored, with why when the message was not guaranteed and copies were still stored (the event
+ * has durable subscriptions, which keep a copy of every message, guaranteed or not).
+ */
+export function publishSummary(result: PublishResult, guaranteed: boolean): string {
+  const time = new Date(result.at).toLocaleTimeString('en-GB');
+  const n = result.storedCopies;
+  const copies = `${n} durable cop${n === 1 ? 'y' : 'ies'}`;
+  let why: string;
+  if (n === 0) {
+    why = guaranteed
+      ? 'no durable copy: no subscriber of this event was offline or durable'
+      : 'no durable copy stored';
+  } else if (guaranteed) {
+    why = `${copies} stored (guaranteed: kept for subscribers until delivered)`;
+  } else {
+    why =
+      `${copies} stored although not guaranteed: this event has ` +
+      `${n === 1 ? 'a durable subscriber' : 'durable subscribers'}, and a durable subscription ` +
+      'keeps a copy of every message';
+  }
+  return `Published ${result.event} to ${result.realm} at ${time} · ${why}`;
+}
 
 /** Why `text` is not JSON, or null when it is. */
 export function jsonProblem(text: string): string | null {
@@ -23,6 +49,7 @@ export function jsonProblem(text: string): string | null {
 export interface PublishFormProps {
   client: ConsoleClient;
   connectionId: string;
+  /** The tap's realm: the form's realm follows it (not `*`, which is no realm to publish to). */
   defaultRealm: string;
 }
 
@@ -35,7 +62,14 @@ export function PublishForm({ client, connectionId, defaultRealm }: PublishFormP
   const [ttl, setTtl] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorInfo | null>(null);
-  const [last, setLast] = useState<PublishResult | null>(null);
+  const [last, setLast] = useState<{ result: PublishResult; guaranteed: boolean } | null>(null);
+
+  // Follows the tap's realm when that changes (state adjusted during render, not in an effect).
+  const [followed, setFollowed] = useState(defaultRealm);
+  if (defaultRealm !== followed) {
+    setFollowed(defaultRealm);
+    if (defaultRealm !== '' && defaultRealm !== '*') setRealm(defaultRealm);
+  }
 
   const problem = jsonProblem(json);
   const ttlValue = ttl.trim() === '' ? undefined : Number(ttl);
@@ -57,7 +91,7 @@ export function PublishForm({ client, connectionId, defaultRealm }: PublishFormP
       guaranteed,
       ttlSeconds: ttlValue,
     });
-    if (result.ok) setLast(result.value);
+    if (result.ok) setLast({ result: result.value, guaranteed });
     else setError(result.error);
     setBusy(false);
   };
@@ -145,9 +179,7 @@ export function PublishForm({ client, connectionId, defaultRealm }: PublishFormP
           </button>
           {last && (
             <span className="muted" data-testid="publish-result">
-              Published {last.event} to {last.realm} at{' '}
-              {new Date(last.at).toLocaleTimeString('en-GB')} · {last.storedCopies} durable cop
-              {last.storedCopies === 1 ? 'y' : 'ies'}
+              {publishSummary(last.result, last.guaranteed)}
             </span>
           )}
         </div>

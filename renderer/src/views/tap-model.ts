@@ -6,8 +6,9 @@
  * The host already samples each tap down to its `maxRatePerSec` (shared/console-api-tap.ts);
  * the ring caps what the page holds however long it runs.
  */
-import type { TapBatch, TapInfo, TapMessage } from '../../../shared/console-api-tap';
+import type { TapBatch, TapInfo, TapMessage, TapTarget } from '../../../shared/console-api-tap';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
+import { Protocol } from '../../../shared/protocol-events';
 
 /** Messages the page keeps per tap. */
 export const TAP_RING_CAPACITY = 500;
@@ -28,6 +29,8 @@ export interface TapSnapshot {
   held: number;
   /** The rows to show, newest first, after the filter. */
   rows: TapMessage[];
+  /** The filter in use (trimmed, lower case; '' for none). */
+  filter: string;
   error: ErrorInfo | null;
   /** Increases on every visible change (for `useSyncExternalStore`). */
   version: number;
@@ -53,6 +56,7 @@ export class TapModel {
       missedWhilePaused: 0,
       held: 0,
       rows: [],
+      filter: '',
       error: null,
       version: 0,
     };
@@ -132,6 +136,11 @@ export class TapModel {
     this.changed(true);
   }
 
+  /** Every kept message that passes the filter, newest first (for export; not capped at 100). */
+  kept(): TapMessage[] {
+    return this.rows(TAP_RING_CAPACITY);
+  }
+
   dispose(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
@@ -151,10 +160,10 @@ export class TapModel {
     this.count = 0;
   }
 
-  private rows(): TapMessage[] {
+  private rows(limit = TAP_VISIBLE_ROWS): TapMessage[] {
     const rows: TapMessage[] = [];
     const filter = this.filter;
-    for (let i = this.count - 1; i >= 0 && rows.length < TAP_VISIBLE_ROWS; i -= 1) {
+    for (let i = this.count - 1; i >= 0 && rows.length < limit; i -= 1) {
       const message = this.ring[(this.start + i) % TAP_RING_CAPACITY] as TapMessage;
       if (
         filter &&
@@ -186,7 +195,71 @@ export class TapModel {
   private publish(): void {
     // While paused the ring does not change, so the rows stay as they are (filtering still works).
     const rows = this.rows();
-    this.snap = { ...this.snap, rows, held: this.count, version: this.snap.version + 1 };
+    this.snap = {
+      ...this.snap,
+      rows,
+      filter: this.filter,
+      held: this.count,
+      version: this.snap.version + 1,
+    };
     this.listeners.forEach((listener) => listener());
+  }
+}
+
+/**
+ * What the empty list says, from the snapshot: why no row is shown (not started, paused, the
+ * filter matches none of the kept messages, cleared, or nothing has arrived yet); null when rows
+ * are shown.
+ */
+export function tapEmptyText(snap: TapSnapshot): string | null {
+  if (snap.rows.length > 0) return null;
+  const n = (count: number, noun: string): string =>
+    `${count.toLocaleString('en-GB')} ${noun}${count === 1 ? '' : 's'}`;
+  if (snap.filter !== '' && snap.held > 0) {
+    const which =
+      snap.held === 1
+        ? 'the one kept message does not contain it'
+        : `none of the ${n(snap.held, 'kept message')} contains it`;
+    return (
+      `No row matches the filter "${snap.filter}": ${which} in its event, producer or payload.` +
+      (snap.paused ? ' The tap is paused.' : '')
+    );
+  }
+  if (!snap.running) {
+    return snap.received > 0
+      ? `The tap stopped after ${n(snap.received, 'message')}; the list was cleared.`
+      : 'Start a tap to see messages here.';
+  }
+  if (snap.paused) {
+    return snap.missedWhilePaused > 0
+      ? `Paused: ${n(snap.missedWhilePaused, 'message')} arrived since and ${snap.missedWhilePaused === 1 ? 'is' : 'are'} not shown. Resume to see new ones.`
+      : 'Paused: messages that arrive are counted but not shown. Resume to see new ones.';
+  }
+  if (snap.received > 0) {
+    return `Cleared: ${n(snap.received, 'message')} received so far; new ones appear here as they arrive.`;
+  }
+  return 'Waiting for messages: none has matched this tap yet.';
+}
+
+/** The tap's target in words, e.g. "topic trucks/#" or "event ping of any producer". */
+export function describeTapTarget(target: TapTarget): string {
+  if (target.kind === 'topic') return `topic ${target.pattern}`;
+  const producer = target.producer === Protocol.ALL_PUBLISHERS ? 'any producer' : target.producer;
+  return target.event.toUpperCase() === Protocol.EVENT_ALL
+    ? `every event of ${producer}`
+    : `event ${target.event} of ${producer}`;
+}
+
+/** How the tap got into the realm, in words. */
+export function describeTapAccess(access: TapInfo['access']): string {
+  switch (access) {
+    case 'open':
+      return 'open realm';
+    case 'admin':
+      return 'admin token';
+    case 'temporary':
+      return 'temporary token (revoked when the tap stops)';
+    case 'auth-off':
+      return 'auth is off';
   }
 }

@@ -14,11 +14,19 @@ import type { RealmList } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
-import { formatCount } from '../format';
+import { formatChars, formatCount } from '../format';
 import { useAppStore } from '../store/app-store';
 import '../styles/tap.css';
 import { PublishForm } from './publish-form';
-import { TAP_RING_CAPACITY, TapModel } from './tap-model';
+import { downloadText } from './download-text';
+import { tapExportName, tapRowsToCsv, tapRowsToJson } from './tap-export';
+import {
+  TAP_RING_CAPACITY,
+  TapModel,
+  describeTapAccess,
+  describeTapTarget,
+  tapEmptyText,
+} from './tap-model';
 import { useConnectionId } from './use-connection-id';
 
 type Mode = 'topic' | 'event';
@@ -51,6 +59,11 @@ const TapRow = memo(function TapRow({ message: m }: { message: TapMessage }) {
         {m.payload}
         {m.truncated && '…'}
       </code>
+      {m.truncated && (
+        <span className="tap-row__size" data-testid="tap-row-size" data-size={m.size}>
+          showing the first {formatCount(m.payload.length)} of {formatChars(m.size)}
+        </span>
+      )}
     </li>
   );
 });
@@ -68,6 +81,8 @@ export function TapView({ client }: { client: ConsoleClient }) {
   const [filter, setFilter] = useState('');
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorInfo | null>(null);
+  /** What the running tap subscribed to (the form fields may be edited once it stops). */
+  const [tapped, setTapped] = useState<TapTarget | null>(null);
 
   useEffect(() => client.api.on('tapBatch', (batch) => model.apply(batch)), [client, model]);
   // Leaving the view stops its tap.
@@ -97,8 +112,10 @@ export function TapView({ client }: { client: ConsoleClient }) {
       target,
       maxRatePerSec,
     });
-    if (result.ok) model.started(result.value);
-    else setError(result.error);
+    if (result.ok) {
+      model.started(result.value);
+      setTapped(target);
+    } else setError(result.error);
     setBusy(false);
   };
 
@@ -111,6 +128,17 @@ export function TapView({ client }: { client: ConsoleClient }) {
     if (!result.ok) setError(result.error);
     setBusy(false);
   };
+
+  const exportRows = (kind: 'json' | 'csv'): void => {
+    const rows = model.kept();
+    const now = Date.now();
+    const name = tapExportName(snap.info?.realm, now, kind);
+    if (kind === 'json') {
+      downloadText(name, 'application/json', tapRowsToJson(rows, snap.info, now));
+    } else downloadText(name, 'text/csv;charset=utf-8', tapRowsToCsv(rows));
+  };
+
+  const emptyText = tapEmptyText(snap);
 
   const canStart =
     !busy &&
@@ -264,6 +292,28 @@ export function TapView({ client }: { client: ConsoleClient }) {
           data-testid="tap-filter"
           aria-label="Filter"
         />
+        <span className="tap-toolbar__export">
+          <button
+            type="button"
+            className="button"
+            onClick={() => exportRows('json')}
+            disabled={snap.held === 0}
+            data-testid="tap-export-json"
+            title="Download the kept messages that pass the filter"
+          >
+            Export JSON
+          </button>
+          <button
+            type="button"
+            className="button"
+            onClick={() => exportRows('csv')}
+            disabled={snap.held === 0}
+            data-testid="tap-export-csv"
+            title="Download the kept messages that pass the filter"
+          >
+            Export CSV
+          </button>
+        </span>
         <p
           className="muted tap-toolbar__stats"
           data-testid="tap-stats"
@@ -279,8 +329,9 @@ export function TapView({ client }: { client: ConsoleClient }) {
 
       {snap.info && (
         <p className="muted tap-info" data-testid="tap-info">
-          Realm {snap.info.realm} · key <code>{snap.info.subscriptionKey}</code> · access{' '}
-          {snap.info.access}
+          Realm {snap.info.realm}
+          {tapped && ` · ${describeTapTarget(tapped)}`} · access:{' '}
+          {describeTapAccess(snap.info.access)}
         </p>
       )}
 
@@ -289,13 +340,17 @@ export function TapView({ client }: { client: ConsoleClient }) {
           <TapRow key={m.seq} message={m} />
         ))}
       </ol>
-      {snap.rows.length === 0 && (
+      {emptyText && (
         <p className="panel muted" data-testid="tap-empty">
-          {snap.running ? 'Waiting for messages…' : 'Start a tap to see messages here.'}
+          {emptyText}
         </p>
       )}
 
-      <PublishForm client={client} connectionId={connectionId} defaultRealm={realm} />
+      <PublishForm
+        client={client}
+        connectionId={connectionId}
+        defaultRealm={snap.running && snap.info ? snap.info.realm : realm.trim()}
+      />
     </main>
   );
 }

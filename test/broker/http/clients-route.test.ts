@@ -8,7 +8,8 @@ import { describe, expect, it } from 'vitest';
 import { ClientsSchema, HttpPath } from '../../../shared/http-api';
 import { produce, startBroker, subscribe, type Harness } from '../../helpers/broker-harness';
 import { mqttClient } from '../../helpers/mqtt-clients';
-import { delay, waitUntil } from '../../helpers/wait';
+import { ClientEvent } from '../../../shared/protocol-events';
+import { delay, waitUntil, waitUntilAsync } from '../../helpers/wait';
 
 describe('GET /api/clients', () => {
   it('lists producers, consumers and their subscriptions with the durable backlog', async () => {
@@ -72,6 +73,49 @@ describe('GET /api/clients', () => {
           subscriptions: [{ filter: 'fleet/job', qos: 1 }],
         }),
       ]);
+    } finally {
+      await h.close();
+    }
+  });
+
+  it("counts a producer's MQTT subscribers and says which ids are socket ids", async () => {
+    const h = await startBroker({ http_api: { enabled: true }, mqtt: { enabled: true, port: 0 } });
+    try {
+      const device = await mqttClient(h, { clientId: 'panel-1' });
+      await device.subscribeAsync('trucks/+/speed', { qos: 0 });
+      const other = await mqttClient(h, { clientId: 'panel-2' });
+      await other.subscribeAsync('boats/#', { qos: 0 });
+      // A producer with no id of its own (the broker uses its socket id), and one with an id.
+      const truck = await h.producer('truck-7');
+      produce(truck, 'truck-7', 'trucks/7/speed', { kmh: 80 });
+      produce(truck, 'truck-7', 'trucks/7/fuel', { pct: 40 });
+      const named = await h.connect();
+      named.emit(ClientEvent.PRODUCER, { name: 'depot', id: 'depot-id-1' });
+      await waitUntil(() => h.stats().producers.online === 2, 'two producers online');
+      const list = async () => {
+        const res = await fetch(`${h.url}${HttpPath.CLIENTS}`);
+        return ClientsSchema.parse(await res.json()).realms.default!;
+      };
+      await waitUntilAsync(
+        async () =>
+          (await list()).producers.find((p) => p.name === 'truck-7')?.events?.length === 2,
+        'events recorded',
+      );
+      const realm = await list();
+      const truckEntry = realm.producers.find((p) => p.name === 'truck-7');
+      expect(truckEntry).toMatchObject({
+        subscribers: 0,
+        id_from_socket: true,
+        events: ['trucks/7/speed', 'trucks/7/fuel'],
+        // panel-1's filter matches trucks/7/speed; panel-2's matches nothing of it.
+        mqtt_subscribers: 1,
+      });
+      expect(realm.producers.find((p) => p.name === 'depot')).toMatchObject({
+        id: 'depot-id-1',
+        id_from_socket: false,
+        events: [],
+        mqtt_subscribers: 0,
+      });
     } finally {
       await h.close();
     }

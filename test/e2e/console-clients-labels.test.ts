@@ -1,0 +1,136 @@
+/**
+ * End to end (issue 22, item 13): `npm run console` with its MQTT listener, a real socket.io
+ * producer and a real MQTT.js subscriber. In Chromium, the Clients view counts the producer's
+ * MQTT subscriber and shows no socket id for it; the offline producer the console's own test
+ * publisher left is hidden behind "Show offline leftovers" and labelled when shown; the
+ * console's management connection is named. Screenshots at 1280 and 390 px go to `SHOTS_DIR`
+ * when it is set.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalBrokerStatus } from '../../shared/console-api';
+import { ClientEvent } from '../../shared/protocol-events';
+import { jsProducerPayload, producePayload } from '../helpers/stock-clients';
+import {
+  callApi,
+  freePort,
+  startConsole,
+  type RunningConsole,
+  stopConsole,
+} from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.SHOTS_DIR;
+
+const text = async (page: Page, testId: string): Promise<string> =>
+  (await page.getByTestId(testId).first().textContent()) ?? '';
+
+describe('clients view labels end to end', () => {
+  let dir: TempDir;
+  let app: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  let device: MqttClient | null = null;
+  const sockets: Socket[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    dir = await makeTempDir('switchboard-e2e-clients-');
+    const mqttPort = await freePort();
+    app = await startConsole(path.join(dir.path, 'data'), { mqttPort });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(app.url);
+    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    device = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, {
+      clientId: 'dashboard-1',
+      reconnectPeriod: 0,
+      connectTimeout: 5_000,
+    });
+    await device.subscribeAsync('trucks/+/speed', { qos: 0 });
+  }, 120_000);
+
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    await device?.endAsync(true);
+    await browser?.close();
+    await stopConsole(app);
+    await dir?.remove();
+  }, 30_000);
+
+  it('counts MQTT subscribers, hides the console publisher leftover and names the console', async () => {
+    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
+    const truck = await connectSocket(`http://127.0.0.1:${broker.port}`, sockets);
+    truck.emit(ClientEvent.PRODUCER, jsProducerPayload('truck-7'));
+    truck.emit(
+      ClientEvent.PRODUCE,
+      producePayload('trucks/7/speed', { kmh: 80 }, { from: 'truck-7' }),
+    );
+
+    // The page's own test publisher leaves an offline producer `switchboard-console`.
+    await page.getByTestId('nav-tap').click();
+    await page.getByTestId('publish-event').fill('trucks/7/note');
+    await page.getByTestId('publish-send').click();
+    await expect
+      .poll(() => text(page, 'publish-result'), { timeout: 10_000 })
+      .toContain('trucks/7/note');
+
+    await page.getByTestId('nav-clients').click();
+    const card = page.getByTestId('client-producer-truck-7');
+    await expect.poll(() => card.count(), { timeout: 20_000 }).toBe(1);
+    await expect
+      .poll(() => card.getByTestId('client-producer-subscribers').textContent(), {
+        timeout: 20_000,
+      })
+      .toBe('0 subscribers · 1 MQTT subscriber on its topics (trucks/7/speed)');
+
+    // The console's publisher is hidden (offline leftover), and shown labelled on request.
+    await expect
+      .poll(() => text(page, 'clients-show-leftovers-label'), { timeout: 20_000 })
+      .toMatch(/\(\d+ hidden\)/);
+    expect(await page.getByTestId('client-producer-switchboard-console').count()).toBe(0);
+    expect(await text(page, 'clients-console-note')).toContain(
+      'its management connection (signed commands)',
+    );
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, 'clients-1280.png'), fullPage: true });
+    }
+    await page.getByTestId('clients-show-leftovers').check();
+    const mine = page.getByTestId('client-producer-switchboard-console');
+    await expect.poll(() => mine.count()).toBe(1);
+    expect(await mine.textContent()).toContain("this console's test publisher");
+    expect(await mine.textContent()).toContain('offline');
+    // No raw socket id is shown for a producer that gave none.
+    expect(await mine.textContent()).not.toContain(' · id ');
+    if (SHOTS) {
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect
+        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .toBeLessThanOrEqual(390);
+      await page.screenshot({
+        path: path.join(SHOTS, 'clients-leftovers-390.png'),
+        fullPage: true,
+      });
+      await page.setViewportSize({ width: 1280, height: 900 });
+      await page.screenshot({
+        path: path.join(SHOTS, 'clients-leftovers-1280.png'),
+        fullPage: true,
+      });
+    }
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+});

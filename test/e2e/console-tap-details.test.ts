@@ -1,0 +1,218 @@
+/**
+ * End to end (issue 22, items 12 and 21): the live tap says why its list is empty (paused,
+ * filter matching nothing, waiting), names its target instead of the internal subscription
+ * key, exports the captured rows as JSON and CSV, shows a 5 MB message cut with its size; the
+ * publish form's realm follows the tap's, and a publish that was not guaranteed but still
+ * stored durable copies says why. Screenshots at 1280 and 390 px go to /tmp/shots-viewsb/ when
+ * `SHOTS_DIR` is set.
+ */
+import { mkdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManagerClient } from '../../electron/services/manager-client';
+import type { LocalBrokerStatus } from '../../shared/console-api';
+import { ClientEvent, Protocol, ServerEvent } from '../../shared/protocol-events';
+import {
+  callApi,
+  localAdminToken,
+  startConsole,
+  type RunningConsole,
+  stopConsole,
+} from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const SHOTS = process.env.SHOTS_DIR;
+const REALM = 'lab';
+
+const text = async (page: Page, testId: string): Promise<string> =>
+  (await page.getByTestId(testId).first().textContent()) ?? '';
+const received = async (page: Page): Promise<number> =>
+  Number(await page.getByTestId('tap-stats').getAttribute('data-received'));
+
+describe('live tap details end to end', () => {
+  let dir: TempDir;
+  let app: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  let manager: ManagerClient;
+  let brokerUrl = '';
+  const sockets: Socket[] = [];
+  const pageErrors: string[] = [];
+
+  async function realmClient(): Promise<Socket> {
+    const socket = await connectSocket(brokerUrl, sockets);
+    await new Promise<void>((resolve, reject) => {
+      socket.once(ServerEvent.AUTH_OK, () => resolve());
+      socket.once(ServerEvent.AUTH_FAIL, (reply) => reject(new Error(JSON.stringify(reply))));
+      socket.emit(ClientEvent.AUTHENTICATION, { realm: REALM, role: 'both' });
+    });
+    return socket;
+  }
+
+  async function shoot(name: string): Promise<void> {
+    if (!SHOTS) return;
+    mkdirSync(SHOTS, { recursive: true });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  beforeAll(async () => {
+    dir = await makeTempDir('switchboard-e2e-tap-details-');
+    app = await startConsole(path.join(dir.path, 'data'));
+    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
+    brokerUrl = `http://127.0.0.1:${broker.port}`;
+    manager = new ManagerClient({
+      url: brokerUrl,
+      secret: localAdminToken(path.join(dir.path, 'data')),
+    });
+    await manager.command({ command: 'add_realm', realm: REALM, required: false });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
+    });
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(app.url);
+    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    manager?.close();
+    await browser?.close();
+    await stopConsole(app);
+    await dir?.remove();
+  }, 30_000);
+
+  it('says why the list is empty, names its target and lets the publish realm follow', async () => {
+    await page.getByTestId('nav-tap').click();
+    await page.getByTestId('tap-realm').fill(REALM);
+    // The publisher's realm follows the tap's.
+    await expect.poll(() => page.getByTestId('publish-realm').inputValue()).toBe(REALM);
+    await page.getByTestId('tap-pattern').fill('lab/#');
+    await page.getByTestId('tap-start').click();
+    await expect.poll(() => text(page, 'tap-state'), { timeout: 15_000 }).toBe('tapping');
+    const info = await text(page, 'tap-info');
+    expect(info).toContain('topic lab/#');
+    expect(info).toContain('access: open realm');
+    // No internal subscription key (`tyo-mq-all-lab/#`).
+    expect(info).not.toContain('tyo-mq-all');
+    expect(await text(page, 'tap-empty')).toMatch(/^Waiting for messages/);
+
+    // Paused with nothing kept: says it is paused, not that it waits.
+    await page.getByTestId('tap-pause').click();
+    await expect.poll(() => text(page, 'tap-empty')).toMatch(/^Paused/);
+    await page.getByTestId('tap-pause').click();
+
+    // Two messages published from the page's own form reach the tap.
+    await page.getByTestId('publish-event').fill('lab/one');
+    await page.getByTestId('publish-send').click();
+    await expect.poll(() => text(page, 'publish-result'), { timeout: 10_000 }).toContain('lab/one');
+    expect(await text(page, 'publish-result')).toContain('no durable copy stored');
+    await expect.poll(() => page.getByTestId('tap-row').count(), { timeout: 10_000 }).toBe(1);
+
+    // A filter that matches nothing, then paused as well: the list says which is the case.
+    await page.getByTestId('tap-filter').fill('nothing-like-this');
+    await expect
+      .poll(() => text(page, 'tap-empty'))
+      .toBe(
+        'No row matches the filter "nothing-like-this": the one kept message does not contain it' +
+          ' in its event, producer or payload.',
+      );
+    await page.getByTestId('tap-pause').click();
+    await expect.poll(() => text(page, 'tap-empty')).toContain('The tap is paused.');
+    await shoot('tap-empty-filter');
+    await page.getByTestId('tap-pause').click();
+    await page.getByTestId('tap-filter').fill('');
+    await expect.poll(() => page.getByTestId('tap-row').count()).toBe(1);
+  }, 90_000);
+
+  it('explains durable copies of a publish that was not guaranteed', async () => {
+    // A durable subscriber that then goes offline: its copy is stored for it.
+    const consumer = await realmClient();
+    consumer.emit(ClientEvent.SUBSCRIBE, {
+      event: 'lab/orders',
+      producer: Protocol.ALL_PUBLISHERS,
+      consumer: 'order-desk',
+      consumer_id: 'order-desk',
+      durable: true,
+    });
+    await expect
+      .poll(async () => {
+        const clients = await callApi<{
+          realms: { name: string; consumers: { name: string; subscriptions: unknown[] }[] }[];
+        }>(app, 'listClients', { connectionId: 'local' });
+        const realm = clients.realms.find((r) => r.name === REALM);
+        return realm?.consumers.find((c) => c.name === 'order-desk')?.subscriptions.length ?? 0;
+      })
+      .toBe(1);
+    consumer.close();
+
+    await page.getByTestId('publish-event').fill('lab/orders');
+    expect(await page.getByTestId('publish-guaranteed').isChecked()).toBe(false);
+    await page.getByTestId('publish-send').click();
+    await expect
+      .poll(() => text(page, 'publish-result'), { timeout: 10_000 })
+      .toContain('1 durable copy stored although not guaranteed');
+    expect(await text(page, 'publish-result')).toContain('this event has a durable subscriber');
+    await expect.poll(() => page.getByTestId('tap-row').count(), { timeout: 10_000 }).toBe(2);
+  }, 60_000);
+
+  it('shows a 5 MB message cut with its size and counts it', async () => {
+    const before = await received(page);
+    const producer = await realmClient();
+    const blob = 'y'.repeat(5 * 1024 * 1024);
+    producer.emit(ClientEvent.PRODUCE, { event: 'lab/big', from: 'uploader', message: { blob } });
+    await expect.poll(() => received(page), { timeout: 20_000 }).toBe(before + 1);
+    await expect.poll(() => page.getByTestId('tap-row-size').count()).toBe(1);
+    const size = page.getByTestId('tap-row-size');
+    expect(Number(await size.getAttribute('data-size'))).toBe(JSON.stringify({ blob }).length);
+    expect(await size.textContent()).toBe('showing the first 2,048 of 5.2 M characters');
+    expect(await text(page, 'tap-row-event')).toBe('lab/big');
+    await shoot('tap-large-message');
+  }, 60_000);
+
+  it('exports the captured rows as JSON and CSV', async () => {
+    const [json] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('tap-export-json').click(),
+    ]);
+    expect(json.suggestedFilename()).toMatch(/^tap-lab-\d{8}-\d{6}\.json$/);
+    const doc = JSON.parse(readFileSync(await json.path(), 'utf8')) as {
+      realm: string;
+      messages: { event: string; from: string; truncated: boolean; size: number }[];
+    };
+    expect(doc.realm).toBe(REALM);
+    expect(doc.messages.map((m) => m.event)).toEqual(['lab/big', 'lab/orders', 'lab/one']);
+    expect(doc.messages[0]).toMatchObject({ from: 'uploader', truncated: true });
+
+    // The filter applies to the export.
+    await page.getByTestId('tap-filter').fill('orders');
+    const [csv] = await Promise.all([
+      page.waitForEvent('download'),
+      page.getByTestId('tap-export-csv').click(),
+    ]);
+    expect(csv.suggestedFilename()).toMatch(/^tap-lab-\d{8}-\d{6}\.csv$/);
+    const lines = readFileSync(await csv.path(), 'utf8')
+      .trimEnd()
+      .split('\r\n');
+    expect(lines[0]).toBe('time,event,from,msg_id,size,truncated,payload');
+    expect(lines).toHaveLength(2);
+    expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z,lab\/orders,switchboard-console,/);
+    await page.getByTestId('tap-filter').fill('');
+    await shoot('tap-details');
+    await page.getByTestId('tap-stop').click();
+    await expect.poll(() => text(page, 'tap-state')).toBe('stopped');
+    expect(pageErrors).toEqual([]);
+  }, 60_000);
+});

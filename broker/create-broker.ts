@@ -256,6 +256,8 @@ export function createBroker(
     auth,
     (realm) => rateLimits.pendingRequestCaps(realm),
     cluster.nodeId,
+    options.requests ?? runtime.requestStore(),
+    logger,
   );
   // Shared admin state of a cluster (docs/cluster.md): nonces, settings, authorization requests.
   const nonces = options.nonces ?? runtime.nonces;

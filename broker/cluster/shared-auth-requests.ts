@@ -49,6 +49,12 @@ export interface ClusterRequestBook {
     reason: string | null,
     decidedAt: number,
   ): Promise<boolean>;
+  /**
+   * A returning requester (issue 22 item 1): request `id` of the cluster when `hash` is its
+   * `client_token_hash` and it is pending or decided; a pending one is re-attached to
+   * `socketId` on this node. Null otherwise, or while Redis is down.
+   */
+  resume(id: string, hash: string, socketId: string): Promise<AuthorizationRequest | null>;
   /** Tells the node holding the requester's socket. Never rejects. */
   announce(
     request: AuthorizationRequest,
@@ -243,6 +249,18 @@ export class SharedAuthRequests implements ClusterRequestBook {
       if (mine) apply(request);
       return mine;
     }
+  }
+
+  async resume(id: string, hash: string, socketId: string): Promise<AuthorizationRequest | null> {
+    return this.mutate((list) => {
+      const r = list.find((s) => s.request_id === id);
+      if (!r || r.status === 'superseded' || r.client_token_hash !== hash) return null;
+      if (r.status === 'pending') {
+        r.socket_id = socketId;
+        r.node_id = this.deps.nodeId;
+      }
+      return { ...r };
+    }).catch(() => null);
   }
 
   async announce(

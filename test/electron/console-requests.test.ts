@@ -147,5 +147,14 @@ describe('console manager of the local broker', () => {
         role: 'root',
       }),
     ).toMatchObject({ ok: false, error: { code: 'SWB_ERR_VALIDATION' } });
+    // `admin` is never granted through a request (the broker refuses it): refused up front.
+    expect(
+      await dispatchConsoleCall(local.service, 'decideRequest', {
+        connectionId,
+        requestId: 'r',
+        approved: true,
+        role: 'admin',
+      }),
+    ).toMatchObject({ ok: false, error: { code: 'SWB_ERR_VALIDATION' } });
   });
 });

@@ -337,6 +337,10 @@ export function createBroker(
       reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,
       consumers: { ledger, persistence },
+      pendingRequests: async (realm) =>
+        admin.context.clusterRequests
+          ? admin.context.clusterRequests.pendingList(realm)
+          : authRequests.pendingList(realm),
     }),
     limits: rateLimits,
     remoteTickets,

@@ -115,10 +115,15 @@ export const AuthorizationRequestSchema = z.object({
 });
 export type AuthorizationRequest = z.infer<typeof AuthorizationRequestSchema>;
 
-/** The oldest pending request of a connection (§7.2), or null when the queue is empty. */
+/**
+ * The oldest pending request of a connection (§7.2), or null when the queue is empty, and how
+ * many are pending (`total`: every one on a Switchboard broker; 0 or 1 on a broker that only
+ * answers `AUTHORIZATION_NEXT`).
+ */
 export const PendingRequestSchema = z.object({
   connectionId: z.string(),
   request: AuthorizationRequestSchema.nullable(),
+  total: z.number().int().nonnegative(),
 });
 export type PendingRequest = z.infer<typeof PendingRequestSchema>;
 

@@ -44,6 +44,8 @@ export interface ManagementDeps {
   reloadSettings?: () => unknown;
   /** Registry, queue ledger and subscription persistence for `remove_consumer`. */
   consumers?: Omit<ConsumerServices, 'realms'>;
+  /** Every pending authorization request, oldest first (`list_requests`). */
+  pendingRequests?: ManagementServices['pendingRequests'];
   /** The broker's DLQ replay (queue accounting included); default `dlqReplayer(deps)`. */
   replayDlq?: (msgId: string, realm?: string) => Promise<StoredEntry | null>;
 }
@@ -106,6 +108,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     realmData: deps.realmData,
     renames: deps.renames,
     consumers: deps.consumers && { realms, ...deps.consumers },
+    pendingRequests: deps.pendingRequests,
   };
   lifecycle.start();
   return services;

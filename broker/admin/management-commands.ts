@@ -15,6 +15,7 @@ import { removeConsumer, type ConsumerServices } from './consumer-commands';
 import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
+import { listRequests, type RequestServices } from './request-commands';
 import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
 import * as realmCommands from './realm-commands';
 import type { RealmDataMover } from './realm-data-move';
@@ -24,7 +25,7 @@ import type { AdminStats } from './stats-command';
 import * as tokenCommands from './token-commands';
 
 /** What the commands act on; wired once by the broker's composition root. */
-export interface ManagementServices extends DlqServices {
+export interface ManagementServices extends DlqServices, RequestServices {
   readonly auth: AuthState;
   readonly lifecycle: RealmLifecycle;
   readonly logger: Logger;
@@ -84,6 +85,7 @@ export const REALM_SCOPABLE = new Set([
   'set_realm_acceptance',
   'set_realm_e2ee',
   'set_realm_tokenless_consumers',
+  'list_requests',
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
@@ -307,6 +309,13 @@ export const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   dlq_list: { privilege: 'A', async: true, run: (s, b) => dlqList(s, b) },
+  list_requests: {
+    privilege: 'A/R',
+    async: true,
+    // A realm manager key lists its own realm's requests only.
+    run: (s, b, scope) =>
+      listRequests(s, scope.kind === 'realm' ? { ...b, realm: scope.realm } : b),
+  },
   dlq_replay: { privilege: 'A', async: true, run: (s, b) => dlqReplay(s, b) },
   dlq_discard: { privilege: 'A', async: true, run: (s, b) => dlqDiscard(s, b) },
 };

@@ -260,6 +260,17 @@ export class AuthorizationRequests {
     return null;
   }
 
+  /** Every live pending request, in `realm` when given, in insertion (= age) order. */
+  pendingList(realm: string | undefined, now: number = Date.now()): AuthorizationRequest[] {
+    this.pruneIfDue(now);
+    const out: AuthorizationRequest[] = [];
+    for (const r of this.byId.values()) {
+      if (r.status === 'pending' && r.expiresAt > now && (realm === undefined || r.realm === realm))
+        out.push(r);
+    }
+    return out;
+  }
+
   /** The request `id` if it is still pending (superseded ones are not addressable). */
   pending(id: unknown, now: number = Date.now()): AuthorizationRequest | null {
     this.pruneIfDue(now);

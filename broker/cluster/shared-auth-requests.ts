@@ -36,6 +36,8 @@ export interface ClusterRequestBook {
   add(request: AuthorizationRequest): Promise<void>;
   /** Oldest pending request of the cluster (by `created_at`), in `realm` when given. */
   next(realm: string | undefined): Promise<AuthorizationRequest | null>;
+  /** Every pending request of the cluster, oldest first (`created_at`), in `realm` if given. */
+  pendingList(realm: string | undefined): Promise<AuthorizationRequest[]>;
   /** The request `id` if pending anywhere in the cluster (a copy; superseded ones: null). */
   pending(id: unknown): Promise<AuthorizationRequest | null>;
   /**
@@ -194,7 +196,11 @@ export class SharedAuthRequests implements ClusterRequestBook {
   }
 
   async next(realm: string | undefined): Promise<AuthorizationRequest | null> {
-    const local = this.deps.local.next(realm);
+    return (await this.pendingList(realm))[0] ?? null;
+  }
+
+  async pendingList(realm: string | undefined): Promise<AuthorizationRequest[]> {
+    const local = this.deps.local.pendingList(realm);
     let list: AuthorizationRequest[];
     try {
       list = await this.read();
@@ -204,8 +210,9 @@ export class SharedAuthRequests implements ClusterRequestBook {
     const candidates = list.filter(
       (r) => r.status === 'pending' && (realm === undefined || r.realm === realm),
     );
-    if (local && !list.some((r) => r.request_id === local.request_id)) candidates.push(local);
-    return candidates.sort(byAge)[0] ?? null;
+    // This node's requests not yet in the document (made while Redis was down).
+    for (const r of local) if (!list.some((s) => s.request_id === r.request_id)) candidates.push(r);
+    return candidates.sort(byAge);
   }
 
   async pending(id: unknown): Promise<AuthorizationRequest | null> {

@@ -7,15 +7,13 @@
  * broker inside a signed command and returned once; nothing here keeps, logs or audits them.
  */
 import { randomBytes } from 'node:crypto';
-import type { AuthorizationRequest, ConsoleService } from '../../shared/console-api';
+import type { ConsoleService } from '../../shared/console-api';
 import type { RealmAction } from '../../shared/console-api-realms';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type { ActivityLog } from './activity-log';
-import { toAuthorizationRequest, toRealmList, type ManagerPool } from './manager-pool';
+import { toRealmList, type ManagerPool } from './manager-pool';
+import { pendingPage } from './pending-requests';
 import { toTokenList } from './token-list';
-
-/** Most realms asked for their oldest pending request when building the queue. */
-const MAX_QUEUE_REALMS = 50;
 
 type RealmsServiceMethods = Pick<
   ConsoleService,
@@ -279,27 +277,8 @@ export function createRealmsConsoleService({
       return action(connectionId, target, `External validator (${label}) removed.`);
     },
 
-    listPendingRequests: async ({ connectionId, realm }) => {
-      const client = pool.get(connectionId);
-      const found = new Map<string, AuthorizationRequest>();
-      const add = (raw: Record<string, unknown> | null) => {
-        if (!raw) return;
-        const request = toAuthorizationRequest(raw);
-        if (request.requestId) found.set(request.requestId, request);
-      };
-      if (realm) {
-        add(await client.next(realm));
-      } else {
-        add(await client.next());
-        const reply = await client.command({ command: 'get' });
-        const names = toRealmList(connectionId, reply.settings).realms.map((r) => r.name);
-        for (const name of names.slice(0, MAX_QUEUE_REALMS)) add(await client.next(name));
-      }
-      const requests = [...found.values()].sort(
-        (a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0) || a.requestId.localeCompare(b.requestId),
-      );
-      return { connectionId, realm: realm ?? null, requests };
-    },
+    listPendingRequests: ({ connectionId, realm, cursor, limit }) =>
+      pendingPage(pool.get(connectionId), connectionId, { realm, cursor, limit }),
 
     listActivity: async ({ connectionId, limit, origins }) => ({
       entries: activity.list({ connectionId, limit, origins }),

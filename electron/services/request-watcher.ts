@@ -1,11 +1,13 @@
 /**
- * Watches each connection's oldest pending authorization request (`AUTHORIZATION_NEXT` every
- * `intervalMs`) and reports changes, so a new request appears in the console without a reload.
+ * Watches each connection's oldest pending authorization request and how many are pending
+ * (`list_requests` of one entry, else `AUTHORIZATION_NEXT`, every `intervalMs`) and reports
+ * changes, so a new request appears in the console without a reload.
  * The protocol pushes nothing to managers (§7), hence the poll.
  */
 import type { PendingRequest } from '../../shared/console-api';
 import type { ManagerPool } from './manager-pool';
 import { toAuthorizationRequest } from './manager-pool';
+import { oldestPending } from './pending-requests';
 
 export interface RequestWatcherOptions {
   pool: ManagerPool;
@@ -50,8 +52,12 @@ export class RequestWatcher {
         this.options.connectionIds().map(async (connectionId) => {
           let pending: PendingRequest;
           try {
-            const raw = await this.options.pool.get(connectionId).next();
-            pending = { connectionId, request: raw ? toAuthorizationRequest(raw) : null };
+            const { request, total } = await oldestPending(this.options.pool.get(connectionId));
+            pending = {
+              connectionId,
+              request: request ? toAuthorizationRequest(request) : null,
+              total,
+            };
           } catch {
             return; // Down or refused: the overview says so; try again next round.
           }
@@ -66,4 +72,6 @@ export class RequestWatcher {
   }
 }
 
-const key = (pending: PendingRequest): string => pending.request?.requestId ?? '';
+// The count is part of the key: a second request behind the same oldest one is a change.
+const key = (pending: PendingRequest): string =>
+  `${pending.request?.requestId ?? ''}|${pending.total}`;

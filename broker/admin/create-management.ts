@@ -44,6 +44,8 @@ export interface ManagementDeps {
   reloadSettings?: () => unknown;
   /** Registry, queue ledger and subscription persistence for `remove_consumer`. */
   consumers?: Omit<ConsumerServices, 'realms'>;
+  /** The live sessions of a realm (`end_sessions`). */
+  sessions?: ManagementServices['sessions'];
   /** Every pending authorization request, oldest first (`list_requests`). */
   pendingRequests?: ManagementServices['pendingRequests'];
   /** The broker's DLQ replay (queue accounting included); default `dlqReplayer(deps)`. */
@@ -109,6 +111,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     renames: deps.renames,
     consumers: deps.consumers && { realms, ...deps.consumers },
     pendingRequests: deps.pendingRequests,
+    sessions: deps.sessions,
   };
   lifecycle.start();
   return services;

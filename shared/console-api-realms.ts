@@ -166,6 +166,14 @@ export const RealmsMethods = {
     input: z.object({ ...realmInput, kind: z.enum(['realmKey', 'managerKey']) }).strict(),
     output: RealmActionSchema,
   },
+  /**
+   * `end_sessions` (issue 22 item 7): ends every live session of the realm (socket.io and MQTT);
+   * clients that still hold a valid credential reconnect. The summary says how many ended.
+   */
+  endRealmSessions: {
+    input: z.object(realmInput).strict(),
+    output: RealmActionSchema,
+  },
   /** `remove_realm`; `confirmName` must repeat the realm's name (type-the-name confirmation). */
   removeRealm: {
     input: z.object({ ...realmInput, confirmName: z.string().max(256) }).strict(),

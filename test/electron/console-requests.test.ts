@@ -148,7 +148,7 @@ describe('console manager of the local broker', () => {
     const reply = (await before
       .timeout(5_000)
       .emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, asked)) as { request_id: string };
-    await local.service.restartLocalBroker();
+    await local.service.restartLocalBroker({});
     const url = `http://127.0.0.1:${local.supervisor.status().port}`;
     // Still pending after the restart (the console's broker keeps them in its auth store).
     await expect

@@ -71,6 +71,11 @@ export interface CommandSpec {
    * settings commands answer AUTH_MANAGEMENT_RESULT even when `ok` is false (§8.1 quirk).
    */
   readonly async: boolean;
+  /**
+   * A read a console polls (every second or so): its successful runs are logged at debug, so
+   * they do not drown the log; refusals and failures still at info or above.
+   */
+  readonly polled?: boolean;
   run(
     services: ManagementServices,
     body: CommandBody,
@@ -348,6 +353,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   list_requests: {
     privilege: 'A/R',
     async: true,
+    polled: true,
     // A realm manager key lists its own realm's requests only.
     run: (s, b, scope) =>
       listRequests(s, scope.kind === 'realm' ? { ...b, realm: scope.realm } : b),

@@ -109,7 +109,8 @@ function verified(
       },
     )
     .then((reply) => {
-      ctx.logger.info(
+      const level = spec.polled && reply.ok ? 'debug' : 'info';
+      ctx.logger[level](
         { ...log, ok: reply.ok, code: reply.ok ? 200 : reply.code },
         'management command',
       );

@@ -6,7 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import { SignedAction } from '../../../shared/admin-signature';
 import { ClientEvent } from '../../../shared/protocol-events';
-import { ADMIN_TOKEN, signedCall, useAuthBroker } from '../../helpers/auth-clients';
+import {
+  ADMIN_TOKEN,
+  signedCall,
+  startAuthBroker,
+  useAuthBroker,
+} from '../../helpers/auth-clients';
+import { captureLogs } from '../../support/log-capture';
 import type { Harness } from '../../helpers/broker-harness';
 
 const ALPHA_KEY = 'alpha-manager-key-51c0';
@@ -89,5 +95,29 @@ describe('list_requests', () => {
     // Without `realm`, or for another realm, the key does not verify.
     expect(await list(h, {}, ALPHA_KEY)).toMatchObject({ ok: false, code: 401 });
     expect(await list(h, { realm: 'beta' }, ALPHA_KEY)).toMatchObject({ ok: false, code: 401 });
+  });
+});
+
+describe('list_requests in the log', () => {
+  it('is logged at debug when it succeeds (consoles poll it), at info when refused', async () => {
+    const logs = captureLogs();
+    const h = await startAuthBroker(
+      { tokens: [{ token: ADMIN_TOKEN, realm: '*', role: 'admin' }] },
+      {},
+      { logger: logs.logger },
+    );
+    try {
+      await list(h);
+      await list(h, { limit: 0 });
+      const lines = logs.lines.filter(
+        (l) => l.msg === 'management command' && l.command === 'list_requests',
+      );
+      expect(lines.map((l) => [l.level, l.ok])).toEqual([
+        [20, true],
+        [30, false],
+      ]);
+    } finally {
+      await h.close();
+    }
   });
 });

@@ -20,6 +20,13 @@ export const DEFAULT_QUEUE_PAGE = 20;
 
 type Client = Pick<ManagerClient, 'command' | 'next'>;
 
+/**
+ * Clients whose broker refused `list_requests` as unknown: asked no more (the watcher polls every
+ * second, and each refusal is a warning in that broker's log). A new client (another address,
+ * a new credential) asks again.
+ */
+const withoutList = new WeakSet<Client>();
+
 /** Whether `error` is a broker's refusal of a command it does not know. */
 function unknownCommand(error: unknown): boolean {
   return (
@@ -49,6 +56,7 @@ export async function pendingPage(
 ): Promise<RequestQueue> {
   const { realm, cursor } = input;
   const limit = input.limit ?? DEFAULT_QUEUE_PAGE;
+  if (withoutList.has(client)) return oldestPerRealm(client, connectionId, realm);
   try {
     const reply = await client.command({
       command: 'list_requests',
@@ -69,6 +77,7 @@ export async function pendingPage(
     };
   } catch (error) {
     if (!unknownCommand(error)) throw error;
+    withoutList.add(client);
   }
   return oldestPerRealm(client, connectionId, realm);
 }
@@ -118,6 +127,10 @@ export async function oldestPending(
   client: Client,
   realm?: string,
 ): Promise<{ request: Record<string, unknown> | null; total: number }> {
+  if (withoutList.has(client)) {
+    const request = await client.next(realm);
+    return { request, total: request ? 1 : 0 };
+  }
   try {
     const reply = await client.command({
       command: 'list_requests',
@@ -130,6 +143,7 @@ export async function oldestPending(
     return { request, total: typeof reply.total === 'number' ? reply.total : request ? 1 : 0 };
   } catch (error) {
     if (!unknownCommand(error)) throw error;
+    withoutList.add(client);
   }
   const request = await client.next(realm);
   return { request, total: request ? 1 : 0 };

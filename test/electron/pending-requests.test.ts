@@ -78,6 +78,7 @@ describe('pending requests of a broker without list_requests', () => {
       fleet: { request_id: 'r-1', realm: 'fleet', created_at: '2026-01-01T00:00:00.000Z' },
       lab: { request_id: 'r-2', realm: 'lab', created_at: '2026-01-01T00:00:01.000Z' },
     };
+    let listAsked = 0;
     const http = createServer();
     const io = new Server(http);
     io.on('connection', (socket) => {
@@ -85,7 +86,10 @@ describe('pending requests of a broker without list_requests', () => {
         const { command } = (envelope as { body: { command: string } }).body;
         if (command === 'get') {
           ack({ ok: true, settings: { enabled: true, realms: { fleet: {}, lab: {} } } });
-        } else ack({ ok: false, code: 400, message: 'unknown management command' });
+        } else {
+          if (command === 'list_requests') listAsked++;
+          ack({ ok: false, code: 400, message: 'unknown management command' });
+        }
       });
       socket.on(SignedAction.AUTHORIZATION_NEXT, (envelope, ack) => {
         const realm = (envelope as { body: { realm?: string } }).body.realm ?? '';
@@ -105,5 +109,7 @@ describe('pending requests of a broker without list_requests', () => {
     });
     expect(page.requests.map((r) => r.requestId)).toEqual(['r-1', 'r-2']);
     expect(await oldestPending(client)).toMatchObject({ total: 1, request: { request_id: 'r-1' } });
+    // Refused once: not asked again by this client (each refusal is a warning in its log).
+    expect(listAsked).toBe(1);
   });
 });

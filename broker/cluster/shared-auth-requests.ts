@@ -316,11 +316,11 @@ export class SharedAuthRequests implements ClusterRequestBook {
     }
     if (msg.node_id !== this.deps.nodeId || msg.decided_by === this.deps.nodeId) return;
     const local = this.deps.local.pending(msg.request_id);
-    if (local) {
-      this.deps.local.decide(local, msg.approved, msg.role, msg.reason, msg.decided_at);
-    }
+    // A requester that came back here keeps its request local: the local copy has its socket.
+    const socketId = local?.socket_id ?? msg.socket_id;
+    if (local) this.deps.local.decide(local, msg.approved, msg.role, msg.reason, msg.decided_at);
     void this.deps.settingsAt(msg.approved ? msg.settings_rev : 0).then(() => {
-      notifyRequester(this.deps.socket(msg.socket_id), msg, msg.approved, msg.role, msg.reason);
+      notifyRequester(this.deps.socket(socketId), msg, msg.approved, msg.role, msg.reason);
     });
   }
 

@@ -128,6 +128,21 @@ describe('requests across nodes', () => {
     ).toMatchObject({ ok: false, code: 404 });
   });
 
+  it('a requester back on its own node hears a decision made on another node', async () => {
+    const { id, socket } = await requestOn(a);
+    socket.disconnect();
+    const back = await a.connect();
+    const resume = { client_token: 'agent-01-secret-token', request_id: id };
+    expect(
+      await back.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, resume),
+    ).toEqual({ ok: true, request_id: id, status: 'pending' });
+    const pushed = waitFor(back, ServerEvent.AUTHORIZATION_REJECTED);
+    expect(await decide(b, { request_id: id, approved: false, reason: 'no' })).toMatchObject({
+      ok: true,
+    });
+    expect(await pushed).toEqual({ request_id: id, reason: 'no' });
+  });
+
   it('rejection on C reaches the requester on A; a realm manager key may decide it', async () => {
     const { id, socket } = await requestOn(a);
     expect((await next(c, { realm: 'alpha' }, ALPHA_KEY)).request).toMatchObject({

@@ -6,6 +6,7 @@ import type { Server as HttpServer } from 'node:http';
 import type { Stats } from '../shared/http-api';
 import type { AuthState } from './auth/auth-state';
 import type { NonceStore } from './auth/nonce-store';
+import type { RequestStore } from './auth/request-store';
 import type { Settings } from './config/settings-schema';
 import type { BrokerHooks, EmbeddingApi } from './embedding/embedding-types';
 import type { Logger } from './logging/logger';
@@ -27,6 +28,12 @@ export interface BrokerOptions {
    * timestamped before the broker was created are refused.
    */
   nonces?: NonceStore;
+  /**
+   * Where authorization requests are kept between runs (issue 22 item 1); default the SQLite
+   * auth store when one is active, else none (requests then live as long as the process).
+   * Pass one `MemoryRequestStore` to successive brokers to keep them in memory.
+   */
+  requests?: RequestStore;
   /**
    * Settings file to load (created when missing), watch and persist runtime changes to
    * (`spec/protocol-admin.md` §12.3–§12.4). The settings argument is then the layer under it.

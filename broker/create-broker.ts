@@ -13,6 +13,7 @@ import type { Health, Stats } from '../shared/http-api';
 import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
 import { authorizationRequests, keepAdminToken } from './auth/auth-wiring';
 import { watchRevocations } from './auth/session-revocation';
+import { realmSessions } from './admin/realm-sessions';
 import { TokenValidator } from './auth/token-validator';
 import { createManagement } from './admin/create-management';
 import { clusterAdmin } from './cluster/cluster-admin-wiring';
@@ -260,6 +261,8 @@ export function createBroker(
     auth,
     (realm) => rateLimits.pendingRequestCaps(realm),
     cluster.nodeId,
+    options.requests ?? runtime.requestStore(),
+    logger,
   );
   // Shared admin state of a cluster (docs/cluster.md): nonces, settings, authorization requests.
   const nonces = options.nonces ?? runtime.nonces;
@@ -339,6 +342,17 @@ export function createBroker(
       reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,
       consumers: { ledger, persistence },
+      sessions: realmSessions({
+        auth,
+        sockets: () => io.of('/').sockets.values(),
+        // The listener is built below; sessions are only asked for once clients are served.
+        mqttClients: (realm) => mqtt.realmClients(realm),
+        logger,
+      }),
+      pendingRequests: async (realm) =>
+        admin.context.clusterRequests
+          ? admin.context.clusterRequests.pendingList(realm)
+          : authRequests.pendingList(realm),
     }),
     limits: rateLimits,
     remoteTickets,

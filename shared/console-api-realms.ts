@@ -102,14 +102,20 @@ const QueuedRequestSchema = z.object({
 });
 
 /**
- * The pending requests the protocol lets a manager see: `AUTHORIZATION_NEXT` returns only the
- * oldest pending request of a filter, so the queue holds the oldest one overall plus the oldest
- * of each configured realm, sorted by age (oldest first).
+ * One page of the pending requests, oldest first. `total` and `perRealm` count every pending
+ * request of the filter; `nextCursor` asks for the following page (null on the last one).
+ * `complete` is false on a broker without `list_requests` (docs/management.md): it shows only
+ * the oldest request of a filter (`AUTHORIZATION_NEXT`, §7.2), so the page holds the oldest one
+ * overall plus the oldest of each configured realm.
  */
 export const RequestQueueSchema = z.object({
   connectionId: z.string(),
   realm: z.string().nullable(),
   requests: z.array(QueuedRequestSchema),
+  total: z.number().int().nonnegative(),
+  perRealm: z.record(z.string(), z.number().int().nonnegative()),
+  nextCursor: z.string().nullable(),
+  complete: z.boolean(),
 });
 export type RequestQueue = z.infer<typeof RequestQueueSchema>;
 
@@ -158,6 +164,14 @@ export const RealmsMethods = {
   /** Clears the realm's pre-shared key (`set_realm_key`) or manager key (`set_realm_manager_key`). */
   clearRealmSecret: {
     input: z.object({ ...realmInput, kind: z.enum(['realmKey', 'managerKey']) }).strict(),
+    output: RealmActionSchema,
+  },
+  /**
+   * `end_sessions` (issue 22 item 7): ends every live session of the realm (socket.io and MQTT);
+   * clients that still hold a valid credential reconnect. The summary says how many ended.
+   */
+  endRealmSessions: {
+    input: z.object(realmInput).strict(),
     output: RealmActionSchema,
   },
   /** `remove_realm`; `confirmName` must repeat the realm's name (type-the-name confirmation). */
@@ -229,9 +243,19 @@ export const RealmsMethods = {
       .strict(),
     output: RealmActionSchema,
   },
-  /** The visible pending-request queue (see `RequestQueueSchema`), optionally of one realm. */
+  /**
+   * One page of the pending requests (see `RequestQueueSchema`), optionally of one realm;
+   * `cursor` is a page's `nextCursor`, `limit` the page size (default 20).
+   */
   listPendingRequests: {
-    input: z.object({ connectionId: ConnectionId, realm: RealmName.optional() }).strict(),
+    input: z
+      .object({
+        connectionId: ConnectionId,
+        realm: RealmName.optional(),
+        cursor: z.string().min(1).max(600).optional(),
+        limit: z.number().int().min(1).max(200).optional(),
+      })
+      .strict(),
     output: RequestQueueSchema,
   },
 } as const;

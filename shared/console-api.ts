@@ -90,6 +90,13 @@ export const TokenRole = z.enum(['producer', 'consumer', 'both', 'manager', 'adm
 export type TokenRole = z.infer<typeof TokenRole>;
 
 /**
+ * Roles an approval may grant: every token role but `admin`, which the broker refuses for an
+ * authorization request (`spec/protocol-admin.md` §7.5 hardening (d)).
+ */
+export const ApprovalRole = z.enum(['producer', 'consumer', 'both', 'manager']);
+export type ApprovalRole = z.infer<typeof ApprovalRole>;
+
+/**
  * A pending (or just decided) authorization request as the console shows it: the broker's public
  * request (§7.4) without `client_token_hash`. Times are epoch ms.
  */
@@ -108,10 +115,15 @@ export const AuthorizationRequestSchema = z.object({
 });
 export type AuthorizationRequest = z.infer<typeof AuthorizationRequestSchema>;
 
-/** The oldest pending request of a connection (§7.2), or null when the queue is empty. */
+/**
+ * The oldest pending request of a connection (§7.2), or null when the queue is empty, and how
+ * many are pending (`total`: every one on a Switchboard broker; 0 or 1 on a broker that only
+ * answers `AUTHORIZATION_NEXT`).
+ */
 export const PendingRequestSchema = z.object({
   connectionId: z.string(),
   request: AuthorizationRequestSchema.nullable(),
+  total: z.number().int().nonnegative(),
 });
 export type PendingRequest = z.infer<typeof PendingRequestSchema>;
 
@@ -182,7 +194,7 @@ export const ConsoleMethods = {
         connectionId: ConnectionId,
         requestId: z.string().min(1).max(256),
         approved: z.boolean(),
-        role: TokenRole.optional(),
+        role: ApprovalRole.optional(),
         reason: z.string().max(1_000).optional(),
       })
       .strict(),

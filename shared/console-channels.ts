@@ -28,6 +28,7 @@ export const CONSOLE_METHOD_NAMES = [
   'setRealmFlag',
   'clearRealmSecret',
   'removeRealm',
+  'endRealmSessions',
   'revealGeneratedSecret',
   'listTokens',
   'revokeToken',

@@ -44,6 +44,10 @@ export interface ManagementDeps {
   reloadSettings?: () => unknown;
   /** Registry, queue ledger and subscription persistence for `remove_consumer`. */
   consumers?: Omit<ConsumerServices, 'realms'>;
+  /** The live sessions of a realm (`end_sessions`). */
+  sessions?: ManagementServices['sessions'];
+  /** Every pending authorization request, oldest first (`list_requests`). */
+  pendingRequests?: ManagementServices['pendingRequests'];
   /** The broker's DLQ replay (queue accounting included); default `dlqReplayer(deps)`. */
   replayDlq?: (msgId: string, realm?: string) => Promise<StoredEntry | null>;
 }
@@ -106,6 +110,8 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     realmData: deps.realmData,
     renames: deps.renames,
     consumers: deps.consumers && { realms, ...deps.consumers },
+    pendingRequests: deps.pendingRequests,
+    sessions: deps.sessions,
   };
   lifecycle.start();
   return services;

@@ -10,11 +10,13 @@ import { SwitchboardError } from '../../shared/error-catalogue';
 import type { AuthState } from '../auth/auth-state';
 import type { AuthConfig } from '../auth/auth-schema';
 import type { Logger } from '../logging/logger';
-import { CommandError, type CommandBody, type ManagerScope } from './command-types';
+import { CommandError, realmParam, type CommandBody, type ManagerScope } from './command-types';
 import { removeConsumer, type ConsumerServices } from './consumer-commands';
 import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
+import { listRequests, type RequestServices } from './request-commands';
+import type { RealmSessions } from './realm-sessions';
 import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
 import * as realmCommands from './realm-commands';
 import type { RealmDataMover } from './realm-data-move';
@@ -24,7 +26,7 @@ import type { AdminStats } from './stats-command';
 import * as tokenCommands from './token-commands';
 
 /** What the commands act on; wired once by the broker's composition root. */
-export interface ManagementServices extends DlqServices {
+export interface ManagementServices extends DlqServices, RequestServices {
   readonly auth: AuthState;
   readonly lifecycle: RealmLifecycle;
   readonly logger: Logger;
@@ -43,6 +45,8 @@ export interface ManagementServices extends DlqServices {
   realmData?: RealmDataMover;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
   reloadSettings?: () => unknown;
+  /** The live sessions of a realm (`end_sessions`, `ended_sessions` of key changes). */
+  sessions?: RealmSessions;
   /** Tells the other nodes of a cluster about a rename (cluster/realm-renames.ts); absent alone. */
   renames?: RealmRenameNotices;
   now?: () => number;
@@ -89,6 +93,8 @@ export const REALM_SCOPABLE = new Set([
   'set_realm_acceptance',
   'set_realm_e2ee',
   'set_realm_tokenless_consumers',
+  'list_requests',
+  'end_sessions',
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
@@ -193,6 +199,27 @@ function settingsCommand(
   };
 }
 
+/**
+ * A settings command that changes a realm's secret: the reply adds `ended_sessions`, the live
+ * sessions of that realm whose credential the change ended (issue 22 item 7).
+ */
+function secretCommand(
+  privilege: 'A' | 'A/R',
+  fn: (draft: AuthConfig, body: CommandBody) => void,
+): CommandSpec {
+  const inner = settingsCommand(privilege, (d, b) => fn(d, b));
+  return {
+    ...inner,
+    run(services, body, scope) {
+      const reply = inner.run(services, body, scope) as Result;
+      const realm = typeof body.realm === 'string' ? body.realm : '';
+      return services.sessions && realm
+        ? { ...reply, ended_sessions: services.sessions.stale(realm) }
+        : reply;
+    },
+  };
+}
+
 export const COMMANDS: Record<string, CommandSpec> = {
   get: {
     privilege: 'A',
@@ -279,12 +306,23 @@ export const COMMANDS: Record<string, CommandSpec> = {
   set_realm_auth: settingsCommand('A', (d, b) => {
     realmCommands.setRealmAuth(d, b);
   }),
-  set_realm_manager_key: settingsCommand('A', (d, b) => {
+  set_realm_manager_key: secretCommand('A', (d, b) => {
     realmCommands.setRealmManagerKey(d, b);
   }),
-  set_realm_key: settingsCommand('A/R', (d, b) => {
+  set_realm_key: secretCommand('A/R', (d, b) => {
     realmCommands.setRealmKey(d, b);
   }),
+  end_sessions: {
+    privilege: 'A/R',
+    async: false,
+    run(services, body, scope) {
+      if (!services.sessions) throw new CommandError(501, 'end_sessions is not available');
+      const realm = scope.kind === 'realm' ? scope.realm : realmParam(body);
+      const ended = services.sessions.endAll(realm);
+      services.logger.info({ realm, ended_sessions: ended }, 'realm sessions ended');
+      return { ok: true, realm, ended_sessions: ended };
+    },
+  },
   set_realm_acceptance: settingsCommand('A/R', (d, b) => {
     realmCommands.setRealmAcceptance(d, b);
   }),
@@ -318,6 +356,14 @@ export const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   dlq_list: { privilege: 'A', async: true, readOnly: true, run: (s, b) => dlqList(s, b) },
+  list_requests: {
+    privilege: 'A/R',
+    async: true,
+    readOnly: true,
+    // A realm manager key lists its own realm's requests only.
+    run: (s, b, scope) =>
+      listRequests(s, scope.kind === 'realm' ? { ...b, realm: scope.realm } : b),
+  },
   dlq_replay: { privilege: 'A', async: true, run: (s, b) => dlqReplay(s, b) },
   dlq_discard: { privilege: 'A', async: true, run: (s, b) => dlqDiscard(s, b) },
 };

@@ -12,6 +12,7 @@ import {
   DEFAULT_REQUEST_TTL_MS,
   type RequestLimits,
 } from './authorization-requests';
+import type { RequestStore } from './request-store';
 
 /**
  * Runs the §5 bootstrap now and again after every change that did not come from it (deferred
@@ -40,12 +41,18 @@ export function authorizationRequests(
   auth: AuthState,
   maxPending: RequestLimits['maxPending'],
   nodeId: string | null,
+  store?: RequestStore | null,
+  logger?: Logger,
 ): AuthorizationRequests {
-  return new AuthorizationRequests({
-    maxPending,
-    // The realm TTL grammar (§9.1, with `d`), the one the settings schema checks it against.
-    ttlMs: () => parseRealmTtlMs(auth.config.request_ttl) ?? DEFAULT_REQUEST_TTL_MS,
-    tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
-    nodeId,
-  });
+  return new AuthorizationRequests(
+    {
+      maxPending,
+      // The realm TTL grammar (§9.1, with `d`), the one the settings schema checks it against.
+      ttlMs: () => parseRealmTtlMs(auth.config.request_ttl) ?? DEFAULT_REQUEST_TTL_MS,
+      tokenExists: (hash) => auth.tokenByHash(hash) !== undefined,
+      nodeId,
+    },
+    store ?? undefined,
+    (err) => logger?.error({ err: err.message }, 'authorization request not persisted'),
+  );
 }

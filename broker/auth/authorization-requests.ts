@@ -14,107 +14,46 @@
  * client is found through an index instead of a scan, and pending requests are capped broker-wide,
  * per realm and per client IP, with defaults that apply without a `limits` block. Pending counts
  * are kept as numbers, so a submit costs O(1); expired entries are pruned at most once a second.
+ *
+ * Across restarts (issue 22 item 1; docs/management.md "Requests across a restart"): with a
+ * `RequestStore` every change is written through and the live entries are loaded at start, so
+ * pending requests survive a restart with their expiry, and a requester that comes back with
+ * its `request_id` and `client_token` (`resume`) is re-attached or told the decision.
  */
 import { randomBytes } from 'node:crypto';
 import { Protocol } from '../../shared/protocol-events';
 import { RealmName, ROLES } from './auth-schema';
 import { tokenHash } from './auth-state';
+import type { RequestStore } from './request-store';
+import {
+  PRUNE_INTERVAL_MS,
+  RequestFailure,
+  MAX_CHALLENGE_LENGTH,
+  MAX_REQUEST_FIELD_LENGTH,
+  type AuthorizationRequest,
+  type PendingCap,
+  type PendingCaps,
+  type RequestLimits,
+  type SubmitResult,
+} from './authorization-request-types';
 
-/** Default lifetime of a pending request (ms): 24 h. */
-export const DEFAULT_REQUEST_TTL_MS = 24 * 60 * 60 * 1000;
-/** Longest `realm`, `client_id`, `client_name`, `client_token` accepted (UTF-16 code units). */
-export const MAX_REQUEST_FIELD_LENGTH = 256;
-/** Largest `challenge_response`, as JSON text (UTF-16 code units). */
-export const MAX_CHALLENGE_LENGTH = 4096;
-
-export type RequestStatus = 'pending' | 'approved' | 'rejected' | 'superseded';
-
-export interface AuthorizationRequest {
-  request_id: string;
-  status: RequestStatus;
-  realm: string;
-  role: string;
-  client_id: string;
-  client_name: string;
-  /** Raw token the client will use once approved; never leaves the broker (§7.4). */
-  client_token: string;
-  client_token_hash: string;
-  challenge_response: unknown;
-  created_at: string;
-  decided_at: string | null;
-  decision_reason: string | null;
-  superseded_at?: string;
-  socket_id: string;
-  node_id: string | null;
-  /** Client IP of the requester (per-IP pending cap); local only, never shared or shown. */
-  ip?: string;
-  /** Epoch ms after which the request is dropped (pending: expiry; others: pruning). */
-  expiresAt: number;
-}
-
-/** The public request of §7.4. */
-export type PublicRequest = Omit<
+export {
+  DEFAULT_REQUEST_TTL_MS,
+  MAX_CHALLENGE_LENGTH,
+  MAX_REQUEST_FIELD_LENGTH,
+  PRUNE_INTERVAL_MS,
+  RequestFailure,
+  publicRequest,
+} from './authorization-request-types';
+export type {
   AuthorizationRequest,
-  'client_token' | 'socket_id' | 'node_id' | 'expiresAt' | 'superseded_at' | 'ip'
->;
-
-/** Which pending cap refused a request (the `tyo_mq_rate_limited_total` reason). */
-export type PendingCap =
-  | 'max_pending_authorization_requests'
-  | 'max_pending_authorization_requests_per_realm'
-  | 'max_pending_authorization_requests_per_ip';
-
-export type SubmitResult =
-  | { ok: true; request: AuthorizationRequest }
-  | { ok: false; code: 400 | 403 | 409; message: string }
-  | { ok: false; code: 429; message: string; cap: PendingCap };
-
-/** Exact messages of §7.1 / §7.3, plus ours for the hardening refusals. */
-export const RequestFailure = {
-  FIELDS: 'Authorization request requires realm, client_id, client_token, and client_name',
-  BAD_JSON: 'Invalid authorization request JSON',
-  TOO_MANY: 'Too many pending authorization requests — try again later',
-  NOT_FOUND: 'Pending authorization request not found',
-} as const;
-
-export function publicRequest(r: AuthorizationRequest): PublicRequest {
-  return {
-    request_id: r.request_id,
-    status: r.status,
-    realm: r.realm,
-    role: r.role,
-    client_id: r.client_id,
-    client_name: r.client_name,
-    client_token_hash: r.client_token_hash,
-    challenge_response: r.challenge_response,
-    created_at: r.created_at,
-    decided_at: r.decided_at,
-    decision_reason: r.decision_reason,
-  };
-}
-
-/** The pending caps in force (read at each submit, so hot reloads apply); undefined = none. */
-export interface PendingCaps {
-  total: number | undefined;
-  perRealm: number | undefined;
-  perIp: number | undefined;
-}
-
-/** How often (ms) at most expired requests are pruned. */
-export const PRUNE_INTERVAL_MS = 1_000;
-
-export interface RequestLimits {
-  /**
-   * Pending requests allowed at once: a number (broker-wide only, the §11.3 key), or the three
-   * caps for `realm`; undefined = unlimited.
-   */
-  maxPending: (realm: string) => number | PendingCaps | undefined;
-  /** Lifetime of a pending request (ms). */
-  ttlMs: () => number;
-  /** Whether a token string is already configured (by its SHA-256 hex). */
-  tokenExists: (hash: string) => boolean;
-  nodeId?: string | null;
-}
+  PendingCap,
+  PendingCaps,
+  PublicRequest,
+  RequestLimits,
+  RequestStatus,
+  SubmitResult,
+} from './authorization-request-types';
 
 export class AuthorizationRequests {
   /** Every request by id, in insertion order (the order `next` scans). */
@@ -128,7 +67,35 @@ export class AuthorizationRequests {
   private readonly pendingPerIp = new Map<string, number>();
   private lastPrune = -Infinity;
 
-  constructor(private readonly limits: RequestLimits) {}
+  /**
+   * @param store written through on every change and read once here (live entries only);
+   *   its write errors go to `onStoreError` and never refuse a request.
+   */
+  constructor(
+    private readonly limits: RequestLimits,
+    private readonly store?: RequestStore,
+    private readonly onStoreError?: (err: Error) => void,
+  ) {
+    const now = Date.now();
+    for (const r of this.write(() => store?.load(now)) ?? []) {
+      if (r.status === 'superseded' || r.expiresAt <= now) continue;
+      this.byId.set(r.request_id, r);
+      if (r.status === 'pending') {
+        this.pendingByClient.set(`${r.realm.length}:${r.realm}${r.client_id}`, r);
+        this.count(r, 1);
+      }
+    }
+  }
+
+  /** Runs a store operation; errors are reported, never thrown. */
+  private write<T>(op: () => T): T | undefined {
+    try {
+      return op();
+    } catch (err) {
+      this.onStoreError?.(err as Error);
+      return undefined;
+    }
+  }
 
   /**
    * Validates and stores a request (§7.1); supersedes (and deletes) the pending one of the same
@@ -196,6 +163,7 @@ export class AuthorizationRequests {
       previous.status = 'superseded';
       previous.superseded_at = createdAt;
       this.forget(previous);
+      this.write(() => this.store?.remove(previous.request_id));
     }
     const request: AuthorizationRequest = {
       request_id: `authreq-${now.toString(36)}-${randomBytes(6).toString('hex')}`,
@@ -218,6 +186,7 @@ export class AuthorizationRequests {
     this.byId.set(request.request_id, request);
     this.pendingByClient.set(clientKey, request);
     this.count(request, 1);
+    this.write(() => this.store?.put(request));
     return { ok: true, request };
   }
 
@@ -275,7 +244,7 @@ export class AuthorizationRequests {
     if (this.pendingByClient.get(clientKey) === r) this.pendingByClient.delete(clientKey);
   }
 
-  /** Removes `r` from every table. */
+  /** Removes `r` from every table (the store: by the callers that drop it for good). */
   private forget(r: AuthorizationRequest): void {
     this.settle(r);
     this.byId.delete(r.request_id);
@@ -289,6 +258,17 @@ export class AuthorizationRequests {
         return r;
     }
     return null;
+  }
+
+  /** Every live pending request, in `realm` when given, in insertion (= age) order. */
+  pendingList(realm: string | undefined, now: number = Date.now()): AuthorizationRequest[] {
+    this.pruneIfDue(now);
+    const out: AuthorizationRequest[] = [];
+    for (const r of this.byId.values()) {
+      if (r.status === 'pending' && r.expiresAt > now && (realm === undefined || r.realm === realm))
+        out.push(r);
+    }
+    return out;
   }
 
   /** The request `id` if it is still pending (superseded ones are not addressable). */
@@ -313,6 +293,31 @@ export class AuthorizationRequests {
     request.decision_reason = reason;
     request.expiresAt = now + this.limits.ttlMs();
     this.settle(request);
+    if (this.byId.get(request.request_id) === request) this.write(() => this.store?.put(request));
+  }
+
+  /**
+   * A requester coming back (issue 22 item 1): the request `id` — pending or decided, not
+   * expired — when `clientToken` is the one it was made with, else null (unknown, expired,
+   * superseded, or another token: indistinguishable to the caller). A pending request is
+   * re-attached to `socketId`, so the decision is pushed to the new connection.
+   */
+  resume(
+    id: unknown,
+    clientToken: unknown,
+    socketId: string,
+    now: number = Date.now(),
+  ): AuthorizationRequest | null {
+    this.pruneIfDue(now);
+    if (typeof id !== 'string' || typeof clientToken !== 'string') return null;
+    const r = this.byId.get(id);
+    if (!r || r.expiresAt <= now || r.status === 'superseded') return null;
+    if (tokenHash(clientToken) !== r.client_token_hash) return null;
+    if (r.status === 'pending' && r.socket_id !== socketId) {
+      r.socket_id = socketId;
+      this.write(() => this.store?.put(r));
+    }
+    return r;
   }
 
   /** Pending requests held now (expired ones until the next prune). */
@@ -333,8 +338,10 @@ export class AuthorizationRequests {
   prune(now: number = Date.now()): void {
     this.lastPrune = now;
     for (const r of this.byId.values()) {
-      if (r.expiresAt <= now) this.forget(r);
-      else if (r.status !== 'pending') this.settle(r);
+      if (r.expiresAt <= now) {
+        this.forget(r);
+        this.write(() => this.store?.remove(r.request_id));
+      } else if (r.status !== 'pending') this.settle(r);
     }
   }
 
@@ -345,6 +352,7 @@ export class AuthorizationRequests {
       if (r.realm !== realm) continue;
       if (r.status === 'pending') pending++;
       this.forget(r);
+      this.write(() => this.store?.remove(r.request_id));
     }
     return pending;
   }

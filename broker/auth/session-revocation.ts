@@ -30,7 +30,9 @@ export type SessionEnd =
   | 'realm removed'
   | 'token expired'
   | 'credentials changed'
-  | 'token-less consumers no longer allowed';
+  | 'token-less consumers no longer allowed'
+  /** `end_sessions` (issue 22 item 7): the client may come back with a credential that holds. */
+  | 'ended by a manager';
 
 /** The `AUTH_FAIL` message a client gets when its session is ended (none for `auth enabled`). */
 export function sessionEndMessage(reason: SessionEnd, realm: string): string | null {
@@ -47,12 +49,17 @@ export function sessionEndMessage(reason: SessionEnd, realm: string): string | n
       return 'Credentials changed; authenticate again';
     case 'token-less consumers no longer allowed':
       return `Realm '${realm}' now requires a token or a valid pre-shared key for consumers`;
+    case 'ended by a manager':
+      return 'Session ended by a manager; authenticate again';
   }
 }
 
 /** Whether a session ended for `reason` may come back (it reconnects and authenticates). */
 export const mayReconnect = (reason: SessionEnd): boolean =>
-  reason === 'auth enabled' || reason === 'token expired' || reason === 'credentials changed';
+  reason === 'auth enabled' ||
+  reason === 'token expired' ||
+  reason === 'credentials changed' ||
+  reason === 'ended by a manager';
 
 /** Tells `socket`'s client why, then ends its session as `reason` calls for. */
 export function endSocketSession(socket: BrokerSocket, reason: SessionEnd, logger: Logger): void {

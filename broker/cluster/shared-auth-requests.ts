@@ -36,6 +36,8 @@ export interface ClusterRequestBook {
   add(request: AuthorizationRequest): Promise<void>;
   /** Oldest pending request of the cluster (by `created_at`), in `realm` when given. */
   next(realm: string | undefined): Promise<AuthorizationRequest | null>;
+  /** Every pending request of the cluster, oldest first (`created_at`), in `realm` if given. */
+  pendingList(realm: string | undefined): Promise<AuthorizationRequest[]>;
   /** The request `id` if pending anywhere in the cluster (a copy; superseded ones: null). */
   pending(id: unknown): Promise<AuthorizationRequest | null>;
   /**
@@ -49,6 +51,12 @@ export interface ClusterRequestBook {
     reason: string | null,
     decidedAt: number,
   ): Promise<boolean>;
+  /**
+   * A returning requester (issue 22 item 1): request `id` of the cluster when `hash` is its
+   * `client_token_hash` and it is pending or decided; a pending one is re-attached to
+   * `socketId` on this node. Null otherwise, or while Redis is down.
+   */
+  resume(id: string, hash: string, socketId: string): Promise<AuthorizationRequest | null>;
   /** Tells the node holding the requester's socket. Never rejects. */
   announce(
     request: AuthorizationRequest,
@@ -188,7 +196,11 @@ export class SharedAuthRequests implements ClusterRequestBook {
   }
 
   async next(realm: string | undefined): Promise<AuthorizationRequest | null> {
-    const local = this.deps.local.next(realm);
+    return (await this.pendingList(realm))[0] ?? null;
+  }
+
+  async pendingList(realm: string | undefined): Promise<AuthorizationRequest[]> {
+    const local = this.deps.local.pendingList(realm);
     let list: AuthorizationRequest[];
     try {
       list = await this.read();
@@ -198,8 +210,9 @@ export class SharedAuthRequests implements ClusterRequestBook {
     const candidates = list.filter(
       (r) => r.status === 'pending' && (realm === undefined || r.realm === realm),
     );
-    if (local && !list.some((r) => r.request_id === local.request_id)) candidates.push(local);
-    return candidates.sort(byAge)[0] ?? null;
+    // This node's requests not yet in the document (made while Redis was down).
+    for (const r of local) if (!list.some((s) => s.request_id === r.request_id)) candidates.push(r);
+    return candidates.sort(byAge);
   }
 
   async pending(id: unknown): Promise<AuthorizationRequest | null> {
@@ -243,6 +256,18 @@ export class SharedAuthRequests implements ClusterRequestBook {
       if (mine) apply(request);
       return mine;
     }
+  }
+
+  async resume(id: string, hash: string, socketId: string): Promise<AuthorizationRequest | null> {
+    return this.mutate((list) => {
+      const r = list.find((s) => s.request_id === id);
+      if (!r || r.status === 'superseded' || r.client_token_hash !== hash) return null;
+      if (r.status === 'pending') {
+        r.socket_id = socketId;
+        r.node_id = this.deps.nodeId;
+      }
+      return { ...r };
+    }).catch(() => null);
   }
 
   async announce(
@@ -291,11 +316,11 @@ export class SharedAuthRequests implements ClusterRequestBook {
     }
     if (msg.node_id !== this.deps.nodeId || msg.decided_by === this.deps.nodeId) return;
     const local = this.deps.local.pending(msg.request_id);
-    if (local) {
-      this.deps.local.decide(local, msg.approved, msg.role, msg.reason, msg.decided_at);
-    }
+    // A requester that came back here keeps its request local: the local copy has its socket.
+    const socketId = local?.socket_id ?? msg.socket_id;
+    if (local) this.deps.local.decide(local, msg.approved, msg.role, msg.reason, msg.decided_at);
     void this.deps.settingsAt(msg.approved ? msg.settings_rev : 0).then(() => {
-      notifyRequester(this.deps.socket(msg.socket_id), msg, msg.approved, msg.role, msg.reason);
+      notifyRequester(this.deps.socket(socketId), msg, msg.approved, msg.role, msg.reason);
     });
   }
 

@@ -17,6 +17,7 @@ import { SwitchboardError } from '../../shared/error-catalogue';
 import { describeAuthIssues, parseAuthConfig, type AuthConfig } from '../auth/auth-schema';
 import { AuthState } from '../auth/auth-state';
 import { MemoryNonceStore, type NonceStore } from '../auth/nonce-store';
+import type { RequestStore } from '../auth/request-store';
 import { authStoreFile, type AuthStoreSetting } from '../auth/store/auth-store-config';
 import { mergeStoreWins, SqliteAuthStore } from '../auth/store/sqlite-auth-store';
 import { localPart, sharedPart, type SharedSettingsPort } from '../cluster/settings-document';
@@ -52,6 +53,8 @@ export interface SettingsRuntime {
   readonly nonces: NonceStore;
   /** The active auth store's file, or null. */
   authStoreFile(): string | null;
+  /** The active auth store's authorization requests (issue 22 item 1), or null. */
+  requestStore(): RequestStore | null;
   /** The cluster's access to the shared settings document (docs/cluster.md). */
   readonly shared: SharedSettingsPort;
   /**
@@ -267,6 +270,7 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
       live: (now) => (store?.nonces ?? memoryNonces).live(now),
     },
     authStoreFile: () => store?.filename ?? null,
+    requestStore: () => store?.requests ?? null,
     reload,
     async backupAuthStore(dest) {
       if (!store) return false;

@@ -8,6 +8,13 @@
  * an existing token). Approved tokens go through `AuthState.update(…, 'approval')`, which the
  * persistence layer (settings file, auth store) listens to. Raw tokens are never logged.
  *
+ * A requester that comes back (a new connection, a broker restart) sends `AUTHORIZATION_REQUEST`
+ * with its `request_id` and the same `client_token` (issue 22 item 1; docs/management.md
+ * "Requests across a restart"): the reply's `status` says `pending` (the request now follows the
+ * new connection), `approved` (with `realm`, `role`) or `rejected` (with `reason`), and a decided
+ * one is also pushed as `AUTHORIZATION_APPROVED`/`REJECTED`; unknown, expired or another token →
+ * 404 through `AUTHORIZATION_REQUEST_FAIL`. Without `request_id` nothing changes.
+ *
  * Clustered (`ctx.clusterRequests`, §15; docs/cluster.md): requests are shared through Redis,
  * NEXT sees every node's, DECIDE claims the decision there first, and a requester on another
  * node is told by its own node. Proof nonces are claimed cluster-wide (`verifyProof`, §6.4).
@@ -20,7 +27,12 @@ import {
   type ServerEventName,
 } from '../../shared/protocol-events';
 import { ROLES } from '../auth/auth-schema';
-import { publicRequest, RequestFailure } from '../auth/authorization-requests';
+import { tokenHash } from '../auth/auth-state';
+import {
+  publicRequest,
+  RequestFailure,
+  type AuthorizationRequest,
+} from '../auth/authorization-requests';
 import { signedSize, verifyProof } from '../auth/proof-verifier';
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
@@ -40,7 +52,8 @@ function reply(socket: BrokerSocket, ack: Ack, event: ServerEventName, payload: 
 export function replyRequest(
   socket: BrokerSocket,
   ack: Ack,
-  payload: AdminFailure | { ok: true; request_id: string; status: string },
+  payload:
+    AdminFailure | ({ ok: true; request_id: string; status: string } & Record<string, unknown>),
 ): void {
   ack?.(payload);
   (socket.emit as (e: string, p: unknown) => void)(
@@ -65,6 +78,8 @@ async function submit(
   payload: unknown,
   ack: Ack,
 ): Promise<void> {
+  const resumed = (payload as { request_id?: unknown } | null)?.request_id;
+  if (resumed !== undefined) return resume(ctx, socket, payload as Record<string, unknown>, ack);
   const result = ctx.authRequests.submit(
     payload,
     socket.id,
@@ -93,6 +108,39 @@ async function submit(
     'authorization request received',
   );
   replyRequest(socket, ack, { ok: true, request_id: r.request_id, status: 'pending' });
+}
+
+/** A requester back with its `request_id` (see the header). */
+async function resume(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  payload: Record<string, unknown>,
+  ack: Ack,
+): Promise<void> {
+  const { request_id: id, client_token: token } = payload;
+  let found: AuthorizationRequest | null = ctx.authRequests.resume(id, token, socket.id);
+  if (!found && ctx.clusterRequests && typeof id === 'string' && typeof token === 'string') {
+    found = await ctx.clusterRequests.resume(id, tokenHash(token), socket.id);
+  }
+  if (!found) {
+    ctx.logger.warn({ socket: socket.id }, 'authorization request to resume not found');
+    return replyRequest(socket, ack, failure(404, RequestFailure.NOT_RESUMABLE));
+  }
+  const { request_id, status, realm, role, decision_reason: reason } = found;
+  ctx.logger.info(
+    { socket: socket.id, request_id, realm, status },
+    'authorization request resumed',
+  );
+  if (status === 'pending') return replyRequest(socket, ack, { ok: true, request_id, status });
+  const approved = status === 'approved';
+  replyRequest(socket, ack, {
+    ok: true,
+    request_id,
+    status,
+    realm,
+    ...(approved ? { role } : { reason }),
+  });
+  notifyRequester(socket, found, approved, role, reason);
 }
 
 const bodyOf = (payload: unknown): Record<string, unknown> => {
@@ -207,14 +255,10 @@ async function decide(
     { request_id: request.request_id, realm: request.realm, role, approved: body.approved },
     'authorization request decided',
   );
-  if (local || !shared) {
-    notifyRequester(
-      socket.nsp.sockets.get(request.socket_id),
-      request,
-      body.approved,
-      role,
-      reason,
-    );
+  // Clustered, the requester may have come back on this node (`resume`) without a local copy.
+  const requester = socket.nsp.sockets.get(request.socket_id);
+  if (local || !shared || requester) {
+    notifyRequester(requester, request, body.approved, role, reason);
   } else {
     // The requester is on another node: it hears it through `<prefix>:authreq:decided`.
     void shared.announce(request, body.approved, role, reason);

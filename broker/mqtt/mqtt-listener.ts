@@ -15,6 +15,7 @@ import { createWebSocketStream, WebSocketServer } from 'ws';
 import { PortInUseError } from '../../shared/port-in-use-error';
 import type { ClientMqtt } from '../../shared/http-api';
 import type { AuthState } from '../auth/auth-state';
+import type { SessionCredential } from '../auth/session-credential';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { MqttStateStore } from '../storage/mqtt-state';
@@ -110,6 +111,15 @@ export class MqttListener {
   realmCounts(): Map<string, number> {
     const out = new Map<string, number>();
     for (const [realm, set] of this.clientsByRealm) if (set.size > 0) out.set(realm, set.size);
+    return out;
+  }
+
+  /** The MQTT clients of `realm` connected now, with their credentials (`end_sessions`). */
+  realmClients(realm: string): Array<{ client: Client; credential: SessionCredential | null }> {
+    const out: Array<{ client: Client; credential: SessionCredential | null }> = [];
+    for (const client of this.clientsByRealm.get(realm) ?? []) {
+      out.push({ client, credential: this.auth.identity(client)?.credential ?? null });
+    }
     return out;
   }
 

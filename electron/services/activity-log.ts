@@ -105,7 +105,13 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
 export const IDEMPOTENT_DELETES = new Set(['remove_realm', 'revoke_token', 'remove_consumer']);
 
 /** Reads, not decisions: not recorded (the request watcher alone sends one NEXT a second). */
-export const UNAUDITED_ACTIONS = new Set(['get', 'stats', 'dlq_list', 'AUTHORIZATION_NEXT']);
+export const UNAUDITED_ACTIONS = new Set([
+  'get',
+  'stats',
+  'dlq_list',
+  'list_requests',
+  'AUTHORIZATION_NEXT',
+]);
 
 type ParamValue = string | number | boolean | null;
 

@@ -13,6 +13,7 @@ import { createOperationsService } from './operations-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { toAuthorizationRequest, toRealmList } from './manager-pool';
+import { oldestPending } from './pending-requests';
 import { ActivityLog, AuditedManagerPool } from './activity-log';
 import { createRealmsConsoleService } from './realms-console-service';
 import { createLocalBrokerConsoleService } from './local-broker-console-service';
@@ -116,8 +117,8 @@ export function createConsoleService({
     getLocalBroker: async () => supervisor.status(),
     restartLocalBroker: () => supervisor.restart(),
     nextRequest: async ({ connectionId, realm }) => {
-      const raw = await pool.get(connectionId).next(realm);
-      return { connectionId, request: raw ? toAuthorizationRequest(raw) : null };
+      const { request, total } = await oldestPending(pool.get(connectionId), realm);
+      return { connectionId, request: request ? toAuthorizationRequest(request) : null, total };
     },
     decideRequest: async ({ connectionId, requestId, approved, role, reason }) => {
       const raw = await pool.get(connectionId).decide(requestId, approved, role, reason);

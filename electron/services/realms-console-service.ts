@@ -7,15 +7,13 @@
  * broker inside a signed command and returned once; nothing here keeps, logs or audits them.
  */
 import { randomBytes } from 'node:crypto';
-import type { AuthorizationRequest, ConsoleService } from '../../shared/console-api';
+import type { ConsoleService } from '../../shared/console-api';
 import type { RealmAction } from '../../shared/console-api-realms';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type { ActivityLog } from './activity-log';
-import { toAuthorizationRequest, toRealmList, type ManagerPool } from './manager-pool';
+import { toRealmList, type ManagerPool } from './manager-pool';
+import { pendingPage } from './pending-requests';
 import { toTokenList } from './token-list';
-
-/** Most realms asked for their oldest pending request when building the queue. */
-const MAX_QUEUE_REALMS = 50;
 
 type RealmsServiceMethods = Pick<
   ConsoleService,
@@ -24,6 +22,7 @@ type RealmsServiceMethods = Pick<
   | 'setRealmFlag'
   | 'clearRealmSecret'
   | 'removeRealm'
+  | 'endRealmSessions'
   | 'revealGeneratedSecret'
   | 'listTokens'
   | 'revokeToken'
@@ -46,6 +45,16 @@ const action = (connectionId: string, target: string, summary: string): RealmAct
 });
 
 const count = (value: unknown): number => (typeof value === 'number' ? value : 0);
+
+/**
+ * What a key change did to live sessions, from the reply's `ended_sessions` (issue 22 item 7;
+ * absent from brokers that do not report it).
+ */
+function endedText(reply: Record<string, unknown>, what: string): string {
+  const n = reply.ended_sessions;
+  if (typeof n !== 'number' || n <= 0) return '';
+  return ` ${n} session${n === 1 ? '' : 's'} that used the old ${what} ${n === 1 ? 'was' : 'were'} ended (${n === 1 ? 'it' : 'they'} must reconnect with the new one).`;
+}
 
 /** A fresh secret: 32 random bytes as lowercase hex (the §5 / §17.1 shape). */
 export function generateSecretValue(): string {
@@ -163,11 +172,29 @@ export function createRealmsConsoleService({
     },
 
     clearRealmSecret: async ({ connectionId, realm, kind }) => {
-      if (kind === 'realmKey')
-        await send(connectionId, { command: 'set_realm_key', realm, key: null });
-      else await send(connectionId, { command: 'set_realm_manager_key', realm, manager_key: null });
+      const reply =
+        kind === 'realmKey'
+          ? await send(connectionId, { command: 'set_realm_key', realm, key: null })
+          : await send(connectionId, {
+              command: 'set_realm_manager_key',
+              realm,
+              manager_key: null,
+            });
       const what = kind === 'realmKey' ? 'pre-shared key' : 'manager key';
-      return action(connectionId, realm, `Realm ${realm}: ${what} cleared.`);
+      const ended = endedText(reply, what).replace(' with the new one', '');
+      return action(connectionId, realm, `Realm ${realm}: ${what} cleared.${ended}`);
+    },
+
+    endRealmSessions: async ({ connectionId, realm }) => {
+      const reply = await send(connectionId, { command: 'end_sessions', realm });
+      const n = count(reply.ended_sessions);
+      return action(
+        connectionId,
+        realm,
+        n === 0
+          ? `Realm ${realm}: no live session to end.`
+          : `Realm ${realm}: ${n} session${n === 1 ? '' : 's'} ended; clients that still hold a valid credential reconnect.`,
+      );
     },
 
     removeRealm: async ({ connectionId, realm, confirmName }) => {
@@ -209,6 +236,7 @@ export function createRealmsConsoleService({
       }
       const realm = input.realm;
       if (!realm) throw new SwitchboardError('SWB_ERR_VALIDATION', 'realm is required');
+      let reply: Record<string, unknown>;
       if (kind === 'realmKey') {
         const body: { command: string } & Record<string, unknown> = {
           command: 'set_realm_key',
@@ -216,9 +244,13 @@ export function createRealmsConsoleService({
           key: secret,
         };
         if (input.requireKey !== undefined) body.require_key = input.requireKey;
-        await send(connectionId, body);
+        reply = await send(connectionId, body);
       } else {
-        await send(connectionId, { command: 'set_realm_manager_key', realm, manager_key: secret });
+        reply = await send(connectionId, {
+          command: 'set_realm_manager_key',
+          realm,
+          manager_key: secret,
+        });
       }
       const what = kind === 'realmKey' ? 'pre-shared key' : 'manager key';
       return {
@@ -226,7 +258,7 @@ export function createRealmsConsoleService({
         kind,
         target: realm,
         secret,
-        summary: `New ${what} for realm ${realm}.`,
+        summary: `New ${what} for realm ${realm}.${endedText(reply, what)}`,
       };
     },
 
@@ -279,27 +311,8 @@ export function createRealmsConsoleService({
       return action(connectionId, target, `External validator (${label}) removed.`);
     },
 
-    listPendingRequests: async ({ connectionId, realm }) => {
-      const client = pool.get(connectionId);
-      const found = new Map<string, AuthorizationRequest>();
-      const add = (raw: Record<string, unknown> | null) => {
-        if (!raw) return;
-        const request = toAuthorizationRequest(raw);
-        if (request.requestId) found.set(request.requestId, request);
-      };
-      if (realm) {
-        add(await client.next(realm));
-      } else {
-        add(await client.next());
-        const reply = await client.command({ command: 'get' });
-        const names = toRealmList(connectionId, reply.settings).realms.map((r) => r.name);
-        for (const name of names.slice(0, MAX_QUEUE_REALMS)) add(await client.next(name));
-      }
-      const requests = [...found.values()].sort(
-        (a, b) => (a.createdAt ?? 0) - (b.createdAt ?? 0) || a.requestId.localeCompare(b.requestId),
-      );
-      return { connectionId, realm: realm ?? null, requests };
-    },
+    listPendingRequests: ({ connectionId, realm, cursor, limit }) =>
+      pendingPage(pool.get(connectionId), connectionId, { realm, cursor, limit }),
 
     listActivity: async ({ connectionId, limit, origins }) => ({
       entries: activity.list({ connectionId, limit, origins }),

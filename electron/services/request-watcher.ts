@@ -1,6 +1,7 @@
 /**
- * Watches each connection's oldest pending authorization request (`AUTHORIZATION_NEXT` every
- * `intervalMs`) and reports changes, so a new request appears in the console without a reload.
+ * Watches each connection's oldest pending authorization request and how many are pending
+ * (`list_requests` of one entry, else `AUTHORIZATION_NEXT`, every `intervalMs`) and reports
+ * changes, so a new request appears in the console without a reload.
  * The protocol pushes nothing to managers (§7), hence the poll.
  *
  * A connection whose signed commands the broker refuses (a wrong admin token or manager key) is
@@ -18,6 +19,7 @@ export interface CommandRefusal {
   backoff: BackoffState;
   problem: string;
 }
+import { oldestPending } from './pending-requests';
 
 export interface RequestWatcherOptions {
   pool: ManagerPool;
@@ -85,8 +87,15 @@ export class RequestWatcher {
           }
           let pending: PendingRequest;
           try {
-            const raw = await client.next(this.options.realmOf?.(connectionId));
-            pending = { connectionId, request: raw ? toAuthorizationRequest(raw) : null };
+            const { request, total } = await oldestPending(
+              client,
+              this.options.realmOf?.(connectionId),
+            );
+            pending = {
+              connectionId,
+              request: request ? toAuthorizationRequest(request) : null,
+              total,
+            };
           } catch (error) {
             if ((error as SwitchboardError).code === 'SWB_ERR_UNAUTHORIZED') {
               this.refused(connectionId, (error as Error).message);
@@ -121,4 +130,6 @@ export class RequestWatcher {
   }
 }
 
-const key = (pending: PendingRequest): string => pending.request?.requestId ?? '';
+// The count is part of the key: a second request behind the same oldest one is a change.
+const key = (pending: PendingRequest): string =>
+  `${pending.request?.requestId ?? ''}|${pending.total}`;

@@ -65,7 +65,7 @@ const LINK_TONES: Record<string, BadgeTone> = {
 
 export function App({ client }: { client: ConsoleClient | null }) {
   const connection = useAppStore((s) => s.connection);
-  const pendingCount = useAppStore((s) => (s.pending[s.selectedConnectionId] ? 1 : 0));
+  const pendingCount = useAppStore((s) => s.pendingTotal[s.selectedConnectionId] ?? 0);
   const { section: sectionId } = useHashRoute(SECTION_IDS);
   const [menuOpen, setMenuOpen] = useState(false);
   const onMenuOpenChange = useCallback((open: boolean) => setMenuOpen(open), []);

@@ -102,6 +102,47 @@ describe('requests across nodes', () => {
     for (const n of nodes) expect((await next(n)).request).toBeNull();
   });
 
+  it('a requester back on B with its request id (A gone) hears a decision made on C', async () => {
+    const { id, socket } = await requestOn(a);
+    socket.disconnect();
+    await a.close();
+    nodes = nodes.filter((n) => n !== a);
+    // Pending, re-attached to B (issue 22 item 1): the decision on C is pushed there.
+    const back = await b.connect();
+    const resume = { client_token: 'agent-01-secret-token', request_id: id };
+    expect(
+      await back.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, resume),
+    ).toEqual({ ok: true, request_id: id, status: 'pending' });
+    const pushed = waitFor(back, ServerEvent.AUTHORIZATION_APPROVED);
+    expect(await decide(c, { request_id: id, approved: true })).toMatchObject({ ok: true });
+    expect(await pushed).toEqual({ request_id: id, realm: 'alpha', role: 'consumer' });
+    // Decided: any node answers with the decision; another token learns nothing.
+    const later = await c.connect();
+    expect(
+      await later.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, resume),
+    ).toEqual({ ok: true, request_id: id, status: 'approved', realm: 'alpha', role: 'consumer' });
+    expect(
+      await later
+        .timeout(5_000)
+        .emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, { ...resume, client_token: 'other' }),
+    ).toMatchObject({ ok: false, code: 404 });
+  });
+
+  it('a requester back on its own node hears a decision made on another node', async () => {
+    const { id, socket } = await requestOn(a);
+    socket.disconnect();
+    const back = await a.connect();
+    const resume = { client_token: 'agent-01-secret-token', request_id: id };
+    expect(
+      await back.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, resume),
+    ).toEqual({ ok: true, request_id: id, status: 'pending' });
+    const pushed = waitFor(back, ServerEvent.AUTHORIZATION_REJECTED);
+    expect(await decide(b, { request_id: id, approved: false, reason: 'no' })).toMatchObject({
+      ok: true,
+    });
+    expect(await pushed).toEqual({ request_id: id, reason: 'no' });
+  });
+
   it('rejection on C reaches the requester on A; a realm manager key may decide it', async () => {
     const { id, socket } = await requestOn(a);
     expect((await next(c, { realm: 'alpha' }, ALPHA_KEY)).request).toMatchObject({

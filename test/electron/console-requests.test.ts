@@ -135,6 +135,51 @@ describe('console manager of the local broker', () => {
     expect(again).toMatchObject({ ok: false, error: { code: 'SWB_ERR_NOT_FOUND' } });
   });
 
+  it('keeps a pending request across a broker restart; the requester learns the decision', async () => {
+    const clientToken = 'restart-client-token-77f1c2a9';
+    const asked = {
+      realm: 'fleet',
+      role: 'consumer',
+      client_id: 'agent-r',
+      client_name: 'Agent R',
+      client_token: clientToken,
+    };
+    const before = await client(`http://127.0.0.1:${local.supervisor.status().port}`);
+    const reply = (await before
+      .timeout(5_000)
+      .emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, asked)) as { request_id: string };
+    await local.service.restartLocalBroker({});
+    const url = `http://127.0.0.1:${local.supervisor.status().port}`;
+    // Still pending after the restart (the console's broker keeps them in its auth store).
+    await expect
+      .poll(
+        async () =>
+          (await dispatchConsoleCall(local.service, 'listPendingRequests', { connectionId })).ok,
+        { timeout: 10_000 },
+      )
+      .toBe(true);
+    const queue = await local.service.listPendingRequests({ connectionId });
+    expect(queue.requests.map((r) => r.requestId)).toEqual([reply.request_id]);
+    await local.service.decideRequest({
+      connectionId,
+      requestId: reply.request_id,
+      approved: true,
+    });
+    const back = await client(url);
+    expect(
+      await back.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
+        request_id: reply.request_id,
+        client_token: clientToken,
+      }),
+    ).toEqual({
+      ok: true,
+      request_id: reply.request_id,
+      status: 'approved',
+      realm: 'fleet',
+      role: 'consumer',
+    });
+  });
+
   it('answers unknown connections and bad input with clear errors', async () => {
     expect(
       await dispatchConsoleCall(local.service, 'listRealms', { connectionId: 'x' }),
@@ -145,6 +190,15 @@ describe('console manager of the local broker', () => {
         requestId: 'r',
         approved: true,
         role: 'root',
+      }),
+    ).toMatchObject({ ok: false, error: { code: 'SWB_ERR_VALIDATION' } });
+    // `admin` is never granted through a request (the broker refuses it): refused up front.
+    expect(
+      await dispatchConsoleCall(local.service, 'decideRequest', {
+        connectionId,
+        requestId: 'r',
+        approved: true,
+        role: 'admin',
       }),
     ).toMatchObject({ ok: false, error: { code: 'SWB_ERR_VALIDATION' } });
   });

@@ -1,5 +1,5 @@
 /**
- * RequestWatcher: a connection whose broker does not answer (its `AUTHORIZATION_NEXT` waits for
+ * RequestWatcher: a connection whose broker does not answer (its `list_requests` waits for
  * the 5 s timeout) must not delay the other connections' pending requests.
  */
 import { describe, expect, it } from 'vitest';
@@ -12,10 +12,14 @@ describe('RequestWatcher', () => {
     const never = new Promise<null>(() => undefined);
     const pool = {
       get: (connectionId: string) => ({
-        next: () =>
+        command: () =>
           connectionId === 'dead'
             ? never
-            : Promise.resolve({ request_id: 'authreq-1', status: 'pending', realm: 'fleet' }),
+            : Promise.resolve({
+                ok: true,
+                requests: [{ request_id: 'authreq-1', status: 'pending', realm: 'fleet' }],
+                total: 3,
+              }),
       }),
     } as unknown as ManagerPool;
     const seen: PendingRequest[] = [];
@@ -27,5 +31,6 @@ describe('RequestWatcher', () => {
     void watcher.round();
     await expect.poll(() => seen.map((p) => p.connectionId), { timeout: 1_000 }).toEqual(['local']);
     expect(seen[0]?.request?.requestId).toBe('authreq-1');
+    expect(seen[0]?.total).toBe(3);
   });
 });

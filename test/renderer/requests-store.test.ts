@@ -29,7 +29,10 @@ const realms: RealmList = { connectionId, authEnabled: true, realms: [] };
 function scripted(queue: AuthorizationRequest[], decideFails = false) {
   const calls: unknown[] = [];
   const api = {
-    nextRequest: async () => ({ ok: true, value: { connectionId, request: queue[0] ?? null } }),
+    nextRequest: async () => ({
+      ok: true,
+      value: { connectionId, request: queue[0] ?? null, total: queue.length },
+    }),
     listRealms: async () => ({ ok: true, value: realms }),
     decideRequest: async (input: unknown) => {
       calls.push(input);
@@ -57,8 +60,16 @@ describe('requests store', () => {
     await refreshRequests(client, connectionId);
     expect(useAppStore.getState().pending[connectionId]).toEqual(request);
     expect(useAppStore.getState().realms[connectionId]).toEqual(realms);
-    useAppStore.getState().applyPending({ connectionId, request: null });
+    useAppStore.getState().applyPending({ connectionId, request: null, total: 0 });
     expect(useAppStore.getState().pending[connectionId]).toBeNull();
+    expect(useAppStore.getState().pendingTotal[connectionId]).toBe(0);
+  });
+
+  it('keeps the real pending count for the badge, not 0 or 1', async () => {
+    const more = [2, 3, 4].map((n) => ({ ...request, requestId: `authreq-${n}` }));
+    const { client } = scripted([request, ...more]);
+    await refreshRequests(client, connectionId);
+    expect(useAppStore.getState().pendingTotal[connectionId]).toBe(4);
   });
 
   it('approves, records the decision and shows the next request', async () => {

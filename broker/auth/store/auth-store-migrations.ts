@@ -25,6 +25,20 @@ export const AUTH_STORE_MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS idx_nonces_expires ON nonces (expires_at);
     `,
   },
+  {
+    version: 3,
+    description:
+      'authorization requests (pending and recently decided) with expiry (epoch ms), so a ' +
+      'restart keeps them and a returning requester learns the decision',
+    sql: `
+      CREATE TABLE IF NOT EXISTS authorization_requests (
+        request_id TEXT PRIMARY KEY,
+        expires_at INTEGER NOT NULL,
+        record TEXT NOT NULL
+      );
+      CREATE INDEX IF NOT EXISTS idx_authreqs_expires ON authorization_requests (expires_at);
+    `,
+  },
 ];
 
 export const AUTH_STORE_SCHEMA_VERSION = AUTH_STORE_MIGRATIONS.length;

@@ -11,7 +11,8 @@
  *   (UPSERT / DELETE) in one `BEGIN IMMEDIATE` transaction; on error it rolls back, and the
  *   snapshot is unchanged so the next sync retries.
  * - `backup(dest)` runs `VACUUM INTO` (an online, consistent copy).
- * - `nonces` persists claimed manager-proof nonces (§6.4 note b).
+ * - `nonces` persists claimed manager-proof nonces (§6.4 note b); `authorization_requests`
+ *   the pending and recently decided authorization requests (issue 22 item 1).
  */
 import Database from 'better-sqlite3';
 import { chmodSync, mkdirSync } from 'node:fs';
@@ -34,6 +35,7 @@ import {
 import { tokenHash } from '../auth-state';
 import { AUTH_STORE_MIGRATIONS, AUTH_STORE_SCHEMA_VERSION } from './auth-store-migrations';
 import { SqliteNonceStore } from './sqlite-nonce-store';
+import { SqliteRequestStore } from './sqlite-request-store';
 import { PRIVATE_DIR_MODE, preparePrivateDbFile } from '../../config/private-files';
 
 /** What the store holds: the three row-backed parts of the `auth` block. */
@@ -74,6 +76,8 @@ function rowsOf(config: Readonly<StoredAuth>): Snapshot {
 
 export class SqliteAuthStore {
   readonly nonces: SqliteNonceStore;
+  /** Authorization requests kept across restarts (`sqlite-request-store.ts`). */
+  readonly requests: SqliteRequestStore;
   private readonly db: Database.Database;
   private snapshot: Snapshot = {
     realms: new Map(),
@@ -115,6 +119,7 @@ export class SqliteAuthStore {
     }
     this.db = db;
     this.nonces = new SqliteNonceStore(db);
+    this.requests = new SqliteRequestStore(db);
     this.snapshot = rowsOf(this.load());
   }
 

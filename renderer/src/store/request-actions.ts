@@ -2,7 +2,7 @@
  * The Requests view's actions: load the pending request and the realms of a connection, and
  * decide a request. Every outcome lands in the requests slice (errors included).
  */
-import type { TokenRole } from '../../../shared/console-api';
+import type { ApprovalRole } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { useAppStore } from './app-store';
 
@@ -30,7 +30,7 @@ export async function decideRequest(
     connectionId: string;
     requestId: string;
     approved: boolean;
-    role?: TokenRole;
+    role?: ApprovalRole;
     reason?: string;
   },
   store = useAppStore,

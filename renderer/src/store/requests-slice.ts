@@ -1,6 +1,6 @@
 /**
- * Requests slice: each connection's oldest pending authorization request (fed by the
- * `pendingRequest` stream and `nextRequest` calls), its realms (`listRealms`), and the state of
+ * Requests slice: each connection's oldest pending authorization request and how many are
+ * pending (the sidebar badge; fed by the `pendingRequest` stream and `nextRequest` calls), its realms (`listRealms`), and the state of
  * the last decision. Holds no secret: the ConsoleApi never returns one.
  */
 import type { StateCreator } from 'zustand';
@@ -9,6 +9,8 @@ import type { ErrorInfo } from '../../../shared/error-catalogue';
 
 export interface RequestsSlice {
   pending: Record<string, AuthorizationRequest | null>;
+  /** Pending requests per connection (every realm). */
+  pendingTotal: Record<string, number>;
   realms: Record<string, RealmList>;
   requestsError: ErrorInfo | null;
   realmsError: ErrorInfo | null;
@@ -28,14 +30,18 @@ export interface RequestsSlice {
 
 export const createRequestsSlice: StateCreator<RequestsSlice, [], [], RequestsSlice> = (set) => ({
   pending: {},
+  pendingTotal: {},
   realms: {},
   requestsError: null,
   realmsError: null,
   decisionError: null,
   deciding: false,
   lastDecision: null,
-  applyPending: ({ connectionId, request }) =>
-    set((state) => ({ pending: { ...state.pending, [connectionId]: request } })),
+  applyPending: ({ connectionId, request, total }) =>
+    set((state) => ({
+      pending: { ...state.pending, [connectionId]: request },
+      pendingTotal: { ...state.pendingTotal, [connectionId]: total },
+    })),
   applyRealms: (list) =>
     set((state) => ({ realms: { ...state.realms, [list.connectionId]: list } })),
   setRequestsError: (requestsError) => set({ requestsError }),

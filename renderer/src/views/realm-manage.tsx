@@ -1,7 +1,8 @@
 /**
  * The actions on one realm (Realms view): lifetime (extend, convert), switches (auth, producer
  * acceptance, key required, token-less consumers — issue 20 — with what the realm then admits), keys (generate / rotate / clear the pre-shared key and the manager
- * key; a generated one is handed to `onSecret` for the one-shot reveal), and removal with
+ * key; a generated one is handed to `onSecret` for the one-shot reveal; the reply says how many
+ * sessions a rotation ended), ending every session of the realm (two clicks), and removal with
  * type-the-name confirmation. Each is one signed management command (§8.2).
  */
 import { useState } from 'react';
@@ -49,6 +50,7 @@ export function RealmManage({
   const [ttl, setTtl] = useState('1h');
   const [confirmRotate, setConfirmRotate] = useState<'realmKey' | 'managerKey' | null>(null);
   const [requireKey, setRequireKey] = useState(true);
+  const [confirmEnd, setConfirmEnd] = useState(false);
   const [typed, setTyped] = useState('');
   const name = realm.name;
   const id = (suffix: string): string => `realm-${suffix}-${name}`;
@@ -117,7 +119,7 @@ export function RealmManage({
         )}
         {confirmRotate === kind && (
           <span className="muted small-inline">
-            Rotating refuses the old key to new connections.{' '}
+            Rotating ends the live sessions that used the old key and refuses it from then on.{' '}
             <button type="button" className="link-button" onClick={() => setConfirmRotate(null)}>
               Cancel
             </button>
@@ -251,6 +253,40 @@ export function RealmManage({
         require key (applies to the next generated key)
       </label>
       {!structural && keyRow('managerKey', 'Manager key', realm.managerKeyConfigured)}
+      <div className="manage-row">
+        <span className="manage-row__label">Sessions</span>
+        <span className="row-actions">
+          <button
+            type="button"
+            className={`button${confirmEnd ? ' button--danger' : ''}`}
+            disabled={action.busy}
+            onClick={() => {
+              if (!confirmEnd) return setConfirmEnd(true);
+              setConfirmEnd(false);
+              void action.run(
+                () => client.api.endRealmSessions(base),
+                (v) => v.summary,
+                reload,
+              );
+            }}
+            data-testid={id('end-sessions')}
+          >
+            {confirmEnd ? 'Confirm: end sessions' : 'End sessions'}
+          </button>
+          <span className="muted small-inline" data-testid={id('end-sessions-hint')}>
+            {confirmEnd ? (
+              <>
+                Every client of {name} is disconnected; those with a valid credential reconnect.{' '}
+                <button type="button" className="link-button" onClick={() => setConfirmEnd(false)}>
+                  Cancel
+                </button>
+              </>
+            ) : (
+              'Makes every client authenticate again (a rotated key already ends its sessions).'
+            )}
+          </span>
+        </span>
+      </div>
       {!structural && (
         <div className="manage-row">
           <span className="manage-row__label">Remove</span>

@@ -4,7 +4,7 @@
  * request id, so a new request starts with fresh inputs.
  */
 import { useEffect, useRef, useState } from 'react';
-import { TokenRole, type AuthorizationRequest } from '../../../shared/console-api';
+import { ApprovalRole, type AuthorizationRequest } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
 import { formatDuration } from '../format';
 import { useAppStore } from '../store/app-store';
@@ -20,7 +20,7 @@ export interface RequestCardProps {
 
 export function RequestCard({ client, connectionId, request, now }: RequestCardProps) {
   const deciding = useAppStore((s) => s.deciding);
-  const [role, setRole] = useState<TokenRole | ''>('');
+  const [role, setRole] = useState<ApprovalRole | ''>('');
   const [reason, setReason] = useState('');
 
   const decide = (approved: boolean): void => {
@@ -78,11 +78,12 @@ export function RequestCard({ client, connectionId, request, now }: RequestCardP
           <span>Role</span>
           <select
             value={role}
-            onChange={(e) => setRole(e.target.value as TokenRole | '')}
+            onChange={(e) => setRole(e.target.value as ApprovalRole | '')}
             data-testid="request-role-select"
           >
             <option value="">as requested ({request.role})</option>
-            {TokenRole.options.map((option) => (
+            {/* Not `admin`: the broker refuses to grant it through a request. */}
+            {ApprovalRole.options.map((option) => (
               <option key={option} value={option}>
                 {option}
               </option>

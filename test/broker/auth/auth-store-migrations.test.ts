@@ -56,6 +56,20 @@ describe('auth store migrations', () => {
     db.close();
   });
 
+  it('3: adds the authorization_requests table and keeps version-2 rows', () => {
+    const db = fresh();
+    up(db, 2);
+    db.prepare(`INSERT INTO nonces VALUES ('n-1', 1)`).run();
+    expect(up(db, 3)).toBe(3);
+    expect(columns(db, 'authorization_requests').map((c) => [c.name, c.notnull, c.pk])).toEqual([
+      ['request_id', 0, 1],
+      ['expires_at', 1, 0],
+      ['record', 1, 0],
+    ]);
+    expect(db.prepare('SELECT nonce FROM nonces').pluck().get()).toBe('n-1');
+    db.close();
+  });
+
   it('refuses a file from a newer build', () => {
     const db = fresh();
     db.pragma(`user_version = ${AUTH_STORE_SCHEMA_VERSION + 1}`);

@@ -3,7 +3,7 @@
  * (docs/cluster.md "What is relayed").
  *
  * Each inbox `<prefix>:inbox:<node>` has a counter `<inbox>:added`: the messages ever added
- * to it. An entry carries, before its `m` fields, `n` = the counter once its own messages are
+ * to it. An entry carries, before its messages (`m`), `n` = the counter once its own messages are
  * counted, so the reader knows how many messages were added before the entry and can tell,
  * exactly and in messages, what was trimmed before it read it (inbox-reader.ts): an entry may
  * hold several messages (inbox-batch.ts), so counting entries would not say.
@@ -22,12 +22,17 @@ export function addedKey(inbox: string): string {
 
 /** The entry field holding the counter (`n`). */
 export const COUNT_FIELD = 'n';
+/** The field name of an inbox entry's messages. */
+export const ENTRY_FIELD = 'm';
+/**
+ * Between two messages of an entry's `m` field: a message is JSON text (`JSON.stringify`),
+ * which never holds a raw line feed.
+ */
+export const MESSAGE_SEPARATOR = '\n';
 
 const APPEND_LUA = `
 local n = redis.call('INCRBY', KEYS[2], tonumber(ARGV[2]))
-local args = {KEYS[1], 'MAXLEN', '~', ARGV[1], '*', '${COUNT_FIELD}', tostring(n)}
-for i = 3, #ARGV do args[#args + 1] = ARGV[i] end
-return redis.call('XADD', unpack(args))
+return redis.call('XADD', KEYS[1], 'MAXLEN', '~', ARGV[1], '*', '${COUNT_FIELD}', tostring(n), '${ENTRY_FIELD}', ARGV[3])
 `;
 
 const STATE_LUA = `
@@ -41,8 +46,8 @@ type AppendCommand = (
   inbox: string,
   counter: string,
   maxEntries: number,
-  messages: number,
-  ...fields: string[]
+  count: number,
+  messages: string,
 ) => Promise<string>;
 
 type StateCommand = (inbox: string, counter: string) => Promise<[number, number]>;
@@ -62,18 +67,18 @@ export function defineInboxCommands(redis: Redis): void {
 }
 
 /**
- * Adds one entry to `inbox` on `redis`: `fields` is its `[m, text, m, text, …]` list holding
- * `messages` messages. Resolves with the entry id; rejects with Redis's error.
+ * Adds one entry to `inbox` on `redis`: `messages` is its `m` value, `count` messages joined by
+ * line feeds (inbox-batch.ts). Resolves with the entry id; rejects with Redis's error.
  */
 export function appendToInbox(
   redis: Redis,
   inbox: string,
-  fields: string[],
-  messages: number,
+  messages: string,
+  count: number,
 ): Promise<string> {
   defineInboxCommands(redis);
   const append = (redis as unknown as Record<typeof COMMAND, AppendCommand>)[COMMAND];
-  return append.call(redis, inbox, addedKey(inbox), MAX_INBOX_ENTRIES, messages, ...fields);
+  return append.call(redis, inbox, addedKey(inbox), MAX_INBOX_ENTRIES, count, messages);
 }
 
 /**

@@ -24,7 +24,6 @@ import type { Logger } from '../logging/logger';
 import type { MessageStore } from '../storage/message-store';
 import type { RedisLinks } from './redis-links';
 import { appendToInbox } from './inbox-append';
-import { ENTRY_FIELD } from './inbox-batch';
 import { inboxKey } from './relay-members';
 
 /** Every handover entry starts so (told apart from relayed messages without parsing). */
@@ -93,7 +92,7 @@ export class QueueHandover {
             expires_at: entry.expires_at,
           };
           const text = JSON.stringify({ handover, node_id: nodeId });
-          return appendToInbox(links.command, inbox, [ENTRY_FIELD, text], 1);
+          return appendToInbox(links.command, inbox, text, 1);
         }),
       );
       await Promise.all(entries.map((entry) => store.ack(entry.id)));

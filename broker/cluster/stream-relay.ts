@@ -258,8 +258,8 @@ export class StreamRelay {
     const sends: Promise<unknown>[] = this.blobWrites;
     this.blobWrites = [];
     const command = this.links.command;
-    this.outbox.drain((inbox, fields, count) => {
-      sends.push(appendToInbox(command, inbox, fields, count));
+    this.outbox.drain((inbox, messages, count) => {
+      sends.push(appendToInbox(command, inbox, messages, count));
     });
     if (messages > 0) countRelayed(Promise.all(sends), this.metrics, this.logger, messages);
   };

@@ -43,11 +43,11 @@ describe('InboxBatch', () => {
     batch.add('b', 'x');
     batch.add('a', '2');
     expect(scheduled).toBe(1);
-    const entries: Array<[string, string[], number]> = [];
-    batch.drain((inbox, fields, count) => entries.push([inbox, fields, count]));
+    const entries: Array<[string, string, number]> = [];
+    batch.drain((inbox, messages, count) => entries.push([inbox, messages, count]));
     expect(entries).toEqual([
-      ['a', ['m', '1', 'm', '2'], 2],
-      ['b', ['m', 'x'], 1],
+      ['a', '1\n2', 2],
+      ['b', 'x', 1],
     ]);
     batch.add('a', '3');
     expect(scheduled).toBe(2);
@@ -61,7 +61,7 @@ describe('InboxBatch', () => {
     batch.add('b', big);
     batch.add('b', 'after');
     const entries: Array<[string, number]> = [];
-    batch.drain((inbox, _fields, count) => entries.push([inbox, count]));
+    batch.drain((inbox, _messages, count) => entries.push([inbox, count]));
     expect(entries).toEqual([
       ['a', MAX_ENTRY_MESSAGES],
       ['a', 1],
@@ -77,9 +77,9 @@ describe('inbox message counts', () => {
     const inbox = freshInbox();
     const other = new Redis(redis.url);
     defineInboxCommands(other);
-    await appendToInbox(command, inbox, ['m', 'a1', 'm', 'a2'], 2);
-    await appendToInbox(other, inbox, ['m', 'b1'], 1);
-    await appendToInbox(command, inbox, ['m', 'a3', 'm', 'a4', 'm', 'a5'], 3);
+    await appendToInbox(command, inbox, 'a1\na2', 2);
+    await appendToInbox(other, inbox, 'b1', 1);
+    await appendToInbox(command, inbox, 'a3\na4\na5', 3);
     other.disconnect();
     const entries = await command.xrange(inbox, '-', '+');
     expect(entries.map(([, fields]) => readEntry(fields).added)).toEqual([2, 3, 6]);
@@ -105,9 +105,9 @@ describe('inbox message counts', () => {
       return r;
     };
     // Two entries (3 messages) trimmed before anything read them, one (2 messages) left.
-    await appendToInbox(command, inbox, ['m', '1', 'm', '2'], 2);
-    await appendToInbox(command, inbox, ['m', '3'], 1);
-    await appendToInbox(command, inbox, ['m', '4', 'm', '5'], 2);
+    await appendToInbox(command, inbox, '1\n2', 2);
+    await appendToInbox(command, inbox, '3', 1);
+    await appendToInbox(command, inbox, '4\n5', 2);
     await command.xtrim(inbox, 'MAXLEN', 1);
     const got: string[] = [];
     const first = await start(got);
@@ -121,14 +121,14 @@ describe('inbox message counts', () => {
     await first.close();
 
     // While the reader is away: 4 messages in 2 entries, all trimmed.
-    await appendToInbox(command, inbox, ['m', '6', 'm', '7', 'm', '8'], 3);
-    await appendToInbox(command, inbox, ['m', '9'], 1);
+    await appendToInbox(command, inbox, '6\n7\n8', 3);
+    await appendToInbox(command, inbox, '9', 1);
     await command.xtrim(inbox, 'MAXLEN', 0);
     const later: string[] = [];
     const second = await start(later);
     await waitUntil(() => second.missed === 4, 'missed 4 on resuming');
     expect(second.backlog).toBe(0);
-    await appendToInbox(command, inbox, ['m', '10'], 1);
+    await appendToInbox(command, inbox, '10', 1);
     await waitUntil(() => later.length === 1, 'the next message is read');
     expect(later).toEqual(['10']);
     expect(second.missed).toBe(4);

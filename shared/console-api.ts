@@ -125,7 +125,7 @@ export type ConsumerAccess = z.infer<typeof ConsumerAccessSchema>;
 
 /**
  * One realm from the broker's public settings (§8.4, §3.5): secrets are only ever "configured"
- * flags. `expiresAt` is epoch ms (ephemeral realms), else null. `tokenlessConsumers` is the
+ * flags. `expiresAt` is epoch ms (ephemeral realms), else null; `ttlMs` the lifetime that set it. `tokenlessConsumers` is the
  * realm's `allow_tokenless_consumers` setting; `consumerAccess` what it means with the others.
  */
 export const RealmSummarySchema = z.object({
@@ -139,6 +139,9 @@ export const RealmSummarySchema = z.object({
   consumerAccess: ConsumerAccessSchema,
   ephemeral: z.boolean(),
   expiresAt: z.number().nullable(),
+  /** The lifetime, ms, that set `expiresAt` (the broker's `ttl_ms`); null when permanent or
+   * unknown (a broker that does not keep it). */
+  ttlMs: z.number().nullable(),
 });
 export type RealmSummary = z.infer<typeof RealmSummarySchema>;
 

@@ -34,10 +34,18 @@ import type { ConnectionManager } from './connection-manager';
 import type { ManagerClient } from './manager-client';
 import { ManagerPool } from './manager-pool';
 
+/** The action name of a test publish from the console (Live tap's publisher), not a wire command. */
+export const CONSOLE_PUBLISH_ACTION = 'console_publish';
+
 /** File name of the audit log inside the console's data directory. */
 export const ACTIVITY_FILE_NAME = 'console-activity.jsonl';
 
-type Param = 'plain' | 'secret';
+/** `plain`: kept (strings cut at 200 chars); `secret`: `<set>`/`<cleared>` only; `ids`: a list
+ * of ids, kept as its `count` and the first `MAX_AUDIT_IDS` ids (`ids`, comma-separated). */
+type Param = 'plain' | 'secret' | 'ids';
+
+/** Most ids an entry lists by name (the count is always exact). */
+export const MAX_AUDIT_IDS = 20;
 const REALM = { realm: 'plain' } as const;
 const PSK = { key: 'secret', preshared_key: 'secret', presharedKey: 'secret' } as const;
 const MANAGER_KEY = { manager_key: 'secret', managerKey: 'secret' } as const;
@@ -90,8 +98,17 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
     client_id: 'plain',
     allow_admin: 'plain',
   },
-  dlq_replay: { ...REALM, msg_id: 'plain', id: 'plain' },
-  dlq_discard: { ...REALM, msg_id: 'plain', id: 'plain' },
+  dlq_replay: { ...REALM, msg_id: 'plain', id: 'plain', ids: 'ids' },
+  dlq_discard: { ...REALM, msg_id: 'plain', id: 'plain', ids: 'ids' },
+  // The console's own test publisher (Live tap): a PRODUCE, not a management command. The
+  // message itself is not kept (it may hold anything).
+  [CONSOLE_PUBLISH_ACTION]: {
+    ...REALM,
+    event: 'plain',
+    from: 'plain',
+    guaranteed: 'plain',
+    ttl: 'plain',
+  },
   remove_consumer: { ...REALM, consumer: 'plain' },
   [SignedAction.AUTHORIZATION_DECIDE]: {
     request_id: 'plain',
@@ -120,12 +137,45 @@ export function auditParams(
     if (!Object.hasOwn(body, key) || body[key] === undefined) continue;
     const value = body[key];
     if (kind === 'secret') params[key] = value ? '<set>' : '<cleared>';
-    else if (value === null || typeof value === 'boolean' || typeof value === 'number')
+    else if (kind === 'ids') {
+      const ids = Array.isArray(value) ? value.map(String) : [String(value)];
+      params.count = ids.length;
+      params[key] =
+        ids.slice(0, MAX_AUDIT_IDS).join(', ') +
+        (ids.length > MAX_AUDIT_IDS ? ` (+${ids.length - MAX_AUDIT_IDS} more)` : '');
+    } else if (value === null || typeof value === 'boolean' || typeof value === 'number')
       params[key] = value;
     else if (typeof value === 'string') params[key] = value.slice(0, 200);
     else params[key] = '<object>';
   }
   return params;
+}
+
+/**
+ * What a successful command did, in a few words, from its reply: how many dead letters were
+ * replayed or discarded (and how many were not found), how many copies a publish stored. Null
+ * when the reply says nothing more than "ok".
+ */
+export function auditResult(action: string, reply: unknown): string | null {
+  if (typeof reply !== 'object' || reply === null) return null;
+  const r = reply as Record<string, unknown>;
+  const count = (value: unknown): number | null => (Array.isArray(value) ? value.length : null);
+  const missing = count(r.not_found);
+  const notFound = missing ? `, ${missing} not found` : '';
+  if (action === 'dlq_replay') {
+    const done = count(r.replayed) ?? (typeof r.new_msg_id === 'string' ? 1 : null);
+    return done === null ? null : `replayed ${done}${notFound}`;
+  }
+  if (action === 'dlq_discard') {
+    const done = count(r.discarded) ?? (typeof r.msg_id === 'string' ? 1 : null);
+    return done === null ? null : `discarded ${done}${notFound}`;
+  }
+  if (action === CONSOLE_PUBLISH_ACTION && typeof r.storedCopies === 'number') {
+    return r.storedCopies === 0
+      ? 'delivered live, no durable copy'
+      : `${r.storedCopies} durable ${r.storedCopies === 1 ? 'copy' : 'copies'} stored`;
+  }
+  return null;
 }
 
 function auditTarget(body: Record<string, unknown>): string | null {
@@ -141,6 +191,14 @@ function defaultActor(): string {
   } catch {
     return 'console';
   }
+}
+
+export interface ActivityFilter {
+  connectionId?: string;
+  limit?: number;
+  origins?: readonly ActivityOrigin[];
+  actions?: readonly string[];
+  outcome?: 'ok' | 'failed';
 }
 
 export interface ActivityLogOptions {
@@ -198,17 +256,45 @@ export class ActivityLog {
     return full;
   }
 
-  /** Newest first, optionally of one connection and of some origins (default: all). */
-  list(
-    filter: { connectionId?: string; limit?: number; origins?: readonly ActivityOrigin[] } = {},
-  ): ActivityEntry[] {
+  /**
+   * Newest first, optionally of one connection, some origins (default: all), some actions and
+   * one outcome; `limit` (default 200) counts after the filters.
+   */
+  list(filter: ActivityFilter = {}): ActivityEntry[] {
+    return this.query(filter).entries;
+  }
+
+  /** `list`, plus what the whole log holds to filter by (connections with their latest name,
+   * actions), whatever the filter. One read of the file. */
+  query(filter: ActivityFilter = {}): {
+    entries: ActivityEntry[];
+    facets: { connections: { id: string; name: string }[]; actions: string[] };
+  } {
     const limit = filter.limit ?? 200;
-    const entries = this.readAll().filter(
+    const all = this.readAll();
+    const names = new Map<string, string>();
+    const actions = new Set<string>();
+    for (const entry of all) {
+      names.set(
+        entry.connectionId,
+        entry.connectionName ?? names.get(entry.connectionId) ?? entry.connectionId,
+      );
+      actions.add(entry.action);
+    }
+    const entries = all.filter(
       (entry) =>
         (!filter.connectionId || entry.connectionId === filter.connectionId) &&
-        (!filter.origins || filter.origins.includes(entry.origin)),
+        (!filter.origins || filter.origins.includes(entry.origin)) &&
+        (!filter.actions || filter.actions.includes(entry.action)) &&
+        (!filter.outcome || entry.ok === (filter.outcome === 'ok')),
     );
-    return entries.slice(-limit).reverse();
+    return {
+      entries: entries.slice(-limit).reverse(),
+      facets: {
+        connections: [...names].map(([id, name]) => ({ id, name })),
+        actions: [...actions].sort(),
+      },
+    };
   }
 
   private readAll(): ActivityEntry[] {
@@ -262,11 +348,34 @@ export class AuditedManagerPool extends ManagerPool {
   };
 
   constructor(
-    connections: ConnectionManager,
+    private readonly named: ConnectionManager,
     private readonly activity: ActivityLog,
     timeoutMs?: number,
   ) {
-    super(connections, timeoutMs);
+    super(named, timeoutMs);
+  }
+
+  /**
+   * Runs `call` and records it as `action` on `body` for `connectionId` (with the connection's
+   * name at that time, the outcome and `auditResult`'s summary of the value). For commands that
+   * are not signed management calls, such as the console's test publish. Rethrows.
+   */
+  recorded<T>(
+    connectionId: string,
+    origin: ActivityOrigin,
+    action: string,
+    body: Record<string, unknown>,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    return this.audited(connectionId, origin, action, body, call);
+  }
+
+  private connectionName(connectionId: string): string | undefined {
+    try {
+      return this.named.profile(connectionId).name;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The client of `connectionId` whose calls are recorded with `origin` (default operator). */
@@ -286,56 +395,8 @@ export class AuditedManagerPool extends ManagerPool {
     client: ManagerClient,
     origin: ActivityOrigin,
   ): ManagerClient {
-    const run = async <T>(
-      action: string,
-      body: Record<string, unknown>,
-      call: () => Promise<T>,
-    ) => {
-      if (UNAUDITED_ACTIONS.has(action)) return call();
-      const started = performance.now();
-      const base = { at: Date.now(), origin, connectionId, action, target: auditTarget(body) };
-      const params = auditParams(action, body);
-      try {
-        const value = await call();
-        this.activity.record({
-          ...base,
-          params,
-          ok: true,
-          error: null,
-          durationMs: elapsed(started),
-        });
-        return value;
-      } catch (error) {
-        if (
-          origin === 'console' &&
-          IDEMPOTENT_DELETES.has(action) &&
-          error instanceof SwitchboardError &&
-          error.code === 'SWB_ERR_NOT_FOUND'
-        ) {
-          this.activity.record({
-            ...base,
-            params,
-            ok: true,
-            error: null,
-            note: 'already gone',
-            durationMs: elapsed(started),
-          });
-          throw error;
-        }
-        const reason =
-          error instanceof SwitchboardError
-            ? `${error.code}: ${error.message}`
-            : 'SWB_ERR_INTERNAL';
-        this.activity.record({
-          ...base,
-          params,
-          ok: false,
-          error: reason,
-          durationMs: elapsed(started),
-        });
-        throw error;
-      }
-    };
+    const run = <T>(action: string, body: Record<string, unknown>, call: () => Promise<T>) =>
+      this.audited(connectionId, origin, action, body, call);
     return new Proxy(client, {
       get(target, property) {
         if (property === 'command') {
@@ -352,6 +413,67 @@ export class AuditedManagerPool extends ManagerPool {
         return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
       },
     });
+  }
+
+  private async audited<T>(
+    connectionId: string,
+    origin: ActivityOrigin,
+    action: string,
+    body: Record<string, unknown>,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    if (UNAUDITED_ACTIONS.has(action)) return call();
+    const started = performance.now();
+    const connectionName = this.connectionName(connectionId);
+    const base = {
+      at: Date.now(),
+      origin,
+      connectionId,
+      ...(connectionName ? { connectionName } : {}),
+      action,
+      target: auditTarget(body),
+    };
+    const params = auditParams(action, body);
+    try {
+      const value = await call();
+      const result = auditResult(action, value);
+      this.activity.record({
+        ...base,
+        params,
+        ok: true,
+        error: null,
+        ...(result ? { result } : {}),
+        durationMs: elapsed(started),
+      });
+      return value;
+    } catch (error) {
+      if (
+        origin === 'console' &&
+        IDEMPOTENT_DELETES.has(action) &&
+        error instanceof SwitchboardError &&
+        error.code === 'SWB_ERR_NOT_FOUND'
+      ) {
+        this.activity.record({
+          ...base,
+          params,
+          ok: true,
+          error: null,
+          note: 'already gone',
+          durationMs: elapsed(started),
+        });
+        throw error;
+      }
+      const reason =
+        error instanceof SwitchboardError ? `${error.code}: ${error.message}` : 'SWB_ERR_INTERNAL';
+      this.activity.record({
+        ...base,
+        params,
+        ok: false,
+        error: reason,
+        durationMs: elapsed(started),
+      });
+      throw error;
+    }
   }
 }
 

@@ -13,7 +13,7 @@ import { createOperationsService } from './operations-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { toAuthorizationRequest, toRealmList } from './manager-pool';
-import { ActivityLog, AuditedManagerPool } from './activity-log';
+import { ActivityLog, AuditedManagerPool, CONSOLE_PUBLISH_ACTION } from './activity-log';
 import { createRealmsConsoleService } from './realms-console-service';
 import { createLocalBrokerConsoleService } from './local-broker-console-service';
 import { createTapConsoleService } from './tap-console-service';
@@ -115,6 +115,21 @@ export function createConsoleService({
     ...createRealmsConsoleService({ pool, activity }),
     ...operations,
     ...tap.methods,
+    // Test publishes are operator actions too: recorded in Activity (without the message).
+    publishMessage: (input) =>
+      pool.recorded(
+        input.connectionId,
+        'operator',
+        CONSOLE_PUBLISH_ACTION,
+        {
+          realm: input.realm,
+          event: input.event,
+          from: input.from ?? 'switchboard-console',
+          guaranteed: input.guaranteed ?? false,
+          ttl: input.ttlSeconds,
+        },
+        () => tap.methods.publishMessage(input),
+      ),
     ...local.methods,
     on: (event, listener) => hub.on(event, listener),
     // Taps first: they leave their brokers while the local one still runs.

@@ -301,8 +301,6 @@ export function createRealmsConsoleService({
       return { connectionId, realm: realm ?? null, requests };
     },
 
-    listActivity: async ({ connectionId, limit, origins }) => ({
-      entries: activity.list({ connectionId, limit, origins }),
-    }),
+    listActivity: async (filter) => activity.query(filter),
   };
 }

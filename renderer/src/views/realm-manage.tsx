@@ -11,6 +11,7 @@ import type { RealmSummary } from '../../../shared/console-api';
 import type { GeneratedSecret } from '../../../shared/console-api-realms';
 import { formatRealmTtl } from '../../../shared/realm-ttl';
 import type { ConsoleClient } from '../api/console-client';
+import { confirmedCall } from '../api/confirmed-call';
 import { ConfirmPanel } from '../components/confirm-panel';
 import type { ConsoleAction } from './use-console-action';
 
@@ -333,7 +334,7 @@ export function RealmManage({
               disabled={action.busy || typed !== name}
               onClick={() =>
                 void action.run(
-                  () => client.api.removeRealm({ ...base, confirmName: typed }),
+                  () => confirmedCall(client.api, 'removeRealm', { ...base, confirmName: typed }),
                   (v) => v.summary,
                   reload,
                 )

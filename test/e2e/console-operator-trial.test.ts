@@ -20,6 +20,17 @@ import {
   stopConsole,
   type RunningConsole,
 } from '../support/console-process';
+import type { Socket } from 'socket.io-client';
+import type { LocalBrokerStatus } from '../../shared/console-api';
+import { ClientEvent } from '../../shared/protocol-events';
+import { authenticate } from '../helpers/auth-clients';
+import {
+  consumerPayload,
+  jsProducerPayload,
+  jsSubscribePayload,
+  producePayload,
+} from '../helpers/stock-clients';
+import { connectSocket } from '../support/connect-socket';
 import { openSection } from '../support/console-nav';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
@@ -53,6 +64,7 @@ describe('console details an operator tripped over', () => {
   let browser: Browser;
   let page: Page;
   const pageErrors: string[] = [];
+  const sockets: Socket[] = [];
 
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-trial-');
@@ -68,6 +80,7 @@ describe('console details an operator tripped over', () => {
   }, 120_000);
 
   afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
     await browser?.close();
     await stopConsole(app);
     await dir?.remove();
@@ -214,6 +227,82 @@ describe('console details an operator tripped over', () => {
     await page.getByTestId('activity-filter-connection').selectOption({ label: 'Local broker' });
     await page.screenshot({ path: path.join(SHOTS, 'trial-activity.png'), fullPage: true });
   }, 60_000);
+
+  it('discards dead letters of two realms from the UI, one entry per realm', async () => {
+    const { port } = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
+    const url = `http://127.0.0.1:${port}`;
+    await callApi(app, 'createRealm', {
+      ...LOCAL,
+      realm: 'bay',
+      authRequired: false,
+      ephemeral: false,
+    });
+    for (const realm of ['default', 'bay']) {
+      const consumer = await connectSocket(url, sockets);
+      const producer = await connectSocket(url, sockets);
+      if (realm !== 'default') {
+        expect(await authenticate(consumer, { realm, role: 'consumer' })).toMatchObject({
+          event: 'AUTH_OK',
+        });
+        expect(await authenticate(producer, { realm, role: 'producer' })).toMatchObject({
+          event: 'AUTH_OK',
+        });
+      }
+      consumer.emit(ClientEvent.CONSUMER, consumerPayload(`stuck-${realm}`));
+      consumer.emit(
+        ClientEvent.SUBSCRIBE,
+        jsSubscribePayload(`stuck-${realm}`, 'feed', 'item', {
+          durable: true,
+          manualAck: true,
+          ackTimeout: '100ms',
+          retry: { max_attempts: 1 },
+        }),
+      );
+      producer.emit(ClientEvent.PRODUCER, jsProducerPayload('feed'));
+      // Produce until the subscription exists and a copy is dead-lettered (no fixed wait).
+      await expect
+        .poll(
+          async () => {
+            producer.emit(ClientEvent.PRODUCE, producePayload('item', { realm }, { from: 'feed' }));
+            const page = await callApi<{ total: number }>(app, 'listDeadLetters', {
+              ...LOCAL,
+              realm,
+            });
+            return page.total;
+          },
+          { timeout: 20_000, interval: 300 },
+        )
+        .toBeGreaterThan(0);
+      consumer.close();
+      producer.close();
+    }
+    await openSection(page, 'dead-letters');
+    await expect
+      .poll(() => page.getByTestId('dlq-row').count(), { timeout: 15_000 })
+      .toBeGreaterThan(1);
+    await page.getByTestId('dlq-select-all').click();
+    await page.getByTestId('dlq-discard-selected').click();
+    await page.getByTestId('dlq-confirm-yes').click();
+    await expect
+      .poll(() => page.getByTestId('dlq-notice').textContent(), { timeout: 15_000 })
+      .toMatch(/^Discarded/);
+    expect(await page.getByTestId('dlq-error').count()).toBe(0);
+
+    await openSection(page, 'activity');
+    await page.getByTestId('activity-filter-action').selectOption('dlq_discard');
+    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
+    const targets = (await page.getByTestId('activity-target').allTextContents()).map((t) =>
+      t.replace(' · ', '').trim(),
+    );
+    expect(targets.sort()).toEqual(['bay', 'default']);
+    for (const details of await page.getByTestId('activity-params').allTextContents()) {
+      expect(details).toMatch(/count: \d+ · ids: /);
+    }
+    for (const result of await page.getByTestId('activity-result').allTextContents()) {
+      expect(result).toMatch(/^discarded \d+/);
+    }
+    await page.getByTestId('activity-filter-action').selectOption('');
+  }, 90_000);
 
   it('fits a phone: two top-bar rows, no keyboard hints, the whole tap placeholder', async () => {
     await page.setViewportSize({ width: 390, height: 844 });

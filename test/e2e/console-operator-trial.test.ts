@@ -16,6 +16,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
+  callConfirmed,
   startConsole,
   stopConsole,
   type RunningConsole,
@@ -169,6 +170,10 @@ describe('console details an operator tripped over', () => {
     }
     const realms = await callApi<{ realms: { name: string }[] }>(app, 'listRealms', LOCAL);
     expect(realms.realms.map((r) => r.name)).toContain('kiosk');
+    // A caller that asks for the confirmation first gets past the gate (to the broker's answer).
+    await expect(
+      callConfirmed(app, 'revokeToken', { ...LOCAL, tokenHash: 'a'.repeat(64) }),
+    ).rejects.toThrow(/SWB_ERR_NOT_FOUND/);
 
     // The same removal through the UI (type the name, click): it goes through.
     await page.getByTestId('realm-remove-confirm-kiosk').fill('kiosk');
@@ -215,8 +220,11 @@ describe('console details an operator tripped over', () => {
     expect([...names]).toEqual(['Local broker']);
 
     await page.getByTestId('activity-filter-outcome').selectOption('failed');
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(1);
-    expect(await text(page, 'activity-action')).toBe('Make realm permanent');
+    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
+    expect(await page.getByTestId('activity-action').allTextContents()).toEqual([
+      'Make realm permanent',
+      'Revoke token',
+    ]);
     await page.getByTestId('activity-filter-outcome').selectOption('');
     await page.getByTestId('activity-filter-action').selectOption('remove_realm');
     await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(1);
@@ -302,6 +310,62 @@ describe('console details an operator tripped over', () => {
       expect(result).toMatch(/^discarded \d+/);
     }
     await page.getByTestId('activity-filter-action').selectOption('');
+  }, 90_000);
+
+  it('writes a chart axis past four digits in full, inside the chart', async () => {
+    const { port } = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
+    const url = `http://127.0.0.1:${port}`;
+    // 1,600 durable copies held for an offline subscriber: the queue-depth axis reaches 1,600.
+    const consumer = await connectSocket(url, sockets);
+    consumer.emit(ClientEvent.CONSUMER, consumerPayload('offline-bulk'));
+    consumer.emit(
+      ClientEvent.SUBSCRIBE,
+      jsSubscribePayload('offline-bulk', 'bulk', 'item', { durable: true }),
+    );
+    await expect
+      .poll(async () => {
+        const list = await callApi<{
+          realms: { name: string; consumers: { name: string; subscriptions: unknown[] }[] }[];
+        }>(app, 'listClients', LOCAL);
+        const realm = list.realms.find((r) => r.name === 'default');
+        return realm?.consumers.find((c) => c.name === 'offline-bulk')?.subscriptions.length ?? 0;
+      })
+      .toBe(1);
+    consumer.close();
+    const producer = await connectSocket(url, sockets);
+    producer.emit(ClientEvent.PRODUCER, jsProducerPayload('bulk'));
+    for (let i = 0; i < 1_600; i++) {
+      producer.emit(ClientEvent.PRODUCE, producePayload('item', { i }, { from: 'bulk' }));
+    }
+    await openSection(page, 'overview');
+    await expect
+      .poll(
+        async () => Number(await page.getByTestId('chart-queue-depth').getAttribute('data-value')),
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThanOrEqual(1_500);
+    await expect
+      .poll(
+        () =>
+          page
+            .getByTestId('chart-depths')
+            .locator('.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value')
+            .allTextContents(),
+        { timeout: 15_000 },
+      )
+      .toContainEqual(expect.stringMatching(/^\d,\d{3}$/));
+    const clipped = await page.getByTestId('chart-depths').evaluate((figure) => {
+      const svg = figure.querySelector('svg.recharts-surface')!.getBoundingClientRect();
+      return [
+        ...figure.querySelectorAll(
+          '.recharts-yAxis-tick-labels .recharts-cartesian-axis-tick-value',
+        ),
+      ]
+        .filter((tick) => tick.getBoundingClientRect().left < svg.left - 0.5)
+        .map((tick) => tick.textContent);
+    });
+    expect(clipped).toEqual([]);
+    producer.close();
   }, 90_000);
 
   it('fits a phone: two top-bar rows, no keyboard hints, the whole tap placeholder', async () => {

@@ -27,7 +27,7 @@ export function ConfirmPanel({
 }: ConfirmPanelProps) {
   return (
     <div
-      className="panel confirm-panel"
+      className={`panel confirm-panel confirm-panel--${tone}`}
       role="alertdialog"
       aria-label="Confirm"
       data-testid={testId}

@@ -98,26 +98,3 @@ export async function runBatches(
   }
   return settled;
 }
-
-/** Orders ids by their realm (unknown realms last), for batches that stay within one realm. */
-export function byRealm(realmOf: ReadonlyMap<string, string>, a: string, b: string): number {
-  const ra = realmOf.get(a) ?? '\uffff';
-  const rb = realmOf.get(b) ?? '\uffff';
-  return ra < rb ? -1 : ra > rb ? 1 : 0;
-}
-
-/** A batch's ids by realm, in first-seen order; ids of no known realm under `''` (sent with no
- * realm: the broker then looks in every realm). */
-export function groupByRealm(
-  realmOf: ReadonlyMap<string, string>,
-  ids: readonly string[],
-): Map<string, string[]> {
-  const groups = new Map<string, string[]>();
-  for (const id of ids) {
-    const realm = realmOf.get(id) ?? '';
-    const list = groups.get(realm);
-    if (list) list.push(id);
-    else groups.set(realm, [id]);
-  }
-  return groups;
-}

@@ -9,7 +9,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeadLetter } from '../../../shared/console-api-operations';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
-import { confirmedCall } from '../api/confirmed-call';
+import { realmBatches } from './dead-letter-batches';
 import { ConnectionProblem } from '../components/connection-problem';
 import { ErrorBanner } from '../components/error-banner';
 import { formatCount } from '../format';
@@ -22,8 +22,6 @@ import {
   LOAD_PAGE,
   MAX_LOADED_ENTRIES,
   indexEntry,
-  byRealm,
-  groupByRealm,
   runBatches,
   searchEntries,
   toJsonLines,
@@ -163,47 +161,20 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
     setNotice(null);
     cancelRef.current = false;
     setRunning({ kind, progress: { done: 0, total: ids.length }, cancelling: false });
-    // One call per realm, so that each Activity entry names its realm; a discard carries a
-    // confirmation minted for exactly its ids (confirmed-call.ts), the operator having confirmed.
     const realmOf = new Map(entries.map(({ entry }) => [entry.id, entry.realm]));
-    const ordered = realm ? ids : [...ids].sort((a, b) => byRealm(realmOf, a, b));
-    const send = async (input: { connectionId: string; realm?: string; ids: string[] }) => {
-      const result =
-        kind === 'replay'
-          ? await client.api.replayDeadLetters(input)
-          : await confirmedCall(client.api, 'discardDeadLetters', input);
-      if (!result.ok) throw new Error(result.error.message);
-      return result.value;
-    };
+    const batches = realmBatches(client, kind, connectionId, realm, realmOf, ids);
     let settledCount = 0;
     try {
-      await runBatches(
-        ordered,
-        async (batch) => {
-          const groups = realm ? new Map([[realm, batch]]) : groupByRealm(realmOf, batch);
-          const merged = { connectionId, done: [] as string[], notFound: [] as string[] };
-          for (const [group, groupIds] of groups) {
-            const value = await send({
-              connectionId,
-              ...(group ? { realm: group } : {}),
-              ids: groupIds,
-            });
-            merged.done.push(...value.done);
-            merged.notFound.push(...value.notFound);
-          }
-          return merged;
+      await runBatches(batches.ordered, batches.call, {
+        cancelled: () => cancelRef.current,
+        onProgress: (progress) => setRunning((r) => (r ? { ...r, progress } : r)),
+        onSettled: (settled) => {
+          settledCount += settled.length;
+          const gone = new Set(settled);
+          setEntries((current) => current.filter((e) => !gone.has(e.entry.id)));
+          setSelected((current) => new Set([...current].filter((id) => !gone.has(id))));
         },
-        {
-          cancelled: () => cancelRef.current,
-          onProgress: (progress) => setRunning((r) => (r ? { ...r, progress } : r)),
-          onSettled: (settled) => {
-            settledCount += settled.length;
-            const gone = new Set(settled);
-            setEntries((current) => current.filter((e) => !gone.has(e.entry.id)));
-            setSelected((current) => new Set([...current].filter((id) => !gone.has(id))));
-          },
-        },
-      );
+      });
       const rest = ids.length - settledCount;
       setNotice(
         `${kind === 'replay' ? 'Replayed' : 'Discarded'} ${formatCount(settledCount)} of ${formatCount(ids.length)}` +

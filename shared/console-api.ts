@@ -16,6 +16,7 @@ import { OperationsEvents, OperationsMethods } from './console-api-operations';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
 import { ClusterRelaySchema } from './console-api-cluster';
+import { ConfirmMethods } from './console-api-confirm';
 import type {
   CONSOLE_EVENT_NAMES as CONSOLE_EVENT_NAME_LIST,
   CONSOLE_METHOD_NAMES as CONSOLE_METHOD_NAME_LIST,
@@ -137,7 +138,7 @@ export type ConsumerAccess = z.infer<typeof ConsumerAccessSchema>;
 
 /**
  * One realm from the broker's public settings (§8.4, §3.5): secrets are only ever "configured"
- * flags. `expiresAt` is epoch ms (ephemeral realms), else null. `tokenlessConsumers` is the
+ * flags. `expiresAt` is epoch ms (ephemeral realms), else null; `ttlMs` the lifetime that set it. `tokenlessConsumers` is the
  * realm's `allow_tokenless_consumers` setting; `consumerAccess` what it means with the others.
  */
 export const RealmSummarySchema = z.object({
@@ -151,6 +152,9 @@ export const RealmSummarySchema = z.object({
   consumerAccess: ConsumerAccessSchema,
   ephemeral: z.boolean(),
   expiresAt: z.number().nullable(),
+  /** The lifetime, ms, that set `expiresAt` (the broker's `ttl_ms`); null when permanent or
+   * unknown (a broker that does not keep it). */
+  ttlMs: z.number().nullable(),
 });
 export type RealmSummary = z.infer<typeof RealmSummarySchema>;
 
@@ -208,6 +212,7 @@ export const ConsoleMethods = {
   ...OperationsMethods,
   ...TapMethods,
   ...localMethods(LocalBrokerStatusSchema),
+  ...ConfirmMethods,
 } as const;
 
 /** Server-pushed event streams, each with its payload schema. */
@@ -237,9 +242,19 @@ export type EventPayload<E extends ConsoleEventName> = z.infer<(typeof ConsoleEv
 /** Result of every ConsoleApi call. */
 export type Result<T> = { ok: true; value: T } | { ok: false; error: ErrorInfo };
 
+/**
+ * What a call may carry besides its input: the `confirmation` a dangerous call needs
+ * (`shared/console-api-confirm.ts`); the transport takes it off before validating the input.
+ */
+export interface CallExtras {
+  confirmation?: string;
+}
+
 /** The ConsoleApi as the renderer sees it: one async method per entry of `ConsoleMethods`. */
 export type ConsoleApi = {
-  [M in ConsoleMethodName]: (input: MethodInput<M>) => Promise<Result<MethodOutput<M>>>;
+  [M in ConsoleMethodName]: (
+    input: MethodInput<M> & CallExtras,
+  ) => Promise<Result<MethodOutput<M>>>;
 } & {
   /** Subscribes to an event stream; returns the unsubscribe function. */
   on<E extends ConsoleEventName>(
@@ -254,9 +269,14 @@ export type ConsoleApi = {
   watchConnections?(connectionIds: readonly string[]): void;
 };
 
+/** Methods a transport answers itself, not the service (confirmation tokens). */
+export type TransportMethodName = 'confirmCall';
+/** Methods the service implements. */
+export type ServiceMethodName = Exclude<ConsoleMethodName, TransportMethodName>;
+
 /** The service side: what the main process / web host implements behind a transport. */
 export type ConsoleService = {
-  [M in ConsoleMethodName]: (
+  [M in ServiceMethodName]: (
     input: z.infer<(typeof ConsoleMethods)[M]['input']>,
   ) => Promise<MethodOutput<M>>;
 } & {

@@ -57,6 +57,8 @@ export const CONSOLE_METHOD_NAMES = [
   'startDemo',
   'stopDemo',
   'getDemo',
+  // Confirmation tokens of dangerous calls, minted by the transport (console-api-confirm.ts).
+  'confirmCall',
 ] as const;
 
 /** Server-pushed event streams of the ConsoleApi (schemas in `console-api.ts`). */

@@ -13,6 +13,11 @@ export const ErrorCatalogue = {
   SWB_ERR_NOT_FOUND: { status: 404, message: 'Not found' },
   SWB_ERR_PORT_IN_USE: { status: 409, message: 'Port already in use' },
   SWB_ERR_CONFLICT: { status: 409, message: 'Conflicts with the current state' },
+  /** A dangerous ConsoleApi call without a valid confirmation (`shared/console-api-confirm.ts`). */
+  SWB_ERR_CONFIRMATION_REQUIRED: {
+    status: 428,
+    message: 'This action needs a fresh confirmation from the console',
+  },
   SWB_ERR_PAYLOAD_TOO_LARGE: { status: 413, message: 'Payload too large' },
   SWB_ERR_RATE_LIMITED: { status: 429, message: 'Rate limit or quota exceeded' },
   /**

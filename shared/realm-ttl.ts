@@ -47,3 +47,17 @@ export function parseRealmTtlMs(value: unknown): number | null {
 export function defaultRealmTtlMs(configured: unknown): number {
   return parseRealmTtlMs(configured) ?? DEFAULT_REALM_TTL_MS;
 }
+
+/**
+ * A lifetime in ms as the shortest TTL text `parseRealmTtlMs` reads back exactly: the largest
+ * unit that divides it (`120000` → `"2m"`, `5400000` → `"90m"`, `86400000` → `"1d"`, `1500` →
+ * `"1500ms"`). Null for anything not a positive finite number.
+ */
+export function formatRealmTtl(ms: number | null | undefined): string | null {
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms <= 0) return null;
+  for (const unit of ['d', 'h', 'm', 's'] as const) {
+    const size = UNIT_MS[unit]!;
+    if (ms % size === 0) return `${ms / size}${unit}`;
+  }
+  return `${Math.round(ms)}ms`;
+}

@@ -104,6 +104,7 @@ export function addRealm(draft: AuthConfig, body: CommandBody, now: number): Rea
     if (ttlMs === null) throw new CommandError(400, INVALID_TTL_MESSAGE);
     config.ephemeral = true;
     config.expires_at = now + ttlMs;
+    config.ttl_ms = ttlMs;
   }
   draft.realms[realm] = config;
   return {};
@@ -256,9 +257,11 @@ export function setRealmLifetime(
   if (!ephemeral) {
     delete config.ephemeral;
     delete config.expires_at;
+    delete config.ttl_ms;
   } else {
     config.ephemeral = true;
     config.expires_at = now + ttlMs!;
+    config.ttl_ms = ttlMs!;
   }
   return {};
 }

@@ -110,6 +110,12 @@ export const RealmConfigSchema = z
     temporary: z.boolean().optional(),
     /** Epoch ms. */
     expires_at: z.number().optional(),
+    /**
+     * Switchboard: the lifetime, ms, that set `expires_at` (the last `add_realm` /
+     * `set_realm_lifetime` ttl, after any cap), so a console can show the realm's TTL and not
+     * only its end. Informational: expiry reads `expires_at` alone.
+     */
+    ttl_ms: z.number().int().positive().optional(),
     auth_url: z.string().min(1).optional(),
     auth_secret: z.string().optional(),
   })

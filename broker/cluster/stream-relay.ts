@@ -77,7 +77,7 @@ export class StreamRelay {
   private handover: QueueHandover | null = null;
   private readonly droppedListeners = new Set<(nodeId: string) => void>();
   /** What this turn of the event loop relayed, added to the inboxes at its end. */
-  private readonly outbox = new InboxBatch(() => setImmediate(this.flush));
+  private readonly outbox = new InboxBatch(() => process.nextTick(this.flush));
   private outboxMessages = 0;
   private blobWrites: Promise<unknown>[] = [];
 

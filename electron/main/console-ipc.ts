@@ -8,18 +8,42 @@
  * validation as the web host (console-dispatch.ts). Source: ARCHITECTURE §3 (VS Code: every IPC
  * sender validated). The handler is console-ipc-handler.ts.
  */
-import { BrowserWindow, ipcMain } from 'electron';
+import { BrowserWindow, dialog, ipcMain } from 'electron';
 import { CONSOLE_EVENT_NAMES, ConsoleChannel, type ConsoleService } from '../../shared/console-api';
+import { ConfirmationGate, type ConfirmGesture } from '../services/confirmation-gate';
 import { ConnectionWatch } from '../services/connection-watch';
 import { consoleInvokeHandler } from './console-ipc-handler';
 import { isTrustedFrame } from './window-policy';
+
+/**
+ * The desktop app's gesture for a dangerous call: a native, modal dialog naming the action. No
+ * page script can answer it, so a token exists only once the operator clicked "Go ahead".
+ */
+const askNatively: ConfirmGesture = async ({ summary }) => {
+  const parent = BrowserWindow.getFocusedWindow() ?? BrowserWindow.getAllWindows()[0];
+  const options: Electron.MessageBoxOptions = {
+    type: 'warning',
+    buttons: ['Cancel', 'Go ahead'],
+    defaultId: 1,
+    cancelId: 0,
+    noLink: true,
+    title: 'Switchboard',
+    message: summary,
+    detail: 'Confirm this action in the console.',
+  };
+  const { response } = parent
+    ? await dialog.showMessageBox(parent, options)
+    : await dialog.showMessageBox(options);
+  return response === 1;
+};
 
 /** Registers the IPC handler and event forwarding; returns a function that removes both. */
 export function registerConsoleIpc(
   service: ConsoleService,
   onInternal?: (error: unknown, method: string) => void,
 ): () => void {
-  ipcMain.handle(ConsoleChannel.INVOKE, consoleInvokeHandler(service, onInternal));
+  const gate = new ConfirmationGate({ gesture: askNatively });
+  ipcMain.handle(ConsoleChannel.INVOKE, consoleInvokeHandler(service, onInternal, gate));
   // Each window's watched connections (ConsoleApi.watchConnections), by webContents id.
   const watches = new Map<number, ConnectionWatch>();
   const watchOf = (id: number): ConnectionWatch => {

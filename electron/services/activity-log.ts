@@ -4,8 +4,10 @@
  * secret. `AuditedManagerPool` wraps the ManagerPool so every signed call goes through it.
  *
  * Redaction is by schema, not by looking at values: each wire action has an allow-list of its
- * parameters (`AUDIT_PARAMS`); a parameter marked secret is recorded only as `"<set>"` or
- * `"<cleared>"`, and a parameter the list does not know is dropped.
+ * parameters (`AUDIT_PARAMS`, audit-rules.ts); a parameter marked secret is recorded only as
+ * `"<set>"` or `"<cleared>"`, and a parameter the list does not know is dropped. Each entry names
+ * its connection (by its name at the time), and says what a command did when its reply tells
+ * (`auditResult`: dead letters replayed or discarded, copies a test publish stored).
  *
  * Each entry says who started it (`origin`): the operator, or the console's own background work
  * (clients taken with `pool.get(id, 'console')`). A console clean-up that deletes something
@@ -33,113 +35,26 @@ import { SwitchboardError } from '../../shared/error-catalogue';
 import type { ConnectionManager } from './connection-manager';
 import type { ManagerClient } from './manager-client';
 import { ManagerPool } from './manager-pool';
+import {
+  auditParams,
+  auditResult,
+  auditTarget,
+  IDEMPOTENT_DELETES,
+  UNAUDITED_ACTIONS,
+} from './audit-rules';
+
+export {
+  AUDIT_PARAMS,
+  auditParams,
+  auditResult,
+  CONSOLE_PUBLISH_ACTION,
+  IDEMPOTENT_DELETES,
+  MAX_AUDIT_IDS,
+  UNAUDITED_ACTIONS,
+} from './audit-rules';
 
 /** File name of the audit log inside the console's data directory. */
 export const ACTIVITY_FILE_NAME = 'console-activity.jsonl';
-
-type Param = 'plain' | 'secret';
-const REALM = { realm: 'plain' } as const;
-const PSK = { key: 'secret', preshared_key: 'secret', presharedKey: 'secret' } as const;
-const MANAGER_KEY = { manager_key: 'secret', managerKey: 'secret' } as const;
-
-/** Per wire action, the parameters an audit entry may keep (§8.2 catalogue, §7.3). */
-export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
-  reload_settings: {},
-  set_global_auth: { enabled: 'plain' },
-  set_persistence: { storage: 'plain', backend: 'plain', default_ttl: 'plain' },
-  add_realm: {
-    ...REALM,
-    required: 'plain',
-    require_acceptance: 'plain',
-    allow_tokenless_consumers: 'plain',
-    e2ee: 'plain',
-    ephemeral: 'plain',
-    temporary: 'plain',
-    disposable: 'plain',
-    ttl: 'plain',
-    ...PSK,
-    ...MANAGER_KEY,
-  },
-  rename_realm: { from: 'plain', to: 'plain' },
-  remove_realm: REALM,
-  set_realm_auth: { ...REALM, required: 'plain', allow_tokenless_consumers: 'plain' },
-  set_realm_tokenless_consumers: { ...REALM, allow_tokenless_consumers: 'plain' },
-  set_realm_manager_key: { ...REALM, ...MANAGER_KEY },
-  set_realm_key: { ...REALM, ...PSK, require_key: 'plain' },
-  set_realm_acceptance: { ...REALM, required: 'plain' },
-  set_realm_e2ee: { ...REALM, e2ee: 'plain', policy: 'plain' },
-  set_realm_lifetime: { ...REALM, ephemeral: 'plain', temporary: 'plain', ttl: 'plain' },
-  add_management_token: {
-    token: 'secret',
-    realm_prefix: 'plain',
-    ephemeral_only: 'plain',
-    max_ttl: 'plain',
-  },
-  revoke_management_token: { token_hash: 'plain' },
-  set_external_auth: {
-    ...REALM,
-    realm_prefix: 'plain',
-    auth_url: 'plain',
-    auth_secret: 'secret',
-  },
-  revoke_token: {
-    token: 'secret',
-    token_hash: 'plain',
-    tokenHash: 'plain',
-    ...REALM,
-    client_id: 'plain',
-    allow_admin: 'plain',
-  },
-  dlq_replay: { ...REALM, msg_id: 'plain', id: 'plain' },
-  dlq_discard: { ...REALM, msg_id: 'plain', id: 'plain' },
-  remove_consumer: { ...REALM, consumer: 'plain' },
-  [SignedAction.AUTHORIZATION_DECIDE]: {
-    request_id: 'plain',
-    approved: 'plain',
-    role: 'plain',
-    reason: 'plain',
-  },
-};
-
-/** Deletions whose `NOT_FOUND` means the goal already holds (for the console's own clean-ups). */
-export const IDEMPOTENT_DELETES = new Set(['remove_realm', 'revoke_token', 'remove_consumer']);
-
-/** Reads, not decisions: not recorded (the request watcher alone sends one NEXT a second). */
-export const UNAUDITED_ACTIONS = new Set([
-  'get',
-  'stats',
-  'dlq_list',
-  'list_requests',
-  'AUTHORIZATION_NEXT',
-]);
-
-type ParamValue = string | number | boolean | null;
-
-/** The entry's `params`: allowed keys only, secrets as `<set>`/`<cleared>`, strings ≤ 200 chars. */
-export function auditParams(
-  action: string,
-  body: Record<string, unknown>,
-): Record<string, ParamValue> {
-  const schema = AUDIT_PARAMS[action] ?? {};
-  const params: Record<string, ParamValue> = {};
-  for (const [key, kind] of Object.entries(schema)) {
-    if (!Object.hasOwn(body, key) || body[key] === undefined) continue;
-    const value = body[key];
-    if (kind === 'secret') params[key] = value ? '<set>' : '<cleared>';
-    else if (value === null || typeof value === 'boolean' || typeof value === 'number')
-      params[key] = value;
-    else if (typeof value === 'string') params[key] = value.slice(0, 200);
-    else params[key] = '<object>';
-  }
-  return params;
-}
-
-function auditTarget(body: Record<string, unknown>): string | null {
-  for (const key of ['realm', 'from', 'realm_prefix', 'request_id']) {
-    if (typeof body[key] === 'string' && body[key]) return body[key];
-  }
-  return null;
-}
 
 function defaultActor(): string {
   try {
@@ -147,6 +62,14 @@ function defaultActor(): string {
   } catch {
     return 'console';
   }
+}
+
+export interface ActivityFilter {
+  connectionId?: string;
+  limit?: number;
+  origins?: readonly ActivityOrigin[];
+  actions?: readonly string[];
+  outcome?: 'ok' | 'failed';
 }
 
 export interface ActivityLogOptions {
@@ -204,17 +127,45 @@ export class ActivityLog {
     return full;
   }
 
-  /** Newest first, optionally of one connection and of some origins (default: all). */
-  list(
-    filter: { connectionId?: string; limit?: number; origins?: readonly ActivityOrigin[] } = {},
-  ): ActivityEntry[] {
+  /**
+   * Newest first, optionally of one connection, some origins (default: all), some actions and
+   * one outcome; `limit` (default 200) counts after the filters.
+   */
+  list(filter: ActivityFilter = {}): ActivityEntry[] {
+    return this.query(filter).entries;
+  }
+
+  /** `list`, plus what the whole log holds to filter by (connections with their latest name,
+   * actions), whatever the filter. One read of the file. */
+  query(filter: ActivityFilter = {}): {
+    entries: ActivityEntry[];
+    facets: { connections: { id: string; name: string }[]; actions: string[] };
+  } {
     const limit = filter.limit ?? 200;
-    const entries = this.readAll().filter(
+    const all = this.readAll();
+    const names = new Map<string, string>();
+    const actions = new Set<string>();
+    for (const entry of all) {
+      names.set(
+        entry.connectionId,
+        entry.connectionName ?? names.get(entry.connectionId) ?? entry.connectionId,
+      );
+      actions.add(entry.action);
+    }
+    const entries = all.filter(
       (entry) =>
         (!filter.connectionId || entry.connectionId === filter.connectionId) &&
-        (!filter.origins || filter.origins.includes(entry.origin)),
+        (!filter.origins || filter.origins.includes(entry.origin)) &&
+        (!filter.actions || filter.actions.includes(entry.action)) &&
+        (!filter.outcome || entry.ok === (filter.outcome === 'ok')),
     );
-    return entries.slice(-limit).reverse();
+    return {
+      entries: entries.slice(-limit).reverse(),
+      facets: {
+        connections: [...names].map(([id, name]) => ({ id, name })),
+        actions: [...actions].sort(),
+      },
+    };
   }
 
   private readAll(): ActivityEntry[] {
@@ -268,11 +219,34 @@ export class AuditedManagerPool extends ManagerPool {
   };
 
   constructor(
-    connections: ConnectionManager,
+    private readonly named: ConnectionManager,
     private readonly activity: ActivityLog,
     timeoutMs?: number,
   ) {
-    super(connections, timeoutMs);
+    super(named, timeoutMs);
+  }
+
+  /**
+   * Runs `call` and records it as `action` on `body` for `connectionId` (with the connection's
+   * name at that time, the outcome and `auditResult`'s summary of the value). For commands that
+   * are not signed management calls, such as the console's test publish. Rethrows.
+   */
+  recorded<T>(
+    connectionId: string,
+    origin: ActivityOrigin,
+    action: string,
+    body: Record<string, unknown>,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    return this.audited(connectionId, origin, action, body, call);
+  }
+
+  private connectionName(connectionId: string): string | undefined {
+    try {
+      return this.named.profile(connectionId).name;
+    } catch {
+      return undefined;
+    }
   }
 
   /** The client of `connectionId` whose calls are recorded with `origin` (default operator). */
@@ -292,56 +266,8 @@ export class AuditedManagerPool extends ManagerPool {
     client: ManagerClient,
     origin: ActivityOrigin,
   ): ManagerClient {
-    const run = async <T>(
-      action: string,
-      body: Record<string, unknown>,
-      call: () => Promise<T>,
-    ) => {
-      if (UNAUDITED_ACTIONS.has(action)) return call();
-      const started = performance.now();
-      const base = { at: Date.now(), origin, connectionId, action, target: auditTarget(body) };
-      const params = auditParams(action, body);
-      try {
-        const value = await call();
-        this.activity.record({
-          ...base,
-          params,
-          ok: true,
-          error: null,
-          durationMs: elapsed(started),
-        });
-        return value;
-      } catch (error) {
-        if (
-          origin === 'console' &&
-          IDEMPOTENT_DELETES.has(action) &&
-          error instanceof SwitchboardError &&
-          error.code === 'SWB_ERR_NOT_FOUND'
-        ) {
-          this.activity.record({
-            ...base,
-            params,
-            ok: true,
-            error: null,
-            note: 'already gone',
-            durationMs: elapsed(started),
-          });
-          throw error;
-        }
-        const reason =
-          error instanceof SwitchboardError
-            ? `${error.code}: ${error.message}`
-            : 'SWB_ERR_INTERNAL';
-        this.activity.record({
-          ...base,
-          params,
-          ok: false,
-          error: reason,
-          durationMs: elapsed(started),
-        });
-        throw error;
-      }
-    };
+    const run = <T>(action: string, body: Record<string, unknown>, call: () => Promise<T>) =>
+      this.audited(connectionId, origin, action, body, call);
     return new Proxy(client, {
       get(target, property) {
         if (property === 'command') {
@@ -358,6 +284,67 @@ export class AuditedManagerPool extends ManagerPool {
         return typeof value === 'function' ? (value as () => unknown).bind(target) : value;
       },
     });
+  }
+
+  private async audited<T>(
+    connectionId: string,
+    origin: ActivityOrigin,
+    action: string,
+    body: Record<string, unknown>,
+    call: () => Promise<T>,
+  ): Promise<T> {
+    if (UNAUDITED_ACTIONS.has(action)) return call();
+    const started = performance.now();
+    const connectionName = this.connectionName(connectionId);
+    const base = {
+      at: Date.now(),
+      origin,
+      connectionId,
+      ...(connectionName ? { connectionName } : {}),
+      action,
+      target: auditTarget(body),
+    };
+    const params = auditParams(action, body);
+    try {
+      const value = await call();
+      const result = auditResult(action, value);
+      this.activity.record({
+        ...base,
+        params,
+        ok: true,
+        error: null,
+        ...(result ? { result } : {}),
+        durationMs: elapsed(started),
+      });
+      return value;
+    } catch (error) {
+      if (
+        origin === 'console' &&
+        IDEMPOTENT_DELETES.has(action) &&
+        error instanceof SwitchboardError &&
+        error.code === 'SWB_ERR_NOT_FOUND'
+      ) {
+        this.activity.record({
+          ...base,
+          params,
+          ok: true,
+          error: null,
+          note: 'already gone',
+          durationMs: elapsed(started),
+        });
+        throw error;
+      }
+      const reason =
+        error instanceof SwitchboardError ? `${error.code}: ${error.message}` : 'SWB_ERR_INTERNAL';
+      this.activity.record({
+        ...base,
+        params,
+        ok: false,
+        error: reason,
+        durationMs: elapsed(started),
+      });
+      throw error;
+    }
   }
 }
 

@@ -14,7 +14,7 @@ import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { toAuthorizationRequest, toRealmList } from './manager-pool';
 import { oldestPending } from './pending-requests';
-import { ActivityLog, AuditedManagerPool } from './activity-log';
+import { ActivityLog, AuditedManagerPool, CONSOLE_PUBLISH_ACTION } from './activity-log';
 import { createRealmsConsoleService } from './realms-console-service';
 import { createLocalBrokerConsoleService } from './local-broker-console-service';
 import { createTapConsoleService } from './tap-console-service';
@@ -134,6 +134,21 @@ export function createConsoleService({
     ...createRealmsConsoleService({ pool, activity }),
     ...operations,
     ...tap.methods,
+    // Test publishes are operator actions too: recorded in Activity (without the message).
+    publishMessage: (input) =>
+      pool.recorded(
+        input.connectionId,
+        'operator',
+        CONSOLE_PUBLISH_ACTION,
+        {
+          realm: input.realm,
+          event: input.event,
+          from: input.from ?? 'switchboard-console',
+          guaranteed: input.guaranteed ?? false,
+          ttl: input.ttlSeconds,
+        },
+        () => tap.methods.publishMessage(input),
+      ),
     ...local.methods,
     on: (event, listener) => hub.on(event, listener),
     // Taps first: they leave their brokers while the local one still runs.

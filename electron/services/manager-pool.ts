@@ -170,6 +170,10 @@ export function toRealmList(connectionId: string, settings: unknown): RealmList 
       consumerAccess: consumerAccess(authRequired, keyRequired, keyConfigured, tokenlessConsumers),
       ephemeral: config.ephemeral === true,
       expiresAt: time(config.expires_at),
+      ttlMs:
+        config.ephemeral === true && typeof config.ttl_ms === 'number' && config.ttl_ms > 0
+          ? config.ttl_ms
+          : null,
     };
   });
   list.sort((a, b) => a.name.localeCompare(b.name));

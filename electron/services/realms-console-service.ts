@@ -314,8 +314,6 @@ export function createRealmsConsoleService({
     listPendingRequests: ({ connectionId, realm, cursor, limit }) =>
       pendingPage(pool.get(connectionId), connectionId, { realm, cursor, limit }),
 
-    listActivity: async ({ connectionId, limit, origins }) => ({
-      entries: activity.list({ connectionId, limit, origins }),
-    }),
+    listActivity: async (filter) => activity.query(filter),
   };
 }

@@ -7,6 +7,8 @@
  *   GET  /console-api/events          WebSocket, see event-socket.ts
  *   GET  /…                           files of the built renderer (index.html with a strict CSP)
  *
+ * Dangerous calls (approve, revoke, remove realm, discard dead letters) need a confirmation
+ * token from `confirmCall` first (`shared/console-api-confirm.ts`).
  * Every error, static files included, is answered as `{ok:false, error:{code, message}}` with the
  * catalogue's status.
  * Every request must name this host in `Host` (DNS-rebinding guard); API requests with an
@@ -22,6 +24,7 @@ import {
   type ErrorCode,
   type ErrorInfo,
 } from '../../shared/error-catalogue';
+import { ConfirmationGate } from '../services/confirmation-gate';
 import { dispatchConsoleCall, isConsoleMethodName } from '../services/console-dispatch';
 import { attachEventSocket } from './event-socket';
 import { serveStatic } from './static-files';
@@ -54,6 +57,9 @@ export interface WebHostOptions {
   /** Per-launch secret. Default: 256 random bits. */
   secret?: string;
   logger?: HostLogger;
+  /** Confirmation tokens of dangerous calls (confirmation-gate.ts). Default: a new gate that
+   * mints on request — the page's own confirm step is the gesture. */
+  confirmations?: ConfirmationGate;
 }
 
 /** Where the host listens, and the URL to open (the secret rides in the fragment, never sent). */
@@ -80,6 +86,7 @@ class HttpError extends Error {
 export function createWebHost(options: WebHostOptions): WebHost {
   const secret = options.secret ?? generateSecret();
   const bindHost = options.host ?? '127.0.0.1';
+  const confirmations = options.confirmations ?? new ConfirmationGate();
   let policy: HostPolicy | null = null;
 
   const server = http.createServer((req, res) => {
@@ -140,8 +147,12 @@ export function createWebHost(options: WebHostOptions): WebHost {
         );
       }
       const input = await readJsonBody(req);
-      const result = await dispatchConsoleCall(options.service, method, input, (error) =>
-        options.logger?.error({ err: error, method }, 'console method failed'),
+      const result = await dispatchConsoleCall(
+        options.service,
+        method,
+        input,
+        (error) => options.logger?.error({ err: error, method }, 'console method failed'),
+        confirmations,
       );
       sendResult(res, result);
     } catch (error) {

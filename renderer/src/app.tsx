@@ -50,7 +50,7 @@ const SECTIONS: Section[] = [
   { id: 'tokens', label: 'Tokens', group: 'Manage', View: TokensView },
   { id: 'dead-letters', label: 'Dead letters', group: 'Operations', View: DeadLettersView },
   { id: 'activity', label: 'Activity', group: 'Operations', View: ActivityView },
-  { id: 'local', label: 'Local broker', group: 'Local', View: LocalBrokerView },
+  { id: 'local', label: 'Broker process', group: 'Local', View: LocalBrokerView },
   { id: 'demo', label: 'Demo', group: 'Local', View: DemoView },
   { id: 'connections', label: 'Connections', group: 'Setup', View: ConnectionsView },
 ];

@@ -115,8 +115,8 @@ describe('Activity page: operator actions and the console’s own', () => {
     await page.getByTestId('nav-activity').click();
     await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
     const operator = await targets(page);
-    expect(operator[0]).toMatch(/^operator .*add_realm · ops-realm/);
-    expect(operator[1]).toMatch(/^operator .*set_realm_auth · legacy-realm/);
+    expect(operator[0]).toMatch(/^operator .*Create realm · ops-realm · on Local broker/);
+    expect(operator[1]).toMatch(/^operator .*Require auth · legacy-realm · on Local broker/);
     expect(await page.getByTestId('activity-origin').count()).toBe(0);
     expect(await page.getByTestId('activity-include-console').isChecked()).toBe(false);
     await shoot(page, 'operator');

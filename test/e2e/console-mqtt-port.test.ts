@@ -130,6 +130,7 @@ describe('console local broker MQTT port', () => {
     expect(await text(page, 'local-mqtt-port')).toBe(String(mqttPort));
 
     await page.getByTestId('local-restart').click();
+    await page.getByTestId('local-confirm-yes').click();
     await expect
       .poll(async () => (await callApi<LocalBrokerStatus>(app!, 'getLocalBroker', {})).pid, {
         timeout: 30_000,

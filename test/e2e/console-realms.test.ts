@@ -268,7 +268,15 @@ describe('console realms, tokens and activity end to end', () => {
     await expect
       .poll(() => page.getByTestId('activity-entry').count(), { timeout: 10_000 })
       .toBeGreaterThanOrEqual(8);
-    const actions = await page.getByTestId('activity-action').allTextContents();
+    // Wire names stay on each entry (data-action, tooltip); the text says it in words.
+    const actions = await page
+      .getByTestId('activity-entry')
+      .evaluateAll((items) => items.map((item) => item.getAttribute('data-action')));
+    const labels = await page.getByTestId('activity-action').allTextContents();
+    for (const label of ['Create realm', 'Set pre-shared key', 'Approve request', 'Revoke token']) {
+      expect(labels).toContain(label);
+    }
+    expect(labels.join('\n')).not.toMatch(/AUTHORIZATION_DECIDE|_/);
     for (const action of [
       'add_realm',
       'set_realm_key',
@@ -281,7 +289,7 @@ describe('console realms, tokens and activity end to end', () => {
       expect(actions).toContain(action);
     }
     expect((await page.getByTestId('activity-params').allTextContents()).join('\n')).toContain(
-      'key=<set>',
+      'key: <set>',
     );
     await shoot(page, 'activity');
 

@@ -258,6 +258,9 @@ describe('console tap, publisher, local broker and demo end to end', () => {
 
     // Stop and Start.
     await page.getByTestId('local-stop').click();
+    // Stop asks first: it disconnects every client and stops the demo.
+    expect(await text(page, 'local-confirm')).toContain('disconnects every client');
+    await page.getByTestId('local-confirm-yes').click();
     await expect.poll(() => text(page, 'local-state'), { timeout: 15_000 }).toBe('stopped');
     await page.getByTestId('local-start').click();
     await expect.poll(() => text(page, 'local-state'), { timeout: 30_000 }).toBe('running');

@@ -342,7 +342,7 @@ describe('the app installs these policies', () => {
       expect(glue, line).toContain(line);
     }
     expect(source('electron/main/console-ipc.ts')).toContain(
-      'ipcMain.handle(ConsoleChannel.INVOKE, consoleInvokeHandler(service, onInternal))',
+      'ipcMain.handle(ConsoleChannel.INVOKE, consoleInvokeHandler(service, onInternal, gate))',
     );
     expect(source('electron/main/app-protocol.ts')).toContain(
       'serveAppFile(rendererDir, request.url)',

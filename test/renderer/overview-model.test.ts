@@ -98,6 +98,38 @@ describe('overview model', () => {
     });
   });
 
+  it('shows a deliberately stopped broker as stopped, not as an outage', () => {
+    // A crash before the stop left its error behind: the stop itself is no problem.
+    const stopped: LocalBrokerStatus = {
+      ...running,
+      state: 'stopped',
+      pid: null,
+      startedAt: null,
+      lastError: 'broker exited with code 1',
+    };
+    const sample: Overview = {
+      ...overview,
+      reachable: false,
+      error: { code: 'SWB_ERR_BROKER_NOT_RUNNING', message: 'Local broker is not running' },
+      health: null,
+      stats: null,
+      counters: null,
+      rates: null,
+      local: stopped,
+    };
+    expect(buildOverviewModel(sample, stopped)).toMatchObject({
+      state: 'stopped',
+      tone: 'idle',
+      stoppedOnPurpose: true,
+      problem: null,
+    });
+    expect(buildOverviewModel(overview, running).stoppedOnPurpose).toBe(false);
+    expect(buildOverviewModel(sample, { ...stopped, state: 'failed' })).toMatchObject({
+      stoppedOnPurpose: false,
+      problem: 'broker exited with code 1',
+    });
+  });
+
   it('reports a scrape error while the broker process runs', () => {
     const blind: Overview = {
       ...overview,

@@ -34,6 +34,8 @@ function scripted(queue: AuthorizationRequest[], decideFails = false) {
       value: { connectionId, request: queue[0] ?? null, total: queue.length },
     }),
     listRealms: async () => ({ ok: true, value: realms }),
+    // An approval asks the host for its one-time confirmation first (confirmed-call.ts).
+    confirmCall: async () => ({ ok: true, value: { confirmation: 'c-1', expiresAt: 0 } }),
     decideRequest: async (input: unknown) => {
       calls.push(input);
       if (decideFails) {
@@ -81,7 +83,9 @@ describe('requests store', () => {
       approved: true,
       role: 'both',
     });
-    expect(calls).toEqual([{ connectionId, requestId: 'authreq-1', approved: true, role: 'both' }]);
+    expect(calls).toEqual([
+      { connectionId, requestId: 'authreq-1', approved: true, role: 'both', confirmation: 'c-1' },
+    ]);
     expect(useAppStore.getState()).toMatchObject({
       deciding: false,
       decisionError: null,

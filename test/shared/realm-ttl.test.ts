@@ -43,3 +43,22 @@ describe('realm TTL grammar (§9.1)', () => {
     expect(defaultRealmTtlMs('1h')).toBe(3_600_000);
   });
 });
+
+describe('formatRealmTtl', () => {
+  it('writes the largest exact unit, which parseRealmTtlMs reads back', async () => {
+    const { formatRealmTtl } = await import('../../shared/realm-ttl');
+    const cases: [number, string][] = [
+      [120_000, '2m'],
+      [3_600_000, '1h'],
+      [5_400_000, '90m'],
+      [86_400_000, '1d'],
+      [90_000, '90s'],
+      [1_500, '1500ms'],
+    ];
+    for (const [ms, text] of cases) {
+      expect(formatRealmTtl(ms)).toBe(text);
+      expect(parseRealmTtlMs(text)).toBe(ms);
+    }
+    for (const bad of [0, -5, Number.NaN, null, undefined]) expect(formatRealmTtl(bad)).toBeNull();
+  });
+});

@@ -7,6 +7,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { FileSecretStore, LOCAL_ADMIN_TOKEN_SECRET } from '../../electron/services/secret-store';
 import { ConsoleChannel } from '../../shared/console-api';
+import { needsConfirmation } from '../../shared/console-api-confirm';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 
@@ -102,6 +103,24 @@ export async function callApi<T>(app: RunningConsole, method: string, input: unk
   const result = (await response.json()) as { ok: boolean; value: T };
   if (!result.ok) throw new Error(`${method} failed: ${JSON.stringify(result)}`);
   return result.value;
+}
+
+/**
+ * A dangerous call (approve, revoke, remove realm, discard dead letters) the way the console's
+ * UI makes it: `confirmCall` for exactly this call first, then the call with its confirmation
+ * (`shared/console-api-confirm.ts`). Other methods are called as they are.
+ */
+export async function callConfirmed<T>(
+  app: RunningConsole,
+  method: string,
+  input: Record<string, unknown>,
+): Promise<T> {
+  if (!needsConfirmation(method, input)) return callApi<T>(app, method, input);
+  const { confirmation } = await callApi<{ confirmation: string }>(app, 'confirmCall', {
+    method,
+    input,
+  });
+  return callApi<T>(app, method, { ...input, confirmation });
 }
 
 /** The local broker's admin token the console generated in `dataDir` (tests only). */

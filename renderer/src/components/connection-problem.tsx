@@ -52,11 +52,11 @@ export function ConnectionProblem({ error, connectionId, what, testId }: Connect
       : { label: 'Open Connections', go: () => goToSection('connections') };
   } else if (error.code === 'SWB_ERR_BROKER_NOT_RUNNING') {
     title = 'The local broker is not running';
-    advice = `Start it in Local broker; ${what} loads once it runs.`;
-    action = { label: 'Open Local broker', go: () => goToSection('local') };
+    advice = `Start it on the Broker process page; this page shows ${what} once it runs.`;
+    action = { label: 'Open Broker process', go: () => goToSection('local') };
   } else if (error.code === 'SWB_ERR_BROKER_UNREACHABLE') {
     title = `${name} does not answer`;
-    advice = `Check that the broker is running and that the connection's URL is right (Test it in Connections); ${what} loads again on Refresh.`;
+    advice = `Check that the broker is running and that the connection's URL is right (Test it in Connections), then Refresh to read ${what} again.`;
     action = { label: 'Open Connections', go: () => goToSection('connections') };
   } else {
     title = `Cannot read ${what}`;

@@ -3,7 +3,7 @@
  * connection's `getOverview`, the connection list), then the event streams and the transport's
  * connection state. The host is told which connection this page shows (`watchConnections`), so
  * only that connection's events arrive; switching connections re-subscribes and reloads.
- * Also the actions the views trigger (`restartLocalBroker`).
+ * Also the actions the views trigger (`runLocalBroker`).
  */
 import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
@@ -65,16 +65,25 @@ async function refresh(client: ConsoleClient, store: typeof useAppStore): Promis
   await refreshRequests(client, connectionId, store);
 }
 
-/** Restarts the local broker, recording progress and any error in the session slice. */
-export async function restartLocalBroker(
+/**
+ * Starts, stops or restarts the local broker, recording progress (`restarting` while any of them
+ * runs) and any error in the session slice.
+ */
+export async function runLocalBroker(
   client: ConsoleClient,
+  action: 'start' | 'stop' | 'restart',
   store = useAppStore,
 ): Promise<void> {
   const { setRestarting, setActionError, applyLocalBroker } = store.getState();
   setRestarting(true);
   setActionError(null);
   try {
-    const result = await client.api.restartLocalBroker({});
+    const result =
+      action === 'start'
+        ? await client.api.startLocalBroker({})
+        : action === 'stop'
+          ? await client.api.stopLocalBroker({})
+          : await client.api.restartLocalBroker({});
     if (result.ok) applyLocalBroker(result.value);
     else setActionError(result.error);
   } finally {

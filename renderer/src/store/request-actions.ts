@@ -4,6 +4,7 @@
  */
 import type { ApprovalRole } from '../../../shared/console-api';
 import type { ConsoleClient } from '../api/console-client';
+import { confirmedCall } from '../api/confirmed-call';
 import { useAppStore } from './app-store';
 
 /** Reloads the oldest pending request and the realm list of `connectionId`. */
@@ -39,7 +40,8 @@ export async function decideRequest(
   setDeciding(true);
   setDecisionError(null);
   try {
-    const result = await client.api.decideRequest(input);
+    // An approval carries a one-time confirmation the host mints for it (confirmed-call.ts).
+    const result = await confirmedCall(client.api, 'decideRequest', input);
     if (result.ok) setLastDecision(result.value);
     else setDecisionError(result.error);
     await refreshRequests(client, input.connectionId, store);

@@ -116,3 +116,32 @@ export function thinRows(rows: ChartRow[], max = MAX_DRAWN_ROWS): ChartRow[] {
   }
   return out;
 }
+
+/**
+ * A y-axis tick, short enough for the axis' width (`AXIS_WIDTH` px at 11 px type): up to 9,999
+ * in full with a thousands separator, then `12k`, `1.5M`, `2.3G` (one decimal below 10 of a unit).
+ * Fractions (rates below 1/s) keep one decimal.
+ */
+export function axisTick(value: number): string {
+  if (!Number.isFinite(value)) return '';
+  const abs = Math.abs(value);
+  if (abs < 10_000) {
+    return abs >= 1 || abs === 0
+      ? Math.round(value).toLocaleString('en-GB')
+      : String(Math.round(value * 10) / 10);
+  }
+  for (const [unit, size] of [
+    ['G', 1e9],
+    ['M', 1e6],
+    ['k', 1e3],
+  ] as const) {
+    if (abs < size) continue;
+    const scaled = value / size;
+    const digits = Math.abs(scaled) < 10 ? 1 : 0;
+    return `${Number(scaled.toFixed(digits))}${unit}`;
+  }
+  return String(value);
+}
+
+/** Width of the charts' y axis, px: fits `axisTick`'s longest label ("9,999", "999k"). */
+export const AXIS_WIDTH = 44;

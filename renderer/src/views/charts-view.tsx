@@ -21,7 +21,9 @@ import { StatCard } from '../components/stat-card';
 import { formatCount, formatRate } from '../format';
 import {
   ALL_REFETCH_AFTER,
+  AXIS_WIDTH,
   appendPoint,
+  axisTick,
   chartRows,
   realmsOf,
   thinRows,
@@ -147,7 +149,13 @@ const Chart = memo(function Chart({
         <LineChart data={rows} margin={CHART_MARGIN}>
           <CartesianGrid stroke={AXIS} strokeOpacity={0.25} vertical={false} />
           <XAxis dataKey="t" tickFormatter={clock} stroke={AXIS} fontSize={11} minTickGap={40} />
-          <YAxis stroke={AXIS} fontSize={11} allowDecimals={false} width={48} />
+          <YAxis
+            stroke={AXIS}
+            fontSize={11}
+            allowDecimals={false}
+            width={AXIS_WIDTH}
+            tickFormatter={axisTick}
+          />
           <Tooltip labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />
           {visible.map((s) => (
             <Line
@@ -177,12 +185,20 @@ const Chart = memo(function Chart({
   );
 });
 
-const CHART_MARGIN = { top: 4, right: 8, bottom: 0, left: -16 };
+// No negative left margin: it pushed the first digits of a long tick out of the SVG (1,500 read 500).
+const CHART_MARGIN = { top: 4, right: 8, bottom: 0, left: 0 };
 const TOOLTIP_STYLE = { background: 'var(--panel)', border: '1px solid var(--line)' };
 const tooltipLabel = (t: unknown): string => clock(Number(t));
 
 /** Memoised: the Overview re-renders on every `overview` event; the charts only on their own. */
-export const ChartsView = memo(function ChartsView({ client }: { client: ConsoleClient }) {
+export const ChartsView = memo(function ChartsView({
+  client,
+  brokerStopped = false,
+}: {
+  client: ConsoleClient;
+  /** The local broker was stopped on purpose: its gap in the charts is not an outage. */
+  brokerStopped?: boolean;
+}) {
   const connectionId = useConnectionId();
   const refused = useAppStore(
     (st) => st.connections.find((c) => c.id === connectionId)?.state === 'refused',
@@ -235,7 +251,12 @@ export const ChartsView = memo(function ChartsView({ client }: { client: Console
       </header>
 
       <ErrorBanner title="Charts unavailable:" message={error} testId="chart-error" />
-      {latest && !latest.up && (
+      {latest && !latest.up && brokerStopped && (
+        <p className="muted" data-testid="chart-stopped">
+          No samples while the broker is stopped; the charts carry on once it runs again.
+        </p>
+      )}
+      {latest && !latest.up && !brokerStopped && (
         <div className="error-banner" role="alert" data-testid="chart-unreachable">
           {refused ? (
             <>
@@ -273,7 +294,8 @@ export const ChartsView = memo(function ChartsView({ client }: { client: Console
           testId="chart-produced-rate"
           rawValue={now?.produced ?? null}
           value={formatRate(now?.produced)}
-          detail={`${formatCount(realmTotals?.produced)} since broker start`}
+          // The total since broker start is the Overview's "Messages produced" card: one figure.
+          detail="per second, latest sample"
         />
         <StatCard
           label="Dead-lettered now"

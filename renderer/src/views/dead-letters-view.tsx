@@ -10,6 +10,7 @@ import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import type { DeadLetter } from '../../../shared/console-api-operations';
 import type { ErrorInfo } from '../../../shared/error-catalogue';
 import type { ConsoleClient } from '../api/console-client';
+import { realmBatches } from './dead-letter-batches';
 import { ConnectionProblem } from '../components/connection-problem';
 import { ErrorBanner } from '../components/error-banner';
 import { formatCount } from '../format';
@@ -179,27 +180,20 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
     setNotice(null);
     cancelRef.current = false;
     setRunning({ kind, progress: { done: 0, total: ids.length }, cancelling: false });
-    const method = kind === 'replay' ? client.api.replayDeadLetters : client.api.discardDeadLetters;
+    const realmOf = new Map(entries.map(({ entry }) => [entry.id, entry.realm]));
+    const batches = realmBatches(client, kind, connectionId, realm, realmOf, ids);
     let settledCount = 0;
     try {
-      await runBatches(
-        ids,
-        async (batch) => {
-          const result = await method({ connectionId, ...(realm ? { realm } : {}), ids: batch });
-          if (!result.ok) throw new Error(result.error.message);
-          return result.value;
+      await runBatches(batches.ordered, batches.call, {
+        cancelled: () => cancelRef.current,
+        onProgress: (progress) => setRunning((r) => (r ? { ...r, progress } : r)),
+        onSettled: (settled) => {
+          settledCount += settled.length;
+          const gone = new Set(settled);
+          setEntries((current) => current.filter((e) => !gone.has(e.entry.id)));
+          setSelected((current) => new Set([...current].filter((id) => !gone.has(id))));
         },
-        {
-          cancelled: () => cancelRef.current,
-          onProgress: (progress) => setRunning((r) => (r ? { ...r, progress } : r)),
-          onSettled: (settled) => {
-            settledCount += settled.length;
-            const gone = new Set(settled);
-            setEntries((current) => current.filter((e) => !gone.has(e.entry.id)));
-            setSelected((current) => new Set([...current].filter((id) => !gone.has(id))));
-          },
-        },
-      );
+      });
       const rest = ids.length - settledCount;
       setNotice(
         `${kind === 'replay' ? 'Replayed' : 'Discarded'} ${formatCount(settledCount)} of ${formatCount(ids.length)}` +

@@ -1,7 +1,8 @@
 /**
  * Demo mode: one button starts a small simulated workload against the local broker in its own
  * realm (producers, a fast, a slow and a stuck consumer, a client asking for authorization), so
- * every view has live data with no network; one button stops it and removes the realm.
+ * every view has live data with no network; one button stops it and removes the realm. Always
+ * the local broker's demo, whichever connection is selected (with a note when it is another).
  */
 import { useEffect, useState } from 'react';
 import type { DemoStatus } from '../../../shared/console-api-local';
@@ -12,10 +13,18 @@ import { StatCard } from '../components/stat-card';
 import { StatusBadge } from '../components/status-badge';
 import { formatCount } from '../format';
 import '../styles/tap.css';
+import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
+import { useAppStore } from '../store/app-store';
 import { useConnectionId } from './use-connection-id';
 
 export function DemoView({ client }: { client: ConsoleClient }) {
-  const connectionId = useConnectionId();
+  // Demo mode exists on the local broker only: this page always shows (and drives) that one,
+  // whichever connection the top bar has selected.
+  const connectionId = LOCAL_CONNECTION_ID;
+  const selectedId = useConnectionId();
+  const selectedName = useAppStore(
+    (s) => s.connections.find((c) => c.id === selectedId)?.name ?? selectedId,
+  );
   const [status, setStatus] = useState<DemoStatus | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorInfo | null>(null);
@@ -71,6 +80,13 @@ export function DemoView({ client }: { client: ConsoleClient }) {
         </div>
       </header>
 
+      {selectedId !== LOCAL_CONNECTION_ID && (
+        <p className="panel notice" data-testid="demo-local-only">
+          Demo mode runs on the local broker only, so this page shows the local broker&apos;s demo —
+          not <strong>{selectedName}</strong>, the connection selected at the top. The other pages
+          show {selectedName}.
+        </p>
+      )}
       <ErrorBanner
         title="Demo failed:"
         message={error?.message ?? status?.error}

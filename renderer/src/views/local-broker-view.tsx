@@ -1,5 +1,6 @@
 /**
- * Local broker: its state with Start / Stop / Restart, its socket.io and MQTT ports and data
+ * Broker process (the local broker's page; "Local broker" is the name of its connection): its
+ * state with Start / Stop / Restart (Stop and Restart confirmed first), its socket.io and MQTT ports and data
  * directory, the live log tail, and the settings file editor.
  */
 import { useState } from 'react';
@@ -11,6 +12,11 @@ import { useAppStore } from '../store/app-store';
 import '../styles/tap.css';
 import '../styles/local-broker.css';
 import { mqttPortText } from './local-ports';
+import {
+  LocalBrokerButtons,
+  useLifecycleConfirm,
+  type LocalBrokerAction,
+} from './local-broker-controls';
 import { LogTail } from './log-tail';
 import { SettingsEditor } from './settings-editor';
 
@@ -22,18 +28,16 @@ const TONES: Record<string, BadgeTone> = {
   failed: 'bad',
 };
 
-type Action = 'start' | 'stop' | 'restart';
-
 export function LocalBrokerView({ client }: { client: ConsoleClient }) {
   const status = useAppStore((s) => s.localBroker);
   const applyLocalBroker = useAppStore((s) => s.applyLocalBroker);
-  const [busy, setBusy] = useState<Action | null>(null);
+  const [busy, setBusy] = useState<LocalBrokerAction | null>(null);
   const [error, setError] = useState<ErrorInfo | null>(null);
   const state = status?.state ?? 'stopped';
   // Console host gone: the last state is history, never shown as current (as on Overview).
   const stale = useAppStore((s) => s.connection === 'offline');
 
-  const run = async (action: Action): Promise<void> => {
+  const run = async (action: LocalBrokerAction): Promise<void> => {
     setBusy(action);
     setError(null);
     const call =
@@ -47,14 +51,16 @@ export function LocalBrokerView({ client }: { client: ConsoleClient }) {
     else setError(result.error);
     setBusy(null);
   };
+  const confirm = useLifecycleConfirm((action) => void run(action), 'local');
 
-  const active = state === 'running' || state === 'starting' || state === 'restarting';
   return (
     <main className="page" data-testid="local-broker-view">
       <header className="page__header">
         <div>
-          <h2 className="page__title">Local broker</h2>
-          <p className="muted">The broker this console runs on this machine.</p>
+          <h2 className="page__title">Broker process</h2>
+          <p className="muted">
+            The local broker this console runs on this machine: its process, log and settings.
+          </p>
         </div>
         <div className="page__actions local-actions">
           <StatusBadge
@@ -62,35 +68,16 @@ export function LocalBrokerView({ client }: { client: ConsoleClient }) {
             tone={stale ? 'idle' : (TONES[state] ?? 'idle')}
             testId="local-state"
           />
-          <button
-            type="button"
-            className="button"
-            disabled={busy !== null || active}
-            onClick={() => void run('start')}
-            data-testid="local-start"
-          >
-            {busy === 'start' ? 'Starting…' : 'Start'}
-          </button>
-          <button
-            type="button"
-            className="button button--danger"
-            disabled={busy !== null || !active}
-            onClick={() => void run('stop')}
-            data-testid="local-stop"
-          >
-            {busy === 'stop' ? 'Stopping…' : 'Stop'}
-          </button>
-          <button
-            type="button"
-            className="button"
-            disabled={busy !== null}
-            onClick={() => void run('restart')}
-            data-testid="local-restart"
-          >
-            {busy === 'restart' ? 'Restarting…' : 'Restart'}
-          </button>
+          <LocalBrokerButtons
+            state={state}
+            busy={busy}
+            show="all"
+            onClick={confirm.ask}
+            testIdPrefix="local"
+          />
         </div>
       </header>
+      {confirm.panel}
 
       <ErrorBanner
         title="Broker problem:"

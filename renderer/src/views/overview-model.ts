@@ -39,6 +39,11 @@ export interface OverviewModel {
   connections: number | null;
   restarts: number;
   /**
+   * The local broker is stopped and was not failing: someone stopped it (or it was never started),
+   * so there is nothing to recover — the page offers Start, not Restart, and shows no outage.
+   */
+  stoppedOnPurpose: boolean;
+  /**
    * While the broker's store refuses new durable copies (issue 21, free-space reserve): why, in
    * words, with the free bytes and the reserve; else null.
    */
@@ -163,8 +168,13 @@ export function buildOverviewModel(
     deliveredRate: live?.rates?.delivered ?? null,
     connections: live?.counters?.connectionsCurrent ?? null,
     restarts: status?.restarts ?? 0,
+    stoppedOnPurpose: isLocal && liveState === 'stopped',
     storageRefusal: storageRefusal(live?.stats?.storage),
-    problem: (liveState !== 'running' ? status?.lastError : null) ?? scrapeProblem ?? null,
+    // A deliberate stop is not a problem, whatever an earlier crash left in `lastError`.
+    problem:
+      isLocal && liveState === 'stopped'
+        ? null
+        : ((liveState !== 'running' ? status?.lastError : null) ?? scrapeProblem ?? null),
     sampledAt: overview?.sampledAt ?? null,
   };
 }

@@ -12,11 +12,17 @@ import { StatCard } from '../components/stat-card';
 import { StatusBadge } from '../components/status-badge';
 import { formatCount, formatDuration, formatRate } from '../format';
 import { useAppStore } from '../store/app-store';
-import { restartLocalBroker } from '../store/bind-console';
+import { runLocalBroker } from '../store/bind-console';
 import { ChartsView } from './charts-view';
 import { ClusterPanel } from './cluster-panel';
 import { portsDetail } from './local-ports';
+import {
+  LocalBrokerButtons,
+  useLifecycleConfirm,
+  type LocalBrokerAction,
+} from './local-broker-controls';
 import { buildOverviewModel, type OnlineTotal } from './overview-model';
+import { useState } from 'react';
 
 function onlineTotal(value: OnlineTotal | null): string {
   return value ? `${formatCount(value.online)} / ${formatCount(value.total)}` : '—';
@@ -36,6 +42,12 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
   const model = buildOverviewModel(overview, isLocal ? local : null, { stale });
   const busy = restarting || model.state === 'starting';
   const stateLabel = model.staleState ? `stale (was ${model.staleState})` : model.state;
+  const [action, setAction] = useState<LocalBrokerAction | null>(null);
+  const run = (next: LocalBrokerAction): void => {
+    setAction(next);
+    void runLocalBroker(client, next).finally(() => setAction(null));
+  };
+  const confirm = useLifecycleConfirm(run, 'overview-broker');
 
   return (
     <main className="page" data-testid="overview-view">
@@ -55,18 +67,26 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
         <div className="page__actions">
           <StatusBadge label={stateLabel} tone={model.tone} testId="overview-status" />
           {isLocal && (
-            <button
-              type="button"
-              className="button"
+            <LocalBrokerButtons
+              state={local?.state ?? 'stopped'}
+              busy={restarting ? (action ?? 'restart') : null}
               disabled={busy || stale}
-              onClick={() => void restartLocalBroker(client)}
-            >
-              {restarting ? 'Restarting…' : 'Restart'}
-            </button>
+              show="one"
+              onClick={confirm.ask}
+              testIdPrefix="overview-broker"
+            />
           )}
         </div>
       </header>
 
+      {isLocal && confirm.panel}
+      {model.stoppedOnPurpose && (
+        <p className="panel notice" data-testid="overview-stopped">
+          <strong>Stopped.</strong> The local broker was stopped from this console: clients cannot
+          connect and there are no figures until you start it again (Start, above). Its data stays
+          in {model.dataDir ?? 'its data directory'}.
+        </p>
+      )}
       {model.httpApiOff && (
         <p className="panel notice" data-testid="overview-http-off">
           This broker&apos;s HTTP API is switched off (<code>http_api.enabled: false</code>), so
@@ -171,7 +191,7 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
         />
       )}
 
-      <ChartsView client={client} />
+      <ChartsView client={client} brokerStopped={model.stoppedOnPurpose} />
 
       <p className="muted small" data-testid="overview-sampled-at">
         {model.sampledAt

@@ -1,14 +1,20 @@
 /**
- * The actions on one realm (Realms view): lifetime (extend, convert), switches (auth, producer
- * acceptance, key required, token-less consumers — issue 20 — with what the realm then admits), keys (generate / rotate / clear the pre-shared key and the manager
- * key; a generated one is handed to `onSecret` for the one-shot reveal; the reply says how many
- * sessions a rotation ended), ending every session of the realm (two clicks), and removal with
- * type-the-name confirmation. Each is one signed management command (§8.2).
+ * The actions on one realm (Realms view): lifetime (the field shows the realm's own TTL; extend,
+ * convert), switches (auth, producer acceptance, token-less consumers — issue 20 — with what the
+ * realm then admits), keys (generate / rotate / clear the pre-shared key and the manager key; a
+ * generated one is handed to `onSecret` for the one-shot reveal; the reply says how many
+ * sessions a rotation ended), "require key on/off" as one confirmed action (with a key set it
+ * rotates the key: the protocol changes `require_key` only together with the key), ending every
+ * session of the realm (two clicks), and removal with type-the-name confirmation. Each is one
+ * signed management command (§8.2).
  */
 import { useState } from 'react';
 import type { RealmSummary } from '../../../shared/console-api';
 import type { GeneratedSecret } from '../../../shared/console-api-realms';
+import { formatRealmTtl } from '../../../shared/realm-ttl';
 import type { ConsoleClient } from '../api/console-client';
+import { confirmedCall } from '../api/confirmed-call';
+import { ConfirmPanel } from '../components/confirm-panel';
 import type { ConsoleAction } from './use-console-action';
 
 export interface RealmManageProps {
@@ -39,6 +45,43 @@ export function consumerAccessText(realm: RealmSummary): string {
   }
 }
 
+/**
+ * What the lifetime field starts with: the realm's own TTL (`ttlMs`), else — a broker that does
+ * not report it — the time left rounded up to a minute, else 1h for a permanent realm.
+ */
+export function initialTtlText(realm: RealmSummary, now = Date.now()): string {
+  const own = formatRealmTtl(realm.ttlMs);
+  if (own) return own;
+  if (realm.ephemeral && realm.expiresAt !== null && realm.expiresAt > now) {
+    return `${Math.ceil((realm.expiresAt - now) / 60_000)}m`;
+  }
+  return '1h';
+}
+
+/** The one "require key" action: what it does, what it calls, and what changes for consumers. */
+export function requireKeyPlan(realm: RealmSummary): {
+  label: string;
+  next: boolean;
+  rotates: boolean;
+  consequence: string;
+} {
+  const next = !realm.keyRequired;
+  // The protocol sets require_key together with the key only: with a key set, a change is a new key.
+  const rotates = realm.keyConfigured || next;
+  const keyPart = realm.keyConfigured
+    ? 'A new pre-shared key is generated and shown once; the old key stops working, and the sessions that logged in with it are ended. '
+    : next
+      ? 'A pre-shared key is generated and shown once. '
+      : '';
+  const effect = next
+    ? 'Consumers that connect without a token must then present the key.'
+    : realm.tokenlessConsumers
+      ? 'Consumers that connect without a token no longer need the key — and since token-less consumers are allowed here, anyone who knows the realm’s name can read it.'
+      : 'Consumers that connect without a token no longer need the key; token-less consumers are not allowed here, so they need a token.';
+  const label = `Require key ${next ? 'on' : 'off'}${rotates ? (realm.keyConfigured ? ' (rotates the key)' : ' (generates a key)') : ''}`;
+  return { label, next, rotates, consequence: `${keyPart}${effect}` };
+}
+
 export function RealmManage({
   client,
   connectionId,
@@ -47,10 +90,19 @@ export function RealmManage({
   onSecret,
   reload,
 }: RealmManageProps) {
-  const [ttl, setTtl] = useState('1h');
+  const [ttl, setTtl] = useState(() => initialTtlText(realm));
+  // A new TTL from the broker (after an action, or another console) replaces the field's text
+  // (adjusted while rendering, React's pattern for state derived from a changed prop).
+  const ttlKey = `${realm.ephemeral}:${realm.ttlMs}`;
+  const [shownTtlKey, setShownTtlKey] = useState(ttlKey);
+  if (shownTtlKey !== ttlKey) {
+    setShownTtlKey(ttlKey);
+    setTtl(initialTtlText(realm));
+  }
   const [confirmRotate, setConfirmRotate] = useState<'realmKey' | 'managerKey' | null>(null);
-  const [requireKey, setRequireKey] = useState(true);
   const [confirmEnd, setConfirmEnd] = useState(false);
+  const [askRequireKey, setAskRequireKey] = useState(false);
+  const plan = requireKeyPlan(realm);
   const [typed, setTyped] = useState('');
   const name = realm.name;
   const id = (suffix: string): string => `realm-${suffix}-${name}`;
@@ -67,7 +119,11 @@ export function RealmManage({
       reload,
     );
 
-  const generate = async (kind: 'realmKey' | 'managerKey') => {
+  // A rotation keeps the realm's "require key"; a first key requires it (the usual intent).
+  const generate = async (
+    kind: 'realmKey' | 'managerKey',
+    requireKey = realm.keyConfigured ? realm.keyRequired : true,
+  ) => {
     setConfirmRotate(null);
     const secret = await action.run(
       () =>
@@ -81,6 +137,11 @@ export function RealmManage({
       reload,
     );
     if (secret) onSecret(secret);
+  };
+  const changeRequireKey = (): void => {
+    setAskRequireKey(false);
+    if (plan.rotates) void generate('realmKey', plan.next);
+    else flag('keyRequired', plan.next);
   };
   const onKey = (kind: 'realmKey' | 'managerKey', configured: boolean) => {
     if (configured && confirmRotate !== kind) setConfirmRotate(kind);
@@ -202,23 +263,6 @@ export function RealmManage({
           </label>
           <label
             className="check"
-            title={
-              realm.keyConfigured
-                ? 'The protocol sets require_key only with the key: rotate the key to change it.'
-                : undefined
-            }
-          >
-            <input
-              type="checkbox"
-              checked={realm.keyRequired}
-              disabled={action.busy || realm.keyConfigured}
-              onChange={(e) => flag('keyRequired', e.target.checked)}
-              data-testid={id('key-required')}
-            />
-            consumers need the key
-          </label>
-          <label
-            className="check"
             title="The reference's rule: consumers may connect with no token or key, so anyone who knows the realm's name can read it."
           >
             <input
@@ -236,22 +280,40 @@ export function RealmManage({
       <p className="muted small-inline" id={id('tokenless-hint')} data-testid={id('access')}>
         {consumerAccessText(realm)}
       </p>
-      {realm.keyConfigured && (
-        <p className="muted small-inline">
-          With a key set, “consumers need the key” changes only with a new key: tick or untick
-          “require key” below, then rotate.
-        </p>
-      )}
       {keyRow('realmKey', 'Pre-shared key', realm.keyConfigured)}
-      <label className="check manage-indent">
-        <input
-          type="checkbox"
-          checked={requireKey}
-          onChange={(e) => setRequireKey(e.target.checked)}
-          data-testid={id('require-key-next')}
-        />
-        require key (applies to the next generated key)
-      </label>
+      <div className="manage-row">
+        <span className="manage-row__label">Require key</span>
+        <span className="row-actions">
+          <span data-testid={id('key-required-state')}>
+            {realm.keyRequired ? 'on' : 'off'}
+            <span className="muted">
+              {realm.keyRequired
+                ? ' — consumers without a token must present the key'
+                : ' — consumers without a token need no key'}
+            </span>
+          </span>
+          <button
+            type="button"
+            className="button"
+            disabled={action.busy || name === '*'}
+            onClick={() => setAskRequireKey(true)}
+            data-testid={id('require-key')}
+          >
+            {plan.label}
+          </button>
+        </span>
+      </div>
+      {askRequireKey && (
+        <ConfirmPanel
+          tone="primary"
+          confirmLabel={plan.label}
+          onConfirm={changeRequireKey}
+          onCancel={() => setAskRequireKey(false)}
+          testId={id('require-key-confirm')}
+        >
+          {plan.consequence}
+        </ConfirmPanel>
+      )}
       {!structural && keyRow('managerKey', 'Manager key', realm.managerKeyConfigured)}
       <div className="manage-row">
         <span className="manage-row__label">Sessions</span>
@@ -309,7 +371,7 @@ export function RealmManage({
               disabled={action.busy || typed !== name}
               onClick={() =>
                 void action.run(
-                  () => client.api.removeRealm({ ...base, confirmName: typed }),
+                  () => confirmedCall(client.api, 'removeRealm', { ...base, confirmName: typed }),
                   (v) => v.summary,
                   reload,
                 )

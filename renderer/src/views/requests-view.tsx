@@ -114,8 +114,12 @@ export function RequestsView({ client }: { client: ConsoleClient }) {
         <div>
           <h2 className="page__title">Authorization requests</h2>
           <p className="muted">
-            Oldest first · keys: <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>n</kbd>/
-            <kbd>j</kbd> next, <kbd>k</kbd> previous
+            Oldest first
+            <span className="keys-hint">
+              {' '}
+              · keys: <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>n</kbd>/<kbd>j</kbd> next,{' '}
+              <kbd>k</kbd> previous
+            </span>
           </p>
         </div>
         <div className="page__actions requests-tools">

@@ -7,6 +7,7 @@
 import { useCallback, useState } from 'react';
 import type { GeneratedSecret } from '../../../shared/console-api-realms';
 import type { ConsoleClient } from '../api/console-client';
+import { confirmedCall } from '../api/confirmed-call';
 import { ConnectionProblem } from '../components/connection-problem';
 import { ErrorBanner } from '../components/error-banner';
 import { StatusBadge } from '../components/status-badge';
@@ -160,7 +161,11 @@ export function TokensView({ client }: { client: ConsoleClient }) {
                 testId={`token-revoke-${token.clientId ?? short(token.tokenHash)}`}
                 onConfirm={() =>
                   void action.run(
-                    () => client.api.revokeToken({ connectionId, tokenHash: token.tokenHash }),
+                    () =>
+                      confirmedCall(client.api, 'revokeToken', {
+                        connectionId,
+                        tokenHash: token.tokenHash,
+                      }),
                     (v) => v.summary,
                     reload,
                   )
@@ -196,7 +201,11 @@ export function TokensView({ client }: { client: ConsoleClient }) {
               testId={`mtoken-revoke-${m.realmPrefix}`}
               onConfirm={() =>
                 void action.run(
-                  () => client.api.revokeManagementToken({ connectionId, tokenHash: m.tokenHash }),
+                  () =>
+                    confirmedCall(client.api, 'revokeManagementToken', {
+                      connectionId,
+                      tokenHash: m.tokenHash,
+                    }),
                   (v) => v.summary,
                   reload,
                 )

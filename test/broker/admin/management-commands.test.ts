@@ -64,6 +64,8 @@ describe('management commands', () => {
     const eph = await m.run({ command: 'add_realm', realm: 'e', ephemeral: true, ttl: '2h' });
     expect(eph.settings.realms.e.ephemeral).toBe(true);
     expect(eph.settings.realms.e.expires_at).toBeGreaterThan(before + 3_600_000);
+    // The TTL that set it is kept, so a console can show it (issue 22 item 10).
+    expect(eph.settings.realms.e.ttl_ms).toBe(7_200_000);
     expect(
       (await m.run({ command: 'add_realm', realm: 't', temporary: true })).settings.realms.t
         .ephemeral,
@@ -167,9 +169,11 @@ describe('management commands', () => {
     const m = await manager(ctx.h);
     const eph = await m.run({ command: 'set_realm_lifetime', realm: 'alpha', ttl: '1h' });
     expect(eph.settings.realms.alpha.ephemeral).toBe(true);
+    expect(eph.settings.realms.alpha.ttl_ms).toBe(3_600_000);
     const perm = await m.run({ command: 'set_realm_lifetime', realm: 'alpha', ephemeral: false });
     expect(perm.settings.realms.alpha.ephemeral).toBeUndefined();
     expect(perm.settings.realms.alpha.expires_at).toBeUndefined();
+    expect(perm.settings.realms.alpha.ttl_ms).toBeUndefined();
     expect(await m.run({ command: 'set_realm_lifetime', realm: 'default' })).toEqual({
       ok: false,
       code: 400,
@@ -198,6 +202,8 @@ describe('management commands', () => {
     const left = capped.settings.realms.alpha.expires_at - Date.now();
     expect(left).toBeGreaterThan(3_500_000);
     expect(left).toBeLessThanOrEqual(3_600_000);
+    // The capped TTL, not the one asked for.
+    expect(capped.settings.realms.alpha.ttl_ms).toBe(3_600_000);
     const uncapped = await m.run({ command: 'set_realm_lifetime', realm: 'alpha', ttl: '30d' });
     expect(uncapped.settings.realms.alpha.expires_at - Date.now()).toBeGreaterThan(29 * 86_400_000);
   });

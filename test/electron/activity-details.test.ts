@@ -1,0 +1,148 @@
+/**
+ * What the Activity log records (issue 22 item 6), through the real console service on a real
+ * local broker: a dead-letter replay and discard name their realm, the count and the ids, and
+ * what they did; a test publish from the console is recorded (without its message); every entry
+ * names its connection; `listActivity` filters by connection, command and outcome and says what
+ * there is to filter by.
+ */
+import path from 'node:path';
+import { io, type Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
+import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
+import { ClientEvent } from '../../shared/protocol-events';
+import {
+  consumerPayload,
+  jsProducerPayload,
+  jsSubscribePayload,
+  producePayload,
+} from '../helpers/stock-clients';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const connectionId = LOCAL_CONNECTION_ID;
+
+describe('Activity entries say what was done to what', () => {
+  let dir: TempDir;
+  let local: LocalConsole;
+  let url: string;
+  const sockets: Socket[] = [];
+
+  async function client(): Promise<Socket> {
+    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+    sockets.push(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.once('connect', () => resolve());
+      socket.once('connect_error', reject);
+    });
+    return socket;
+  }
+
+  beforeAll(async () => {
+    dir = await makeTempDir();
+    local = createLocalConsole({ brokerPort: 0, dataDir: path.join(dir.path, 'data') });
+    await local.startBroker();
+    url = `http://127.0.0.1:${local.supervisor.status().port}`;
+  });
+
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    await local?.close();
+    await dir?.remove();
+  });
+
+  const latest = async (action: string) =>
+    (await local.service.listActivity({ connectionId, actions: [action], limit: 1 })).entries[0];
+
+  it('records replay and discard with realm, count, ids and result; publishes; names', async () => {
+    const consumer = await client();
+    consumer.emit(ClientEvent.CONSUMER, consumerPayload('stuck'));
+    consumer.emit(
+      ClientEvent.SUBSCRIBE,
+      jsSubscribePayload('stuck', 'orders', 'created', {
+        durable: true,
+        manualAck: true,
+        ackTimeout: '100ms',
+        retry: { max_attempts: 1 },
+      }),
+    );
+    // Wait for the subscription itself, not for a while.
+    await expect
+      .poll(
+        async () => {
+          const list = await local.service.listClients({ connectionId });
+          const realm = list.realms.find((r) => r.name === 'default');
+          return realm?.consumers.find((c) => c.name === 'stuck')?.subscriptions.length ?? 0;
+        },
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+    const producer = await client();
+    producer.emit(ClientEvent.PRODUCER, jsProducerPayload('orders'));
+    for (const n of [1, 2, 3]) {
+      producer.emit(ClientEvent.PRODUCE, producePayload('created', { n }, { from: 'orders' }));
+    }
+    const listed = async () =>
+      (await local.service.listDeadLetters({ connectionId, realm: 'default' })).entries;
+    await expect.poll(async () => (await listed()).length, { timeout: 15_000 }).toBe(3);
+    const ids = (await listed()).map((e) => e.id);
+    consumer.close();
+
+    await local.service.replayDeadLetters({ connectionId, realm: 'default', ids: [ids[0]!] });
+    expect(await latest('dlq_replay')).toMatchObject({
+      connectionName: 'Local broker',
+      target: 'default',
+      params: { realm: 'default', count: 1, ids: ids[0] },
+      ok: true,
+      result: 'replayed 1',
+    });
+
+    const gone = [ids[1]!, ids[2]!, 'msg-unknown'];
+    await local.service.discardDeadLetters({ connectionId, realm: 'default', ids: gone });
+    expect(await latest('dlq_discard')).toMatchObject({
+      connectionName: 'Local broker',
+      target: 'default',
+      params: { realm: 'default', count: 3, ids: gone.join(', ') },
+      ok: true,
+      result: 'discarded 2, 1 not found',
+    });
+
+    const published = await local.service.publishMessage({
+      connectionId,
+      realm: 'default',
+      event: 'hello',
+      messageJson: '{"secret-looking":"payload-text"}',
+      guaranteed: false,
+    });
+    const entry = await latest('console_publish');
+    expect(entry).toMatchObject({
+      origin: 'operator',
+      connectionName: 'Local broker',
+      target: 'default',
+      params: { realm: 'default', event: 'hello', from: 'switchboard-console', guaranteed: false },
+      ok: true,
+    });
+    expect(entry?.result).toBe(
+      published.storedCopies === 0 ? 'delivered live, no durable copy' : expect.any(String),
+    );
+    expect(JSON.stringify(entry)).not.toContain('payload-text');
+  }, 60_000);
+
+  it('filters by command and outcome, and lists what there is to filter by', async () => {
+    await expect(
+      local.service.removeRealm({ connectionId, realm: 'never-there', confirmName: 'never-there' }),
+    ).rejects.toMatchObject({ code: 'SWB_ERR_NOT_FOUND' });
+    const failed = await local.service.listActivity({ connectionId, outcome: 'failed' });
+    expect(failed.entries.length).toBeGreaterThan(0);
+    expect(failed.entries.every((e) => !e.ok)).toBe(true);
+    expect(failed.entries[0]).toMatchObject({ action: 'remove_realm', target: 'never-there' });
+    const ok = await local.service.listActivity({ connectionId, outcome: 'ok' });
+    expect(ok.entries.every((e) => e.ok)).toBe(true);
+    const dlq = await local.service.listActivity({ actions: ['dlq_replay', 'dlq_discard'] });
+    expect(dlq.entries.map((e) => e.action).sort()).toEqual(['dlq_discard', 'dlq_replay']);
+    expect(dlq.facets.connections).toContainEqual({ id: connectionId, name: 'Local broker' });
+    expect(dlq.facets.actions).toEqual(
+      expect.arrayContaining(['console_publish', 'dlq_discard', 'dlq_replay', 'remove_realm']),
+    );
+    expect((await local.service.listActivity({ connectionId: 'elsewhere' })).entries).toEqual([]);
+  });
+});

@@ -1,0 +1,45 @@
+/** Activity entries read as what the operator did, not as wire command names (issue 22 item 19). */
+import { describe, expect, it } from 'vitest';
+import { actionLabel, entryDetails, entryLabel } from '../../renderer/src/views/activity-labels';
+
+describe('activity labels', () => {
+  it('names every action the console sends in words', () => {
+    expect(entryLabel({ action: 'AUTHORIZATION_DECIDE', params: { approved: true } })).toBe(
+      'Approve request',
+    );
+    expect(entryLabel({ action: 'AUTHORIZATION_DECIDE', params: { approved: false } })).toBe(
+      'Reject request',
+    );
+    expect(entryLabel({ action: 'set_realm_lifetime', params: { ttl: '2m' } })).toBe(
+      'Set realm lifetime',
+    );
+    expect(entryLabel({ action: 'set_realm_lifetime', params: { ephemeral: false } })).toBe(
+      'Make realm permanent',
+    );
+    expect(entryLabel({ action: 'set_realm_key', params: { key: '<cleared>' } })).toBe(
+      'Clear pre-shared key',
+    );
+    expect(actionLabel('dlq_replay')).toBe('Replay dead letters');
+    expect(actionLabel('console_publish')).toBe('Publish test message');
+    for (const action of ['add_realm', 'remove_realm', 'revoke_token', 'dlq_discard']) {
+      expect(actionLabel(action)).not.toMatch(/_/);
+    }
+    // Something new from a newer console still shows, as its wire name.
+    expect(actionLabel('future_command')).toBe('future_command');
+  });
+
+  it('lists the parameters worth reading, without repeating the realm', () => {
+    expect(
+      entryDetails({
+        action: 'dlq_discard',
+        params: { realm: 'default', count: 2, ids: 'a, b' },
+      }),
+    ).toBe('count: 2 · ids: a, b');
+    expect(
+      entryDetails({
+        action: 'AUTHORIZATION_DECIDE',
+        params: { request_id: 'r1', approved: true, role: 'both' },
+      }),
+    ).toBe('role: both');
+  });
+});

@@ -1,0 +1,63 @@
+/** The Realms view's lifetime field and its one "require key" action, as pure functions. */
+import { describe, expect, it } from 'vitest';
+import type { RealmSummary } from '../../shared/console-api';
+import { initialTtlText, requireKeyPlan } from '../../renderer/src/views/realm-manage';
+
+const realm = (over: Partial<RealmSummary> = {}): RealmSummary => ({
+  name: 'fleet',
+  authRequired: true,
+  keyConfigured: false,
+  keyRequired: false,
+  managerKeyConfigured: false,
+  acceptanceRequired: true,
+  tokenlessConsumers: false,
+  consumerAccess: 'token',
+  ephemeral: false,
+  expiresAt: null,
+  ttlMs: null,
+  ...over,
+});
+
+describe('realm lifetime field', () => {
+  it('starts with the realm’s own TTL, not a fixed 1h', () => {
+    const now = 1_000_000;
+    expect(
+      initialTtlText(realm({ ephemeral: true, expiresAt: now + 90_000, ttlMs: 120_000 }), now),
+    ).toBe('2m');
+    // A broker that does not report the TTL: the time left, rounded up to a minute.
+    expect(initialTtlText(realm({ ephemeral: true, expiresAt: now + 90_000 }), now)).toBe('2m');
+    expect(initialTtlText(realm(), now)).toBe('1h');
+  });
+});
+
+describe('require key on/off', () => {
+  it('rotates the key when one is set, and says what changes for consumers', () => {
+    const on = requireKeyPlan(realm({ keyConfigured: true, keyRequired: true }));
+    expect(on).toMatchObject({
+      label: 'Require key off (rotates the key)',
+      next: false,
+      rotates: true,
+    });
+    expect(on.consequence).toContain('old key stops working for new connections');
+    expect(on.consequence).toContain('need a token');
+    const open = requireKeyPlan(
+      realm({ keyConfigured: true, keyRequired: true, tokenlessConsumers: true }),
+    );
+    expect(open.consequence).toContain('anyone who knows the realm’s name can read it');
+    expect(requireKeyPlan(realm({ keyConfigured: true }))).toMatchObject({
+      label: 'Require key on (rotates the key)',
+      next: true,
+    });
+  });
+
+  it('generates a first key to turn it on, and turns it off without one', () => {
+    expect(requireKeyPlan(realm())).toMatchObject({
+      label: 'Require key on (generates a key)',
+      rotates: true,
+    });
+    expect(requireKeyPlan(realm({ keyRequired: true }))).toMatchObject({
+      label: 'Require key off',
+      rotates: false,
+    });
+  });
+});

@@ -142,13 +142,15 @@ describe('console tap, publisher, local broker and demo end to end', () => {
       // Pause: the rows freeze while messages keep arriving (the counters move on).
       await page.getByTestId('tap-pause').click();
       expect(await text(page, 'tap-state')).toBe('paused');
+      const received = async () =>
+        Number(await page.getByTestId('tap-stats').getAttribute('data-received'));
+      // Rows that arrived before the click may still be drawn (the list is drawn at most 4×/s):
+      // read the list once messages have kept arriving for a while, then again after more.
+      const receivedAtPause = await received();
+      await expect.poll(received).toBeGreaterThan(receivedAtPause + 5);
       const frozen = await page.getByTestId('tap-list').innerText();
-      const receivedAtPause = Number(
-        await page.getByTestId('tap-stats').getAttribute('data-received'),
-      );
-      await expect
-        .poll(async () => Number(await page.getByTestId('tap-stats').getAttribute('data-received')))
-        .toBeGreaterThan(receivedAtPause + 5);
+      const receivedAtFreeze = await received();
+      await expect.poll(received).toBeGreaterThan(receivedAtFreeze + 5);
       expect(await page.getByTestId('tap-list').innerText()).toBe(frozen);
       await shoot('console-tap');
       await page.getByTestId('tap-pause').click();

@@ -22,6 +22,12 @@ import {
   type AuthStoreChoice,
 } from './config/env-settings';
 
+/** Log line formats of `--log-format`. */
+export const LOG_FORMATS = ['json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+/** The variable `--log-format` falls back to. */
+export const LOG_FORMAT_ENV = 'TYO_MQ_LOG_FORMAT';
+
 export const BROKER_USAGE = `Usage: npm run broker -- [options]
 
 Runs the Switchboard broker alone: the tyo-mq protocol (socket.io) and its HTTP API on one port.
@@ -52,8 +58,14 @@ Options:
   --node-id <id>       this node's id in the cluster (letters, digits, _ . : -)
                          (default: the settings file's, else 16 random hex characters kept
                          in <data-dir>/cluster-node-id)
-  --log-level <level>  ${LOG_LEVELS.join(' | ')}
+  --log-level <level>  ${LOG_LEVELS.join(' | ')}; SIGUSR2 cycles it at run time
                          (default: $${LOG_LEVEL_ENV}, else info)
+  --log-format <f>     json (one JSON object a line) | pretty (for a terminal)
+                         (default: $${LOG_FORMAT_ENV}, else json)
+  --print-config       print the effective configuration (secrets redacted) and where each
+                         value came from, then exit
+  --check-config       validate flags, settings file and TYO_MQ_* variables; exit 0 when
+                         valid, 2 with the errors otherwise
   -h, --help           show this help and exit
 
 Authentication is off by default: any client may produce and consume, and the HTTP API is
@@ -62,6 +74,9 @@ TYO_MQ_AUTH_ENABLED=true or auth.enabled in the settings file. With auth on and 
 configured, one is generated at start and appended to the env file ($TYO_MQ_ENV_FILE, else
 ./.env) as TYO_MQ_ADMIN_TOKEN="..."; switchboard-admin (npm run admin) reads it from there.
 Realms, tokens and keys: docs/configuration.md, "Authentication".
+
+Every setting also has a TYO_MQ_* variable, and <NAME>_FILE reads <NAME> from a file:
+docs/configuration.md, "Environment variables".
 
 Logs: JSON lines (pino) on stdout. Ctrl-C / SIGTERM stop it cleanly.
 ${EXIT_CODES_HELP}
@@ -88,6 +103,10 @@ export interface BrokerFlags {
   /** `--node-id <id>`: the cluster node id; undefined = settings decide. */
   nodeId: string | undefined;
   logLevel: string;
+  /** `--log-format`: `json` (default) or `pretty`. */
+  logFormat: LogFormat;
+  printConfig: boolean;
+  checkConfig: boolean;
   help: boolean;
 }
 
@@ -116,6 +135,9 @@ export function parseBrokerFlags(
         'node-id': { type: 'string' },
         storage: { type: 'string' },
         'log-level': { type: 'string' },
+        'log-format': { type: 'string' },
+        'print-config': { type: 'boolean' },
+        'check-config': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
       },
       strict: true,
@@ -157,6 +179,11 @@ export function parseBrokerFlags(
     const source = values['log-level'] !== undefined ? '--log-level' : envLogLevelName(env);
     throw new UsageError(`Invalid ${source} ${logLevel}: use one of ${LOG_LEVELS.join(', ')}`);
   }
+  const logFormat = values['log-format'] ?? env[LOG_FORMAT_ENV] ?? 'json';
+  if (!help && !(LOG_FORMATS as readonly string[]).includes(logFormat)) {
+    const source = values['log-format'] !== undefined ? '--log-format' : LOG_FORMAT_ENV;
+    throw new UsageError(`Invalid ${source} ${logFormat}: use json or pretty`);
+  }
   if (!help && values.host !== undefined && values.host.trim() === '') {
     throw new UsageError('Invalid --host: empty');
   }
@@ -175,6 +202,9 @@ export function parseBrokerFlags(
     cluster,
     nodeId,
     logLevel,
+    logFormat: logFormat as LogFormat,
+    printConfig: values['print-config'] ?? false,
+    checkConfig: values['check-config'] ?? false,
     help,
   };
 }

@@ -30,11 +30,15 @@ import {
   UsageError,
   type BrokerFlags,
 } from './cli-flags';
+import { CLI_DEFAULTS, flagOverrides } from './cli-layers';
+import { printOrCheckConfig } from './cli-config';
 import { loadEnvFile } from './config/env-file';
+import { resolveFileVariables, type EnvSource } from './config/env-mapping';
 import { envFilePath } from './config/env-settings';
 import { ensurePrivateDir } from './config/private-files';
 import { createBroker, type Broker } from './index';
 import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
+import { cycleLogLevelOnSignal } from './logging/log-level-cycle';
 import { isSupervised, watchParent } from './parent-watch';
 import { BROKER_VERSION } from './version';
 
@@ -93,27 +97,11 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
       );
     }
     // Embedded defaults (under the settings file): SQLite in the data directory, HTTP API on.
-    const defaults = { storage: 'sqlite', http_api: { enabled: true } };
-    const overrides = {
-      storage: flags.storage,
-      http_api: flags.httpApi ? undefined : { enabled: false },
-      auth_store: flags.authStore,
-      // Like TYO_MQ_AUTH_ENABLED: forces the value without writing it into the settings file.
-      auth: flags.auth ? { enabled: true } : undefined,
-      mqtt: flags.mqttPort === undefined ? undefined : { enabled: true, port: flags.mqttPort },
-      cluster:
-        flags.cluster === undefined && flags.nodeId === undefined
-          ? undefined
-          : {
-              ...(flags.cluster === undefined ? {} : { enabled: true, redis_url: flags.cluster }),
-              ...(flags.nodeId === undefined ? {} : { node_id: flags.nodeId }),
-            },
-    };
-    const broker = createBroker(defaults, {
+    const broker = createBroker(CLI_DEFAULTS, {
       logger,
       dataDir,
       settingsFile: flags.settings,
-      settingsOverrides: overrides,
+      settingsOverrides: flagOverrides(flags),
     });
     if (!broker.auth.enabled && !isLoopbackHost(flags.host)) {
       const warning = `WARNING: listening on ${flags.host} (not loopback) with authentication disabled: anyone who can reach this port can produce, consume and read the HTTP API. Start with --auth (or set auth.enabled in the settings file, or TYO_MQ_AUTH_ENABLED=true), or bind to 127.0.0.1.`;
@@ -136,6 +124,13 @@ async function main(): Promise<void> {
     const message = `Cannot read env file: ${(err as Error).message}`;
     fail({ code: 'SWB_ERR_VALIDATION', message }, BrokerExitCode.CONFIG);
   }
+  // Container secrets: <NAME>_FILE holds <NAME>'s value (docs/configuration.md).
+  let fileSources = new Map<string, EnvSource>();
+  try {
+    fileSources = resolveFileVariables(process.env);
+  } catch (err) {
+    fail({ code: 'SWB_ERR_VALIDATION', message: (err as Error).message }, BrokerExitCode.CONFIG);
+  }
   let flags: BrokerFlags;
   try {
     flags = parseBrokerFlags(process.argv.slice(2));
@@ -150,7 +145,12 @@ async function main(): Promise<void> {
     process.stdout.write(BROKER_USAGE);
     return;
   }
-  const logger = createLogger({ level: flags.logLevel });
+  if (flags.printConfig || flags.checkConfig) {
+    process.exitCode = printOrCheckConfig(flags, process.env, fileSources);
+    return;
+  }
+  const logger = createLogger({ level: flags.logLevel, format: flags.logFormat });
+  cycleLogLevelOnSignal(logger);
 
   // Installed before anything slow, so a signal or a vanished parent is honoured at any moment.
   let broker: Broker | null = null;

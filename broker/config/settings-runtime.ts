@@ -22,6 +22,8 @@ import { authStoreFile, type AuthStoreSetting } from '../auth/store/auth-store-c
 import { mergeStoreWins, SqliteAuthStore } from '../auth/store/sqlite-auth-store';
 import { localPart, sharedPart, type SharedSettingsPort } from '../cluster/settings-document';
 import type { Logger } from '../logging/logger';
+import { composeLayers } from './effective-config';
+import { readEnvLayer, unknownEnvError } from './env-mapping';
 import { envSettingsOverrides } from './env-settings';
 import { LiveSettings } from './live-settings';
 import { parseSettings } from './load-settings';
@@ -103,6 +105,10 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
   const { logger, env, dataDir } = options;
   const defaults = isObject(options.input) ? options.input : {};
   const overrides = layerSettings(envSettingsOverrides(env), options.overrides);
+  // Every other setting's TYO_MQ_* variable (env-mapping.ts), set leaf by leaf over the file.
+  const envLayer = readEnvLayer(env);
+  const typo = unknownEnvError(envLayer);
+  if (typo) throw new SwitchboardError('SWB_ERR_VALIDATION', typo);
   const file = options.settingsFile ? new SettingsFile(options.settingsFile) : null;
   const loaded = file?.readOrCreateSync(() => seeded(options.input));
   let fileContent: Json = loaded?.content ?? {};
@@ -111,7 +117,7 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
   // the shared ones are the document's, now in the file layer.
   let adopted = false;
   const base = (): Json => (adopted ? localPart(defaults) : defaults);
-  const compose = (content: Json) => layerSettings(base(), content, overrides);
+  const compose = (content: Json) => composeLayers(base(), content, envLayer.leaves, overrides);
   const initial = parseSettings(compose(fileContent), env);
   const live = new LiveSettings(initial, logger);
   const auth = new AuthState(initial.auth ?? {});
@@ -245,7 +251,10 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     adopt(doc) {
       const incoming = sharedPart(normalizeSettingsAliases(doc) as Json);
       const content: Json = { ...localPart(fileContent), ...incoming };
-      const next = parseSettings(layerSettings(localPart(defaults), content, overrides), env);
+      const next = parseSettings(
+        composeLayers(localPart(defaults), content, envLayer.leaves, overrides),
+        env,
+      );
       const nextAuth: unknown = next.auth ?? {};
       assertValidAuth(nextAuth);
       adopted = true;

@@ -9,6 +9,7 @@
 import pino from 'pino';
 import { envLogLevel as levelFromEnv } from '../../shared/cli-conventions';
 import { FdDestination } from './fd-destination';
+import { prettyDestination } from './pretty-format';
 
 export type Logger = pino.Logger;
 
@@ -29,8 +30,17 @@ export function stdoutLogDestination(): FdDestination {
   return stdoutDestination;
 }
 
-/** Creates the broker's root logger writing JSON lines to stdout. */
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
+/**
+ * Creates the broker's root logger writing to stdout: JSON lines, or with `format: 'pretty'`
+ * one readable line per record (`pretty-format.ts`).
+ */
+export function createLogger(
+  options: { level?: string; name?: string; format?: 'json' | 'pretty' } = {},
+): Logger {
   const level = options.level ?? envLogLevel() ?? 'info';
-  return pino({ name: options.name ?? 'switchboard-broker', level }, stdoutLogDestination());
+  const destination =
+    options.format === 'pretty'
+      ? prettyDestination(stdoutLogDestination())
+      : stdoutLogDestination();
+  return pino({ name: options.name ?? 'switchboard-broker', level }, destination);
 }

@@ -130,15 +130,22 @@ export function effectiveConfig(input: EffectiveConfigInput): EffectiveConfig {
   let settings: Json = composed;
   try {
     settings = { ...parseSettings(composed, input.env) };
-    const auth = parseAuthConfig(settings.auth ?? {});
-    if (!auth.success)
-      errors.push(`Invalid auth settings: ${describeAuthIssues(auth.error.issues)}`);
   } catch (err) {
     errors.push((err as Error).message);
   }
+  // Checked on its own (as AuthState does at start), so its errors show with the others.
+  const auth = parseAuthConfig(composed.auth ?? {});
+  if (!auth.success) {
+    errors.push(`Invalid auth settings: ${describeAuthIssues(auth.error.issues)}`);
+  }
 
   const via = (name: string) => input.fileSources?.get(name)?.via ?? name;
+  // Redaction renames a secret (`key` → `key_configured`): its source is its parent's.
   const sourceOf = (path: string[]): string => {
+    const last = path[path.length - 1] ?? '';
+    return layerOf(/_configured$|^token_hash$/.test(last) ? path.slice(0, -1) : path);
+  };
+  const layerOf = (path: string[]): string => {
     for (let i = input.flagOverrides.length - 1; i >= 0; i--) {
       if (sets(input.flagOverrides[i]!.layer, path)) return input.flagOverrides[i]!.flag;
     }

@@ -10,6 +10,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { prettyLine } from '../../../broker/logging/pretty-format';
 import { SignedAction } from '../../../shared/admin-signature';
 import { ClientEvent } from '../../../shared/protocol-events';
 import { authenticate, hs256, signedCall, startAuthBroker } from '../../helpers/auth-clients';
@@ -111,8 +112,12 @@ describe('secrets in logs', () => {
       const log = lines.join('');
       expect(log).toContain('socket authenticated');
       expect(log).toContain('authorization request decided');
+      // The same records as `--log-format pretty` writes them (issue 23).
+      const pretty = lines.map(prettyLine).join('');
+      expect(pretty).toContain('socket authenticated');
       for (const [name, secret] of Object.entries({ ...SECRETS, admin, globalJwt, realmJwt })) {
         expect(log.includes(secret), `${name} appears in the logs`).toBe(false);
+        expect(pretty.includes(secret), `${name} appears in the pretty logs`).toBe(false);
       }
     } finally {
       validator.closeAllConnections();

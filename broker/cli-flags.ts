@@ -54,6 +54,7 @@ Options:
                          in <data-dir>/cluster-node-id)
   --log-level <level>  ${LOG_LEVELS.join(' | ')}
                          (default: $${LOG_LEVEL_ENV}, else info)
+  --version            print the version and the build commit, and exit
   -h, --help           show this help and exit
 
 Authentication is off by default: any client may produce and consume, and the HTTP API is
@@ -89,6 +90,8 @@ export interface BrokerFlags {
   nodeId: string | undefined;
   logLevel: string;
   help: boolean;
+  /** `--version`: print `versionLine()` and exit 0. */
+  version: boolean;
 }
 
 /** A flag or value the CLI cannot use; the message is for the user (exit `CONFIG`). */
@@ -117,6 +120,7 @@ export function parseBrokerFlags(
         storage: { type: 'string' },
         'log-level': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -176,5 +180,6 @@ export function parseBrokerFlags(
     nodeId,
     logLevel,
     help,
+    version: values.version ?? false,
   };
 }

@@ -36,7 +36,7 @@ import { ensurePrivateDir } from './config/private-files';
 import { createBroker, type Broker } from './index';
 import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
 import { isSupervised, watchParent } from './parent-watch';
-import { BROKER_VERSION } from './version';
+import { BROKER_VERSION, versionLine } from './version';
 
 /** Grace period for a clean stop before exiting anyway, in ms. */
 const STOP_TIMEOUT_MS = 5_000;
@@ -148,6 +148,10 @@ async function main(): Promise<void> {
   }
   if (flags.help) {
     process.stdout.write(BROKER_USAGE);
+    return;
+  }
+  if (flags.version) {
+    process.stdout.write(`${versionLine('switchboard-broker')}\n`);
     return;
   }
   const logger = createLogger({ level: flags.logLevel });

@@ -66,6 +66,7 @@ Options:
                          value came from, then exit
   --check-config       validate flags, settings file and TYO_MQ_* variables; exit 0 when
                          valid, 2 with the errors otherwise
+  --version            print the version and the build commit, and exit
   -h, --help           show this help and exit
 
 Authentication is off by default: any client may produce and consume, and the HTTP API is
@@ -108,6 +109,8 @@ export interface BrokerFlags {
   printConfig: boolean;
   checkConfig: boolean;
   help: boolean;
+  /** `--version`: print `versionLine()` and exit 0. */
+  version: boolean;
 }
 
 /** A flag or value the CLI cannot use; the message is for the user (exit `CONFIG`). */
@@ -139,6 +142,7 @@ export function parseBrokerFlags(
         'print-config': { type: 'boolean' },
         'check-config': { type: 'boolean' },
         help: { type: 'boolean', short: 'h' },
+        version: { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
@@ -206,5 +210,6 @@ export function parseBrokerFlags(
     printConfig: values['print-config'] ?? false,
     checkConfig: values['check-config'] ?? false,
     help,
+    version: values.version ?? false,
   };
 }

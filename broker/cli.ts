@@ -40,7 +40,7 @@ import { createBroker, type Broker } from './index';
 import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
 import { cycleLogLevelOnSignal } from './logging/log-level-cycle';
 import { isSupervised, watchParent } from './parent-watch';
-import { BROKER_VERSION } from './version';
+import { BROKER_VERSION, versionLine } from './version';
 
 /** Grace period for a clean stop before exiting anyway, in ms. */
 const STOP_TIMEOUT_MS = 5_000;
@@ -143,6 +143,10 @@ async function main(): Promise<void> {
   }
   if (flags.help) {
     process.stdout.write(BROKER_USAGE);
+    return;
+  }
+  if (flags.version) {
+    process.stdout.write(`${versionLine('switchboard-broker')}\n`);
     return;
   }
   if (flags.printConfig || flags.checkConfig) {

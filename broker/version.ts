@@ -1,6 +1,7 @@
 /**
- * The broker's version, reported by `/health` and the `broker-ready` message: the package
- * version, or `SWITCHBOARD_VERSION` when a bundle sets it.
+ * The broker's version, reported by `/health`, the `broker-ready` message and `--version`:
+ * the package version, or `SWITCHBOARD_VERSION` when a bundle sets it; and the commit the
+ * bundle was built from (`SWITCHBOARD_BUILD_COMMIT`, embedded by scripts/build-broker.mjs).
  */
 import { readFileSync } from 'node:fs';
 
@@ -15,3 +16,11 @@ function readVersion(): string {
 }
 
 export const BROKER_VERSION = readVersion();
+
+/** The build commit (40 hex digits, `-dirty` suffix for a modified tree), or `sources`. */
+export const BROKER_BUILD_COMMIT = process.env.SWITCHBOARD_BUILD_COMMIT || 'sources';
+
+/** What `--version` prints, e.g. `switchboard-broker 0.1.0 (commit 1a2b…)`. */
+export function versionLine(program: string): string {
+  return `${program} ${BROKER_VERSION} (commit ${BROKER_BUILD_COMMIT})`;
+}

@@ -38,7 +38,9 @@ describe('require key on/off', () => {
       next: false,
       rotates: true,
     });
-    expect(on.consequence).toContain('old key stops working, and the sessions that logged in with it are ended');
+    expect(on.consequence).toContain(
+      'old key stops working, and the sessions that logged in with it are ended',
+    );
     expect(on.consequence).toContain('need a token');
     const open = requireKeyPlan(
       realm({ keyConfigured: true, keyRequired: true, tokenlessConsumers: true }),

@@ -8,14 +8,10 @@
  * configurable, off by default) and §15. See docs/cluster.md.
  *
  * `{enabled (false), prefix ("tyo-mq:cluster"), redis_url (default: storage_options.url, else
-<<<<<<< HEAD
- *   redis://127.0.0.1:6379), node_id (default: the top-level node_id, else 16 random hex
- *   characters kept in <data dir>/cluster-node-id, so a restarted node keeps its inbox), nonce_fail_open (false: a proof is refused while Redis cannot be
-=======
  *   redis://127.0.0.1:6379), sentinel (none; default: storage_options.sentinel when neither
- *   redis_url nor sentinel is set; shape in `broker/storage/redis-target.ts`), node_id (default: the top-level node_id, else 16 random hex
- *   characters per process), nonce_fail_open (false: a proof is refused while Redis cannot be
->>>>>>> wt/i21-sentinel
+ *   redis_url nor sentinel is set; shape in `broker/storage/redis-target.ts`), node_id (default:
+ *   the top-level node_id, else 16 random hex characters kept in <data dir>/cluster-node-id, so a
+ *   restarted node keeps its inbox), nonce_fail_open (false: a proof is refused while Redis cannot be
  *   asked whether its nonce was used elsewhere; true, the reference's default, accepts it on the
  *   node's own replay protection — a proof captured then can be replayed on another node),
  *   heartbeat_ms (5,000: how often a node

@@ -121,9 +121,12 @@ export async function dlq(c: CliContext, action: string | undefined, ids: string
     );
     done += batch.length - (reply.not_found as string[]).length;
     missing.push(...(reply.not_found as string[]));
-    c.progress(
-      `${verb} ${done}/${targets.length}${missing.length ? ` (${missing.length} not found)` : ''}`,
-    );
+    // One batch is answered by the summary alone; a progress line would only repeat it.
+    if (targets.length > BULK_BATCH) {
+      c.progress(
+        `${verb} ${done}/${targets.length}${missing.length ? ` (${missing.length} not found)` : ''}`,
+      );
+    }
   }
   print(
     c,

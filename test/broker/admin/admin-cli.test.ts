@@ -97,6 +97,24 @@ describe('switchboard-admin', () => {
     expect(JSON.parse(r.out.at(-1)!).stats.realms.default.queued).toBe(1_200);
   });
 
+  it('replays a handful of ids with one summary line and no progress line', async () => {
+    const store = ctx.h.broker.store;
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) {
+      const id = await store.enqueue('default', 'p-job', {
+        consumer: 'w',
+        payload: { event: 'job', message: i, from: 'p' },
+        producer: 'p',
+      });
+      await store.deadLetter(id, 'test');
+      ids.push(id);
+    }
+    const r = runner({ TYO_MQ_ADMIN_TOKEN: ADMIN_TOKEN });
+    expect(await r.run('--url', ctx.h.url, 'dlq', 'replay', ...ids)).toBe(0);
+    expect(r.err).toEqual([]);
+    expect(r.out).toEqual(['replayed 3 of 3']);
+  });
+
   it('request → next → approve, then revoke by realm + client id', async () => {
     const r = runner({ TYO_MQ_ADMIN_TOKEN: ADMIN_TOKEN });
     const url = ['--url', ctx.h.url, '--json'];

@@ -30,3 +30,16 @@ export const ConsoleSecretsFileSchema = z.object({
   version: z.literal(1),
   secrets: z.record(z.string(), z.string()),
 });
+
+/**
+ * The local broker's address, written by the console into its data directory whenever its
+ * broker is running (`{version: 1, url}`), so that `switchboard-admin --console-data-dir` finds a
+ * broker started on another port (`--broker-port`). Not a secret: the URL only.
+ */
+export const CONSOLE_BROKER_ENDPOINT_FILE = 'local-broker.json';
+
+/** The content of `local-broker.json`. */
+export const ConsoleBrokerEndpointSchema = z.object({
+  version: z.literal(1),
+  url: z.string().url(),
+});

@@ -11,10 +11,12 @@ import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import {
+  CONSOLE_BROKER_ENDPOINT_FILE,
   CONSOLE_DATA_DIR_ENV,
   CONSOLE_DATA_DIR_UNDER_HOME,
   CONSOLE_SAFE_SECRETS_FILE,
   CONSOLE_SECRETS_FILE,
+  ConsoleBrokerEndpointSchema,
   ConsoleSecretsFileSchema,
   LOCAL_ADMIN_TOKEN_KEY,
 } from '../../shared/console-secrets-file';
@@ -76,4 +78,22 @@ export function consoleAdminToken(dataDir: string): { token: string; file: strin
   const token = parsed.data.secrets[LOCAL_ADMIN_TOKEN_KEY];
   if (!token) throw new ConsoleSecretError(`${file} holds no admin token for the local broker`);
   return { token, file };
+}
+
+/**
+ * The URL of the console's local broker as the console last wrote it into `dataDir`
+ * (`local-broker.json`, kept by electron/services/broker-endpoint-file.ts), or null when the file
+ * is missing or unreadable (an older console, or one whose broker never ran).
+ */
+export function consoleBrokerUrl(dataDir: string): string | null {
+  try {
+    const text = readFileSync(
+      path.join(path.resolve(dataDir), CONSOLE_BROKER_ENDPOINT_FILE),
+      'utf8',
+    );
+    const parsed = ConsoleBrokerEndpointSchema.safeParse(JSON.parse(text));
+    return parsed.success ? parsed.data.url : null;
+  } catch {
+    return null;
+  }
 }

@@ -17,11 +17,12 @@ import { parseArgs } from 'node:util';
 import * as commands from './commands';
 import { AdminConnection, ConnectionError } from './connection';
 import { isoTimes } from './format';
-import { ConsoleSecretError, defaultConsoleDataDir } from './console-secret';
+import { consoleBrokerUrl, ConsoleSecretError, defaultConsoleDataDir } from './console-secret';
 import {
   brokerUrl,
   consoleCredential,
   credentialFrom,
+  EnvVar,
   loadEnv,
   type CredentialChoice,
 } from './credentials';
@@ -151,7 +152,12 @@ export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
     rt.stderr('--timeout must be a positive number of milliseconds');
     return AdminExitCode.USAGE;
   }
-  const url = brokerUrl(env, values.url);
+  // The console's broker may run on another port than the default: the console says where.
+  const consoleUrl =
+    consoleDir !== undefined && values.url === undefined && env[EnvVar.PORT] === undefined
+      ? consoleBrokerUrl(consoleDir)
+      : null;
+  const url = brokerUrl(env, values.url ?? consoleUrl ?? undefined);
   let conn: AdminConnection | null = null;
   try {
     conn = await AdminConnection.open(url, timeout);

@@ -6,6 +6,7 @@
 import path from 'node:path';
 import type { LocalBrokerStatus } from '../../shared/console-api';
 import type { BrokerLauncher } from './broker-launcher';
+import { keepBrokerEndpointFile } from './broker-endpoint-file';
 import { BrokerSupervisor, type BrokerSupervisorOptions } from './broker-supervisor';
 import { ConnectionManager } from './connection-manager';
 import { ConnectionProfileStore } from './connection-profiles';
@@ -90,6 +91,9 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
     launcher: options.launcher,
     mqttPort: options.mqttPort,
   });
+  // A convenience for `switchboard-admin --console-data-dir`: when the file cannot be written
+  // the CLI still works with `--url`, so a failure must not stop the console.
+  const stopEndpointFile = keepBrokerEndpointFile(supervisor, options.dataDir, () => {});
   const connections = new ConnectionManager({ intervalMs: options.pollIntervalMs });
   connections.addLocal(supervisor, adminToken);
   // Remote profiles live beside the local broker's data, without their secrets.
@@ -115,6 +119,7 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
         connections.close();
         service.close();
         await supervisor.stop();
+        stopEndpointFile();
       })();
       return closing;
     },

@@ -142,7 +142,10 @@ async function main(): Promise<void> {
     { dataDir: flags.dataDir, broker: local.supervisor.endpoint(), ...mqttPorts(local) },
     'console ready',
   );
+  const endpoint = local.supervisor.endpoint();
   process.stdout.write(`Console: ${address.url}\n`);
+  // Clients and switchboard-admin need the broker's own address, not the console's.
+  if (endpoint) process.stdout.write(`Broker:  http://${endpoint.host}:${endpoint.port}\n`);
 }
 
 /** Broker output is kept in the supervisor's ring buffer; warnings and errors are also logged. */

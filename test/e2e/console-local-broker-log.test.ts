@@ -7,7 +7,8 @@
  *   - the settings editor warns, with its path, about a key the broker accepts but ignores
  *     (`limits.max_connections`), the save result names it instead of "uses it now", and the
  *     broker logs the same key on reload;
- *   - `switchboard-admin --console-data-dir` signs with the console's token without printing it.
+ *   - `switchboard-admin --console-data-dir` signs with the console's token without printing it,
+ *     and finds the broker's port from `local-broker.json` (no `--url`).
  * Screenshots at 1280 and 390 px go to test-results/local-broker-*.png (no horizontal overflow).
  */
 import { readFileSync } from 'node:fs';
@@ -155,7 +156,8 @@ describe('Local broker view: log filter, quiet polling, settings warnings', () =
     const out: string[] = [];
     const err: string[] = [];
     const code = await runAdminCli(
-      ['--url', brokerUrl, '--console-data-dir', dataDir, 'realm', 'list'],
+      // No --url: the console wrote its broker's address (a free port here) beside its token.
+      ['--console-data-dir', dataDir, 'realm', 'list'],
       {
         env: { TYO_MQ_ENV_FILE: path.join(dir.path, 'none.env') },
         stdout: (t) => out.push(t),
@@ -165,5 +167,9 @@ describe('Local broker view: log filter, quiet polling, settings warnings', () =
     expect({ code, err }).toEqual({ code: 0, err: [] });
     expect(out.join('\n')).toMatch(/org:logged\s+required/);
     expect(out.join('\n')).not.toContain(localAdminToken(dataDir));
+    expect(JSON.parse(readFileSync(path.join(dataDir, 'local-broker.json'), 'utf8'))).toEqual({
+      version: 1,
+      url: brokerUrl,
+    });
   }, 30_000);
 });

@@ -139,8 +139,11 @@ describe('console end to end', () => {
     await expect.poll(() => processAlive(-group), { timeout: 10_000 }).toBe(false);
     expect(processAlive(broker.pid as number)).toBe(false);
     expect(app.stderr.join('')).not.toMatch(/"level":(50|60)/);
-    // stdout held exactly one line.
-    expect(app.stdout.filter((line) => line.trim() !== '')).toEqual([`Console: ${app.url}`]);
+    // stdout held the console's URL and its broker's.
+    expect(app.stdout.filter((line) => line.trim() !== '')).toEqual([
+      `Console: ${app.url}`,
+      `Broker:  http://127.0.0.1:${broker.port}`,
+    ]);
   }, 180_000);
 
   it('explains a taken broker port instead of printing a stack trace', async () => {

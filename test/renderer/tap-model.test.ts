@@ -141,11 +141,14 @@ describe('tap export', () => {
     const doc = JSON.parse(tapRowsToJson(rows, info, Date.UTC(2026, 11, 2, 8))) as {
       realm: string;
       exportedAt: string;
-      messages: { event: string; size: number; truncated: boolean }[];
+      messages: { event: string; size: number; truncated: boolean; payload: unknown }[];
     };
     expect(doc.realm).toBe('fleet');
     expect(doc.exportedAt).toBe('2026-12-02T08:00:00.000Z');
     expect(doc.messages[0]).toMatchObject({ event: 'trucks/2', size: 5_000_000, truncated: true });
+    // Whole payloads are exported as values (like the DLQ export), cut ones as their text.
+    expect(doc.messages[0]!.payload).toBe('{"n":2}');
+    expect(doc.messages[1]!.payload).toEqual({ n: 1 });
     expect(tapExportName('fleet/east', Date.UTC(2026, 11, 2, 7, 35, 12), 'csv')).toBe(
       'tap-fleet_east-20261202-073512.csv',
     );

@@ -3,7 +3,7 @@
  *
  * What is exported is what the page holds: at most `TAP_RING_CAPACITY` messages, newest first,
  * with the filter applied, each payload as the tap received it (cut to `TAP_PREVIEW_CHARS`,
- * `truncated` and `size` say so).
+ * `truncated` and `size` say so; JSON export parses the payloads it holds whole).
  */
 import type { TapInfo, TapMessage } from '../../../shared/console-api-tap';
 
@@ -49,8 +49,22 @@ export function tapRowsToCsv(rows: readonly TapMessage[]): string {
 }
 
 /**
+ * A payload for the JSON export: the value itself when the tap holds the whole JSON text (as the
+ * DLQ export does), the text when it was cut (`truncated`) or is not JSON.
+ */
+function exportedPayload(m: TapMessage): unknown {
+  if (m.truncated) return m.payload;
+  try {
+    return JSON.parse(m.payload) as unknown;
+  } catch {
+    return m.payload;
+  }
+}
+
+/**
  * The rows as a JSON document `{realm, exportedAt, messages: [{time, event, from, msgId, size,
- * truncated, payload}]}`; `payload` is the (possibly cut) JSON text as received.
+ * truncated, payload}]}`; `payload` is the message's value, or its JSON text as received when the
+ * tap cut it (`truncated: true`) — a cut text cannot be parsed.
  */
 export function tapRowsToJson(
   rows: readonly TapMessage[],
@@ -68,7 +82,7 @@ export function tapRowsToJson(
         msgId: m.msgId,
         size: m.size,
         truncated: m.truncated,
-        payload: m.payload,
+        payload: exportedPayload(m),
       })),
     },
     null,

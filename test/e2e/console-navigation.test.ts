@@ -211,6 +211,31 @@ describe('console navigation end to end', () => {
     await page.close();
   }, 120_000);
 
+  it('says at 390 px that the menu count is pending requests, not a count of the view', async () => {
+    const broker = await callApi<LocalBrokerStatus>(app!, 'getLocalBroker', {});
+    const requester = await connectSocket(`http://127.0.0.1:${broker.port}`, sockets);
+    const reply = (await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
+      realm: 'default',
+      role: 'consumer',
+      client_id: 'nav-agent',
+      client_name: 'Nav agent',
+      client_token: 'nav-agent-token-0123456789abcdef',
+    })) as { ok: boolean };
+    expect(reply.ok).toBe(true);
+    const page = await browser!.newPage({ viewport: { width: 390, height: 844 } });
+    await page.goto(app!.url);
+    await expect.poll(() => shown(page, 'overview-view'), { timeout: 15_000 }).toBe(1);
+    const count = page.getByTestId('nav-menu-count');
+    await expect.poll(() => count.textContent(), { timeout: 15_000 }).toBe('1 pending');
+    expect(await count.getAttribute('title')).toBe('1 pending authorization request');
+    expect(await page.getByTestId('nav-menu').getAttribute('aria-label')).toBe(
+      'Sections menu (showing Overview; 1 pending request)',
+    );
+    await noOverflow(page);
+    await page.screenshot({ path: path.join(SHOTS, 'nav-menu-pending-390.png') });
+    await page.close();
+  }, 60_000);
+
   it('lists clients without per-row Disconnect buttons, with one short note', async () => {
     const broker = await callApi<LocalBrokerStatus>(app!, 'getLocalBroker', {});
     const consumer = await connectSocket(`http://127.0.0.1:${broker.port}`, sockets);

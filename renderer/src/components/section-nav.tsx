@@ -54,7 +54,7 @@ export function SectionMenuButton({
       className="nav-menu-button"
       aria-expanded={open}
       aria-controls="section-nav"
-      aria-label={`Sections menu (showing ${currentLabel})`}
+      aria-label={`Sections menu (showing ${currentLabel}${pendingCount > 0 ? `; ${pendingCount} pending request${pendingCount === 1 ? '' : 's'}` : ''})`}
       onClick={() => onOpenChange(!open)}
       data-testid="nav-menu"
     >
@@ -63,8 +63,13 @@ export function SectionMenuButton({
       </span>
       <span className="nav-menu-button__label">{currentLabel}</span>
       {pendingCount > 0 && (
-        <span className="nav-badge" data-testid="nav-menu-count">
-          {pendingCount}
+        // Beside the current view's name a bare number read as that view's count: say what it is.
+        <span
+          className="nav-badge"
+          data-testid="nav-menu-count"
+          title={`${pendingCount} pending authorization request${pendingCount === 1 ? '' : 's'}`}
+        >
+          {pendingCount} pending
         </span>
       )}
     </button>

@@ -1,7 +1,12 @@
 /** The Realms view's lifetime field and its one "require key" action, as pure functions. */
 import { describe, expect, it } from 'vitest';
 import type { RealmSummary } from '../../shared/console-api';
-import { initialTtlText, requireKeyPlan } from '../../renderer/src/views/realm-manage';
+import {
+  consumerAccessText,
+  initialTtlText,
+  keyRequiredText,
+  requireKeyPlan,
+} from '../../renderer/src/views/realm-manage';
 
 const realm = (over: Partial<RealmSummary> = {}): RealmSummary => ({
   name: 'fleet',
@@ -61,5 +66,18 @@ describe('require key on/off', () => {
       label: 'Require key off',
       rotates: false,
     });
+  });
+});
+
+describe('require key state, in words that agree with "Who can connect"', () => {
+  it('does not say "need no key" where token-less consumers are refused', () => {
+    const closed = realm();
+    expect(consumerAccessText(closed)).toContain('consumers need a token');
+    expect(keyRequiredText(closed)).toBe('the key is not asked for; consumers need a token');
+    const tokenless = realm({ tokenlessConsumers: true, consumerAccess: 'tokenless' });
+    expect(keyRequiredText(tokenless)).toBe('consumers without a token need no key');
+    const keyed = realm({ keyConfigured: true, keyRequired: true, consumerAccess: 'token-or-key' });
+    expect(consumerAccessText(keyed)).toContain('a token or the pre-shared key');
+    expect(keyRequiredText(keyed)).toBe('consumers without a token must present the key');
   });
 });

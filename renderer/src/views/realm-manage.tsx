@@ -46,6 +46,19 @@ export function consumerAccessText(realm: RealmSummary): string {
 }
 
 /**
+ * What "Require key" on/off means for consumers, in words that agree with `consumerAccessText`:
+ * with the key off and token-less consumers refused, the key admits nobody — a token does.
+ */
+export function keyRequiredText(
+  realm: Pick<RealmSummary, 'keyRequired' | 'tokenlessConsumers'>,
+): string {
+  if (realm.keyRequired) return 'consumers without a token must present the key';
+  return realm.tokenlessConsumers
+    ? 'consumers without a token need no key'
+    : 'the key is not asked for; consumers need a token';
+}
+
+/**
  * What the lifetime field starts with: the realm's own TTL (`ttlMs`), else — a broker that does
  * not report it — the time left rounded up to a minute, else 1h for a permanent realm.
  */
@@ -286,11 +299,7 @@ export function RealmManage({
         <span className="row-actions">
           <span data-testid={id('key-required-state')}>
             {realm.keyRequired ? 'on' : 'off'}
-            <span className="muted">
-              {realm.keyRequired
-                ? ' — consumers without a token must present the key'
-                : ' — consumers without a token need no key'}
-            </span>
+            <span className="muted">{` — ${keyRequiredText(realm)}`}</span>
           </span>
           <button
             type="button"

@@ -129,7 +129,8 @@ export function auditParams(
 
 /**
  * What a successful command did, in a few words, from its reply: how many dead letters were
- * replayed or discarded (and how many were not found), how many copies a publish stored. Null
+ * replayed or discarded (and how many were not found), how many copies a publish stored, whose
+ * authorization request was decided (client, realm, role). Null
  * when the reply says nothing more than "ok".
  */
 export function auditResult(action: string, reply: unknown): string | null {
@@ -145,6 +146,17 @@ export function auditResult(action: string, reply: unknown): string | null {
   if (action === 'dlq_discard') {
     const done = count(r.discarded) ?? (typeof r.msg_id === 'string' ? 1 : null);
     return done === null ? null : `discarded ${done}${notFound}`;
+  }
+  if (action === SignedAction.AUTHORIZATION_DECIDE) {
+    // The reply is the decided request: say whose it was, since the body holds only its id.
+    const text = (v: unknown): string | null => (typeof v === 'string' && v ? v : null);
+    const client = text(r.client_name) ?? text(r.client_id);
+    const realm = text(r.realm);
+    if (!client && !realm) return null;
+    const id = text(r.client_id);
+    const who = client && id && id !== client ? `${client} (${id})` : (client ?? 'a client');
+    const role = text(r.role);
+    return `${who}${realm ? ` in ${realm}` : ''}${role ? ` as ${role}` : ''}`.slice(0, 300);
   }
   if (action === CONSOLE_PUBLISH_ACTION && typeof r.storedCopies === 'number') {
     return r.storedCopies === 0

@@ -9,6 +9,7 @@ import path from 'node:path';
 import { io, type Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
+import { SignedAction } from '../../shared/admin-signature';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
 import { ClientEvent } from '../../shared/protocol-events';
 import {
@@ -126,6 +127,31 @@ describe('Activity entries say what was done to what', () => {
     );
     expect(JSON.stringify(entry)).not.toContain('payload-text');
   }, 60_000);
+
+  it('records whose authorization request was approved: client, realm and role', async () => {
+    const requester = await client();
+    const reply = (await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
+      realm: 'default',
+      role: 'consumer',
+      client_id: 'agent-07',
+      client_name: 'Agent 07',
+      client_token: 'agent-07-token-0123456789abcdef',
+    })) as { ok: boolean; request_id: string };
+    expect(reply.ok).toBe(true);
+    await local.service.decideRequest({
+      connectionId,
+      requestId: reply.request_id,
+      approved: true,
+      role: 'consumer',
+    });
+    expect(await latest(SignedAction.AUTHORIZATION_DECIDE)).toMatchObject({
+      connectionName: 'Local broker',
+      target: reply.request_id,
+      params: { request_id: reply.request_id, approved: true, role: 'consumer' },
+      ok: true,
+      result: 'Agent 07 (agent-07) in default as consumer',
+    });
+  });
 
   it('filters by command and outcome, and lists what there is to filter by', async () => {
     await expect(

@@ -158,10 +158,24 @@ export const RealmSummarySchema = z.object({
 });
 export type RealmSummary = z.infer<typeof RealmSummarySchema>;
 
+/**
+ * A realm clients are using that the broker's settings do not configure (no `auth.realms` entry:
+ * open when auth is off, else governed by the broker-wide defaults), from the `stats` command.
+ */
+export const RealmInUseSchema = z.object({
+  name: z.string(),
+  /** Online producers and consumers, as the broker's `stats` counts them. */
+  producers: z.number(),
+  consumers: z.number(),
+});
+export type RealmInUse = z.infer<typeof RealmInUseSchema>;
+
 export const RealmListSchema = z.object({
   connectionId: z.string(),
   authEnabled: z.boolean(),
   realms: z.array(RealmSummarySchema),
+  /** Realms in use but not configured (empty when the broker's `stats` is not available). */
+  inUse: z.array(RealmInUseSchema),
 });
 export type RealmList = z.infer<typeof RealmListSchema>;
 

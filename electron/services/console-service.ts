@@ -12,7 +12,7 @@ import { createConnectionsService } from './connections-console-service';
 import { createOperationsService } from './operations-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
-import { toAuthorizationRequest, toRealmList } from './manager-pool';
+import { realmsInUse, toAuthorizationRequest, toRealmList } from './manager-pool';
 import { oldestPending } from './pending-requests';
 import { ActivityLog, AuditedManagerPool, CONSOLE_PUBLISH_ACTION } from './activity-log';
 import { createRealmsConsoleService } from './realms-console-service';
@@ -127,8 +127,16 @@ export function createConsoleService({
       return toAuthorizationRequest(raw);
     },
     listRealms: async ({ connectionId }) => {
-      const reply = await pool.get(connectionId).command({ command: 'get' });
-      return toRealmList(connectionId, reply.settings);
+      const manager = pool.get(connectionId);
+      // `stats` adds the realms clients use without a settings entry; a credential that may
+      // not read it (a realm manager key) or a broker without it still gets the configured ones.
+      const [reply, stats] = await Promise.all([
+        manager.command({ command: 'get' }),
+        manager.command({ command: 'stats' }).catch(() => null),
+      ]);
+      const list = toRealmList(connectionId, reply.settings);
+      const configured = new Set(list.realms.map((r) => r.name));
+      return { ...list, inUse: realmsInUse(stats?.stats, configured) };
     },
     ...createConnectionsService({ connections, profiles, secrets }),
     ...createRealmsConsoleService({ pool, activity }),

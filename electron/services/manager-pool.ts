@@ -8,6 +8,7 @@
 import type {
   AuthorizationRequest,
   ConsumerAccess,
+  RealmInUse,
   RealmList,
   RealmSummary,
 } from '../../shared/console-api';
@@ -177,5 +178,28 @@ export function toRealmList(connectionId: string, settings: unknown): RealmList 
     };
   });
   list.sort((a, b) => a.name.localeCompare(b.name));
-  return { connectionId, authEnabled, realms: list };
+  return { connectionId, authEnabled, realms: list, inUse: [] };
+}
+
+/**
+ * The realms of a `stats` reply (§10.5 shape, `{realms: {<name>: {producers: {online}, consumers:
+ * {online}}}}`) that have online clients and are not in `configured`, by name. Anything else in
+ * the reply (a plain tyo-mq broker's other shape) is ignored: no realm is invented.
+ */
+export function realmsInUse(stats: unknown, configured: ReadonlySet<string>): RealmInUse[] {
+  const realms = (stats as { realms?: unknown } | null)?.realms;
+  if (typeof realms !== 'object' || realms === null) return [];
+  const online = (v: unknown): number => {
+    const n = (v as { online?: unknown } | null)?.online;
+    return typeof n === 'number' && Number.isFinite(n) ? n : 0;
+  };
+  const list: RealmInUse[] = [];
+  for (const [name, entry] of Object.entries(realms as Record<string, unknown>)) {
+    if (configured.has(name) || name === '*') continue;
+    const e = (entry ?? {}) as { producers?: unknown; consumers?: unknown };
+    const producers = online(e.producers);
+    const consumers = online(e.consumers);
+    if (producers + consumers > 0) list.push({ name, producers, consumers });
+  }
+  return list.sort((a, b) => a.name.localeCompare(b.name));
 }

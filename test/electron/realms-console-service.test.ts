@@ -339,6 +339,45 @@ describe('realms console service on the real local broker', () => {
     expect(latest).toMatchObject({ action: 'add_realm', ok: false });
     expect(latest?.error).toContain('realm already exists');
   });
+
+  it('lists realms clients use without a settings entry, beside the configured ones', async () => {
+    const requester = await client();
+    const token = 'lab-consumer-token-0123456789abcdef';
+    const asked = (await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
+      realm: 'lab-unlisted',
+      role: 'consumer',
+      client_id: 'lab-1',
+      client_name: 'Lab 1',
+      client_token: token,
+    })) as { ok: boolean; request_id: string; message?: string };
+    expect(asked).toMatchObject({ ok: true });
+    await local.service.decideRequest({
+      connectionId,
+      requestId: asked.request_id,
+      approved: true,
+    });
+    const consumer = await client();
+    expect(await authenticate(consumer, { realm: 'lab-unlisted', token })).toMatchObject({
+      event: 'AUTH_OK',
+      realm: 'lab-unlisted',
+    });
+    consumer.emit(ClientEvent.CONSUMER, { name: 'lab-1' });
+    await expect
+      .poll(async () => (await local.service.listRealms({ connectionId })).inUse, {
+        timeout: 10_000,
+      })
+      .toContainEqual({ name: 'lab-unlisted', producers: 0, consumers: 1 });
+    const list = await local.service.listRealms({ connectionId });
+    expect(list.realms.map((r) => r.name)).not.toContain('lab-unlisted');
+    // Configured realms are not repeated as "in use".
+    expect(list.inUse.map((r) => r.name)).not.toContain('default');
+    consumer.close();
+    await expect
+      .poll(async () => (await local.service.listRealms({ connectionId })).inUse, {
+        timeout: 10_000,
+      })
+      .not.toContainEqual(expect.objectContaining({ name: 'lab-unlisted' }));
+  });
 });
 
 describe('ActivityLog', () => {

@@ -23,7 +23,7 @@ const request: AuthorizationRequest = {
   decidedAt: null,
   decisionReason: null,
 };
-const realms: RealmList = { connectionId, authEnabled: true, realms: [] };
+const realms: RealmList = { connectionId, authEnabled: true, realms: [], inUse: [] };
 
 /** A client whose queue holds `queue` (oldest first); `decideRequest` pops or fails. */
 function scripted(queue: AuthorizationRequest[], decideFails = false) {

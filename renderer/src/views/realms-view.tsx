@@ -5,7 +5,7 @@
  * expired ephemeral realm leaves the list on time.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { RealmSummary } from '../../../shared/console-api';
+import type { RealmList, RealmSummary } from '../../../shared/console-api';
 import type { GeneratedSecret } from '../../../shared/console-api-realms';
 import type { ConsoleClient } from '../api/console-client';
 import { ConnectionProblem } from '../components/connection-problem';
@@ -213,7 +213,7 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
           <p className="muted">
             {connectionName} ·{' '}
             {list
-              ? `${list.realms.length} ${list.realms.length === 1 ? 'realm' : 'realms'}`
+              ? `${list.realms.length} configured ${list.realms.length === 1 ? 'realm' : 'realms'}${list.inUse.length > 0 ? `, ${list.inUse.length} more in use` : ''}`
               : loadError
                 ? 'realms unavailable'
                 : 'loading'}{' '}
@@ -273,6 +273,44 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
           </li>
         ))}
       </ul>
+      {list && list.inUse.length > 0 && <RealmsInUse list={list} />}
+      {list && list.realms.length === 0 && list.inUse.length === 0 && (
+        <p className="muted" data-testid="realms-empty">
+          No realm is configured on this broker and no client is connected to one. Clients that
+          connect without naming a realm use <code>default</code>.
+        </p>
+      )}
     </main>
+  );
+}
+
+/**
+ * Realms clients are using that the settings do not configure: a remote broker with no
+ * `auth.realms` block otherwise shows "0 realms" while its clients are busy in several.
+ */
+function RealmsInUse({ list }: { list: RealmList }) {
+  const clients = (n: number, what: string): string => `${n} ${what}${n === 1 ? '' : 's'}`;
+  return (
+    <section className="panel realms-in-use" data-testid="realms-in-use">
+      <h3 className="panel__title">In use, not configured</h3>
+      <p className="muted">
+        {list.authEnabled
+          ? 'Clients are connected to these realms, which have no settings entry: the broker-wide defaults govern them. Create one with the same name to set its keys and policies.'
+          : 'Clients are connected to these realms. Authentication is off, so they are open.'}
+      </p>
+      <ul className="realm-list">
+        {list.inUse.map((realm) => (
+          <li key={realm.name} className="realm-card" data-testid={`realms-in-use-${realm.name}`}>
+            <div className="realm-card__head">
+              <span className="realm-row__name">{realm.name}</span>
+              <span className="muted">
+                {clients(realm.producers, 'producer')} · {clients(realm.consumers, 'consumer')}{' '}
+                online
+              </span>
+            </div>
+          </li>
+        ))}
+      </ul>
+    </section>
   );
 }

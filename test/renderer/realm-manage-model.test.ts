@@ -7,6 +7,7 @@ import {
   keyRequiredText,
   requireKeyPlan,
 } from '../../renderer/src/views/realm-manage';
+import { secretOutlived } from '../../renderer/src/views/secret-reveal';
 
 const realm = (over: Partial<RealmSummary> = {}): RealmSummary => ({
   name: 'fleet',
@@ -79,5 +80,17 @@ describe('require key state, in words that agree with "Who can connect"', () => 
     const keyed = realm({ keyConfigured: true, keyRequired: true, consumerAccess: 'token-or-key' });
     expect(consumerAccessText(keyed)).toContain('a token or the pre-shared key');
     expect(keyRequiredText(keyed)).toBe('consumers without a token must present the key');
+  });
+});
+
+describe('a revealed key whose realm is gone', () => {
+  it('is flagged once the realm leaves the list, never for a management token', () => {
+    const key = { kind: 'realmKey' as const, target: 'lab' };
+    expect(secretOutlived(key, [{ name: 'lab' }])).toBe(false);
+    expect(secretOutlived(key, [{ name: 'default' }])).toBe(true);
+    expect(secretOutlived({ ...key, kind: 'managerKey' }, [])).toBe(true);
+    // Not loaded yet: nothing to say.
+    expect(secretOutlived(key, undefined)).toBe(false);
+    expect(secretOutlived({ kind: 'managementToken', target: '*' }, [])).toBe(false);
   });
 });

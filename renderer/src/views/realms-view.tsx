@@ -16,7 +16,7 @@ import { useAppStore } from '../store/app-store';
 import '../styles/realms.css';
 import { ConsumerAccessBadge } from './realm-badges';
 import { RealmManage } from './realm-manage';
-import { SecretReveal } from './secret-reveal';
+import { SecretReveal, secretOutlived } from './secret-reveal';
 import { useConnectionId } from './use-connection-id';
 import { useConsoleAction } from './use-console-action';
 import { usePolled } from './use-polled';
@@ -227,7 +227,13 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
         what="its realms"
         testId="realms-credential-problem"
       />
-      {secret && <SecretReveal secret={secret} onDone={() => setSecret(null)} />}
+      {secret && (
+        <SecretReveal
+          secret={secret}
+          onDone={() => setSecret(null)}
+          outlived={secretOutlived(secret, list?.realms)}
+        />
+      )}
       <ErrorBanner
         title="Action failed:"
         message={action.error?.message}

@@ -12,7 +12,28 @@ const KIND_LABELS: Record<GeneratedSecret['kind'], string> = {
   managementToken: 'Management token',
 };
 
-export function SecretReveal({ secret, onDone }: { secret: GeneratedSecret; onDone: () => void }) {
+/**
+ * Whether `secret` belongs to a realm the latest list no longer has (it expired or was removed
+ * while the reveal stayed open): its key then admits nobody, and the reveal must say so.
+ */
+export function secretOutlived(
+  secret: Pick<GeneratedSecret, 'kind' | 'target'>,
+  realms: readonly { name: string }[] | undefined,
+): boolean {
+  if (secret.kind === 'managementToken' || realms === undefined) return false;
+  return !realms.some((r) => r.name === secret.target);
+}
+
+export function SecretReveal({
+  secret,
+  onDone,
+  outlived = false,
+}: {
+  secret: GeneratedSecret;
+  onDone: () => void;
+  /** The realm is gone (`secretOutlived`): the value is shown struck out, with why. */
+  outlived?: boolean;
+}) {
   const [copied, setCopied] = useState<'yes' | 'failed' | null>(null);
   const copy = (): void => {
     navigator.clipboard.writeText(secret.secret).then(
@@ -29,8 +50,16 @@ export function SecretReveal({ secret, onDone }: { secret: GeneratedSecret; onDo
         Copy it now: it is shown only this once. The console keeps no copy; if it is lost, generate
         a new one.
       </p>
+      {outlived && (
+        <p className="notice" data-testid="secret-outlived">
+          Realm {secret.target} no longer exists (it expired or was removed): this key admits nobody
+          now.
+        </p>
+      )}
       <div className="secret-reveal__value">
-        <code data-testid="secret-value">{secret.secret}</code>
+        <code data-testid="secret-value" className={outlived ? 'secret-reveal__void' : undefined}>
+          {secret.secret}
+        </code>
       </div>
       <div className="row-actions">
         <button

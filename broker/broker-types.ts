@@ -3,7 +3,7 @@
  * returns and its read-only status (times in ms).
  */
 import type { Server as HttpServer } from 'node:http';
-import type { Stats } from '../shared/http-api';
+import type { Readiness, Stats } from '../shared/http-api';
 import type { AuthState } from './auth/auth-state';
 import type { NonceStore } from './auth/nonce-store';
 import type { RequestStore } from './auth/request-store';
@@ -11,6 +11,9 @@ import type { Settings } from './config/settings-schema';
 import type { BrokerHooks, EmbeddingApi } from './embedding/embedding-types';
 import type { Logger } from './logging/logger';
 import type { MessageStore, StoredEntry } from './storage/message-store';
+import type { DrainOptions, DrainReport } from './transport/graceful-drain';
+
+export type { DrainOptions, DrainReport };
 
 export interface BrokerOptions {
   logger?: Logger;
@@ -93,8 +96,28 @@ export interface Broker extends EmbeddingApi {
   listen(port?: number, host?: string): Promise<{ port: number; host: string }>;
   /** Serves the protocol on an existing HTTP server (only the broker's own paths answered). */
   attach(server: HttpServer): void;
-  /** Disconnects every client, stops timers and closes the server it created. */
-  close(): Promise<void>;
+  /**
+   * Stops now, boundedly: refuses new connections, lets the work in progress finish, closes
+   * every transport without socket.io's DISCONNECT (clients reconnect), closes the server it
+   * created and the store (pending writes committed). `options.timeoutMs` bounds it (default
+   * `shutdown.timeout_ms`, 10,000). During a `drain()` it ends the grace at once and resolves
+   * with that drain. Never throws for work cut short (logged with counts).
+   */
+  close(options?: Pick<DrainOptions, 'timeoutMs' | 'reason'>): Promise<void>;
+  /**
+   * Graceful stop (docs/http-api.md "Drain"): `readiness()` and `GET /ready` answer 503
+   * (`draining: true`) at once, new connections are still accepted for `options.graceMs`
+   * (default `shutdown.grace_ms`, 0), then the broker stops as `close()` does within
+   * `options.timeoutMs` (default `shutdown.timeout_ms`). Resolves with what it did. Calling it
+   * again joins the stop under way.
+   */
+  drain(options?: DrainOptions): Promise<DrainReport>;
+  /**
+   * `GET /ready`'s document (docs/http-api.md "GET /ready"): ready only when the listeners are
+   * bound, the store is open and accepts new copies, and (clustered) Redis is up and the inbox
+   * caught up, and no stop has begun. Cheap: cached readings.
+   */
+  readiness(): Readiness;
   /**
    * Resolves once the inbound-event work in progress has settled — durable writes awaiting
    * their commit, publisher confirms, `ACK_OK`s (and any started meanwhile) — or after

@@ -1,5 +1,6 @@
 /**
- * Flags and help of the headless broker (`npm run broker`, broker/cli.ts). Same conventions as
+ * Flags and help of the headless broker (`switchboard-broker`; `npm run broker` from a clone;
+ * broker/cli.ts). Same conventions as
  * the console's CLI (electron/web/cli-flags.ts): `--help` on stdout with the defaults, exit 0;
  * `--log-level` / `SWITCHBOARD_LOG_LEVEL` (older `SWB_LOG_LEVEL` still read); exit codes from
  * `BrokerExitCode` (0 ok, 1 runtime failure, 2 bad usage or settings, 3 port in use).
@@ -28,7 +29,8 @@ export type LogFormat = (typeof LOG_FORMATS)[number];
 /** The variable `--log-format` falls back to. */
 export const LOG_FORMAT_ENV = 'TYO_MQ_LOG_FORMAT';
 
-export const BROKER_USAGE = `Usage: npm run broker -- [options]
+export const BROKER_USAGE = `Usage: switchboard-broker [options]
+       (from a clone of the repository: npm run broker -- [options])
 
 Runs the Switchboard broker alone: the tyo-mq protocol (socket.io) and its HTTP API on one port.
 
@@ -73,18 +75,22 @@ Authentication is off by default: any client may produce and consume, and the HT
 open (on 127.0.0.1 only unless --host says otherwise). Turn it on with --auth,
 TYO_MQ_AUTH_ENABLED=true or auth.enabled in the settings file. With auth on and no admin token
 configured, one is generated at start and appended to the env file ($TYO_MQ_ENV_FILE, else
-./.env) as TYO_MQ_ADMIN_TOKEN="..."; switchboard-admin (npm run admin) reads it from there.
+./.env) as TYO_MQ_ADMIN_TOKEN="..."; switchboard-admin (npm run admin from a clone) reads it
+from there.
 Realms, tokens and keys: docs/configuration.md, "Authentication".
 
 Every setting also has a TYO_MQ_* variable, and <NAME>_FILE reads <NAME> from a file:
 docs/configuration.md, "Environment variables".
 
-Logs: JSON lines (pino) on stdout. Ctrl-C / SIGTERM stop it cleanly.
+Logs: JSON lines (pino) on stdout. Ctrl-C / SIGTERM drain it: /ready answers 503 at once, new
+connections are still accepted for shutdown.grace_ms (default 0), then the work in progress
+finishes and it exits 0 within shutdown.timeout_ms (default 10 s) more; a second signal exits
+at once. Liveness: GET /health; readiness: GET /ready (docs/http-api.md).
 ${EXIT_CODES_HELP}
 `;
 
 /** Printed after a usage error. */
-export const BROKER_HELP_HINT = "Run 'npm run broker -- --help' for the options.";
+export const BROKER_HELP_HINT = "Run 'switchboard-broker --help' for the options.";
 
 export interface BrokerFlags {
   port: number;

@@ -1,5 +1,6 @@
 /**
- * The headless broker: `npm run broker -- [options]` (see `--help`, broker/cli-flags.ts).
+ * The headless broker: `switchboard-broker [options]` (`npm run broker -- [options]` from a
+ * clone; see `--help`, broker/cli-flags.ts).
  *
  * Embedded defaults: port 17352 (`--port`, else `TYO_MQ_PORT`, `spec/protocol-admin.md` §13
  * Note), host 127.0.0.1 (`--host 0.0.0.0` to accept other machines), data directory `./.data`
@@ -7,6 +8,11 @@
  * and the HTTP API (`/health`, `/api/metrics`, `/api/stats`) switched on, so the console can read
  * this broker over the wire. A settings file (`--settings`, else `TYO_MQ_SETTINGS_FILE`)
  * overrides the defaults.
+ *
+ * SIGINT/SIGTERM drain it (`Broker.drain()`, docs/http-api.md "Drain"): `/ready` answers 503 at
+ * once, new connections are accepted for `shutdown.grace_ms`, then refused while the work in
+ * progress finishes and the store is closed; the process exits at `grace_ms + timeout_ms` at
+ * the latest. A second signal (past `SIGNAL_ECHO_MS`) exits at once.
  *
  * Exit codes (`BrokerExitCode`): 0 after SIGINT/SIGTERM (or when its supervisor went away),
  * 1 runtime failure, 2 bad flags, settings or an address that cannot be used (EADDRNOTAVAIL,
@@ -20,6 +26,7 @@ import {
   type BrokerProcessMessage,
 } from '../shared/broker-process';
 import { SIGNAL_ECHO_MS, type CliExitCode } from '../shared/cli-conventions';
+import { MAX_TIMER_DELAY_MS } from '../shared/duration';
 import { SwitchboardError } from '../shared/error-catalogue';
 import { isLoopbackHost } from '../shared/loopback';
 import { PortInUseError } from '../shared/port-in-use-error';
@@ -41,9 +48,6 @@ import { createLogger, stdoutLogDestination, type Logger } from './logging/logge
 import { cycleLogLevelOnSignal } from './logging/log-level-cycle';
 import { isSupervised, watchParent } from './parent-watch';
 import { BROKER_VERSION, versionLine } from './version';
-
-/** Grace period for a clean stop before exiting anyway, in ms. */
-const STOP_TIMEOUT_MS = 5_000;
 
 // A closed stderr (the reader is gone) must not turn a message into an uncaught exception.
 process.stderr.on('error', () => undefined);
@@ -170,19 +174,23 @@ async function main(): Promise<void> {
     }
     stopping = true;
     stoppingSince = Date.now();
-    logger.info({ reason }, 'stopping broker');
-    setTimeout(() => process.exit(BrokerExitCode.OK), STOP_TIMEOUT_MS).unref();
     const current = broker;
-    if (!current) process.exit(BrokerExitCode.OK);
-    // Let a listen() in flight settle first, so close() sees the server it must close.
+    if (!current) {
+      logger.info({ reason }, 'stopping broker');
+      process.exit(BrokerExitCode.OK);
+    }
+    // The drain logs its start and its end (with counts); this bounds it whatever happens.
+    const { grace_ms, timeout_ms } = current.settings.shutdown;
+    // Not serving yet: no load balancer can be sending clients, so no grace.
+    const graceMs = current.status().listening ? grace_ms : 0;
+    const bound = Math.min(graceMs + timeout_ms, MAX_TIMER_DELAY_MS);
+    setTimeout(() => process.exit(BrokerExitCode.OK), bound).unref();
+    // Let a listen() in flight settle first, so the drain sees the server it must close.
     void Promise.resolve(starting)
       .catch(() => undefined)
-      .then(() => current.close())
+      .then(() => current.drain({ reason, graceMs, timeoutMs: timeout_ms }))
       .then(
-        () => {
-          logger.info({ reason }, 'broker stopped');
-          process.exit(BrokerExitCode.OK);
-        },
+        () => process.exit(BrokerExitCode.OK),
         (err: unknown) => {
           logger.error({ err }, 'error while stopping');
           process.exit(BrokerExitCode.CRASH);

@@ -8,6 +8,7 @@
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
+import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
 import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
@@ -38,6 +39,7 @@ import type { HandlerContext } from './handlers/handler-context';
 import { brokerClients } from './http/broker-clients';
 import { forbidden } from './http/http-api';
 import { createBrokerHttp } from './http/broker-http';
+import { brokerReadiness } from './http/broker-readiness';
 import { brokerHealth, brokerStats } from './http/broker-stats';
 import { BackPressure } from './limits/back-pressure';
 import { LimitMetrics } from './limits/limit-metrics';
@@ -62,6 +64,7 @@ import { onConnection } from './transport/connection-lifecycle';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost, type OwnServer } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
+import { GracefulDrain } from './transport/graceful-drain';
 import { closeForReconnect } from './transport/reconnect-close';
 import { RequestPolicy } from './transport/request-policy';
 import { socketIoOptions } from './transport/socket-options';
@@ -69,11 +72,6 @@ import type { BrokerServer } from './transport/socket-types';
 import type { Broker, BrokerOptions } from './broker-types';
 import type { EmbeddingApi } from './embedding/embedding-types';
 import { BROKER_VERSION } from './version';
-
-/** How long a shutdown waits for durable writes and confirms in progress (ms). */
-const SHUTDOWN_DRAIN_MS = 3_000;
-/** How long a shutdown waits for connections to flush what they are owed and close (ms). */
-const SHUTDOWN_FLUSH_MS = 1_000;
 
 /**
  * Builds a broker from settings.
@@ -399,9 +397,38 @@ export function createBroker(
       store.storageStatus?.(),
     );
   const health = (): Health => brokerHealth(startedAt, cluster.nodeId ?? undefined);
+  let ownServer: OwnServer | null = null;
+  let attached: HttpServer | null = null;
+  let bound: { port: number; host: string } | null = null;
+  let mqttExpected = false;
+  // A stop (issue 23): readiness turns 503 first, then the steps of graceful-drain.ts.
+  const drain = new GracefulDrain({
+    logger,
+    pending,
+    connections: connectionsCurrent,
+    stopAccepting() {
+      policy.shutdown();
+      ownServer?.stopAccepting();
+      mqtt.stopAccepting();
+      stopSweep();
+      stopRevocations();
+      ctx.management.lifecycle.stop();
+    },
+    closeTransports: (ms) => closeTransports(io, ms),
+    release: () => release(),
+  });
+  const readiness = brokerReadiness({
+    listening: () => bound !== null || attached?.listening === true,
+    mqtt: () => (mqttExpected ? mqtt.bound !== null : null),
+    storeOpened: storeOpened(store),
+    storage: () => store.storageStatus?.(),
+    cluster: () => cluster.readiness(),
+    phase: () => drain.phase,
+  });
   const httpApi = createBrokerHttp({
     settings: () => live.current,
     health,
+    ready: readiness,
     stats: getStats,
     clients: () => brokerClients(realms, ledger, mqtt.clientList()),
     metrics: () => metrics.render(),
@@ -421,8 +448,27 @@ export function createBroker(
     : () => {};
 
   const host = new HttpHost(io, httpApi, forbidden, policy.engineMiddleware);
-  let ownServer: OwnServer | null = null;
-  let bound: { port: number; host: string } | null = null;
+  // What a stop closes once the transports are closed, the store last (its writes commit).
+  const release = async (): Promise<void> => {
+    for (const part of [acks, repeated, backPressure, ledger, chunks, remoteTickets]) part.close();
+    expiry.stop();
+    await mqtt.close();
+    admin.close();
+    await cluster.close();
+    if (ownServer) {
+      await ownServer.close();
+      ownServer = null;
+    } else {
+      // Attached to someone else's server: stop our engine, hand their server back.
+      io.engine?.close();
+    }
+    host.detach();
+    bound = null;
+    attached = null;
+    await runtime.close();
+    await store.close();
+    embedding.closed();
+  };
 
   const handle: Omit<Broker, keyof EmbeddingApi> = {
     get settings() {
@@ -440,6 +486,7 @@ export function createBroker(
       ownServer = server;
       policy.bound(bindHost);
       if (live.current.mqtt.enabled) {
+        mqttExpected = true;
         try {
           await mqtt.listen(live.current.mqtt, bindHost);
           embedding.attachAedes(mqtt.broker);
@@ -459,47 +506,24 @@ export function createBroker(
     },
     attach(server) {
       host.attach(server);
+      attached = server;
       void cluster.start().then(() => admin.start());
     },
     settled(timeoutMs = 5_000) {
       return pending.settled(timeoutMs);
     },
-    async close() {
-      // A shutdown clients survive (issue 19): stop accepting, let the work in progress
-      // finish (bounded), then close transports without socket.io's DISCONNECT packet.
-      policy.shutdown();
-      ownServer?.stopAccepting();
-      stopSweep();
-      stopRevocations();
-      ctx.management.lifecycle.stop();
-      const unfinished = await pending.settled(SHUTDOWN_DRAIN_MS);
-      const lingering = await closeTransports(io, SHUTDOWN_FLUSH_MS);
-      if (unfinished > 0 || lingering > 0) {
-        logger.warn({ unfinished, lingering }, 'shutdown: work or connections cut short');
-      }
-      acks.close();
-      repeated.close();
-      backPressure.close();
-      ledger.close();
-      expiry.stop();
-      chunks.close();
-      remoteTickets.close();
-      await mqtt.close();
-      admin.close();
-      await cluster.close();
-      if (ownServer) {
-        await ownServer.close();
-        ownServer = null;
-      } else {
-        // Attached to someone else's server: stop our engine, hand their server back.
-        io.engine?.close();
-      }
-      host.detach();
-      bound = null;
-      await runtime.close();
-      await store.close();
-      embedding.closed();
+    // A shutdown clients survive (issue 19): transports closed without DISCONNECT.
+    async close(options = {}) {
+      const timeoutMs = options.timeoutMs ?? live.current.shutdown.timeout_ms;
+      await drain.stop({ ...options, graceMs: 0, timeoutMs });
     },
+    drain: (options = {}) =>
+      drain.stop({
+        ...options,
+        graceMs: options.graceMs ?? live.current.shutdown.grace_ms,
+        timeoutMs: options.timeoutMs ?? live.current.shutdown.timeout_ms,
+      }),
+    readiness,
     getStats,
     expireDurableSubscriptions: (now) => expiry.sweep(now),
     sweepIdleRegistrations: () => {

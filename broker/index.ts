@@ -28,5 +28,11 @@ export { AuthState } from './auth/auth-state';
 export { signEnvelope } from './auth/proof';
 export type { NonceStore } from './auth/nonce-store';
 
-export type { Broker, BrokerOptions, BrokerStatus } from './broker-types';
+export type {
+  Broker,
+  BrokerOptions,
+  BrokerStatus,
+  DrainOptions,
+  DrainReport,
+} from './broker-types';
 export * from './embedding/embedding-types';

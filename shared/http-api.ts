@@ -11,6 +11,9 @@ import { z } from 'zod';
 export const HttpPath = {
   HEALTH: '/health',
   HEALTHZ: '/healthz',
+  /** Switchboard extension: readiness (200 ready, 503 not), public like `/health`. */
+  READY: '/ready',
+  READYZ: '/readyz',
   METRICS: '/api/metrics',
   STATS: '/api/stats',
   /** Switchboard extension: connected producers and consumers with their subscriptions. */
@@ -30,6 +33,63 @@ export const HealthSchema = z.object({
   node_id: z.string().nullable(),
 });
 export type Health = z.infer<typeof HealthSchema>;
+
+/**
+ * The values of `GET /ready`'s checks: `OK` passes, `NOT_CLUSTERED` passes too (`redis`,
+ * `catch_up` of a node without `cluster.enabled`); every other value is why the check fails.
+ */
+export const ReadinessReason = {
+  OK: 'ok',
+  NOT_CLUSTERED: 'not clustered',
+  /** listeners: `listen()` not finished (or not called), or the broker stopped. */
+  NOT_LISTENING: 'not listening',
+  /** listeners: `mqtt.enabled` and the MQTT listener is not bound. */
+  MQTT_NOT_LISTENING: 'mqtt not listening',
+  /** store: still opening (the Redis store's start-up probe). */
+  STORE_OPENING: 'opening',
+  /** store: it could not be opened. */
+  STORE_UNAVAILABLE: 'unavailable',
+  /** store: below the free-space reserve (`storage_options.min_free_*`). */
+  LOW_FREE_SPACE: 'low free space',
+  /** store: a write failed for lack of space, and no reading above the reserve since. */
+  STORE_FULL: 'store full',
+  /** store: closed by a stop. */
+  STORE_CLOSED: 'closed',
+  /** redis: this node's Redis links are down. */
+  REDIS_UNREACHABLE: 'unreachable',
+  /** catch_up: the cluster has not started (first Redis connection attempt pending). */
+  CLUSTER_STARTING: 'starting',
+  /** catch_up: reading the inbox backlog peers left while this node was away. */
+  CATCHING_UP: 'catching up',
+} as const;
+export type ReadinessReasonValue = (typeof ReadinessReason)[keyof typeof ReadinessReason];
+
+/**
+ * One readiness check of `GET /ready`: a `ReadinessReason` value (short, never a secret or a
+ * path). Read as any string, so a console can read a newer broker that adds reasons.
+ */
+export const ReadinessCheckSchema = z.string().max(64);
+
+/**
+ * `GET /ready` (Switchboard extension, docs/http-api.md "GET /ready"): `ready` is true — and
+ * the status 200 — only when every check passes and the broker is not draining; else 503.
+ */
+export const ReadinessSchema = z.object({
+  ready: z.boolean(),
+  /** A graceful stop has begun (`drain()`, SIGTERM): never ready again. */
+  draining: z.boolean(),
+  checks: z.object({
+    /** socket.io port bound, and the MQTT listener when `mqtt.enabled`. */
+    listeners: ReadinessCheckSchema,
+    /** Store open and accepting new durable copies (the free-space reserve respected). */
+    store: ReadinessCheckSchema,
+    /** Clustered: this node's Redis links are up. */
+    redis: ReadinessCheckSchema,
+    /** Clustered: this node has read the inbox backlog it found at start. */
+    catch_up: ReadinessCheckSchema,
+  }),
+});
+export type Readiness = z.infer<typeof ReadinessSchema>;
 
 const OnlineCount = z.object({ total: z.number().int(), online: z.number().int() });
 

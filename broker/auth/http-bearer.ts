@@ -4,7 +4,8 @@
  * Source: `spec/protocol-admin.md` §10.2 (`Authorization: Bearer <global admin token>`, scheme
  * case-insensitive, compared by SHA-256 digest; not required while auth is disabled; failure
  * `401 {ok:false, code:401, message:"Bearer admin token required"}`), §10.3 (`/health` stays
- * public), §10.4 (`metrics_auth: false` opens `/api/metrics`), §10.5–§10.6.
+ * public; so does Switchboard's `/ready`: probes carry no token), §10.4 (`metrics_auth: false`
+ * opens `/api/metrics`), §10.5–§10.6.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpPath } from '../../shared/http-api';

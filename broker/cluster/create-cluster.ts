@@ -26,6 +26,16 @@ import { InterestSync } from './interest-sync';
 import { QueueHandover } from './queue-handover';
 import { StreamRelay } from './stream-relay';
 
+/** What `GET /ready` asks a clustered node (broker/http/broker-readiness.ts). */
+export interface ClusterReadiness {
+  /** Both Redis links are up. */
+  redisUp: boolean;
+  /** `start()` has finished (first connection attempt, relay started). */
+  started: boolean;
+  /** The relay has read what its inbox held at start (pub/sub relay: true once started). */
+  caughtUp: boolean;
+}
+
 export interface Cluster {
   /** This node's id: `cluster.node_id`, else the top-level `node_id`, else the one kept in the data directory (`node-identity.ts`). */
   readonly nodeId: string | null;
@@ -36,6 +46,8 @@ export interface Cluster {
   start(): Promise<void>;
   /** `cluster` of `GET /api/stats`, or undefined when not clustered. */
   status(): ClusterStatus | undefined;
+  /** The readiness facts of a clustered node, or null when not clustered. */
+  readiness(): ClusterReadiness | null;
   close(): Promise<void>;
 }
 
@@ -82,6 +94,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
       settings: null,
       start: () => Promise.resolve(),
       status: () => undefined,
+      readiness: () => null,
       close: () => Promise.resolve(),
     };
   }
@@ -125,6 +138,7 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
     config.relay === 'pubsub'
       ? pubsubRelay(config, nodeId, defaultTtl, links, deps, metrics, logger)
       : streamsRelay(config, nodeId, defaultTtl, links, deps, metrics, logger);
+  let started = false;
   return {
     nodeId,
     links,
@@ -135,11 +149,13 @@ export function createCluster(settings: Settings, deps: ClusterDeps): Cluster {
       // Durable subscriptions are restored by now: give up those another node took over.
       await ownership.reconcile();
       relay.start();
+      started = true;
       logger.info(
         { node_id: nodeId, prefix: config.prefix, redis: links.url },
         'cluster node started',
       );
     },
+    readiness: () => ({ redisUp: links.up, started, caughtUp: started && relay.caughtUp() }),
     status: () => ({
       node_id: nodeId,
       redis: links.up ? 'up' : 'down',
@@ -163,6 +179,8 @@ interface RelayParts {
   /** After Redis is first asked and durable subscriptions are restored. */
   start(): void;
   status(): NonNullable<ClusterStatus['relay']>;
+  /** Whether the relay has caught up on what reached this node while it was away. */
+  caughtUp(): boolean;
   close(): Promise<void>;
   /** Moves a taken-over consumer's stored copies (streams relay with a store only). */
   handover: QueueHandover | null;
@@ -192,6 +210,8 @@ function pubsubRelay(
   return {
     start: () => undefined,
     status: () => ({ mode: 'pubsub' }),
+    // Pub/sub keeps nothing for an absent node: there is nothing to catch up on.
+    caughtUp: () => true,
     close: () => relay.close(),
     handover: null,
   };
@@ -258,6 +278,7 @@ function streamsRelay(
       relay.start();
     },
     status: () => relay.status(),
+    caughtUp: () => relay.caughtUp,
     async close() {
       await relay.close();
       await interest.close();

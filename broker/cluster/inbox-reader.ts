@@ -11,6 +11,11 @@
  * trimmed before this node read it (`missed`, in messages, counted and logged: a node away
  * longer than the retention).
  *
+ * Catch-up (`caughtUp`, `GET /ready`'s `catch_up`): the inbox's message count when the cursor
+ * was first loaded is the backlog this node found at start; once `read` reaches it and the
+ * copies of those entries are stored, the node has caught up (and stays so: a later outage is
+ * the readiness probe's `redis` check).
+ *
  * The loop runs on its own connection (`XREAD BLOCK` holds it), retries with a back-off while
  * Redis is down, and notices Redis restarted empty (the cursor hash is gone: start again at 0).
  */
@@ -56,6 +61,11 @@ export class InboxReader {
   private resumed = false;
   /** Routing a batch (its entries are read but not all counted yet). */
   private taking = false;
+  /** The cursor was read from Redis at least once (the catch-up target can be taken then). */
+  private cursorLoaded = false;
+  /** Messages (inbox count) to have read to be caught up; null until first known. */
+  private catchUpTarget: number | null = null;
+  private caughtUpFlag = false;
 
   constructor(
     private readonly options: InboxReaderOptions,
@@ -78,6 +88,14 @@ export class InboxReader {
   /** Messages in the inbox not read yet, at the last `check()`. */
   get backlog(): number {
     return this.backlogEntries;
+  }
+
+  /**
+   * Whether this node has read — and stored the copies of — the backlog its inbox held when
+   * the reader first reached Redis after start; false until then, true from then on.
+   */
+  get caughtUp(): boolean {
+    return this.caughtUpFlag;
   }
 
   start(): void {
@@ -113,6 +131,20 @@ export class InboxReader {
       this.read = added;
     }
     this.backlogEntries = Math.max(0, added - this.read);
+    // A counter below the target was reset (Redis restarted empty): nothing older is coming.
+    if (this.cursorLoaded && (this.catchUpTarget === null || added < this.catchUpTarget)) {
+      this.catchUpTarget = added;
+    }
+    if (!this.taking) this.noteCaughtUp();
+  }
+
+  /** Caught up once what was read reaches the target and its copies are stored. */
+  private noteCaughtUp(): void {
+    const target = this.catchUpTarget;
+    if (this.caughtUpFlag || target === null || this.read < target) return;
+    void this.storesDone.then(() => {
+      this.caughtUpFlag = true;
+    });
   }
 
   private countMissed(missed: number): void {
@@ -203,6 +235,7 @@ export class InboxReader {
       this.cursor = '0-0';
       this.read = 0;
     }
+    this.cursorLoaded = true;
     await this.check();
     if (this.backlogEntries > 0) {
       // A node back from a restart or an outage: say what it is catching up on.
@@ -249,6 +282,7 @@ export class InboxReader {
     this.storesDone = this.storesDone.then(() => Promise.allSettled(stores));
     const settled = { id: this.cursor, read: this.read };
     void this.storesDone.then(() => this.saveCursor(settled));
+    this.noteCaughtUp();
   }
 
   /**

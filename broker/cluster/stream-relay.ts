@@ -176,6 +176,11 @@ export class StreamRelay {
     this.reader.start();
   }
 
+  /** Whether the inbox backlog found at start has been read and stored (`GET /ready`). */
+  get caughtUp(): boolean {
+    return this.reader.caughtUp;
+  }
+
   /** `cluster.relay` of `/api/stats`. */
   status(): {
     mode: 'streams';

@@ -50,6 +50,22 @@ const IdleEvictionSchema = z
   .strict();
 
 /**
+ * A graceful stop (`Broker.drain()`, SIGTERM/SIGINT of the CLI; docs/http-api.md "Drain"), in
+ * ms, read when the stop begins. `grace_ms`: how long new connections are still accepted after
+ * `GET /ready` turned 503, so a load balancer or Kubernetes notices before connections are
+ * refused (set it to the readiness probe's period × failure threshold); 0 (default) refuses
+ * them at once. `timeout_ms`: the longest the rest may take — work in progress, flushing the
+ * connections, closing the store — after the grace (default 10,000); the CLI exits (code 0)
+ * at `grace_ms + timeout_ms` at the latest.
+ */
+const ShutdownSchema = z
+  .object({
+    grace_ms: z.number().int().nonnegative().max(MAX_TIMER_DELAY_MS).default(0),
+    timeout_ms: z.number().int().min(100).max(MAX_TIMER_DELAY_MS).default(10_000),
+  })
+  .strict();
+
+/**
  * A duration for a timer, as the settings file writes it (`parseStrictDurationMs`: a number of
  * seconds, or `<number>[ms|s|m|h]`), normalised to **seconds** (the protocol's unit for a bare
  * number). Positive, and at most `MAX_TIMER_DELAY_MS`; anything else is refused with its path.
@@ -268,6 +284,8 @@ export const SettingsSchema = z
     mqtt: MqttSettingsSchema.default(MqttSettingsSchema.parse({})),
     /** Clustering over Redis (`spec/protocol-core.md` §17, docs/cluster.md); off when absent. */
     cluster: ClusterSettingsSchema.optional(),
+    /** Graceful stop: grace and bound (see `ShutdownSchema`). */
+    shutdown: ShutdownSchema.default(ShutdownSchema.parse({})),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),
     remote: z.unknown().optional(),

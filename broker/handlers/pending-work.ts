@@ -6,16 +6,23 @@
  */
 export class PendingWork {
   private readonly work = new Set<Promise<unknown>>();
+  private settledCount = 0;
 
   /** Work in progress now. */
   get size(): number {
     return this.work.size;
   }
 
+  /** Pieces of work settled (either way) since the broker started; a drain reports the delta. */
+  get finished(): number {
+    return this.settledCount;
+  }
+
   /** Tracks `promise` until it settles (either way). */
   track(promise: Promise<unknown>): void {
     const done = (): void => {
       this.work.delete(tracked);
+      this.settledCount += 1;
     };
     const tracked: Promise<void> = promise.then(done, done);
     this.work.add(tracked);

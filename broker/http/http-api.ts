@@ -1,5 +1,7 @@
 /**
- * The opt-in HTTP API on the broker's port: `GET /health` (alias `/healthz`),
+ * The opt-in HTTP API on the broker's port: `GET /health` (alias `/healthz`; liveness),
+ * `GET /ready` (alias `/readyz`; readiness, 200 or 503, `broker-readiness.ts`; both under
+ * `http_api.health` and public),
  * `GET /api/metrics` (Prometheus text via prom-client), `GET /api/stats` and
  * `GET /api/clients` (Switchboard: registrations per realm, `broker-clients.ts`) and
  * `GET /api/realms/{realm}/dlq` (`{realm, entries, next_cursor}`, oldest first, paged by
@@ -17,7 +19,13 @@
  * headers were already sent), never an unhandled rejection.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { HttpPath, type Clients, type Health, type Stats } from '../../shared/http-api';
+import {
+  HttpPath,
+  type Clients,
+  type Health,
+  type Readiness,
+  type Stats,
+} from '../../shared/http-api';
 import type { Settings } from '../config/settings-schema';
 import { pageDlq, parseDlqQuery, type PageableEntry } from './dlq-page';
 
@@ -27,6 +35,8 @@ const DLQ_PATH = /^\/api\/realms\/([^/]+)\/dlq$/;
 export interface HttpApiDeps {
   settings: () => Settings;
   health: () => Health;
+  /** `GET /ready` (Switchboard extension): answered 200 when `ready`, else 503. */
+  ready: () => Readiness;
   stats: () => Stats;
   /** `GET /api/clients` (Switchboard extension): registrations per realm. */
   clients: () => Clients;
@@ -84,6 +94,16 @@ function answer(
   }
 }
 
+/** The liveness and readiness paths, served under `http_api.health`. */
+function isHealthPath(path: string): boolean {
+  return (
+    path === HttpPath.HEALTH ||
+    path === HttpPath.HEALTHZ ||
+    path === HttpPath.READY ||
+    path === HttpPath.READYZ
+  );
+}
+
 /** A bare 403 with an empty body (§10.1). */
 export function forbidden(res: ServerResponse): void {
   res.writeHead(403, { 'content-length': 0 });
@@ -128,7 +148,7 @@ function routeRequest(deps: HttpApiDeps) {
     const dlq = api.stats ? DLQ_PATH.exec(url.pathname) : null;
     const ours =
       dlq !== null ||
-      ((path === HttpPath.HEALTH || path === HttpPath.HEALTHZ) && api.health) ||
+      (isHealthPath(path) && api.health) ||
       ((path === HttpPath.STATS || path === HttpPath.CLIENTS) && api.stats) ||
       (path === HttpPath.METRICS && api.metrics);
     if (!ours) return false;
@@ -163,6 +183,11 @@ function routeRequest(deps: HttpApiDeps) {
     }
     if ((path === HttpPath.HEALTH || path === HttpPath.HEALTHZ) && api.health) {
       sendJson(res, 200, deps.health());
+      return true;
+    }
+    if ((path === HttpPath.READY || path === HttpPath.READYZ) && api.health) {
+      const readiness = deps.ready();
+      sendJson(res, readiness.ready ? 200 : 503, readiness);
       return true;
     }
     if (path === HttpPath.STATS && api.stats) {

@@ -88,6 +88,10 @@ export class MqttListener {
   private stopRevocations: (() => void) | null = null;
   private persistence: StoredPersistence | null = null;
   private boundAt: MqttBound | null = null;
+  /** False once a stop refuses new connections (`stopAccepting`). */
+  private accepting = true;
+  /** The TCP server's close, once `stopAccepting` started it (it ends with its last client). */
+  private serverClosed: Promise<void> | null = null;
   private readonly clientsByRealm = new Map<string, Set<Client>>();
   /** CONNECT usernames (set at authenticate) and admission times, for the client list. */
   private readonly facts = new WeakMap<Client, MqttClientFacts>();
@@ -237,6 +241,11 @@ export class MqttListener {
       this.logger.error({ err }, 'MQTT broker error');
     });
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
+      // A WebSocket that was mid-handshake when the stop began: refused like a new TCP one.
+      if (!this.accepting) {
+        conn.destroy();
+        return;
+      }
       const client = aedes.handle(conn, req);
       guardParser(client, settings.max_packet_size);
       watchCleanStart(client);
@@ -338,6 +347,15 @@ export class MqttListener {
     if (this.aedes) announcePresence(this.aedes, realm, name, kind, this.logger);
   }
 
+  /** A stop began (graceful-drain.ts): new connections are refused, open ones go on. */
+  stopAccepting(): void {
+    this.accepting = false;
+    const server = this.server;
+    if (server?.listening) {
+      this.serverClosed = new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  }
+
   /** Disconnects every MQTT client and closes the listeners; safe to call twice. */
   async close(): Promise<void> {
     this.stopBridge?.();
@@ -357,6 +375,8 @@ export class MqttListener {
     const server = this.server;
     this.server = null;
     if (server?.listening) await new Promise<void>((resolve) => server.close(() => resolve()));
+    else await this.serverClosed;
+    this.serverClosed = null;
     this.boundAt = null;
     this.clientsByRealm.clear();
   }

@@ -157,6 +157,11 @@ describe('HTTP routes answer their own failures (issue 8 item 1)', () => {
     const api = createHttpApi({
       settings: () => parseSettings({ http_api: { enabled: true } }),
       health: () => ({ status: 'ok', version: 't', uptime_seconds: 0, node_id: null }),
+      ready: () => ({
+        ready: true,
+        draining: false,
+        checks: { listeners: 'ok', store: 'ok', redis: 'ok', catch_up: 'ok' },
+      }),
       stats: failing.stats ?? (() => ({ realms: {}, connections_current: 0 })),
       clients: () => ({ realms: {} }),
       metrics: failing.metrics ?? (async () => ({ contentType: 'text/plain', body: '' })),

@@ -65,7 +65,7 @@ afterAll(async () => {
 });
 
 describe.each([
-  ['broker', BROKER, /^Usage: npm run broker -- \[options\]/],
+  ['broker', BROKER, /^Usage: switchboard-broker \[options\]\n.*npm run broker -- \[options\]/],
   ['console', CONSOLE, /^Usage: npm run console -- \[options\]/],
 ])('%s CLI', (_name, entry, usage) => {
   it('prints --help with defaults and exit codes on stdout, exit 0', async () => {

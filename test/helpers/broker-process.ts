@@ -18,12 +18,23 @@ export interface BrokerProcess {
   exited: Promise<number | null>;
   /** Everything the process wrote to stderr so far. */
   stderr(): string;
+  /** Everything it wrote to stdout (its log lines) so far; empty unless `captureStdout`. */
+  stdout(): string;
 }
 
-function forkCli(args: string[], env: NodeJS.ProcessEnv = {}): ChildProcess {
+export interface BrokerProcessOptions {
+  /** Reads the process's stdout (its JSON log lines) into `stdout()`; default ignored. */
+  captureStdout?: boolean;
+}
+
+function forkCli(
+  args: string[],
+  env: NodeJS.ProcessEnv = {},
+  options: BrokerProcessOptions = {},
+): ChildProcess {
   return fork(CLI, ['--host', '127.0.0.1', ...args], {
     execArgv: ['--import', 'tsx'],
-    stdio: ['ignore', 'ignore', 'pipe', 'ipc'],
+    stdio: ['ignore', options.captureStdout ? 'pipe' : 'ignore', 'pipe', 'ipc'],
     env: { ...process.env, SWB_LOG_LEVEL: 'warn', ...env },
   });
 }
@@ -45,11 +56,16 @@ export async function startBrokerProcess(
   args: string[],
   timeoutMs = 20_000,
   env: NodeJS.ProcessEnv = {},
+  options: BrokerProcessOptions = {},
 ): Promise<BrokerProcess> {
-  const child = forkCli(args, env);
+  const child = forkCli(args, env, options);
   let stderr = '';
+  let stdout = '';
   child.stderr?.on('data', (d: Buffer) => {
     stderr += d.toString();
+  });
+  child.stdout?.on('data', (d: Buffer) => {
+    stdout += d.toString();
   });
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => resolve(code)),
@@ -79,6 +95,7 @@ export async function startBrokerProcess(
     url: `http://127.0.0.1:${port}`,
     exited,
     stderr: () => stderr,
+    stdout: () => stdout,
     async stop() {
       if (child.exitCode !== null || child.signalCode !== null) return;
       child.kill('SIGTERM');

@@ -16,6 +16,8 @@ const TOKENS = {
   management_tokens: [{ token: 'mt-org', realm_prefix: 'org:' }],
 };
 const ADMIN_ROUTES = [HttpPath.METRICS, HttpPath.STATS, '/api/realms/alpha/dlq'];
+/** Liveness and readiness: public, under `http_api.health` (probes carry no bearer). */
+const PUBLIC_ROUTES = [HttpPath.HEALTH, HttpPath.HEALTHZ, HttpPath.READY, HttpPath.READYZ];
 const UNAUTHORIZED = { ok: false, code: 401, message: 'Bearer admin token required' };
 
 let opened: Harness[] = [];
@@ -55,7 +57,7 @@ async function expectBare403(
 describe('§10 matrix, auth off', () => {
   it('serves every route without a token (§10.2), and ignores any bearer', async () => {
     const h = await track(startBroker({ http_api: { enabled: true } }));
-    for (const path of [HttpPath.HEALTH, HttpPath.HEALTHZ, ...ADMIN_ROUTES]) {
+    for (const path of [...PUBLIC_ROUTES, ...ADMIN_ROUTES]) {
       for (const token of [undefined, 'whatever']) {
         expect({ path, token, status: (await call(h, path, { token })).status }).toEqual({
           path,
@@ -72,7 +74,7 @@ describe('§10 matrix, auth off', () => {
 });
 
 describe('§10 matrix, auth on', () => {
-  it('needs the global admin bearer for metrics, stats and DLQ; health stays open', async () => {
+  it('needs the global admin bearer for metrics, stats and DLQ; health and ready stay open', async () => {
     const h = await track(startAuthBroker(TOKENS, { http_api: { enabled: true } }));
     for (const path of ADMIN_ROUTES) {
       for (const token of [undefined, 'wrong', 'realm-token', 'mt-org']) {
@@ -86,8 +88,14 @@ describe('§10 matrix, auth on', () => {
       }
       expect((await call(h, path, { token: ADMIN_TOKEN })).status).toBe(200);
     }
-    for (const path of [HttpPath.HEALTH, HttpPath.HEALTHZ]) {
-      expect((await call(h, path)).status).toBe(200);
+    for (const path of PUBLIC_ROUTES) {
+      for (const token of [undefined, 'wrong']) {
+        expect({ path, token, status: (await call(h, path, { token })).status }).toEqual({
+          path,
+          token,
+          status: 200,
+        });
+      }
     }
   });
 
@@ -106,7 +114,7 @@ describe('§10 matrix, auth on', () => {
         http_api: { enabled: true, metrics: false, stats: false, health: false },
       }),
     );
-    for (const path of [...ADMIN_ROUTES, HttpPath.HEALTH]) {
+    for (const path of [...ADMIN_ROUTES, ...PUBLIC_ROUTES]) {
       await expectBare403(h, path);
       await expectBare403(h, path, { token: ADMIN_TOKEN });
     }

@@ -5,11 +5,9 @@
  * freed, copies are accepted again; `/api/stats` and the metric say so. A write that fails with
  * `SQLITE_FULL` (reserve off) puts the store in the same refusing state.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, statfsSync, unlinkSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { unlinkSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it, type TestContext } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { HttpPath, StatsSchema, type StorageStatus } from '../../../shared/http-api';
 import { MetricName } from '../../../shared/metric-names';
 import { ClientEvent, ProtocolErrorCode } from '../../../shared/protocol-events';
@@ -20,41 +18,13 @@ import {
   subscribe,
   type Harness,
 } from '../../helpers/broker-harness';
+import { fillLeaving, mountTmpfs, unmount } from '../../helpers/small-disk';
 import { collect, delay, waitFor } from '../../helpers/wait';
 
 const MiB = 1024 * 1024;
 const RESERVE = 4 * MiB;
 
 type Confirm = { ok: boolean; msgIds?: string[]; code?: string; message?: string };
-
-/** Mounts a 20 MiB tmpfs on a fresh directory, or skips the test when mounting is not allowed. */
-function mountTmpfs(ctx: TestContext): string | null {
-  const dir = mkdtempSync(join(tmpdir(), 'swb-reserve-'));
-  try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=20m', 'tmpfs', dir], { stdio: 'pipe' });
-    return dir;
-  } catch (err) {
-    rmSync(dir, { recursive: true, force: true });
-    const why = (err as { stderr?: Buffer }).stderr?.toString().trim() || (err as Error).message;
-    console.warn(`skipped: cannot mount a tmpfs for the disk-full test (needs root): ${why}`);
-    ctx.skip();
-    return null;
-  }
-}
-
-function unmount(dir: string): void {
-  execFileSync('umount', ['-l', dir], { stdio: 'pipe' });
-  rmSync(dir, { recursive: true, force: true });
-}
-
-/** Writes a file that leaves `leave` bytes free on `dir`'s filesystem (never less than 0). */
-function fillLeaving(dir: string, name: string, leave: number): string {
-  const s = statfsSync(dir);
-  const free = s.bavail * s.bsize;
-  const file = join(dir, name);
-  writeFileSync(file, Buffer.alloc(Math.max(0, free - leave)));
-  return file;
-}
 
 /** Polls `read` until `ok(value)`; rejects with the last value after `timeoutMs`. */
 async function until<T>(

@@ -72,6 +72,9 @@ export function localBrokerEnv(
     TYO_MQ_AUTH_ENABLED: 'true',
     TYO_MQ_AUTH_STORE: 'true',
     TYO_MQ_ADMIN_TOKEN: adminToken,
+    // The supervisor sends SIGKILL 5 s after SIGTERM: the broker's drain must end before that
+    // (its default bound is 10 s), so stuck work is cut short by the broker, logged, not killed.
+    TYO_MQ_SHUTDOWN__TIMEOUT_MS: base.TYO_MQ_SHUTDOWN__TIMEOUT_MS ?? '4000',
   };
 }
 

@@ -30,6 +30,7 @@ import {
   purgeStoredRealm,
 } from './mqtt-realm-purge';
 import { guardParser } from './packet-guard';
+import { refuseUnknownProtocolLevel } from './protocol-level-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
 import { cleanIncomingOfCleanSessions, mqtt5Options, watchCleanStart } from './mqtt5-options';
@@ -239,6 +240,9 @@ export class MqttListener {
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       const client = aedes.handle(conn, req);
       guardParser(client, settings.max_packet_size);
+      refuseUnknownProtocolLevel(client, () =>
+        this.logger.debug('MQTT CONNECT of an unknown protocol level: CONNACK 0x01'),
+      );
       watchCleanStart(client);
       this.auth.watch(client);
     };

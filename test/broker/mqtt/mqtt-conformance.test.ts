@@ -8,11 +8,12 @@
  *   - a will is published without CONNECT-only Will Properties (MQTT 5.0 §3.3.2.3).
  */
 import { describe, expect, it } from 'vitest';
-import type { Packet } from 'mqtt-packet';
+import type { IPublishPacket, Packet } from 'mqtt-packet';
 import { useBroker } from '../../helpers/broker-harness';
 import { packet, str } from '../../helpers/mqtt-bytes';
 import { mqttClient } from '../../helpers/mqtt-clients';
-import { rawMqtt } from '../../helpers/mqtt-raw';
+import { rawConnected, rawMqtt } from '../../helpers/mqtt-raw';
+import { waitUntil } from '../../helpers/wait';
 
 const ctx = useBroker({ mqtt: { enabled: true, port: 0 } });
 
@@ -39,4 +40,56 @@ describe('unknown protocol level [MQTT-3.1.2-2]', () => {
     await raw.closed;
     expect(raw.seen.map((p: Packet) => p.cmd)).toEqual(['connack']);
   });
+});
+
+describe('redelivery after a reconnect [MQTT-3.3.1-1], [MQTT-4.4.0-1]', () => {
+  it.each([4, 5] as const)(
+    'unacknowledged QoS 1 and QoS 2 PUBLISHes are sent again with DUP=1 and their ids (MQTT %i)',
+    async (protocolVersion) => {
+      const id = `dup-${protocolVersion}`;
+      // MQTT 5: a session outlives its connection only with a Session Expiry Interval.
+      const session = {
+        protocolVersion,
+        clean: false,
+        ...(protocolVersion === 5 ? { properties: { sessionExpiryInterval: 60 } } : {}),
+      };
+      const first = await rawConnected(ctx.h, id, session);
+      first.send({
+        cmd: 'subscribe',
+        messageId: 1,
+        subscriptions: [
+          { topic: 'dup/two', qos: 2 },
+          { topic: 'dup/one', qos: 1 },
+        ],
+      } as Packet);
+      await first.until((s) => s.some((p) => p.cmd === 'suback'), 'SUBACK');
+      const pub = await mqttClient(ctx.h);
+      await pub.publishAsync('dup/two', 'two', { qos: 2 });
+      await pub.publishAsync('dup/one', 'one', { qos: 1 });
+      // Received, never acknowledged (no PUBREC, no PUBACK), then the connection drops.
+      await first.until((s) => s.filter((p) => p.cmd === 'publish').length === 2, 'both sent');
+      const sent = first.of<IPublishPacket>('publish');
+      expect(sent.map((p) => p.dup)).toEqual([false, false]);
+      first.socket.destroy();
+      await waitUntil(() => ctx.h.broker.status().connectionsCurrent === 1, 'the drop is seen');
+      // Published while the client is away: queued, never sent, so a first delivery.
+      await pub.publishAsync('dup/one', 'queued', { qos: 1 });
+
+      const again = await rawConnected(ctx.h, id, session);
+      await again.until((s) => s.filter((p) => p.cmd === 'publish').length === 3, 'resent');
+      const resent = again.of<IPublishPacket>('publish');
+      expect(
+        resent.map((p) => ({
+          topic: p.topic,
+          text: p.payload.toString(),
+          dup: p.dup,
+          id: p.messageId,
+        })),
+      ).toEqual([
+        { topic: 'dup/two', text: 'two', dup: true, id: sent[0]!.messageId },
+        { topic: 'dup/one', text: 'one', dup: true, id: sent[1]!.messageId },
+        { topic: 'dup/one', text: 'queued', dup: false, id: expect.any(Number) as number },
+      ]);
+    },
+  );
 });

@@ -34,7 +34,13 @@ import { guardParser } from './packet-guard';
 import { refuseUnknownProtocolLevel } from './protocol-level-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
-import { cleanIncomingOfCleanSessions, mqtt5Options, watchCleanStart } from './mqtt5-options';
+import {
+  cleanIncomingOfCleanSessions,
+  mqtt5Options,
+  watchCleanStart,
+  wireSize,
+} from './mqtt5-options';
+import { answerUnknownPubrel } from './pubrel-guard';
 import { restoredWillIdentity, StoredPersistence } from './stored-persistence';
 import { WillRefusals } from './will-refusals';
 
@@ -237,6 +243,7 @@ export class MqttListener {
     });
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       const client = aedes.handle(conn, req);
+      answerUnknownPubrel(client, wireSize);
       guardParser(client, settings.max_packet_size);
       refuseUnknownProtocolLevel(client, () =>
         this.logger.debug('MQTT CONNECT of an unknown protocol level: CONNACK 0x01'),

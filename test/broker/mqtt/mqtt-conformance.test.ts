@@ -8,7 +8,7 @@
  *   - a will is published without CONNECT-only Will Properties (MQTT 5.0 §3.3.2.3).
  */
 import { describe, expect, it } from 'vitest';
-import type { IPublishPacket, Packet } from 'mqtt-packet';
+import type { IPubcompPacket, IPublishPacket, Packet } from 'mqtt-packet';
 import { useBroker } from '../../helpers/broker-harness';
 import { packet, str } from '../../helpers/mqtt-bytes';
 import { mqttClient } from '../../helpers/mqtt-clients';
@@ -92,4 +92,40 @@ describe('redelivery after a reconnect [MQTT-3.3.1-1], [MQTT-4.4.0-1]', () => {
       ]);
     },
   );
+});
+
+describe('MQTT 5 PUBREL of an unknown packet id (MQTT 5.0 §3.7.2.1)', () => {
+  it('gets PUBCOMP 0x92; a known one PUBCOMP 0x00, once', async () => {
+    const raw = await rawConnected(ctx.h, 'releaser', { protocolVersion: 5 });
+    raw.send({ cmd: 'pubrel', messageId: 77 } as Packet);
+    raw.send({
+      cmd: 'publish',
+      topic: 'rel/t',
+      qos: 2,
+      messageId: 8,
+      payload: Buffer.from('x'),
+    } as Packet);
+    await raw.until((s) => s.some((p) => p.cmd === 'pubrec'), 'PUBREC 8');
+    raw.send({ cmd: 'pubrel', messageId: 8 } as Packet);
+    await raw.until((s) => s.filter((p) => p.cmd === 'pubcomp').length === 2, 'two PUBCOMPs');
+    // Released: the same id again is unknown now.
+    raw.send({ cmd: 'pubrel', messageId: 8 } as Packet);
+    await raw.until((s) => s.filter((p) => p.cmd === 'pubcomp').length === 3, 'three PUBCOMPs');
+    const comps = raw.of<IPubcompPacket>('pubcomp');
+    expect(comps.map((p) => [p.messageId, p.reasonCode ?? 0])).toEqual([
+      [77, 0x92],
+      [8, 0x00],
+      [8, 0x92],
+    ]);
+    // The connection stays up.
+    raw.send({ cmd: 'pingreq' } as Packet);
+    await raw.until((s) => s.some((p) => p.cmd === 'pingresp'), 'PINGRESP');
+  });
+
+  it('an MQTT 3.1.1 PUBREL of an unknown id still gets PUBCOMP [MQTT-4.3.3-2]', async () => {
+    const raw = await rawConnected(ctx.h, 'releaser-311');
+    raw.send({ cmd: 'pubrel', messageId: 5 } as Packet);
+    await raw.until((s) => s.some((p) => p.cmd === 'pubcomp'), 'PUBCOMP');
+    expect(raw.of<IPubcompPacket>('pubcomp')[0]?.messageId).toBe(5);
+  });
 });

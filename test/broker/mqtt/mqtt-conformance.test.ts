@@ -129,3 +129,41 @@ describe('MQTT 5 PUBREL of an unknown packet id (MQTT 5.0 §3.7.2.1)', () => {
     expect(raw.of<IPubcompPacket>('pubcomp')[0]?.messageId).toBe(5);
   });
 });
+
+describe('Request Problem Information [MQTT-3.1.2-29]', () => {
+  /** PUBLISHes to a `$` topic (refused by policy) at QoS 1 and 2 and a `$share` SUBSCRIBE. */
+  async function refusals(properties: Record<string, unknown>): Promise<Packet[]> {
+    const raw = await rawConnected(ctx.h, 'rpi', { protocolVersion: 5, properties });
+    const publish = { cmd: 'publish', topic: '$x/y', payload: Buffer.from('p') };
+    raw.send({ ...publish, qos: 1, messageId: 3 } as Packet);
+    raw.send({ ...publish, qos: 2, messageId: 4 } as Packet);
+    raw.send({
+      cmd: 'subscribe',
+      messageId: 5,
+      subscriptions: [{ topic: '$share/g/t', qos: 1 }],
+    } as Packet);
+    raw.send({ cmd: 'pingreq' } as Packet);
+    await raw.until((s) => s.some((p) => p.cmd === 'pingresp'), 'PINGRESP');
+    await raw.until((s) => s.length === 5, 'every answer');
+    return raw.seen.filter((p) => p.cmd !== 'connack' && p.cmd !== 'pingresp');
+  }
+
+  it('by default (1): the $-topic refusals carry their Reason String', async () => {
+    const acks = await refusals({});
+    expect(acks).toMatchObject([
+      { cmd: 'puback', reasonCode: 0x87, properties: { reasonString: '$ topics are reserved' } },
+      { cmd: 'pubrec', reasonCode: 0x87, properties: { reasonString: '$ topics are reserved' } },
+      { cmd: 'suback', granted: [0x9e] },
+    ]);
+  });
+
+  it('0: the same refusals, with no Reason String nor User Property', async () => {
+    const acks = await refusals({ requestProblemInformation: false });
+    expect(acks.map((p) => [p.cmd, 'reasonCode' in p ? p.reasonCode : undefined])).toEqual([
+      ['puback', 0x87],
+      ['pubrec', 0x87],
+      ['suback', undefined],
+    ]);
+    for (const ack of acks) expect((ack as { properties?: unknown }).properties).toBeUndefined();
+  });
+});

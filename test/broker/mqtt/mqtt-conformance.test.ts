@@ -167,3 +167,72 @@ describe('Request Problem Information [MQTT-3.1.2-29]', () => {
     for (const ack of acks) expect((ack as { properties?: unknown }).properties).toBeUndefined();
   });
 });
+
+describe('PUBLISH properties only (MQTT 5.0 §3.3.2.3)', () => {
+  it.each([
+    [30, 0],
+    [1, 10],
+  ])(
+    'a will (delay %i s, session expiry %i s) is published without its Will Delay Interval',
+    async (willDelayInterval, sessionExpiryInterval) => {
+      const sub = await rawConnected(ctx.h, 'will-watcher', { protocolVersion: 5 });
+      sub.send({
+        cmd: 'subscribe',
+        messageId: 1,
+        subscriptions: [{ topic: 'will/#', qos: 1 }],
+      } as Packet);
+      await sub.until((s) => s.some((p) => p.cmd === 'suback'), 'SUBACK');
+      const leaver = await rawMqtt(ctx.h, 5);
+      leaver.send({
+        cmd: 'connect',
+        protocolId: 'MQTT',
+        protocolVersion: 5,
+        clean: true,
+        clientId: 'will-leaver',
+        keepalive: 60,
+        // The will is due at the earlier of its delay and the end of the session (§3.1.3.2.2).
+        properties: { sessionExpiryInterval },
+        will: {
+          topic: 'will/t',
+          payload: Buffer.from('bye'),
+          qos: 1,
+          retain: false,
+          properties: {
+            willDelayInterval,
+            contentType: 'text/plain',
+            payloadFormatIndicator: true,
+            userProperties: { k: 'v' },
+          },
+        },
+      } as Packet);
+      await leaver.until((s) => s.some((p) => p.cmd === 'connack'), 'CONNACK');
+      leaver.socket.destroy();
+      await sub.until((s) => s.some((p) => p.cmd === 'publish'), 'the will');
+      const will = sub.of<IPublishPacket>('publish')[0]!;
+      expect(will.payload.toString()).toBe('bye');
+      expect(will.properties).toEqual({
+        contentType: 'text/plain',
+        payloadFormatIndicator: true,
+        userProperties: { k: 'v' },
+      });
+    },
+  );
+
+  it('a CONNECT-only property in a client PUBLISH is not forwarded', async () => {
+    const sub = await mqttClient(ctx.h, { protocolVersion: 5 });
+    await sub.subscribeAsync('props/t');
+    const got = new Promise<Record<string, unknown> | undefined>((resolve) =>
+      sub.once('message', (_t, _p, pk) => resolve(pk.properties as Record<string, unknown>)),
+    );
+    const raw = await rawConnected(ctx.h, 'props-pub', { protocolVersion: 5 });
+    raw.send({
+      cmd: 'publish',
+      topic: 'props/t',
+      qos: 0,
+      payload: Buffer.from('x'),
+      // Not a PUBLISH property (mqtt-packet writes it anyway).
+      properties: { sessionExpiryInterval: 5, contentType: 'a/b' },
+    } as unknown as Packet);
+    expect(await got).toEqual({ contentType: 'a/b' });
+  });
+});

@@ -41,6 +41,7 @@ import {
   wireSize,
 } from './mqtt5-options';
 import { answerUnknownPubrel } from './pubrel-guard';
+import { ReceiveMaximumGuard } from './receive-maximum-guard';
 import { restoredWillIdentity, StoredPersistence } from './stored-persistence';
 import { WillRefusals } from './will-refusals';
 
@@ -174,6 +175,14 @@ export class MqttListener {
     );
     persistence.onBackgroundError = (err) =>
       this.logger.error({ err }, 'MQTT: a queued message could not be stored');
+    const receiveMaximum = new ReceiveMaximumGuard((client) => {
+      const who = auth.identity(client);
+      this.logger.info(
+        { mqttClient: who?.clientId ?? client.id, realm: who?.realm },
+        'MQTT client over the Receive Maximum (max_inflight_inbound): disconnected',
+      );
+    });
+    persistence.onInboundCapExceeded = (client) => receiveMaximum.exceeded(client);
     const authenticate: AuthenticateHook = limits
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {
@@ -244,6 +253,7 @@ export class MqttListener {
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       const client = aedes.handle(conn, req);
       answerUnknownPubrel(client, wireSize);
+      receiveMaximum.watch(client);
       guardParser(client, settings.max_packet_size);
       refuseUnknownProtocolLevel(client, () =>
         this.logger.debug('MQTT CONNECT of an unknown protocol level: CONNACK 0x01'),

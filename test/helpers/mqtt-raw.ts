@@ -51,12 +51,17 @@ export async function rawMqtt(h: Harness, protocolVersion: 4 | 5 = 4): Promise<R
 
 /**
  * A raw connection that has sent CONNECT and received its CONNACK (clean start unless
- * `clean: false`; MQTT 5 properties from `properties`).
+ * `clean: false`; MQTT 5 properties from `properties`; a will from `will`).
  */
 export async function rawConnected(
   h: Harness,
   clientId: string,
-  opts: { protocolVersion?: 4 | 5; clean?: boolean; properties?: Record<string, unknown> } = {},
+  opts: {
+    protocolVersion?: 4 | 5;
+    clean?: boolean;
+    properties?: Record<string, unknown>;
+    will?: { topic: string; payload: Buffer; qos: 0 | 1 | 2; retain: boolean };
+  } = {},
 ): Promise<RawMqtt> {
   const protocolVersion = opts.protocolVersion ?? 4;
   const raw = await rawMqtt(h, protocolVersion);
@@ -68,6 +73,7 @@ export async function rawConnected(
     clientId,
     keepalive: 60,
     ...(opts.properties ? { properties: opts.properties } : {}),
+    ...(opts.will ? { will: opts.will } : {}),
   } as Packet);
   await raw.until((s) => s.some((x) => x.cmd === 'connack'), `CONNACK for ${clientId}`);
   return raw;

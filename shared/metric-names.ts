@@ -36,6 +36,8 @@ export const MetricName = {
   STORAGE_COMMIT_SECONDS: 'tyo_mq_storage_commit_seconds',
   /** Switchboard: Engine.IO clients connected now, by `transport` (websocket, polling). */
   CONNECTIONS_BY_TRANSPORT: 'tyo_mq_connections_by_transport',
+  /** Switchboard: MQTT wills refused when published, by `reason` (reserved_topic, role, …). */
+  MQTT_WILLS_REFUSED_TOTAL: 'tyo_mq_mqtt_wills_refused_total',
   /** Switchboard: dead-lettered entries held now, per realm (gauge). */
   DLQ_DEPTH: 'tyo_mq_dlq_depth',
   /**

@@ -20,6 +20,7 @@ import type { AedesPacket } from 'aedes-packet';
 // @ts-expect-error TS7016: typed as MemoryPersistenceType below
 import MemoryPersistenceJs from 'aedes-persistence/asyncPersistence.js';
 import type MemoryPersistenceType from 'aedes-persistence/types/asyncPersistence';
+import { markWill } from './will-refusals';
 
 const MemoryPersistence = MemoryPersistenceJs as typeof MemoryPersistenceType;
 
@@ -28,6 +29,13 @@ export const DEFAULT_MAX_INFLIGHT_INBOUND = 1000;
 
 export class BoundedPersistence extends MemoryPersistence {
   private readonly inflight = new WeakMap<object, Set<number>>();
+  /**
+   * Told of a receipt refused over the cap; true = it ends the connection itself
+   * (receive-maximum-guard.ts: owed PUBRECs, then DISCONNECT 0x93), and the refused store then
+   * never settles, so aedes neither routes nor acknowledges that PUBLISH. Unset or false: the
+   * store fails and aedes closes the connection at once.
+   */
+  onInboundCapExceeded: ((client: Client) => boolean) | null = null;
 
   /**
    * @param maxInflightInbound QoS 2 receipts one connection may hold at once (default 1,000;
@@ -40,7 +48,8 @@ export class BoundedPersistence extends MemoryPersistence {
   /**
    * Stores a QoS 2 receipt.
    * @throws Error `maxInflightInbound exceeded` when the connection already holds the maximum
-   *   (aedes then closes the connection; nothing is stored)
+   *   and `onInboundCapExceeded` does not take it (aedes then closes the connection); nothing
+   *   is stored either way
    */
   override async incomingStorePacket(client: Client, packet: AedesPacket): Promise<void> {
     // Reserved synchronously: aedes dispatches a whole socket read at once, so a check after an
@@ -50,6 +59,7 @@ export class BoundedPersistence extends MemoryPersistence {
     if (!held) this.inflight.set(client, (held = new Set()));
     const limit = this.maxInflightInbound;
     if (limit > 0 && !held.has(id) && held.size >= limit) {
+      if (this.onInboundCapExceeded?.(client)) return new Promise<void>(() => {});
       throw new Error(
         `maxInflightInbound exceeded: ${limit} inbound QoS 2 messages already awaiting PUBREL`,
       );
@@ -66,6 +76,12 @@ export class BoundedPersistence extends MemoryPersistence {
   override async incomingDelPacket(client: Client, packet: AedesPacket): Promise<void> {
     await super.incomingDelPacket(client, packet);
     this.inflight.get(client)?.delete(packet.messageId ?? 0);
+  }
+
+  /** Stores a will, marked as one for `authorizePublish` (will-refusals.ts). */
+  override async putWill(client: Client, packet: AedesPacket): Promise<void> {
+    markWill(packet);
+    await super.putWill(client, packet);
   }
 
   override async cleanIncoming(client: Client): Promise<void> {

@@ -31,6 +31,7 @@ import { keyMatches } from '../handlers/authentication-handler';
 import type { Logger } from '../logging/logger';
 import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
 import { restoredWillIdentity } from './stored-persistence';
+import { publishRefused } from './will-refusals';
 
 /** What an authenticated MQTT client is (kept per aedes client). */
 export interface MqttIdentity {
@@ -172,16 +173,16 @@ export class MqttAuth {
       }
     }
     if (!identity || !scoped || scoped.realm !== identity.realm) {
-      callback(new Error('not authorized'));
+      callback(publishRefused('not_authorized', 'not authorized'));
       return;
     }
     if (!rolePasses(identity.role, 'producer')) {
-      callback(new Error(`role ${identity.role} may not publish`));
+      callback(publishRefused('role', `role ${identity.role} may not publish`));
       return;
     }
     // `$` topics belong to the broker ([MQTT-4.7.2]); clients do not publish there.
     if (scoped.topic.startsWith('$')) {
-      callback(new Error('$ topics are reserved'));
+      callback(publishRefused('reserved_topic', '$ topics are reserved'));
       return;
     }
     callback(null);

@@ -21,6 +21,7 @@ import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
 import type { MqttBridge } from './mqtt-bridge';
+import { authorizePublishHook } from './authorize-publish';
 import { describeMqttClient, type MqttClientFacts } from './mqtt-client-list';
 import type { MqttLimits } from './mqtt-limits';
 import { announcePresence, publishPresence } from './mqtt-presence';
@@ -30,10 +31,19 @@ import {
   purgeStoredRealm,
 } from './mqtt-realm-purge';
 import { guardParser } from './packet-guard';
+import { refuseUnknownProtocolLevel } from './protocol-level-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
-import { cleanIncomingOfCleanSessions, mqtt5Options, watchCleanStart } from './mqtt5-options';
-import { StoredPersistence } from './stored-persistence';
+import {
+  cleanIncomingOfCleanSessions,
+  mqtt5Options,
+  watchCleanStart,
+  wireSize,
+} from './mqtt5-options';
+import { answerUnknownPubrel } from './pubrel-guard';
+import { ReceiveMaximumGuard } from './receive-maximum-guard';
+import { restoredWillIdentity, StoredPersistence } from './stored-persistence';
+import { WillRefusals } from './will-refusals';
 
 /** What the listener shares with the rest of the broker (all optional for tests). */
 export interface MqttListenerOptions {
@@ -169,6 +179,14 @@ export class MqttListener {
     );
     persistence.onBackgroundError = (err) =>
       this.logger.error({ err }, 'MQTT: a queued message could not be stored');
+    const receiveMaximum = new ReceiveMaximumGuard((client) => {
+      const who = auth.identity(client);
+      this.logger.info(
+        { mqttClient: who?.clientId ?? client.id, realm: who?.realm },
+        'MQTT client over the Receive Maximum (max_inflight_inbound): disconnected',
+      );
+    });
+    persistence.onInboundCapExceeded = (client) => receiveMaximum.exceeded(client);
     const authenticate: AuthenticateHook = limits
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {
@@ -188,6 +206,12 @@ export class MqttListener {
             done(Object.assign(error, { returnCode: SERVER_UNAVAILABLE }), false);
           })
       : auth.authenticate;
+    const willRefusals = new WillRefusals(
+      metrics?.registry,
+      this.logger,
+      (client, will) => auth.identity(client) ?? restoredWillIdentity(will),
+      (clientId) => persistence.delWill({ id: clientId } as Client),
+    );
     const aedes = await Aedes.createBroker({
       persistence,
       ...mqtt5Options(settings),
@@ -195,17 +219,7 @@ export class MqttListener {
         this.facts.set(client, { username: username ?? null, connectedAt: 0 });
         authenticate(client, username, password, done);
       },
-      authorizePublish: limits
-        ? (client, packet, callback) =>
-            auth.authorizePublish(client, packet, (err) => {
-              const identity = auth.identity(client);
-              if (err || !client || !identity) callback(err);
-              else
-                limits.throttle(client, identity.realm, packet.payload.length, () =>
-                  callback(null),
-                );
-            })
-        : auth.authorizePublish,
+      authorizePublish: authorizePublishHook(auth, limits, willRefusals),
       authorizeSubscribe: auth.authorizeSubscribe,
       authorizeForward: auth.authorizeForward,
       published: this.bridge.published,
@@ -238,7 +252,7 @@ export class MqttListener {
     });
     // aedes reports persistence and will-sweep failures here; unheard, they would crash.
     (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => {
-      this.logger.error({ err }, 'MQTT broker error');
+      if (!willRefusals.reported(err)) this.logger.error({ err }, 'MQTT broker error');
     });
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       // A WebSocket that was mid-handshake when the stop began: refused like a new TCP one.
@@ -247,7 +261,12 @@ export class MqttListener {
         return;
       }
       const client = aedes.handle(conn, req);
+      answerUnknownPubrel(client, wireSize);
+      receiveMaximum.watch(client);
       guardParser(client, settings.max_packet_size);
+      refuseUnknownProtocolLevel(client, () =>
+        this.logger.debug('MQTT CONNECT of an unknown protocol level: CONNACK 0x01'),
+      );
       watchCleanStart(client);
       this.auth.watch(client);
     };

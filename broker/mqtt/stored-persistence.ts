@@ -40,6 +40,7 @@ import type { MqttStateSnapshot, MqttStateStore, MqttStateWrite } from '../stora
 import { BoundedPersistence } from './bounded-persistence';
 import type { MqttIdentity } from './mqtt-auth';
 import { realmPrefixes, zipPrefixes } from './realm-topics';
+import { asRedelivery } from './redelivery-dup';
 
 /** aedes' packet copy (fresh message id); its typings declare a namespace, not the class. */
 const Packet = PacketJs as unknown as new (original: AedesPacket) => Pkt;
@@ -415,8 +416,8 @@ export class StoredPersistence extends BoundedPersistence {
   }
 
   override outgoingStream(client: Client): Readable {
-    // A snapshot: packets queued while the stream drains are delivered live.
-    return Readable.from((this.outgoing.get(client.id) ?? []).map((e) => e.packet));
+    // A snapshot (queued meanwhile: delivered live); DUP=1 on those sent before.
+    return Readable.from((this.outgoing.get(client.id) ?? []).map((e) => asRedelivery(e.packet)));
   }
 
   override async incomingStorePacket(client: Client, packet: AedesPacket): Promise<void> {

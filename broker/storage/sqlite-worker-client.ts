@@ -79,7 +79,8 @@ function buildFromSources(): URL {
 /** A request the worker ran and SQLite refused; `sqliteCode` is e.g. `SQLITE_FULL`. */
 export class StoreWriteError extends SwitchboardError {
   constructor(
-    reason: string,
+    /** SQLite's or the OS's own message. */
+    readonly reason: string,
     readonly sqliteCode: string | undefined,
   ) {
     super('SWB_ERR_STORAGE', `Message store write failed: ${reason}`);
@@ -130,6 +131,16 @@ export class SqliteWorkerClient {
   /** Runs `ops` in the worker (one transaction when `tx`); resolves with their results. */
   request(ops: OpBatch, tx: boolean): Promise<unknown[]> {
     return this.send((id) => ({ id, ops, tx }));
+  }
+
+  /**
+   * Backs the database up to the new file `dest` after every earlier request
+   * (`sqlite-backup.ts`); resolves with its size in bytes.
+   * @throws StoreWriteError carrying the OS or SQLite code (`EEXIST`, `ENOENT`, `SQLITE_FULL`…).
+   */
+  async backup(dest: string): Promise<number> {
+    const [bytes] = await this.send((id) => ({ id, backup: dest }));
+    return bytes as number;
   }
 
   /** Closes the database after every earlier request, then stops the worker. */

@@ -5,13 +5,19 @@
  * the order it receives them; a batch flagged `tx` is one transaction, rolled back as a whole
  * when any statement fails.
  *
- * Start-up handshake: the worker opens and migrates the file, leaves an `OpenReply` on
- * `workerData.port` and sets `workerData.signal`, which the main thread waits on synchronously
- * (so `new SqliteStore()` still throws at once for a corrupt, locked or newer file).
+ * Start-up handshake: the worker takes the store's lock (`sqlite-lock.ts`), opens and migrates
+ * the file, leaves an `OpenReply` on `workerData.port` and sets `workerData.signal`, which the
+ * main thread waits on synchronously (so `new SqliteStore()` still throws at once for a
+ * corrupt, locked or newer file).
+ *
+ * Besides operation batches it runs online backups (`sqlite-backup.ts`): `VACUUM INTO` on this
+ * connection, after every request sent before it.
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
 import { migrate } from './migrate';
+import { vacuumInto } from './sqlite-backup';
+import { holdStoreLock } from './sqlite-lock';
 import {
   SQLITE_OPS,
   runOps,
@@ -25,26 +31,44 @@ import { SqliteStatements } from './sqlite-statements';
 
 const init = workerData as WorkerInit;
 
-function open(): { db: Database.Database; s: SqliteStatements } {
-  const db = new Database(init.filename);
+interface Opened {
+  db: Database.Database;
+  s: SqliteStatements;
+  lock: Database.Database;
+}
+
+function open(): Opened {
+  // One broker per store, but readers welcome: the lock is on a companion file (sqlite-lock.ts).
+  const lock = holdStoreLock(init.filename);
+  let db: Database.Database | null = null;
   try {
-    // One broker per store: an exclusive lock, which the OS drops if the process dies (so a
-    // restart after kill -9 opens at once) and a second broker on the same file cannot take.
+    db = new Database(init.filename);
     db.pragma('busy_timeout = 1000');
-    db.pragma('locking_mode = EXCLUSIVE');
     db.pragma('journal_mode = WAL');
     db.pragma(`synchronous = ${init.synchronous === 'NORMAL' ? 'NORMAL' : 'FULL'}`);
     const check = db.pragma('quick_check(1)', { simple: true });
     if (check !== 'ok') throw new Error(`integrity check failed: ${String(check)}`);
     migrate(db);
-    return { db, s: new SqliteStatements(db) };
+    return { db, s: new SqliteStatements(db), lock };
   } catch (err) {
-    db.close();
+    db?.close();
+    lock.close();
     throw err;
   }
 }
 
-function serve(db: Database.Database, s: SqliteStatements): void {
+/** The reply to a request that failed with `err`. */
+function failed(id: number, err: unknown): WorkerReply {
+  const code = (err as { code?: unknown }).code;
+  return {
+    id,
+    ok: false,
+    message: (err as Error).message,
+    ...(typeof code === 'string' ? { code } : {}),
+  };
+}
+
+function serve({ db, s, lock }: Opened): void {
   const run = (name: OpName, args: unknown[]): unknown =>
     (SQLITE_OPS[name] as (s: SqliteStatements, ...a: unknown[]) => unknown)(s, ...args);
   const runAll = db.transaction((ops: OpBatch) => runOps(ops, run));
@@ -52,20 +76,20 @@ function serve(db: Database.Database, s: SqliteStatements): void {
     let reply: WorkerReply;
     if ('close' in req) {
       db.close();
+      // After the database: the next broker must find it closed (its WAL checkpointed).
+      lock.close();
       parentPort!.postMessage({ id: req.id, ok: true, results: [] } satisfies WorkerReply);
       parentPort!.close();
       return;
     }
     try {
-      reply = { id: req.id, ok: true, results: req.tx ? runAll(req.ops) : runOps(req.ops, run) };
+      if ('backup' in req) reply = { id: req.id, ok: true, results: [vacuumInto(db, req.backup)] };
+      else {
+        const results = req.tx ? runAll(req.ops) : runOps(req.ops, run);
+        reply = { id: req.id, ok: true, results };
+      }
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
-      reply = {
-        id: req.id,
-        ok: false,
-        message: (err as Error).message,
-        ...(typeof code === 'string' ? { code } : {}),
-      };
+      reply = failed(req.id, err);
     }
     parentPort!.postMessage(reply);
   });
@@ -73,9 +97,9 @@ function serve(db: Database.Database, s: SqliteStatements): void {
 
 const flag = new Int32Array(init.signal);
 try {
-  const { db, s } = open();
+  const opened = open();
   init.port.postMessage({ ok: true });
-  serve(db, s);
+  serve(opened);
 } catch (err) {
   const busy = (err as { code?: string }).code === 'SQLITE_BUSY';
   init.port.postMessage({ ok: false, message: (err as Error).message, busy });

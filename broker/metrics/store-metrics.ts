@@ -25,7 +25,7 @@ export class StoreMetrics {
       registers: [registry],
     });
     for (const op of [StoreWriteOp.ENQUEUE, StoreWriteOp.ACK]) {
-      for (const reason of Object.values(StoreWriteFailure)) this.failures.labels({ op, reason });
+      for (const reason of Object.values(StoreWriteFailure)) this.failures.inc({ op, reason }, 0);
     }
   }
 

@@ -120,7 +120,7 @@ describe('backup_store on a running broker', () => {
     const backup = inspect(files[0]!.path, (db) => ({
       integrity: db.pragma('integrity_check', { simple: true }),
       seqs: seqsOf(db),
-      subscriptions: count(db, 'subscriptions'),
+      subscriptions: count(db, 'durable_subscriptions'),
       dlq: count(db, 'dlq'),
     }));
     expect(backup.integrity).toBe('ok');

@@ -40,8 +40,17 @@ db.close();
 process.stdout.write(JSON.stringify(out));
 `;
 
-async function outsideRead(file: string, reads: number): Promise<Array<{ n: number; top: number }>> {
-  const { stdout } = await run(process.execPath, ['-e', READER, BETTER_SQLITE3, file, String(reads)]);
+async function outsideRead(
+  file: string,
+  reads: number,
+): Promise<Array<{ n: number; top: number }>> {
+  const { stdout } = await run(process.execPath, [
+    '-e',
+    READER,
+    BETTER_SQLITE3,
+    file,
+    String(reads),
+  ]);
   return JSON.parse(stdout) as Array<{ n: number; top: number }>;
 }
 
@@ -67,7 +76,10 @@ describe('an outside process reading the message store of a running broker', () 
     for (; seq < 300; seq++) {
       const reply = (await p
         .timeout(5_000)
-        .emitWithAck(ClientEvent.PRODUCE, producePayload('job', { s: seq }, { from: 'fleet' }))) as {
+        .emitWithAck(
+          ClientEvent.PRODUCE,
+          producePayload('job', { s: seq }, { from: 'fleet' }),
+        )) as {
         ok: boolean;
       };
       expect(reply.ok).toBe(true);
@@ -86,7 +98,8 @@ describe('an outside process reading the message store of a running broker', () 
       clearInterval(pump);
     }
     for (const r of reads) expect(r.n).toBe(r.top + 1);
-    for (let i = 1; i < reads.length; i++) expect(reads[i]!.n).toBeGreaterThanOrEqual(reads[i - 1]!.n);
+    for (let i = 1; i < reads.length; i++)
+      expect(reads[i]!.n).toBeGreaterThanOrEqual(reads[i - 1]!.n);
     expect(reads.at(-1)!.n).toBeGreaterThan(300);
     // The reader held the broker up at no point: it stored everything sent meanwhile.
     await waitUntil(() => h!.broker.status().produced === seq, 'every PRODUCE handled');

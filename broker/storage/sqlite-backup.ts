@@ -1,11 +1,13 @@
 /**
- * Online backup of one SQLite database (issue 23 item 1), shared by the message store (run
- * inside its storage worker, `sqlite-worker.ts`) and the auth store (`sqlite-auth-store.ts`).
+ * Online backup of one SQLite database (issue 23 item 1), shared by the message store (run by
+ * a backup worker on a read-only connection, `sqlite-worker.ts`) and the auth store
+ * (`sqlite-auth-store.ts`, on its own connection: a small file).
  *
  * `VACUUM INTO` writes a consistent snapshot — the database as of one read transaction, so a
  * commit in progress is either wholly in the copy or not at all — as a compact, standalone file
- * (no `-wal` to carry along). Unlike better-sqlite3's asynchronous `db.backup()`, it finishes
- * within one call, so the storage worker keeps answering its requests strictly in order.
+ * (no `-wal` to carry along). Run from a WAL reader, it blocks no writer: the snapshot is that
+ * reader's, whatever commits meanwhile (better-sqlite3's page-stepping `db.backup()` would
+ * restart, or follow, every change made during the copy).
  *
  * - The destination is created here first, empty, with mode 0600 and `O_EXCL`: an existing
  *   file (or a link) is refused atomically, and the copy is never readable by others, not even

@@ -158,17 +158,19 @@ export interface WorkerInit {
   signal: SharedArrayBuffer;
   port: MessagePort;
 }
+/** `workerData` of a backup worker: copy `filename` to the new file `backup` (`sqlite-backup.ts`). */
+export interface BackupInit {
+  filename: string;
+  backup: string;
+}
 /** How opening went; `busy` when another connection holds the file's exclusive lock. */
 export type OpenReply = { ok: true } | { ok: false; message: string; busy: boolean };
+/** Main thread → worker: run operations (in one transaction when `tx`), or close. */
+export type WorkerRequest = { id: number; ops: OpBatch; tx: boolean } | { id: number; close: true };
 /**
- * Main thread → worker: run operations (in one transaction when `tx`), back the database up to
- * the new file `backup` (`sqlite-backup.ts`; the result is its size in bytes), or close.
+ * Worker → main thread: every operation's result, in order, or why the batch failed. A backup
+ * worker sends one, id 0, whose result is the copy's size in bytes.
  */
-export type WorkerRequest =
-  | { id: number; ops: OpBatch; tx: boolean }
-  | { id: number; backup: string }
-  | { id: number; close: true };
-/** Worker → main thread: every operation's result, in order, or why the batch failed. */
 export type WorkerReply =
   | { id: number; ok: true; results: unknown[] }
   /** `code`: SQLite's or the OS's error code (`SQLITE_FULL`, `ENOSPC`…) when there is one. */

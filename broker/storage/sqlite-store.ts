@@ -176,8 +176,8 @@ export class SqliteStore implements MessageStore {
 
   /**
    * Online backup to the new file `dest` (absolute; docs/backup.md): a consistent snapshot
-   * taken after every write issued before the call, mode 0600, fsynced. The worker runs one
-   * request at a time, so commits wait for it (group commit gathers them meanwhile).
+   * holding every write issued before the call, mode 0600, fsynced. Copied by a read-only
+   * connection on a worker of its own, so commits go on meanwhile.
    * @throws SwitchboardError `SWB_ERR_CONFLICT` (`dest` exists), `SWB_ERR_VALIDATION` (its
    *   directory does not exist), `SWB_ERR_STORAGE` (closed store, copy failed).
    */

@@ -10,8 +10,9 @@
  * main thread waits on synchronously (so `new SqliteStore()` still throws at once for a
  * corrupt, locked or newer file).
  *
- * Besides operation batches it runs online backups (`sqlite-backup.ts`): `VACUUM INTO` on this
- * connection, after every request sent before it.
+ * Backup mode (`workerData.backup` set; `sqlite-backup.ts`): a short-lived second worker that
+ * opens the same file read-only — a WAL reader, so the store's own worker keeps committing
+ * meanwhile — copies it with `VACUUM INTO`, posts one `WorkerReply` and exits.
  */
 import Database from 'better-sqlite3';
 import { parentPort, workerData } from 'node:worker_threads';
@@ -22,6 +23,7 @@ import {
   SQLITE_OPS,
   runOps,
   type OpBatch,
+  type BackupInit,
   type OpName,
   type WorkerInit,
   type WorkerReply,
@@ -29,7 +31,7 @@ import {
 } from './sqlite-ops';
 import { SqliteStatements } from './sqlite-statements';
 
-const init = workerData as WorkerInit;
+const data = workerData as WorkerInit | BackupInit;
 
 interface Opened {
   db: Database.Database;
@@ -37,7 +39,7 @@ interface Opened {
   lock: Database.Database;
 }
 
-function open(): Opened {
+function open(init: WorkerInit): Opened {
   // One broker per store, but readers welcome: the lock is on a companion file (sqlite-lock.ts).
   const lock = holdStoreLock(init.filename);
   let db: Database.Database | null = null;
@@ -83,11 +85,7 @@ function serve({ db, s, lock }: Opened): void {
       return;
     }
     try {
-      if ('backup' in req) reply = { id: req.id, ok: true, results: [vacuumInto(db, req.backup)] };
-      else {
-        const results = req.tx ? runAll(req.ops) : runOps(req.ops, run);
-        reply = { id: req.id, ok: true, results };
-      }
+      reply = { id: req.id, ok: true, results: req.tx ? runAll(req.ops) : runOps(req.ops, run) };
     } catch (err) {
       reply = failed(req.id, err);
     }
@@ -95,15 +93,37 @@ function serve({ db, s, lock }: Opened): void {
   });
 }
 
-const flag = new Int32Array(init.signal);
-try {
-  const opened = open();
-  init.port.postMessage({ ok: true });
-  serve(opened);
-} catch (err) {
-  const busy = (err as { code?: string }).code === 'SQLITE_BUSY';
-  init.port.postMessage({ ok: false, message: (err as Error).message, busy });
-} finally {
-  Atomics.store(flag, 0, 1);
-  Atomics.notify(flag, 0);
+/** Backup mode: copies the database from a read-only connection; replies with its size. */
+function backup({ filename, backup: dest }: BackupInit): void {
+  let reply: WorkerReply;
+  try {
+    const db = new Database(filename, { readonly: true, fileMustExist: true });
+    try {
+      db.pragma('busy_timeout = 1000');
+      reply = { id: 0, ok: true, results: [vacuumInto(db, dest)] };
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    reply = failed(0, err);
+  }
+  parentPort!.postMessage(reply);
 }
+
+function start(init: WorkerInit): void {
+  const flag = new Int32Array(init.signal);
+  try {
+    const opened = open(init);
+    init.port.postMessage({ ok: true });
+    serve(opened);
+  } catch (err) {
+    const busy = (err as { code?: string }).code === 'SQLITE_BUSY';
+    init.port.postMessage({ ok: false, message: (err as Error).message, busy });
+  } finally {
+    Atomics.store(flag, 0, 1);
+    Atomics.notify(flag, 0);
+  }
+}
+
+if ('backup' in data) backup(data);
+else start(data);

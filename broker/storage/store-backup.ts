@@ -4,7 +4,7 @@
  * directory on the broker's host.
  *
  * - `messages-<stamp>.sqlite`: the message store (queued copies, DLQ, durable subscriptions,
- *   MQTT state), `SqliteStore.backup`, taken inside its storage worker.
+ *   MQTT state), `SqliteStore.backup`, copied by a read-only connection while it commits.
  * - `auth-<stamp>.sqlite`: the auth store (realms, tokens, management tokens, authorization
  *   requests, proof nonces), when one is active (`auth_store`).
  *

@@ -26,12 +26,15 @@ beforeAll(async () => {
 afterAll(() => dir.remove());
 const file = (name = `s-${n++}.sqlite`) => join(dir.path, name);
 
-function rowsOf(path: string): { integrity: unknown; messages: number; dlq: number } {
+function rowsOf(path: string) {
   const db = new Database(path, { readonly: true, fileMustExist: true });
   try {
+    const payloads = db.prepare('SELECT payload FROM messages ORDER BY rowid').all() as Array<{
+      payload: string;
+    }>;
     return {
       integrity: db.pragma('integrity_check', { simple: true }),
-      messages: (db.prepare('SELECT count(*) AS n FROM messages').get() as { n: number }).n,
+      messages: payloads.map((r) => (JSON.parse(r.payload) as { message: unknown }).message),
       dlq: (db.prepare('SELECT count(*) AS n FROM dlq').get() as { n: number }).n,
     };
   } finally {
@@ -40,7 +43,7 @@ function rowsOf(path: string): { integrity: unknown; messages: number; dlq: numb
 }
 
 describe('SqliteStore.backup', () => {
-  it('copies exactly the writes issued before it while writes keep coming; intact, 0600', async () => {
+  it('copies every write issued before it while writes keep coming, as a prefix; intact, 0600', async () => {
     const store = new SqliteStore({ filename: file() });
     try {
       const dead = await store.enqueue('default', 'k', copy('dead'));
@@ -70,12 +73,41 @@ describe('SqliteStore.backup', () => {
       expect(statSync(dest).mode & 0o777).toBe(0o600);
       // A standalone file: nothing in a -wal beside it.
       expect(existsSync(`${dest}-wal`)).toBe(false);
-      expect(rowsOf(dest)).toEqual({ integrity: 'ok', messages: before, dlq: 1 });
+      const copied = rowsOf(dest);
+      expect([copied.integrity, copied.dlq]).toEqual(['ok', 1]);
+      // Every write issued before the call; maybe some issued after, but never a gap: a
+      // snapshot of the store at one commit.
+      const k = copied.messages.length;
+      expect(k).toBeGreaterThanOrEqual(before);
+      expect(copied.messages).toEqual(Array.from({ length: k }, (_, i) => i));
       expect(await store.countQueued('default')).toBe(issued);
     } finally {
       await store.close();
     }
   });
+
+  it('does not hold the store up: a write issued during a backup commits before it ends', async () => {
+    const store = new SqliteStore({ filename: file(), synchronous: 'NORMAL' });
+    try {
+      // Tens of megabytes, so that copying takes far longer than one commit.
+      const big = 'x'.repeat(2_000);
+      for (let i = 0; i < 20_000; i += 1_000) {
+        await Promise.all(
+          Array.from({ length: 1_000 }, (_, k) => store.enqueue('r', 'k', copy(`${i + k}${big}`))),
+        );
+      }
+      const order: string[] = [];
+      const backup = store.backup(file('slow.sqlite')).then(() => order.push('backup'));
+      // Issued once the backup has its snapshot (the barrier before it returned).
+      await new Promise((r) => setTimeout(r, 0));
+      const write = store.enqueue('r', 'k', copy('during')).then(() => order.push('write'));
+      await Promise.all([backup, write]);
+      expect(order).toEqual(['write', 'backup']);
+      expect(rowsOf(file('slow.sqlite')).integrity).toBe('ok');
+    } finally {
+      await store.close();
+    }
+  }, 60_000);
 
   it('refuses a destination that exists, keeping it, and one in a missing directory', async () => {
     const store = new SqliteStore({ filename: file() });
@@ -98,7 +130,7 @@ describe('SqliteStore.backup', () => {
       await store.enqueue('default', 'k', copy(2));
       const good = file('good.sqlite');
       await store.backup(good);
-      expect(rowsOf(good)).toMatchObject({ integrity: 'ok', messages: 2 });
+      expect(rowsOf(good)).toMatchObject({ integrity: 'ok', messages: [1, 2] });
     } finally {
       await store.close();
     }

@@ -13,8 +13,7 @@
  */
 import { z } from 'zod';
 import { SwitchboardError } from '../../shared/error-catalogue';
-import type { BackupResult } from '../storage/store-backup';
-import { MAX_BACKUP_DIR_LENGTH } from '../storage/store-backup';
+import { MAX_BACKUP_DIR_LENGTH, type BackupResult } from '../storage/store-backup';
 import { CommandError, type CommandBody } from './command-types';
 
 /** What `backup_store` needs from the broker. */

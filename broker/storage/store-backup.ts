@@ -43,7 +43,7 @@ export interface AuthBackupSource {
   backupAuthStore(dest: string): Promise<number | null>;
 }
 
-/** Longest `dest_dir` accepted (bytes of UTF-16; PATH_MAX is 4,096 on Linux). */
+/** Longest `dest_dir` accepted, in UTF-16 code units (PATH_MAX is 4,096 bytes on Linux). */
 export const MAX_BACKUP_DIR_LENGTH = 4_096;
 
 /** `2025-01-31T12-00-00-000Z` for that instant (UTC). */

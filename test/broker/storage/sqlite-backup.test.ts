@@ -10,6 +10,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../../broker/storage/sqlite-store';
+import { backupStores } from '../../../broker/storage/store-backup';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
 const copy = (message: unknown) => ({
@@ -98,8 +99,7 @@ describe('SqliteStore.backup', () => {
       }
       const order: string[] = [];
       const backup = store.backup(file('slow.sqlite')).then(() => order.push('backup'));
-      // Issued once the backup has its snapshot (the barrier before it returned).
-      await new Promise((r) => setTimeout(r, 0));
+      // Issued while the backup runs: the copy of ~45 MB outlasts one commit by far.
       const write = store.enqueue('r', 'k', copy('during')).then(() => order.push('write'));
       await Promise.all([backup, write]);
       expect(order).toEqual(['write', 'backup']);
@@ -172,5 +172,47 @@ describe('SqliteStore.backup', () => {
     const store = new SqliteStore({ filename: file() });
     await store.close();
     await expect(store.backup(file('closed.sqlite'))).rejects.toThrow(/closed/);
+  });
+});
+
+describe('backupStores (broker.backup)', () => {
+  const at = new Date('2026-01-31T12:00:00.000Z');
+
+  it('names the files after the time, never overwrites, and leaves no half set behind', async () => {
+    const store = new SqliteStore({ filename: file() });
+    const out = join(dir.path, 'sets');
+    mkdirSync(out);
+    try {
+      await store.enqueue('default', 'k', copy(1));
+      const noAuth = { authStoreFile: () => null, backupAuthStore: async () => null };
+      const first = await backupStores(store, noAuth, out, () => at);
+      expect(first.files).toEqual([
+        {
+          name: 'messages',
+          path: join(out, 'messages-2026-01-31T12-00-00-000Z.sqlite'),
+          bytes: expect.any(Number),
+          source: store.filename,
+        },
+      ]);
+      // The same instant again: refused, and the first set is untouched.
+      await expect(backupStores(store, noAuth, out, () => at)).rejects.toMatchObject({
+        code: 'SWB_ERR_CONFLICT',
+      });
+      expect(rowsOf(first.files[0]!.path).messages).toEqual([1]);
+      // The auth copy fails after the message copy was written: that one is removed too.
+      const failingAuth = {
+        authStoreFile: () => '/srv/auth.sqlite',
+        backupAuthStore: async () => {
+          throw new Error('auth copy failed');
+        },
+      };
+      const later = new Date(at.getTime() + 1_000);
+      await expect(backupStores(store, failingAuth, out, () => later)).rejects.toThrow(
+        'auth copy failed',
+      );
+      expect(readdirSync(out)).toEqual(['messages-2026-01-31T12-00-00-000Z.sqlite']);
+    } finally {
+      await store.close();
+    }
   });
 });

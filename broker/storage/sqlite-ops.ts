@@ -158,7 +158,7 @@ export interface WorkerInit {
   signal: SharedArrayBuffer;
   port: MessagePort;
 }
-/** `workerData` of a backup worker: copy `filename` to the new file `backup` (`sqlite-backup.ts`). */
+/** `workerData` of a backup worker: copy `filename` to the new file `backup` (sqlite-backup.ts). */
 export interface BackupInit {
   filename: string;
   backup: string;

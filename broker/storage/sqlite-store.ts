@@ -7,10 +7,11 @@
  *
  * The connection lives in a worker (`sqlite-worker.ts`), so a commit's fsync never blocks the
  * sockets. Group commit (`sqlite-group-commit.ts`): writes (`enqueue`, `ack`, `deadLetter`,
- * subscriptions) are queued and sent to the worker as one transaction — at the end of the current event-loop turn
- * (`commitDelayMs` 0, the default) or after `commitDelayMs`, or as soon as `maxBatchRows` are
- * waiting — and while that commit is in flight the next batch keeps growing, so under load
- * every fsync covers many writes. A write's promise resolves only after its commit. Reads send
+ * subscriptions) are queued and sent to the worker as one transaction — at the end of the
+ * current event-loop turn (`commitDelayMs` 0, the default) or after `commitDelayMs`, or as soon
+ * as `maxBatchRows` are waiting — and while that commit is in flight the next batch keeps
+ * growing, so under load every fsync covers many writes. A write's promise resolves only after
+ * its commit. Reads send
  * the queued writes first; the worker runs requests in order, so a read sees every earlier
  * write. With `synchronous: 'FULL'` (default) each commit is fsynced: a resolved write
  * survives power loss. `'NORMAL'` in WAL mode survives a process crash (`kill -9`) but may lose
@@ -140,7 +141,10 @@ export class SqliteStore implements MessageStore {
       onFailure: (err, ops) => {
         if (err instanceof StoreWriteError) this.reserve.writeFailed(err.sqliteCode, err.message);
         const reason = failureReason(err);
-        for (const name of opNames(ops)) this.failures.failed(WRITE_OP_LABELS[name]!, reason);
+        for (const name of opNames(ops)) {
+          const op = WRITE_OP_LABELS[name];
+          if (op) this.failures.failed(op, reason);
+        }
       },
     });
     const logger = options.logger;

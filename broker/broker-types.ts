@@ -11,6 +11,7 @@ import type { Settings } from './config/settings-schema';
 import type { BrokerHooks, EmbeddingApi } from './embedding/embedding-types';
 import type { Logger } from './logging/logger';
 import type { MessageStore, StoredEntry } from './storage/message-store';
+import type { BackupResult } from './storage/store-backup';
 import type { DrainOptions, DrainReport } from './transport/graceful-drain';
 
 export type { DrainOptions, DrainReport };
@@ -149,8 +150,23 @@ export interface Broker extends EmbeddingApi {
    * watched" without a file, or naming the file's errors (the old settings then stay).
    */
   reloadSettings(): Promise<Settings>;
-  /** Online copy of the auth store to `dest` (§14); false when no store is active. */
+  /**
+   * Online copy of the auth store to the new file `dest` (§14; its directory is created when
+   * missing); false when no store is active.
+   * @throws SwitchboardError `SWB_ERR_CONFLICT` when `dest` exists, `SWB_ERR_STORAGE`.
+   */
   backupAuthStore(dest: string): Promise<boolean>;
+  /**
+   * Online backup of the SQLite stores while the broker runs (docs/backup.md): writes
+   * `messages-<stamp>.sqlite` (the message store) and, with an auth store, `auth-<stamp>.sqlite`
+   * into the existing directory `destDir` (absolute, on this host); each a consistent snapshot,
+   * mode 0600, fsynced. Resolves with each file's `{name, path, bytes, source}` and the time
+   * taken (`elapsed_ms`). The `backup_store` management command runs it.
+   * @throws SwitchboardError `SWB_ERR_VALIDATION` (relative, missing or not a directory),
+   *   `SWB_ERR_NOT_SUPPORTED` (memory or Redis message store), `SWB_ERR_CONFLICT` (a file of
+   *   that name exists), `SWB_ERR_STORAGE` (a copy failed; none of the files is left).
+   */
+  backup(destDir: string): Promise<BackupResult>;
   /** Apis returned by custom namespace modules, by namespace name (§16.1). */
   readonly namespaces: Record<string, unknown>;
   /**

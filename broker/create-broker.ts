@@ -50,6 +50,7 @@ import { NamespaceLoader } from './namespaces/namespace-loader';
 import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
+import { StoreMetrics } from './metrics/store-metrics';
 import { transportCounts } from './metrics/transport-counts';
 import { createEmbedding, withEmbedding } from './embedding/embedding-api';
 import { createMqttListener } from './mqtt/create-mqtt-listener';
@@ -60,6 +61,7 @@ import { Router } from './routing/router';
 import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore, storeOpened } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
+import { backupStores } from './storage/store-backup';
 import { onConnection } from './transport/connection-lifecycle';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost, type OwnServer } from './transport/http-host';
@@ -165,6 +167,10 @@ export function createBroker(
   );
   metrics.watchQueues(ledger);
   store.observeCommits?.((ms) => metrics.storageCommitted(ms));
+  const storeMetrics = new StoreMetrics(metrics.registry);
+  store.observeWriteFailures?.((op, reason) => storeMetrics.writeFailed(op, reason));
+  // Online backup of the SQLite files (docs/backup.md): `broker.backup`, `backup_store`.
+  const backup = (destDir: string) => backupStores(store, runtime, destDir);
   const dlqDepths = store.dlqDepths?.bind(store);
   if (dlqDepths) metrics.watchDlq(dlqDepths);
   const storageStatus = store.storageStatus?.bind(store);
@@ -339,6 +345,7 @@ export function createBroker(
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
       reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
       replayDlq,
+      backup,
       consumers: { ledger, persistence },
       sessions: realmSessions({
         auth,
@@ -547,7 +554,8 @@ export function createBroker(
     store,
     replayDlq,
     reloadSettings: () => runtime.reload(),
-    backupAuthStore: (dest) => runtime.backupAuthStore(dest),
+    backupAuthStore: async (dest) => (await runtime.backupAuthStore(dest)) !== null,
+    backup,
     namespaces: namespaceLoader.apis,
     syncNamespaces: () => namespaceLoader.sync(),
     namespaceModules: () => namespaceLoader.describe(),

@@ -26,6 +26,8 @@ export const ErrorCatalogue = {
    * (`spec/protocol-extensions.md` §1.2). See `broker/handlers/unknown-event.ts`.
    */
   SWB_ERR_UNKNOWN_EVENT: { status: 501, message: 'Event not handled by this broker' },
+  /** A feature the broker's configuration cannot offer (e.g. a backup of a Redis store). */
+  SWB_ERR_NOT_SUPPORTED: { status: 501, message: "Not supported by this broker's configuration" },
   SWB_ERR_INTERNAL: { status: 500, message: 'Internal error' },
   SWB_ERR_STORAGE: { status: 500, message: 'Message store error' },
   SWB_ERR_QUEUE_FULL: { status: 507, message: 'Durable queue cap reached' },

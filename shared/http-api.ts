@@ -175,6 +175,11 @@ export const StorageStatusSchema = z.object({
   path: z.string(),
   /** Why the last reading failed, when it did. */
   error: z.string().optional(),
+  /**
+   * Message-store writes that failed since the broker started (commits, ACK deletes, copies
+   * the reserve refused…); per kind and reason in `tyo_mq_store_write_failures_total`.
+   */
+  write_failures: z.number().int().nonnegative().optional(),
 });
 export type StorageStatus = z.infer<typeof StorageStatusSchema>;
 

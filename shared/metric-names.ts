@@ -47,6 +47,11 @@ export const MetricName = {
   STORE_REFUSING_WRITES: 'tyo_mq_store_refusing_writes',
   /** Switchboard: bytes free on the store's filesystem, and its reserve (`kind`: free, reserve). */
   STORE_FREE_BYTES: 'tyo_mq_store_free_bytes',
+  /**
+   * Switchboard: message-store writes that failed, by `op` (enqueue, ack, dead_letter…) and
+   * `reason` (refused, store_full, error); see `broker/storage/store-write-failures.ts`.
+   */
+  STORE_WRITE_FAILURES_TOTAL: 'tyo_mq_store_write_failures_total',
   /** Switchboard: 1 while this cluster node's Redis links are up, 0 otherwise (gauge). */
   CLUSTER_REDIS_UP: 'tyo_mq_cluster_redis_up',
   /** Switchboard: messages this node relayed to its peers, by `outcome` (sent, failed). */

@@ -9,6 +9,7 @@ import type { Reply } from './connection';
 import { isoTimes, table, when } from './format';
 
 export { RefusedError, UsageError, type CliContext } from './cli-context';
+export { backup } from './backup-command';
 export { dlq } from './dlq-command';
 
 const hex32 = () => randomBytes(32).toString('hex');

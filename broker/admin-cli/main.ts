@@ -192,6 +192,9 @@ export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
       case 'stats':
         await commands.stats(c);
         break;
+      case 'backup':
+        await commands.backup(c, rest[0]);
+        break;
       case 'settings':
         await commands.settings(c);
         break;

@@ -49,6 +49,9 @@ Commands:
       Per realm: producers, consumers, subscriptions, queued copies, dead letters.
   settings
       The broker's public settings (JSON, secrets left out).
+  backup <dest_dir>
+      Online backup of the broker's SQLite stores (messages, auth) into dest_dir, an existing
+      directory ON THE BROKER'S HOST, given as an absolute path (global admin token only).
 
 Credential, never from the command line:
   --console-data-dir <dir>  the admin token of the console's local broker, read from the secret

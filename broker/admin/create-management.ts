@@ -48,6 +48,8 @@ export interface ManagementDeps {
   sessions?: ManagementServices['sessions'];
   /** Every pending authorization request, oldest first (`list_requests`). */
   pendingRequests?: ManagementServices['pendingRequests'];
+  /** Online backup of the SQLite stores (`backup_store`); absent → 501. */
+  backup?: ManagementServices['backup'];
   /** The broker's DLQ replay (queue accounting included); default `dlqReplayer(deps)`. */
   replayDlq?: (msgId: string, realm?: string) => Promise<StoredEntry | null>;
 }
@@ -112,6 +114,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     consumers: deps.consumers && { realms, ...deps.consumers },
     pendingRequests: deps.pendingRequests,
     sessions: deps.sessions,
+    backup: deps.backup,
   };
   lifecycle.start();
   return services;

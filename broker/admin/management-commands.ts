@@ -10,6 +10,7 @@ import { SwitchboardError } from '../../shared/error-catalogue';
 import type { AuthState } from '../auth/auth-state';
 import type { AuthConfig } from '../auth/auth-schema';
 import type { Logger } from '../logging/logger';
+import { backupStore, type BackupServices } from './backup-commands';
 import { CommandError, realmParam, type CommandBody, type ManagerScope } from './command-types';
 import { removeConsumer, type ConsumerServices } from './consumer-commands';
 import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
@@ -26,7 +27,7 @@ import type { AdminStats } from './stats-command';
 import * as tokenCommands from './token-commands';
 
 /** What the commands act on; wired once by the broker's composition root. */
-export interface ManagementServices extends DlqServices, RequestServices {
+export interface ManagementServices extends DlqServices, RequestServices, BackupServices {
   readonly auth: AuthState;
   readonly lifecycle: RealmLifecycle;
   readonly logger: Logger;
@@ -366,6 +367,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   },
   dlq_replay: { privilege: 'A', async: true, run: (s, b) => dlqReplay(s, b) },
   dlq_discard: { privilege: 'A', async: true, run: (s, b) => dlqDiscard(s, b) },
+  backup_store: { privilege: 'A', async: true, run: (s, b) => backupStore(s, b) },
 };
 
 /** The command of `name`, own keys only (a body's `command` is client input). */

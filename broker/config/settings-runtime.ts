@@ -65,8 +65,12 @@ export interface SettingsRuntime {
    *   file's errors — the old settings then stay).
    */
   reload(): Promise<Settings>;
-  /** `VACUUM INTO dest`; false when no auth store is active. @throws Error when it fails. */
-  backupAuthStore(dest: string): Promise<boolean>;
+  /**
+   * Online copy of the active auth store to the new file `dest` (`SqliteAuthStore.backup`);
+   * resolves with its size in bytes, or null when no auth store is active.
+   * @throws SwitchboardError `SWB_ERR_CONFLICT` (`dest` exists), `SWB_ERR_STORAGE` (it failed).
+   */
+  backupAuthStore(dest: string): Promise<number | null>;
   /** Resolves when queued settings-file writes are on disk. */
   flush(): Promise<void>;
   close(): Promise<void>;
@@ -282,9 +286,7 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     requestStore: () => store?.requests ?? null,
     reload,
     async backupAuthStore(dest) {
-      if (!store) return false;
-      store.backup(dest);
-      return true;
+      return store ? store.backup(dest) : null;
     },
     flush: () => file?.flush() ?? Promise.resolve(),
     async close() {

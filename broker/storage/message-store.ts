@@ -11,6 +11,7 @@ import { randomFillSync } from 'node:crypto';
 import type { StorageStatus } from '../../shared/http-api';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
 import type { MqttStateStore } from './mqtt-state';
+import type { WriteFailureListener } from './store-write-failures';
 
 /** Default store TTL (§9.3, §18): 86,400 s. */
 export const DEFAULT_STORE_TTL_SECONDS = 86_400;
@@ -112,6 +113,13 @@ export interface RenameRealmOptions {
   mqttPrefixes?: ReadonlyArray<readonly [string, string]>;
 }
 
+/** What a store's `backup` wrote: the live file it copied and the copy's size. */
+export interface StoreBackup {
+  /** The store's database file. */
+  source: string;
+  bytes: number;
+}
+
 export interface MessageStore {
   /** Backend name: `memory`, `sqlite` or `redis`. */
   readonly backend: string;
@@ -197,6 +205,17 @@ export interface MessageStore {
    * free-space reserve, `free-space-reserve.ts`). Cheap: a cached reading.
    */
   storageStatus?(): StorageStatus;
+  /**
+   * Optional: calls `listener(op, reason)` once per write that failed (`store-write-failures.ts`;
+   * the `tyo_mq_store_write_failures_total` counter).
+   */
+  observeWriteFailures?(listener: WriteFailureListener): void;
+  /**
+   * Optional: online backup to the new file `dest` (the SQLite store; docs/backup.md).
+   * @throws SwitchboardError `SWB_ERR_CONFLICT` (`dest` exists), `SWB_ERR_VALIDATION` (no such
+   *   directory), `SWB_ERR_STORAGE` (the copy failed, or this backend cannot copy itself).
+   */
+  backup?(dest: string): Promise<StoreBackup>;
   /**
    * Optional: MQTT sessions and retained messages kept across restarts (the SQLite store).
    * Without it the MQTT listener keeps them in memory.

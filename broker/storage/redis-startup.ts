@@ -13,6 +13,9 @@
  *   Refusing to start is deliberate: a broker that accepts durable subscriptions and guaranteed
  *   messages it cannot store would lose them silently (the same rule as a corrupt SQLite
  *   file). Once started, Redis outages are never fatal: the store reconnects by itself.
+ *
+ * Failed writes on Redis are counted here (`store-write-failures.ts`); a fallback store counts
+ * its own. `backup` is the fallback SQLite store's; Redis has its own tools (docs/backup.md).
  */
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type {
@@ -22,9 +25,17 @@ import type {
   PersistedSubscription,
   RenameRealmOptions,
   QueueCount,
+  StoreBackup,
   StoredEntry,
 } from './message-store';
 import { RedisStore, type RedisStoreOptions } from './redis-store';
+import {
+  failureReason,
+  StoreWriteOp as Op,
+  WriteFailureCounts,
+  type StoreWriteOpValue,
+  type WriteFailureListener,
+} from './store-write-failures';
 
 /** What the start-up factory settled on (§16.1). */
 export interface OpenedStore {
@@ -50,6 +61,8 @@ export class RedisStartupStore implements MessageStore {
   private readonly redis: RedisStore;
   private closing = false;
   private commitListener: ((ms: number) => void) | null = null;
+  private failureListener: WriteFailureListener | null = null;
+  private readonly failures = new WriteFailureCounts();
 
   constructor(options: RedisStartupOptions) {
     const { logger } = options;
@@ -85,7 +98,7 @@ export class RedisStartupStore implements MessageStore {
   }
 
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string> {
-    return this.use((s) => s.enqueue(realm, event, input));
+    return this.write(Op.ENQUEUE, (s) => s.enqueue(realm, event, input));
   }
   dequeue(realm: string, event: string, consumer: string): Promise<StoredEntry[]> {
     return this.use((s) => s.dequeue(realm, event, consumer));
@@ -94,22 +107,22 @@ export class RedisStartupStore implements MessageStore {
     return this.use((s) => s.get(msgId));
   }
   ack(msgId: string): Promise<boolean> {
-    return this.use((s) => s.ack(msgId));
+    return this.write(Op.ACK, (s) => s.ack(msgId));
   }
   setAttempts(msgId: string, attempts: number): Promise<boolean> {
-    return this.use((s) => s.setAttempts(msgId, attempts));
+    return this.write(Op.SET_ATTEMPTS, (s) => s.setAttempts(msgId, attempts));
   }
   deadLetter(msgId: string, reason: string): Promise<string | null> {
-    return this.use((s) => s.deadLetter(msgId, reason));
+    return this.write(Op.DEAD_LETTER, (s) => s.deadLetter(msgId, reason));
   }
   listDlq(realm: string | null): Promise<DlqEntry[]> {
     return this.use((s) => s.listDlq(realm));
   }
   discardDlq(msgId: string, realm?: string): Promise<boolean> {
-    return this.use((s) => s.discardDlq(msgId, realm));
+    return this.write(Op.DLQ_DISCARD, (s) => s.discardDlq(msgId, realm));
   }
   replayDlq(msgId: string, realm?: string): Promise<StoredEntry | null> {
-    return this.use((s) => s.replayDlq(msgId, realm));
+    return this.write(Op.DLQ_REPLAY, (s) => s.replayDlq(msgId, realm));
   }
   countQueued(realm: string): Promise<number> {
     return this.use((s) => s.countQueued(realm));
@@ -121,22 +134,22 @@ export class RedisStartupStore implements MessageStore {
     return this.use((s) => (s.dlqDepths ? s.dlqDepths() : Promise.resolve([])));
   }
   purgeExpired(limit: number): Promise<QueueCount[]> {
-    return this.use((s) => s.purgeExpired(limit));
+    return this.write(Op.PURGE_EXPIRED, (s) => s.purgeExpired(limit));
   }
   purgeQueue(realm: string, event: string, consumer: string): Promise<number> {
-    return this.use((s) => s.purgeQueue(realm, event, consumer));
+    return this.write(Op.PURGE_QUEUE, (s) => s.purgeQueue(realm, event, consumer));
   }
   purgeRealm(realm: string): Promise<number> {
-    return this.use((s) => s.purgeRealm(realm));
+    return this.write(Op.PURGE_REALM, (s) => s.purgeRealm(realm));
   }
   renameRealm(from: string, to: string, options?: RenameRealmOptions) {
-    return this.use((s) => s.renameRealm(from, to, options));
+    return this.write(Op.RENAME_REALM, (s) => s.renameRealm(from, to, options));
   }
   saveSubscription(sub: PersistedSubscription): Promise<void> {
-    return this.use((s) => s.saveSubscription(sub));
+    return this.write(Op.SAVE_SUBSCRIPTION, (s) => s.saveSubscription(sub));
   }
   deleteSubscription(realm: string, key: string, consumer: string): Promise<void> {
-    return this.use((s) => s.deleteSubscription(realm, key, consumer));
+    return this.write(Op.DELETE_SUBSCRIPTION, (s) => s.deleteSubscription(realm, key, consumer));
   }
   loadSubscriptions(): Promise<PersistedSubscription[]> {
     return this.use((s) => s.loadSubscriptions());
@@ -145,6 +158,23 @@ export class RedisStartupStore implements MessageStore {
   observeCommits(listener: (ms: number) => void): void {
     this.commitListener = listener;
     this.inner?.observeCommits?.(listener);
+  }
+
+  observeWriteFailures(listener: WriteFailureListener): void {
+    this.failureListener = listener;
+    this.failures.observe(listener);
+    if (this.inner !== this.redis) this.inner?.observeWriteFailures?.(listener);
+  }
+
+  /** The fallback store's backup. @throws SwitchboardError `SWB_ERR_NOT_SUPPORTED` on Redis. */
+  backup(dest: string): Promise<StoreBackup> {
+    return this.use(async (s) => {
+      if (s.backup) return s.backup(dest);
+      throw new SwitchboardError(
+        'SWB_ERR_NOT_SUPPORTED',
+        `Online backup is not supported for the ${s.backend} storage backend (SQLite only)`,
+      );
+    });
   }
 
   /** Closes the store in use; during the probe, stops it (no fallback is opened then). */
@@ -163,12 +193,24 @@ export class RedisStartupStore implements MessageStore {
   private settle(opened: OpenedStore): OpenedStore {
     this.inner = opened.store;
     if (this.commitListener) opened.store.observeCommits?.(this.commitListener);
+    if (this.failureListener && opened.fellBack)
+      opened.store.observeWriteFailures?.(this.failureListener);
     return opened;
   }
 
   private use<T>(call: (store: MessageStore) => Promise<T>): Promise<T> {
     if (this.inner) return call(this.inner);
     return this.opened.then(({ store }) => call(store));
+  }
+
+  /** A write: counted when it fails on Redis (or for want of any store), not on a fallback. */
+  private write<T>(op: StoreWriteOpValue, call: (store: MessageStore) => Promise<T>): Promise<T> {
+    return this.use(call).catch((err: unknown) => {
+      if (this.inner === null || this.inner === this.redis) {
+        this.failures.failed(op, failureReason(err));
+      }
+      throw err;
+    });
   }
 }
 

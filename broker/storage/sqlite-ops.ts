@@ -16,6 +16,7 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { MqttStateWrite } from './mqtt-state';
 import type { Row, SqliteStatements } from './sqlite-statements';
+import { StoreWriteOp, type StoreWriteOpValue } from './store-write-failures';
 
 export const SQLITE_OPS = {
   /** Arguments in `Row` column order (see `rowArgs`); true once inserted. */
@@ -105,6 +106,32 @@ export type OpResult<K extends OpName> = ReturnType<SqliteOps[K]>;
  */
 export type OpBatch = unknown[];
 
+/** The `op` label of every operation that writes (`store-write-failures.ts`); reads are absent. */
+export const WRITE_OP_LABELS: Partial<Record<OpName, StoreWriteOpValue>> = {
+  insert: StoreWriteOp.ENQUEUE,
+  ack: StoreWriteOp.ACK,
+  setAttempts: StoreWriteOp.SET_ATTEMPTS,
+  deadLetter: StoreWriteOp.DEAD_LETTER,
+  discardDlq: StoreWriteOp.DLQ_DISCARD,
+  replayDlq: StoreWriteOp.DLQ_REPLAY,
+  purgeExpired: StoreWriteOp.PURGE_EXPIRED,
+  purgeQueue: StoreWriteOp.PURGE_QUEUE,
+  purgeRealm: StoreWriteOp.PURGE_REALM,
+  renameRealm: StoreWriteOp.RENAME_REALM,
+  saveSubscription: StoreWriteOp.SAVE_SUBSCRIPTION,
+  deleteSubscription: StoreWriteOp.DELETE_SUBSCRIPTION,
+  mqttWrite: StoreWriteOp.MQTT_WRITE,
+};
+
+/** The names of `batch`'s operations, in order (walks the flat layout; failure paths only). */
+export function opNames(batch: OpBatch): OpName[] {
+  const names: OpName[] = [];
+  for (let i = 0; i < batch.length; i += 2 + (batch[i + 1] as number)) {
+    names.push(batch[i] as OpName);
+  }
+  return names;
+}
+
 /** Appends operation `name(...args)` to `batch`, type-checked against its signature. */
 export function pushOp<K extends OpName>(batch: OpBatch, name: K, args: OpArgs<K>): void {
   batch.push(name, args.length);
@@ -131,11 +158,19 @@ export interface WorkerInit {
   signal: SharedArrayBuffer;
   port: MessagePort;
 }
+/** `workerData` of a backup worker: copy `filename` to the new file `backup` (sqlite-backup.ts). */
+export interface BackupInit {
+  filename: string;
+  backup: string;
+}
 /** How opening went; `busy` when another connection holds the file's exclusive lock. */
 export type OpenReply = { ok: true } | { ok: false; message: string; busy: boolean };
 /** Main thread → worker: run operations (in one transaction when `tx`), or close. */
 export type WorkerRequest = { id: number; ops: OpBatch; tx: boolean } | { id: number; close: true };
-/** Worker → main thread: every operation's result, in order, or why the batch failed. */
+/**
+ * Worker → main thread: every operation's result, in order, or why the batch failed. A backup
+ * worker sends one, id 0, whose result is the copy's size in bytes.
+ */
 export type WorkerReply =
   | { id: number; ok: true; results: unknown[] }
   /** `code`: SQLite's or the OS's error code (`SQLITE_FULL`, `ENOSPC`…) when there is one. */

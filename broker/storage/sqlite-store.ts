@@ -6,11 +6,12 @@
  * and §4 (an acknowledged write is on disk).
  *
  * The connection lives in a worker (`sqlite-worker.ts`), so a commit's fsync never blocks the
- * sockets. Group commit: writes (`enqueue`, `ack`, `deadLetter`, subscriptions) are queued
- * here and sent to the worker as one transaction — at the end of the current event-loop turn
- * (`commitDelayMs` 0, the default) or after `commitDelayMs`, or as soon as `maxBatchRows` are
- * waiting — and while that commit is in flight the next batch keeps growing, so under load
- * every fsync covers many writes. A write's promise resolves only after its commit. Reads send
+ * sockets. Group commit (`sqlite-group-commit.ts`): writes (`enqueue`, `ack`, `deadLetter`,
+ * subscriptions) are queued and sent to the worker as one transaction — at the end of the
+ * current event-loop turn (`commitDelayMs` 0, the default) or after `commitDelayMs`, or as soon
+ * as `maxBatchRows` are waiting — and while that commit is in flight the next batch keeps
+ * growing, so under load every fsync covers many writes. A write's promise resolves only after
+ * its commit. Reads send
  * the queued writes first; the worker runs requests in order, so a read sees every earlier
  * write. With `synchronous: 'FULL'` (default) each commit is fsynced: a resolved write
  * survives power loss. `'NORMAL'` in WAL mode survives a process crash (`kill -9`) but may lose
@@ -22,6 +23,10 @@
  * refuses new copies with `SWB_ERR_STORAGE` before they reach the worker; every other write
  * (ACK deletes, attempt counts, DLQ moves, subscriptions) still goes through, so consumers can
  * drain the store into the space the reserve kept.
+ *
+ * Failed writes are counted (`store-write-failures.ts`; the metric, `/api/stats`), and
+ * `backup(dest)` takes an online copy (`sqlite-backup.ts`, docs/backup.md). Other processes may
+ * read the file while the broker runs (`sqlite-lock.ts`).
  */
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { dirname } from 'node:path';
@@ -39,12 +44,30 @@ import {
   type QueueCount,
   type RealmRenameCounts,
   type RenameRealmOptions,
+  type StoreBackup,
   type StoredEntry,
 } from './message-store';
 import type { MqttStateStore } from './mqtt-state';
-import { pushOp, type OpArgs, type OpBatch, type OpName, type OpResult } from './sqlite-ops';
+import {
+  opNames,
+  pushOp,
+  WRITE_OP_LABELS,
+  type OpArgs,
+  type OpBatch,
+  type OpName,
+  type OpResult,
+} from './sqlite-ops';
 import { FreeSpaceReserve } from './free-space-reserve';
+import { backupError } from './sqlite-backup';
+import { GroupCommit } from './sqlite-group-commit';
 import { SqliteWorkerClient, StoreWriteError } from './sqlite-worker-client';
+import {
+  failureReason,
+  StoreWriteFailure,
+  StoreWriteOp,
+  WriteFailureCounts,
+  type WriteFailureListener,
+} from './store-write-failures';
 
 export interface SqliteStoreOptions {
   filename: string;
@@ -68,17 +91,6 @@ export interface SqliteStoreOptions {
   freeSpaceRefreshMs?: number;
 }
 
-/** The writes waiting for the next group commit: their operations and how to settle each. */
-interface Batch {
-  ops: OpBatch;
-  resolves: Array<(v: unknown) => void>;
-  rejects: Array<(e: unknown) => void>;
-  /** Per write, the value to resolve with instead of the operation's result (an insert's id). */
-  values: unknown[];
-}
-
-const emptyBatch = (): Batch => ({ ops: [], resolves: [], rejects: [], values: [] });
-
 /** `new Date(ms).toISOString()`, computed once per millisecond (many writes share one). */
 let isoAt = { ms: Number.NaN, iso: '' };
 function isoString(ms: number): string {
@@ -88,17 +100,14 @@ function isoString(ms: number): string {
 
 export class SqliteStore implements MessageStore {
   readonly backend = 'sqlite';
+  /** The database file. */
+  readonly filename: string;
   private readonly worker: SqliteWorkerClient;
+  private readonly commits: GroupCommit;
   private readonly defaultTtl: number;
-  private readonly maxBatchRows: number;
-  private readonly commitDelayMs: number;
-  private batch: Batch = emptyBatch();
-  private scheduled: NodeJS.Immediate | NodeJS.Timeout | null = null;
-  /** Write batches sent to the worker and not yet committed. */
-  private committing = 0;
   private closed = false;
-  private commitListener: ((ms: number) => void) | null = null;
   private readonly reserve: FreeSpaceReserve;
+  private readonly failures = new WriteFailureCounts();
 
   /**
    * Opens (creating if needed, mode 0600) and migrates the database, in the worker; blocks
@@ -108,8 +117,7 @@ export class SqliteStore implements MessageStore {
    */
   constructor(options: SqliteStoreOptions) {
     this.defaultTtl = options.defaultTtl ?? DEFAULT_STORE_TTL_SECONDS;
-    this.maxBatchRows = options.maxBatchRows ?? 512;
-    this.commitDelayMs = options.commitDelayMs ?? 0;
+    this.filename = options.filename;
     // Messages are private: the file (hence its -wal/-shm) is 0600 before SQLite creates it.
     let restricted: Restricted[];
     try {
@@ -127,6 +135,18 @@ export class SqliteStore implements MessageStore {
       );
     }
     this.worker = new SqliteWorkerClient(options.filename, options.synchronous ?? 'FULL');
+    this.commits = new GroupCommit(this.worker, {
+      maxBatchRows: options.maxBatchRows ?? 512,
+      commitDelayMs: options.commitDelayMs ?? 0,
+      onFailure: (err, ops) => {
+        if (err instanceof StoreWriteError) this.reserve.writeFailed(err.sqliteCode, err.message);
+        const reason = failureReason(err);
+        for (const name of opNames(ops)) {
+          const op = WRITE_OP_LABELS[name];
+          if (op) this.failures.failed(op, reason);
+        }
+      },
+    });
     const logger = options.logger;
     this.reserve = new FreeSpaceReserve({
       path: dirname(options.filename),
@@ -141,21 +161,49 @@ export class SqliteStore implements MessageStore {
     });
   }
 
-  /** Whether new durable copies are refused now, and why (`/api/stats` `storage`, the gauge). */
+  /** Whether new durable copies are refused now and why, and the failed writes so far. */
   storageStatus(): StorageStatus {
-    return this.reserve.status();
+    return { ...this.reserve.status(), write_failures: this.failures.total };
   }
 
   /** Takes a fresh free-space reading now (tests; the cached one is at most 1 s old). */
   refreshStorageStatus(): Promise<StorageStatus> {
-    return this.reserve.refresh(true).then(() => this.reserve.status(false));
+    return this.reserve
+      .refresh(true)
+      .then(() => ({ ...this.reserve.status(false), write_failures: this.failures.total }));
+  }
+
+  /** Calls `listener` once per failed write (the `tyo_mq_store_write_failures_total` counter). */
+  observeWriteFailures(listener: WriteFailureListener): void {
+    this.failures.observe(listener);
+  }
+
+  /**
+   * Online backup to the new file `dest` (absolute; docs/backup.md): a consistent snapshot
+   * holding every write issued before the call, mode 0600, fsynced. Copied by a read-only
+   * connection on a worker of its own, so commits go on meanwhile.
+   * @throws SwitchboardError `SWB_ERR_CONFLICT` (`dest` exists), `SWB_ERR_VALIDATION` (its
+   *   directory does not exist), `SWB_ERR_STORAGE` (closed store, copy failed).
+   */
+  async backup(dest: string): Promise<StoreBackup> {
+    if (this.closed) throw closedError();
+    this.commits.flush();
+    try {
+      return { source: this.filename, bytes: await this.worker.backup(dest) };
+    } catch (err) {
+      if (!(err instanceof StoreWriteError)) throw err;
+      throw backupError(`message store ${this.filename}`, dest, err.reason, err.sqliteCode);
+    }
   }
 
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string> {
     if (this.closed) return Promise.reject(closedError());
     // New copies stop at the reserve, so the writes that drain the store can still commit.
     const refusal = this.reserve.refusal();
-    if (refusal !== null) return Promise.reject(new SwitchboardError('SWB_ERR_STORAGE', refusal));
+    if (refusal !== null) {
+      this.failures.failed(StoreWriteOp.ENQUEUE, StoreWriteFailure.REFUSED);
+      return Promise.reject(new SwitchboardError('SWB_ERR_STORAGE', refusal));
+    }
     const now = Date.now();
     const id = input.id ?? newMessageId();
     // Columns of `Row`, in order.
@@ -265,12 +313,12 @@ export class SqliteStore implements MessageStore {
 
   /** Reports each committed write batch's round trip in ms (one call per batch, not per row). */
   observeCommits(listener: (ms: number) => void): void {
-    this.commitListener = listener;
+    this.commits.onCommitted = listener;
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
-    this.flush();
+    this.commits.flush();
     this.closed = true;
     await this.worker.close();
   }
@@ -287,16 +335,7 @@ export class SqliteStore implements MessageStore {
     value: V | undefined,
   ): Promise<V> {
     if (this.closed) return Promise.reject(closedError());
-    return new Promise<V>((resolve, reject) => {
-      const batch = this.batch;
-      pushOp(batch.ops, name, args);
-      batch.resolves.push(resolve as (v: unknown) => void);
-      batch.rejects.push(reject);
-      batch.values.push(value);
-      if (batch.resolves.length >= this.maxBatchRows) this.flush();
-      else if (this.committing === 0) this.schedule();
-      // else: the commit in flight schedules this batch when it ends.
-    });
+    return this.commits.queue(name, args, value);
   }
 
   /**
@@ -305,7 +344,7 @@ export class SqliteStore implements MessageStore {
    */
   private async read<K extends OpName>(name: K, ...args: OpArgs<K>): Promise<OpResult<K>> {
     if (this.closed) throw closedError();
-    this.flush();
+    this.commits.flush();
     const ops: OpBatch = [];
     pushOp(ops, name, args);
     try {
@@ -313,49 +352,10 @@ export class SqliteStore implements MessageStore {
       return result as OpResult<K>;
     } catch (err) {
       if (err instanceof StoreWriteError) this.reserve.writeFailed(err.sqliteCode, err.message);
+      const op = WRITE_OP_LABELS[name];
+      if (op) this.failures.failed(op, failureReason(err));
       throw err;
     }
-  }
-
-  private schedule(): void {
-    if (this.scheduled !== null) return;
-    this.scheduled =
-      this.commitDelayMs > 0
-        ? setTimeout(() => this.flush(), this.commitDelayMs)
-        : setImmediate(() => this.flush());
-  }
-
-  /** Sends every queued write to the worker as one transaction; settles them on its reply. */
-  private flush(): void {
-    if (this.scheduled !== null) {
-      clearTimeout(this.scheduled as NodeJS.Timeout);
-      clearImmediate(this.scheduled as NodeJS.Immediate);
-      this.scheduled = null;
-    }
-    const writes = this.batch;
-    if (writes.resolves.length === 0) return;
-    this.batch = emptyBatch();
-    this.committing++;
-    const started = performance.now();
-    const done = () => {
-      this.committing--;
-      if (this.committing === 0 && this.batch.resolves.length > 0) this.schedule();
-    };
-    this.worker.request(writes.ops, true).then(
-      (results) => {
-        this.commitListener?.(performance.now() - started);
-        const { resolves, values } = writes;
-        for (let i = 0; i < resolves.length; i++) {
-          resolves[i]!(values[i] === undefined ? results[i] : values[i]);
-        }
-        done();
-      },
-      (err: unknown) => {
-        if (err instanceof StoreWriteError) this.reserve.writeFailed(err.sqliteCode, err.message);
-        for (const reject of writes.rejects) reject(err);
-        done();
-      },
-    );
   }
 }
 

@@ -21,7 +21,14 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { MessageChannel, receiveMessageOnPort, threadId, Worker } from 'node:worker_threads';
 import type * as Esbuild from 'esbuild';
 import { SwitchboardError } from '../../shared/error-catalogue';
-import type { OpBatch, OpenReply, WorkerInit, WorkerReply, WorkerRequest } from './sqlite-ops';
+import type {
+  BackupInit,
+  OpBatch,
+  OpenReply,
+  WorkerInit,
+  WorkerReply,
+  WorkerRequest,
+} from './sqlite-ops';
 
 /** Longest wait (ms) for the worker to start and open the file. */
 const OPEN_TIMEOUT_MS = 30_000;
@@ -79,7 +86,8 @@ function buildFromSources(): URL {
 /** A request the worker ran and SQLite refused; `sqliteCode` is e.g. `SQLITE_FULL`. */
 export class StoreWriteError extends SwitchboardError {
   constructor(
-    reason: string,
+    /** SQLite's or the OS's own message. */
+    readonly reason: string,
     readonly sqliteCode: string | undefined,
   ) {
     super('SWB_ERR_STORAGE', `Message store write failed: ${reason}`);
@@ -96,7 +104,10 @@ export class SqliteWorkerClient {
    * Starts the worker and blocks until it has opened `filename` (start-up only).
    * @throws SwitchboardError `SWB_ERR_STORAGE` naming the file when it cannot be opened.
    */
-  constructor(filename: string, synchronous: 'FULL' | 'NORMAL') {
+  constructor(
+    private readonly filename: string,
+    synchronous: 'FULL' | 'NORMAL',
+  ) {
     const signal = new SharedArrayBuffer(4);
     const { port1, port2 } = new MessageChannel();
     const init: WorkerInit = { filename, synchronous, signal, port: port2 };
@@ -130,6 +141,30 @@ export class SqliteWorkerClient {
   /** Runs `ops` in the worker (one transaction when `tx`); resolves with their results. */
   request(ops: OpBatch, tx: boolean): Promise<unknown[]> {
     return this.send((id) => ({ id, ops, tx }));
+  }
+
+  /**
+   * Backs the database up to the new file `dest` (`sqlite-backup.ts`) once every earlier
+   * request is done, from a second, read-only connection on a worker of its own: this worker
+   * keeps committing meanwhile. Resolves with the copy's size in bytes.
+   * @throws StoreWriteError carrying the OS or SQLite code (`EEXIST`, `ENOENT`, `SQLITE_FULL`…);
+   *   SwitchboardError `SWB_ERR_STORAGE` when the storage worker is gone.
+   */
+  async backup(dest: string): Promise<number> {
+    // A barrier: every write sent before is committed, so the snapshot holds it.
+    await this.request([], false);
+    const init: BackupInit = { filename: this.filename, backup: dest };
+    const worker = new Worker(workerEntry(), { workerData: init });
+    const reply = await new Promise<WorkerReply>((resolve) => {
+      worker.once('message', resolve);
+      worker.once('error', (err) => resolve({ id: 0, ok: false, message: err.message }));
+      worker.once('exit', (code) =>
+        resolve({ id: 0, ok: false, message: `backup worker exited with code ${code}` }),
+      );
+    });
+    void worker.terminate();
+    if (!reply.ok) throw new StoreWriteError(reply.message, reply.code);
+    return reply.results[0] as number;
   }
 
   /** Closes the database after every earlier request, then stops the worker. */

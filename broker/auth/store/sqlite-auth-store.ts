@@ -10,18 +10,19 @@
  * - `sync(config)` diffs against the last-synced snapshot and applies only changed rows
  *   (UPSERT / DELETE) in one `BEGIN IMMEDIATE` transaction; on error it rolls back, and the
  *   snapshot is unchanged so the next sync retries.
- * - `backup(dest)` runs `VACUUM INTO` (an online, consistent copy).
+ * - `backup(dest)` runs `VACUUM INTO` (an online, consistent copy; `sqlite-backup.ts`).
  * - `nonces` persists claimed manager-proof nonces (§6.4 note b); `authorization_requests`
  *   the pending and recently decided authorization requests (issue 22 item 1).
  */
 import Database from 'better-sqlite3';
-import { chmodSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { z } from 'zod';
 import { stableJson } from '../../../shared/admin-signature';
 import { SwitchboardError } from '../../../shared/error-catalogue';
 import type { Logger } from '../../logging/logger';
 import { migrate } from '../../storage/migrate';
+import { backupError, vacuumInto } from '../../storage/sqlite-backup';
 import {
   ManagementTokenSchema,
   RealmConfigSchema,
@@ -199,11 +200,22 @@ export class SqliteAuthStore {
     return changed;
   }
 
-  /** Online backup to `dest` (`VACUUM INTO`, mode 0600). @throws Error when it fails. */
-  backup(dest: string): void {
+  /**
+   * Online backup to the new file `dest` (`VACUUM INTO`: a consistent snapshot, mode 0600 from
+   * the start, fsynced; `sqlite-backup.ts`), creating its directory (0700) when missing.
+   * @returns the copy's size in bytes.
+   * @throws SwitchboardError `SWB_ERR_CONFLICT` when `dest` exists, `SWB_ERR_STORAGE` when the
+   *   copy fails (nothing is left at `dest` then).
+   */
+  backup(dest: string): number {
     mkdirSync(dirname(dest), { recursive: true, mode: PRIVATE_DIR_MODE });
-    this.db.prepare('VACUUM INTO ?').run(dest);
-    chmodSync(dest, 0o600);
+    try {
+      return vacuumInto(this.db, dest);
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const reason = (err as Error).message;
+      throw backupError(`auth store ${this.filename}`, dest, reason, code as string | undefined);
+    }
   }
 
   close(): void {

@@ -146,6 +146,8 @@ describe('free-space reserve (SQLite on a 20 MiB tmpfs)', () => {
     const dir = mountTmpfs(ctx);
     if (!dir) return;
     const store = new SqliteStore({ filename: join(dir, 'full.sqlite'), minFreeBytes: 0 });
+    const failed: string[] = [];
+    store.observeWriteFailures((op, reason) => failed.push(`${op}/${reason}`));
     try {
       const envelope = (i: number) => ({ event: 'job', message: `${i}-${'y'.repeat(4000)}` });
       const first = await store.enqueue('r', 'job', {
@@ -168,6 +170,9 @@ describe('free-space reserve (SQLite on a 20 MiB tmpfs)', () => {
       await expect(
         store.enqueue('r', 'job', { consumer: 'c', payload: envelope(-1) as never, producer: 'p' }),
       ).rejects.toThrow(/full/);
+      // Counted (issue 23 item 2): the write SQLite refused, then the copy refused before it.
+      expect(failed).toEqual(['enqueue/store_full', 'enqueue/refused']);
+      expect(store.storageStatus().write_failures).toBe(2);
       unlinkSync(filler);
       await until(
         () => store.refreshStorageStatus(),

@@ -83,6 +83,27 @@ describe('Redis outage', () => {
     expect(errors).toHaveLength(1);
     expect(JSON.parse(errors[0]!)).toMatchObject({ url: `redis://127.0.0.1:${own.port}` });
   });
+
+  it('counts the writes that fail while Redis is down, not the reads; offers no backup', async () => {
+    const own = await startRedisServer();
+    const log = capture();
+    const store = new RedisStartupStore({ url: own.url, prefix: 'count', logger: log.logger });
+    open.push(store);
+    await store.opened;
+    const failed: string[] = [];
+    store.observeWriteFailures((op, reason) => failed.push(`${op}/${reason}`));
+    const id = await store.enqueue('default', 'k', input('before'));
+    await own.stop();
+    await waitUntil(() => log.text().includes('Redis store connection error'), 'error logged');
+    await expect(store.enqueue('default', 'k', input('during'))).rejects.toThrow(/unavailable/);
+    await expect(store.ack(id)).rejects.toThrow(/unavailable/);
+    await expect(store.dequeue('default', 'k', 'c')).rejects.toThrow(/unavailable/);
+    expect(failed).toEqual(['enqueue/error', 'ack/error']);
+    await expect(store.backup(join(dir, 'redis-copy.sqlite'))).rejects.toMatchObject({
+      code: 'SWB_ERR_NOT_SUPPORTED',
+      message: 'Online backup is not supported for the redis storage backend (SQLite only)',
+    });
+  });
 });
 
 describe('Redis start-up probe and fallback', () => {
@@ -115,6 +136,10 @@ describe('Redis start-up probe and fallback', () => {
     const id = await early;
     expect((await store.dequeue('default', 'k', 'c')).map((e) => e.id)).toEqual([id]);
     expect(existsSync(join(dir, 'fallback.sqlite'))).toBe(true);
+    // The fallback's own backup (docs/backup.md).
+    await expect(store.backup!(join(dir, 'fallback-copy.sqlite'))).resolves.toMatchObject({
+      source: join(dir, 'fallback.sqlite'),
+    });
     const warning = log.lines.map((l) => JSON.parse(l)).find((l) => l.level === 40);
     expect(warning).toMatchObject({
       fallback: 'sqlite',

@@ -39,12 +39,14 @@ export const FuzzSecrets = {
 } as const;
 
 /** Commands a valid admin proof is never generated for: they legitimately change what the
- * campaign's invariants rely on (auth on/off, the storage backend, outbound validator URLs).
- * They still get every refused proof (unsigned, wrong key, stale, tampered, replayed). */
+ * campaign's invariants rely on (auth on/off, the storage backend, outbound validator URLs), or
+ * write files on the host (`backup_store`: a generated `dest_dir` such as `/` must never get a
+ * copy). They still get every refused proof (unsigned, wrong key, stale, tampered, replayed). */
 export const ADMIN_ONLY_WITH_BAD_PROOF = new Set([
   'set_global_auth',
   'set_persistence',
   'set_external_auth',
+  'backup_store',
 ]);
 
 export const COMMAND_NAMES = Object.keys(COMMANDS);

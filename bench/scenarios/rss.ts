@@ -250,7 +250,8 @@ export async function runRssBench(config: RssConfig, log: (line: string) => void
       ),
       goal_idle_over_relay_mib: 20,
       goal_per_connection_ratio: 1.1,
-      meets_goals: idleOver !== null && idleOver <= 20 && perConnRatio !== null && perConnRatio <= 1.1,
+      meets_goals:
+        idleOver !== null && idleOver <= 20 && perConnRatio !== null && perConnRatio <= 1.1,
     };
   } finally {
     rmSync(dataRoot, { recursive: true, force: true });

@@ -7,6 +7,8 @@
  */
 import { writeFileSync } from 'node:fs';
 import { createRequire, register } from 'node:module';
+import process from 'node:process';
+import { URL } from 'node:url';
 import { MessageChannel } from 'node:worker_threads';
 
 const loaded = new Set();

@@ -34,7 +34,7 @@ if [ "$data_dir_given" = no ]; then set -- --data-dir /data "$@"; fi
 if [ "$host_given" = no ]; then set -- --host 0.0.0.0 "$@"; fi
 
 if [ "$one_shot" = no ]; then
-  # "configuration is valid" is not a JSON log line: keep stdout for the broker's logs.
+  # Its findings (and "configuration is valid") go to stderr; stdout stays the JSON log stream.
   status=0
   switchboard-broker --check-config "$@" >/dev/null || status=$?
   if [ "$status" -ne 0 ]; then exit "$status"; fi

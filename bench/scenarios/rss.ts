@@ -5,6 +5,8 @@
  *   - `installed`: the npm package (`npm pack`, installed once into a temp directory,
  *     bench/lib/installed-package.ts), run as `node_modules/.bin/switchboard-broker` with its
  *     defaults (SQLite store in a fresh data directory, HTTP API on);
+ *   - `installed_memory`: the same with `--storage memory`, which has no SQLite storage worker
+ *     thread (its own V8 isolate): what that thread costs;
  *   - `tsx`: what `npm run broker` execs, `node --import tsx broker/cli.ts`, same flags;
  *   - `relay`: `bench/servers/bare-relay.ts` bundled with esbuild and run on plain Node.
  *
@@ -46,7 +48,7 @@ export function rssConfig(quick: boolean, repeats: number): RssConfig {
   };
 }
 
-type ServerName = 'installed' | 'tsx' | 'relay';
+type ServerName = 'installed' | 'installed_memory' | 'tsx' | 'relay';
 
 /** Memory of a process (Linux `/proc/<pid>/status`), bytes. */
 interface ProcMemory {
@@ -204,12 +206,23 @@ export async function runRssBench(config: RssConfig, log: (line: string) => void
     const brokerArgs = () => ['--port', '0', '--data-dir', join(dataRoot, `data-${n++}`)];
     const start: Record<ServerName, () => Promise<Running>> = {
       installed: () => spawnServer(pkg.bin('switchboard-broker'), brokerArgs(), pkg.app),
+      installed_memory: () =>
+        spawnServer(
+          pkg.bin('switchboard-broker'),
+          [...brokerArgs(), '--storage', 'memory'],
+          pkg.app,
+        ),
       tsx: () =>
         spawnServer(process.execPath, ['--import', 'tsx', 'broker/cli.ts', ...brokerArgs()], ROOT),
       relay: () => spawnServer(process.execPath, [relayBundle], pkg.app),
     };
-    const runs: Record<ServerName, RssRun[]> = { installed: [], tsx: [], relay: [] };
-    const names: ServerName[] = ['installed', 'tsx', 'relay'];
+    const runs: Record<ServerName, RssRun[]> = {
+      installed: [],
+      installed_memory: [],
+      tsx: [],
+      relay: [],
+    };
+    const names = Object.keys(runs) as ServerName[];
     for (let r = 0; r < config.repeats; r++) {
       for (const name of r % 2 === 0 ? names : [...names].reverse()) {
         const server = await start[name]();
@@ -224,6 +237,7 @@ export async function runRssBench(config: RssConfig, log: (line: string) => void
     }
     const servers = {
       installed: summarise(runs.installed),
+      installed_memory: summarise(runs.installed_memory),
       tsx: summarise(runs.tsx),
       relay: summarise(runs.relay),
     };
@@ -242,6 +256,10 @@ export async function runRssBench(config: RssConfig, log: (line: string) => void
       clients: 'stock socket.io-client defaults (polling, then WebSocket), one CONSUMER each',
       servers,
       installed_idle_minus_relay_mib: idleOver,
+      installed_memory_idle_minus_relay_mib: diff(
+        servers.installed_memory.idle_rss_mib,
+        servers.relay.idle_rss_mib,
+      ),
       tsx_idle_minus_relay_mib: diff(servers.tsx.idle_rss_mib, servers.relay.idle_rss_mib),
       per_connection_ratio_installed_over_relay: perConnRatio,
       per_connection_ratio_tsx_over_relay: ratio(

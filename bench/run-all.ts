@@ -40,6 +40,10 @@
  *     for 30 s (quick: 200 msg/s for 5 s), node c restarted with the same node_id and data dir,
  *     the consumer back: copies owed vs received (`lost`), duplicates, order violations, time
  *     from the restart to the last owed copy (goal ≤ 10 s). Skipped in quick mode unless named.
+ *   - RSS (`scenarios/rss.ts`, BENCH_ONLY=rss): idle RSS and RSS per 1,000 consumer connections
+ *     of the installed npm package, `npm run broker` (tsx) and a bare relay on plain Node
+ *     (issue 23's goals: idle within 20 MiB, per connection ≤ 1.1 × the relay). Skipped in
+ *     quick mode unless named.
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -49,7 +53,7 @@
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
  *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster,
- *              cluster-idle,cluster-catchup,fuzz
+ *              cluster-idle,cluster-catchup,fuzz,rss
  *                              run only these scenarios (comma-separated; the renderer ones
  *                              start Chromium, and they, the three `cluster*` ones and `fuzz`
  *                              are skipped in quick mode unless named)
@@ -98,6 +102,7 @@ import { clusterBenchConfig, runClusterBench } from './scenarios/cluster';
 import { clusterIdleConfig, runClusterIdle } from './scenarios/cluster-idle';
 import { clusterCatchupConfig, runClusterCatchup } from './scenarios/cluster-catchup';
 import { fuzzBenchConfig, runFuzzBench } from './scenarios/protocol-fuzz';
+import { rssConfig, runRssBench } from './scenarios/rss';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -369,6 +374,9 @@ async function main(): Promise<void> {
   const clusterCatchup = await namedInQuick('cluster-catchup', () =>
     runClusterCatchup(clusterCatchupConfig(quick), (l) => log(`cluster-catchup ${l}`)),
   );
+  const rss = await namedInQuick('rss', () =>
+    runRssBench(rssConfig(quick, repeats), (l) => log(`rss ${l}`)),
+  );
   // Protocol fuzzer (BENCH_ONLY=fuzz): ≥ 100,000 generated events against an in-process broker
   // (issue 20). Minutes long, so quick mode (the smoke test) runs it only when named.
   const fuzz = !(only ? only.has('fuzz') : !quick)
@@ -430,6 +438,7 @@ async function main(): Promise<void> {
     cluster_idle: clusterIdle,
     cluster_catchup: clusterCatchup,
     protocol_fuzz: fuzz,
+    rss,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

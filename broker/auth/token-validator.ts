@@ -18,13 +18,13 @@
  * be ended when that credential expires or its secret changes. A refusal says whether a
  * genuine token (its signature verified) expired or is not valid yet; nothing more.
  */
-import { errors, jwtVerify } from 'jose';
 import { Protocol } from '../../shared/protocol-events';
 import type { Logger } from '../logging/logger';
 import { ROLES } from './auth-schema';
 import { tokenHash, type AuthState } from './auth-state';
 import { callValidator, resolveValidator } from './external-validator';
 import { readJwt } from './jwt-claims';
+import { loadJose } from './lazy-jose';
 import { credentialOf, type SessionCredential } from './session-credential';
 
 /** Clock leeway applied to JWT `nbf` and `iat` (seconds); `exp` has none. */
@@ -150,6 +150,7 @@ export class TokenValidator {
     scope: string | null,
   ): Promise<TokenGrant | TokenRefused> {
     let payload: Record<string, unknown>;
+    const { errors, jwtVerify } = await loadJose();
     try {
       ({ payload } = await jwtVerify(token, encoder.encode(secret), {
         algorithms: ['HS256'],

@@ -9,7 +9,8 @@
  * With a Sentinel target each reconnect asks the sentinels for the current master, so the
  * links follow a failover (`broker/storage/redis-target.ts`).
  */
-import { Redis, type RedisOptions } from 'ioredis';
+import type { Redis, RedisOptions } from 'ioredis';
+import { ioredis } from '../storage/lazy-ioredis';
 import type { Logger } from '../logging/logger';
 import {
   describeRedisTarget,
@@ -55,7 +56,7 @@ export class RedisLinks {
       lazyConnect: true,
       retryStrategy: (times: number) => (this.closed ? null : Math.min(100 * times, 2_000)),
     });
-    this.command = new Redis(
+    this.command = new (ioredis().Redis)(
       redisConnectionOptions(
         options.target,
         { ...common, connectionName: 'switchboard-cmd', enableAutoPipelining: true },
@@ -65,7 +66,7 @@ export class RedisLinks {
     // Scripts are defined before any command: an auto-pipeline started earlier would not
     // know a command defined later (ioredis#1931).
     defineInboxCommands(this.command);
-    this.subscriber = new Redis(
+    this.subscriber = new (ioredis().Redis)(
       redisConnectionOptions(
         options.target,
         // Subscriptions are replayed by ioredis after a reconnect (to the new master too).
@@ -176,7 +177,7 @@ export class RedisLinks {
   blockingLink(connectionName: string): Redis {
     let link: Redis | null = null;
     const isClosed = (): boolean => this.closed || (link !== null && this.released.has(link));
-    link = new Redis(
+    link = new (ioredis().Redis)(
       redisConnectionOptions(
         this.options.target,
         { ...this.common, connectionName, lazyConnect: false },

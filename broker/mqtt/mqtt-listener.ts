@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
 import { createServer as createTlsServer } from 'node:tls';
-import { Aedes, type AedesOptions, type Client } from 'aedes';
+import type { Aedes, AedesOptions, Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
 import { PortInUseError } from '../../shared/port-in-use-error';
 import type { ClientMqtt } from '../../shared/http-api';
@@ -212,7 +212,9 @@ export class MqttListener {
       (client, will) => auth.identity(client) ?? restoredWillIdentity(will),
       (clientId) => persistence.delWill({ id: clientId } as Client),
     );
-    const aedes = await Aedes.createBroker({
+    // Loaded here, not at start-up: a broker with MQTT off never needs aedes (RSS, bench `rss`).
+    const { Aedes: AedesBroker } = await import('aedes');
+    const aedes = await AedesBroker.createBroker({
       persistence,
       ...mqtt5Options(settings),
       authenticate: (client, username, password, done) => {

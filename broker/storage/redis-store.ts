@@ -20,7 +20,8 @@
  * MQTT state stays in memory on each node (no `mqttState`): MQTT sessions belong to one node's
  * connections, and sharing them would take an aedes persistence port of its own.
  */
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
+import { ioredis } from './lazy-ioredis';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type { Logger } from '../logging/logger';
 import {
@@ -102,7 +103,7 @@ export class RedisStore implements MessageStore {
     this.prefix = options.prefix ?? DEFAULT_REDIS_PREFIX;
     this.defaultTtl = options.defaultTtl ?? DEFAULT_STORE_TTL_SECONDS;
     this.logger = options.logger;
-    this.client = new Redis(
+    this.client = new (ioredis().Redis)(
       redisConnectionOptions(
         target,
         {

@@ -110,7 +110,11 @@ export function guardSharedSubscriptions(
         setImmediate(() => c._nextBatch(null));
         return;
       }
-    } else if (identity && packet.cmd === 'subscribe' && packet.subscriptions?.some((s) => own(s.topic))) {
+    } else if (
+      identity &&
+      packet.cmd === 'subscribe' &&
+      packet.subscriptions?.some((s) => own(s.topic))
+    ) {
       c._parsingBatch++;
       if (c._keepaliveInterval > 0) c._keepaliveTimer?.refresh();
       const entries = packet.subscriptions;
@@ -122,10 +126,13 @@ export function guardSharedSubscriptions(
       const normal = entries.filter((s) => !own(s.topic));
       const sharedCodes = Promise.all(
         entries.map((s) =>
-          own(s.topic) ? subscribeShared(client, aedes, shared, identity.realm, s, visible(s.topic)) : -1,
+          own(s.topic)
+            ? subscribeShared(client, aedes, shared, identity.realm, s, visible(s.topic))
+            : -1,
         ),
       );
-      const normalCodes = normal.length > 0 ? viaAedes(client, aedes, enqueue, this, packet, normal) : null;
+      const normalCodes =
+        normal.length > 0 ? viaAedes(client, aedes, enqueue, this, packet, normal) : null;
       void Promise.all([sharedCodes, normalCodes]).then(([codes, fromAedes]) => {
         const granted = codes.map((code, i) =>
           code >= 0 ? code : (fromAedes?.get(entries[i]!.topic) ?? FAILURE),

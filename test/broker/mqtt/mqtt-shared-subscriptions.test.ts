@@ -28,10 +28,10 @@ function subackCodes(
   topics: Record<string, IClientSubscribeOptions>,
 ): Promise<number[]> {
   return new Promise((resolve) => {
-    const onPacket = (packet: { cmd: string; granted?: number[] }): void => {
+    const onPacket = (packet: Packet): void => {
       if (packet.cmd !== 'suback') return;
       m.off('packetreceive', onPacket);
-      resolve(packet.granted ?? []);
+      resolve(packet.granted as number[]);
     };
     m.on('packetreceive', onPacket);
     m.subscribe(topics, () => undefined);
@@ -175,8 +175,8 @@ describe('MQTT shared subscriptions', () => {
       customHandleAcks: () => undefined,
     });
     const seen: string[] = [];
-    silent.on('packetreceive', (p: { cmd: string; payload?: Buffer }) => {
-      if (p.cmd === 'publish') seen.push(String(p.payload));
+    silent.on('packetreceive', (p: Packet) => {
+      if (p.cmd === 'publish') seen.push(p.payload.toString());
     });
     await subackCodes(silent, { '$share/g1/w/#': { qos: 1 } });
     const other = await mqttClient(ctx.h, { protocolVersion: 4 });

@@ -16,6 +16,7 @@
 import type { Aedes, AedesPublishPacket, Client } from 'aedes';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
+import type { GroupMemberSource } from '../routing/group-members';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import type { MqttAuth } from './mqtt-auth';
@@ -24,7 +25,8 @@ import { scopeTopic, unscopeTopic } from './realm-topics';
 import { restoredWillIdentity } from './stored-persistence';
 
 export class MqttBridge {
-  private readonly fromMqtt = new WeakSet<ProducedMessage>();
+  /** Messages routed from MQTT, with the PUBLISH they came from (shared subscriptions). */
+  private readonly fromMqtt = new WeakMap<ProducedMessage, AedesPublishPacket>();
   private aedes: Aedes | null = null;
 
   constructor(
@@ -42,6 +44,19 @@ export class MqttBridge {
       removeTap();
       this.aedes = null;
     };
+  }
+
+  /** The MQTT PUBLISH `msg` was routed from; undefined for a tyo-mq message. */
+  mqttPacketOf(msg: ProducedMessage): AedesPublishPacket | undefined {
+    return this.fromMqtt.get(msg);
+  }
+
+  /**
+   * Adds consumer-group members from MQTT shared subscriptions to the Router (`interested`:
+   * the realms holding some, so MQTT publishes there are routed); returns the removal.
+   */
+  addGroupMembers(source: GroupMemberSource, interested: (realm: string) => boolean): () => void {
+    return this.router.addGroupMembers(source, interested);
   }
 
   /** aedes `published` hook: MQTT → tyo-mq. */
@@ -77,7 +92,7 @@ export class MqttBridge {
       group: null,
     };
     if (enc !== undefined) msg.enc = enc;
-    this.fromMqtt.add(msg);
+    this.fromMqtt.set(msg, packet);
     let stored;
     try {
       stored = this.router.route(msg);

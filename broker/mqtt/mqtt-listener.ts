@@ -12,7 +12,6 @@ import { createServer as createNetServer, type AddressInfo, type Server } from '
 import { createServer as createTlsServer } from 'node:tls';
 import type { Aedes, AedesOptions, Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
-import { PortInUseError } from '../../shared/port-in-use-error';
 import type { ClientMqtt } from '../../shared/http-api';
 import type { AuthState } from '../auth/auth-state';
 import type { SessionCredential } from '../auth/session-credential';
@@ -31,6 +30,7 @@ import {
   purgeStoredRealm,
 } from './mqtt-realm-purge';
 import { guardParser } from './packet-guard';
+import { portInUse } from './mqtt-port-in-use';
 import { refuseUnknownProtocolLevel } from './protocol-level-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
@@ -42,6 +42,8 @@ import {
 } from './mqtt5-options';
 import { answerUnknownPubrel } from './pubrel-guard';
 import { ReceiveMaximumGuard } from './receive-maximum-guard';
+import { advertiseSharedSubscriptions, guardSharedSubscriptions } from './shared-subscribe-guard';
+import { SharedSubscriptions } from './shared-subscriptions';
 import { restoredWillIdentity, StoredPersistence } from './stored-persistence';
 import { WillRefusals } from './will-refusals';
 
@@ -69,19 +71,6 @@ type AuthenticateHook = NonNullable<AedesOptions['authenticate']>;
 
 /** CONNACK 3.1.1 return code 3 "server unavailable" (a connection limit refused the client). */
 const SERVER_UNAVAILABLE = 3;
-
-/**
- * A taken port as `SWB_ERR_PORT_IN_USE`, naming the MQTT port and how to change it (the CLI
- * exits with `CliExitCode.PORT_IN_USE`); other errors unchanged.
- */
-function portInUse(err: Error, port: number, which: 'tcp' | 'ws'): Error {
-  if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') return err;
-  const message =
-    which === 'tcp'
-      ? `MQTT port ${port} is already in use: set another with --mqtt-port <n> (or mqtt.port in the settings file; 0 = any free port)`
-      : `MQTT WebSocket port ${port} is already in use: set another mqtt.ws_port in the settings file (0 = any free port)`;
-  return new PortInUseError(which === 'tcp' ? 'mqtt' : 'mqtt-ws', port, message);
-}
 
 /** Where the listener is bound; `wsPort` null without a WebSocket listener. */
 export interface MqttBound {
@@ -249,6 +238,7 @@ export class MqttListener {
     });
     this.aedes = aedes;
     this.persistence = persistence;
+    const shared = new SharedSubscriptions(aedes, this.bridge, this.logger);
     aedes.on('clientError', (client, err) => {
       this.logger.debug({ mqttClient: client.id, err: err.message }, 'MQTT client error');
     });
@@ -264,6 +254,8 @@ export class MqttListener {
       }
       const client = aedes.handle(conn, req);
       answerUnknownPubrel(client, wireSize);
+      guardSharedSubscriptions(client, aedes, this.auth, shared);
+      advertiseSharedSubscriptions(conn);
       receiveMaximum.watch(client);
       guardParser(client, settings.max_packet_size);
       refuseUnknownProtocolLevel(client, () =>
@@ -307,7 +299,8 @@ export class MqttListener {
         wss.on('connection', (ws, req) => handle(createWebSocketStream(ws), req));
         wsPort = (wss.address() as AddressInfo).port;
       }
-      this.stopBridge = this.bridge.start(aedes);
+      const stops = [this.bridge.start(aedes), shared.start()];
+      this.stopBridge = () => stops.forEach((stop) => stop());
       publishPresence(aedes, this.auth, this.logger);
       this.stopRevocations = watchMqttRevocations(
         this.authState,

@@ -35,9 +35,9 @@ const prefixes = new Map<string, string>();
  */
 export function scopeTopic(realm: string, topic: string): string {
   if (topic.length === 0) return topic;
-  // Shared subscriptions are not offered (CONNACK Shared Subscription Available = 0): the name
-  // keeps its `$share/` start so aedes answers an MQTT 5 SUBSCRIBE 0x9E "Shared Subscriptions
-  // not supported" ([MQTT-3.2.2-23]); it unscopes to nothing, so every other use is refused.
+  // A shared subscription keeps its `$share/` start (`$share/<enc(realm)>/<name>/<filter>`):
+  // shared-subscribe-guard.ts takes it out of aedes' dispatch; it unscopes to nothing, so a use
+  // that reaches aedes (before the CONNACK) is refused.
   if (topic.startsWith(SHARE)) return SHARE + realmPrefix(realm) + topic.slice(SHARE.length);
   return topic.charCodeAt(0) === DOLLAR
     ? SYSTEM_MARK + realmPrefix(realm) + topic

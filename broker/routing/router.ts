@@ -29,6 +29,11 @@ import {
 import { liveSocket, type Delivery, type StoreOutcome } from '../delivery/delivery';
 import type { BrokerSocket } from '../transport/socket-types';
 import { deliverBroadcast } from './broadcast';
+import {
+  externalMembersOf,
+  type ExternalGroupMember,
+  type GroupMemberSource,
+} from './group-members';
 import { buildEnvelope, type ProducedMessage } from './produced-message';
 import type { RealmDirectory } from './realm-directory';
 import type { RealmRegistry } from './realm-registry';
@@ -60,6 +65,8 @@ export class Router {
   private relay: ((msg: ProducedMessage) => void) | null = null;
   /** The cluster's choice of node for a group a relayed message still has to reach. */
   private arbiter: GroupArbiter | null = null;
+  /** Group members outside the registry (MQTT shared subscriptions, group-members.ts). */
+  private readonly groupSources: GroupMemberSource[] = [];
 
   constructor(
     private readonly realms: RealmDirectory,
@@ -83,7 +90,11 @@ export class Router {
     const k1 = subscriptionKey(p, msg.event);
     const k2 = allEventsKey(p);
     const k3 = anyProducerKey(msg.event);
-    this.routeInRealm(this.realms.get(msg.realm), msg, envelope, stored, k1, k2, k3);
+    const external =
+      this.groupSources.length > 0 ? externalMembersOf(this.groupSources, msg) : null;
+    // A realm whose only group members are external still needs its group counters.
+    const own = this.realms.get(msg.realm, external !== null);
+    this.routeInRealm(own, msg, envelope, stored, k1, k2, k3, external);
     if (msg.realm !== Protocol.ADMIN_REALM) {
       const admin = this.realms.get(Protocol.ADMIN_REALM);
       if (admin) this.routeInRealm(admin, msg, envelope, stored, k1, k2, k3);
@@ -130,6 +141,21 @@ export class Router {
       const j = interested ? this.interests.indexOf(interested) : -1;
       if (j >= 0) this.interests.splice(j, 1);
       this.tapInterestChanged();
+    };
+  }
+
+  /**
+   * Adds external consumer-group members (`GroupMemberSource`), consulted for every
+   * non-broadcast message in its own realm; `interested` as for `addTap`. Returns its removal.
+   */
+  addGroupMembers(source: GroupMemberSource, interested: (realm: string) => boolean): () => void {
+    this.groupSources.push(source);
+    this.interests.push(interested);
+    return () => {
+      const i = this.groupSources.indexOf(source);
+      if (i >= 0) this.groupSources.splice(i, 1);
+      const j = this.interests.indexOf(interested);
+      if (j >= 0) this.interests.splice(j, 1);
     };
   }
 
@@ -184,8 +210,9 @@ export class Router {
     k1: string,
     k2: string,
     k3: string,
+    external: Map<string, ExternalGroupMember[]> | null = null,
   ): void {
-    if (!realm || realm.subscriptions.size === 0) return;
+    if (!realm || (realm.subscriptions.size === 0 && external === null)) return;
     const pass = new RoutingPass(
       this.delivery,
       realm,
@@ -193,6 +220,7 @@ export class Router {
       envelope,
       stored,
       this.relay ? this.arbiter : null,
+      external,
     );
 
     // Step 4: exact keys. k1 and k3 coincide when the producer is named TYO-MQ-ALL.
@@ -233,6 +261,7 @@ class RoutingPass {
     private readonly envelope: DeliveryEnvelope,
     private readonly stored: Promise<StoreOutcome>[],
     private readonly arbiter: GroupArbiter | null,
+    private readonly external: Map<string, ExternalGroupMember[]> | null,
   ) {}
 
   /** Step 4 for one key: records naming this producer exactly, or any producer. */
@@ -269,9 +298,11 @@ class RoutingPass {
    * does not say what it served, reaches no group on peers: §17).
    */
   deliverGroups(): void {
-    if (this.groups === null) return;
+    if (this.groups === null && this.external === null) return;
     const msg = this.msg;
-    for (const [group, members] of this.groups) {
+    const names = new Set([...(this.groups?.keys() ?? []), ...(this.external?.keys() ?? [])]);
+    for (const group of names) {
+      const members = this.groups?.get(group) ?? [];
       if (this.arbiter === null) {
         if (msg.relayedFrom === undefined) this.deliverGroup(group, members);
         continue;
@@ -279,7 +310,7 @@ class RoutingPass {
       // In a cluster, a node serves a group only if a copy would reach someone: a member is
       // live, or the copy is kept for an offline one (durable subscription or guaranteed
       // message). Otherwise a node whose only member left would drop it for the whole group.
-      if (!this.canServe(members)) continue;
+      if (!this.canServe(group, members)) continue;
       if (msg.relayedFrom === undefined) {
         (msg.groupsServed ??= []).push([this.realm.name, group]);
         this.deliverGroup(group, members);
@@ -300,19 +331,26 @@ class RoutingPass {
   }
 
   /** Whether delivering to `members` reaches someone now or later (see `deliverGroups`). */
-  private canServe(members: SubscriptionRecord[]): boolean {
-    if (this.msg.guaranteed) return true;
+  private canServe(group: string, members: SubscriptionRecord[]): boolean {
+    if (this.msg.guaranteed || this.external?.has(group) === true) return true;
     for (const m of members) {
       if (m.durable || this.realm.consumers.get(m.consumer)?.online === true) return true;
     }
     return false;
   }
 
-  /** The next live member of `group` round-robin (any member if none is live). */
+  /**
+   * The next live member of `group` round-robin (any member if none is live): the live tyo-mq
+   * members, then the external ones (always live), one counter for both.
+   */
   private deliverGroup(group: string, members: SubscriptionRecord[]): void {
     const live = members.filter((m) => this.realm.consumers.get(m.consumer)?.online === true);
-    const pool = live.length > 0 ? live : members;
-    this.deliver(pool[(this.realm.nextGroupCount(group) - 1) % pool.length]!, members);
+    const external = this.external?.get(group) ?? [];
+    const size = live.length + external.length;
+    const pool = size > 0 ? live : members;
+    const i = (this.realm.nextGroupCount(group) - 1) % (size > 0 ? size : members.length);
+    if (i >= pool.length) external[i - pool.length]!.deliver(this.msg);
+    else this.deliver(pool[i]!, members);
   }
 
   /** Emits the gathered plain deliveries, one packet encoding per key. */

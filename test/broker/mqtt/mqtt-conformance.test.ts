@@ -131,7 +131,7 @@ describe('MQTT 5 PUBREL of an unknown packet id (MQTT 5.0 §3.7.2.1)', () => {
 });
 
 describe('Request Problem Information [MQTT-3.1.2-29]', () => {
-  /** PUBLISHes to a `$` topic (refused by policy) at QoS 1 and 2 and a `$share` SUBSCRIBE. */
+  /** PUBLISHes to a `$` topic (refused by policy) at QoS 1 and 2 and a `$share` SUBSCRIBE with an invalid ShareName. */
   async function refusals(properties: Record<string, unknown>): Promise<Packet[]> {
     const raw = await rawConnected(ctx.h, 'rpi', { protocolVersion: 5, properties });
     const publish = { cmd: 'publish', topic: '$x/y', payload: Buffer.from('p') };
@@ -140,7 +140,7 @@ describe('Request Problem Information [MQTT-3.1.2-29]', () => {
     raw.send({
       cmd: 'subscribe',
       messageId: 5,
-      subscriptions: [{ topic: '$share/g/t', qos: 1 }],
+      subscriptions: [{ topic: '$share/g+/t', qos: 1 }],
     } as Packet);
     raw.send({ cmd: 'pingreq' } as Packet);
     await raw.until((s) => s.some((p) => p.cmd === 'pingresp'), 'PINGRESP');
@@ -153,7 +153,7 @@ describe('Request Problem Information [MQTT-3.1.2-29]', () => {
     expect(acks).toMatchObject([
       { cmd: 'puback', reasonCode: 0x87, properties: { reasonString: '$ topics are reserved' } },
       { cmd: 'pubrec', reasonCode: 0x87, properties: { reasonString: '$ topics are reserved' } },
-      { cmd: 'suback', granted: [0x9e] },
+      { cmd: 'suback', granted: [0x8f] },
     ]);
   });
 

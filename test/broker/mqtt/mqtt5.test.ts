@@ -1,7 +1,7 @@
 /**
  * MQTT 5 clients (issue 14) with real MQTT.js clients: CONNACK reason codes, advertised limits,
  * cross-protocol round trips, properties passed through, authorization answered with reason
- * codes on a live connection, shared subscriptions refused (0x9E), inbound topic aliases kept
+ * codes on a live connection, shared subscriptions authorized as filters (0x87), inbound topic aliases kept
  * inside their realm, and session expiry.
  */
 import type { IConnackPacket } from 'mqtt';
@@ -59,7 +59,7 @@ describe('MQTT 5 CONNECT', () => {
       maximumPacketSize: 4096 + 3,
       receiveMaximum: 1000,
       topicAliasMaximum: 16,
-      sharedSubscriptionAvailable: false,
+      sharedSubscriptionAvailable: true,
     });
     expect(await connackCode(ctx.h, { ...v5, username: 'alpha', password: 'alpha-psk' })).toBe(0);
   });
@@ -131,7 +131,7 @@ describe('MQTT 5 authorization on a live connection', () => {
     await expectNothing(c, consumeEvent(anyProducerKey('x/#')));
   });
 
-  it('grants a refused filter 0x87 and a shared subscription 0x9E', async () => {
+  it('grants a refused filter 0x87, also as a shared subscription, and an allowed one QoS 1', async () => {
     const producer = await mqttClient(ctx.h, {
       ...v5,
       username: 'alpha',
@@ -139,9 +139,13 @@ describe('MQTT 5 authorization on a live connection', () => {
     });
     const refused = await producer.subscribeAsync('x/#', { qos: 1 }).catch((e: unknown) => e);
     expect(JSON.stringify(refused)).toContain(String(0x87));
+    const sharedRefused = await producer
+      .subscribeAsync('$share/g/x/#', { qos: 1 })
+      .catch((e: unknown) => e);
+    expect(JSON.stringify(sharedRefused)).toContain(String(0x87));
     const both = await mqttClient(ctx.h, alpha);
-    const shared = await both.subscribeAsync('$share/g/x/#', { qos: 1 }).catch((e: unknown) => e);
-    expect(JSON.stringify(shared)).toContain(String(0x9e));
+    const shared = await both.subscribeAsync('$share/g/x/#', { qos: 1 });
+    expect(shared[0]?.qos).toBe(1);
     expect(both.connected).toBe(true);
   });
 });

@@ -12,7 +12,6 @@ import { createServer as createNetServer, type AddressInfo, type Server } from '
 import { createServer as createTlsServer } from 'node:tls';
 import type { Aedes, AedesOptions, Client } from 'aedes';
 import { createWebSocketStream, WebSocketServer } from 'ws';
-import { PortInUseError } from '../../shared/port-in-use-error';
 import type { ClientMqtt } from '../../shared/http-api';
 import type { AuthState } from '../auth/auth-state';
 import type { SessionCredential } from '../auth/session-credential';
@@ -30,7 +29,9 @@ import {
   closeRealmClientsForRename,
   purgeStoredRealm,
 } from './mqtt-realm-purge';
+import { OutboundLimits } from './outbound-limits';
 import { guardParser } from './packet-guard';
+import { portInUse } from './mqtt-port-in-use';
 import { refuseUnknownProtocolLevel } from './protocol-level-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
@@ -69,19 +70,6 @@ type AuthenticateHook = NonNullable<AedesOptions['authenticate']>;
 
 /** CONNACK 3.1.1 return code 3 "server unavailable" (a connection limit refused the client). */
 const SERVER_UNAVAILABLE = 3;
-
-/**
- * A taken port as `SWB_ERR_PORT_IN_USE`, naming the MQTT port and how to change it (the CLI
- * exits with `CliExitCode.PORT_IN_USE`); other errors unchanged.
- */
-function portInUse(err: Error, port: number, which: 'tcp' | 'ws'): Error {
-  if ((err as NodeJS.ErrnoException).code !== 'EADDRINUSE') return err;
-  const message =
-    which === 'tcp'
-      ? `MQTT port ${port} is already in use: set another with --mqtt-port <n> (or mqtt.port in the settings file; 0 = any free port)`
-      : `MQTT WebSocket port ${port} is already in use: set another mqtt.ws_port in the settings file (0 = any free port)`;
-  return new PortInUseError(which === 'tcp' ? 'mqtt' : 'mqtt-ws', port, message);
-}
 
 /** Where the listener is bound; `wsPort` null without a WebSocket listener. */
 export interface MqttBound {
@@ -187,6 +175,10 @@ export class MqttListener {
       );
     });
     persistence.onInboundCapExceeded = (client) => receiveMaximum.exceeded(client);
+    const outbound = new OutboundLimits(metrics?.registry, this.logger, (client) => {
+      const who = auth.identity(client);
+      return { mqttClient: who?.clientId ?? client.id, realm: who?.realm };
+    });
     const authenticate: AuthenticateHook = limits
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {
@@ -265,6 +257,7 @@ export class MqttListener {
       const client = aedes.handle(conn, req);
       answerUnknownPubrel(client, wireSize);
       receiveMaximum.watch(client);
+      outbound.watch(client);
       guardParser(client, settings.max_packet_size);
       refuseUnknownProtocolLevel(client, () =>
         this.logger.debug('MQTT CONNECT of an unknown protocol level: CONNACK 0x01'),

@@ -38,6 +38,8 @@ export const MetricName = {
   CONNECTIONS_BY_TRANSPORT: 'tyo_mq_connections_by_transport',
   /** Switchboard: MQTT wills refused when published, by `reason` (reserved_topic, role, …). */
   MQTT_WILLS_REFUSED_TOTAL: 'tyo_mq_mqtt_wills_refused_total',
+  /** Switchboard: MQTT packets not sent, over their client's Maximum Packet Size, by `cmd`. */
+  MQTT_OVERSIZE_DISCARDED_TOTAL: 'tyo_mq_mqtt_oversize_discarded_total',
   /** Switchboard: dead-lettered entries held now, per realm (gauge). */
   DLQ_DEPTH: 'tyo_mq_dlq_depth',
   /**

@@ -29,6 +29,7 @@ import {
   closeRealmClientsForRename,
   purgeStoredRealm,
 } from './mqtt-realm-purge';
+import { OutboundLimits } from './outbound-limits';
 import { guardParser } from './packet-guard';
 import { portInUse } from './mqtt-port-in-use';
 import { refuseUnknownProtocolLevel } from './protocol-level-guard';
@@ -176,6 +177,10 @@ export class MqttListener {
       );
     });
     persistence.onInboundCapExceeded = (client) => receiveMaximum.exceeded(client);
+    const outbound = new OutboundLimits(metrics?.registry, this.logger, (client) => {
+      const who = auth.identity(client);
+      return { mqttClient: who?.clientId ?? client.id, realm: who?.realm };
+    });
     const authenticate: AuthenticateHook = limits
       ? (client, username, password, done) =>
           auth.authenticate(client, username, password, (err, ok) => {
@@ -257,6 +262,7 @@ export class MqttListener {
       guardSharedSubscriptions(client, aedes, this.auth, shared);
       advertiseSharedSubscriptions(conn);
       receiveMaximum.watch(client);
+      outbound.watch(client);
       guardParser(client, settings.max_packet_size);
       refuseUnknownProtocolLevel(client, () =>
         this.logger.debug('MQTT CONNECT of an unknown protocol level: CONNACK 0x01'),

@@ -19,6 +19,7 @@
 import type { Aedes, Client, Subscription } from 'aedes';
 import mqttPacket from 'mqtt-packet';
 import type { MqttAuth } from './mqtt-auth';
+import { addPacketRewrite } from './packet-writes';
 import { realmPrefix, scopeTopic } from './realm-topics';
 import type { SharedSubscriptions } from './shared-subscriptions';
 
@@ -232,30 +233,30 @@ function write(c: ClientInternals, packet: object): void {
 
 /** Connections whose MQTT 5 CONNACK advertises shared subscriptions. */
 const advertising = new WeakSet<object>();
-let wrapped = false;
+let rewriting = false;
 
 /**
  * CONNACK `Shared Subscription Available` = 1 (MQTT 5.0 §3.2.2.3.15) on `conn`: aedes writes
- * `false` into every MQTT 5 CONNACK through mqtt-packet's `writeToStream`, which it looks up at
- * each call, so that function is wrapped once per process; other streams (another aedes in the
- * process) and packets pass unchanged.
+ * `false` into every MQTT 5 CONNACK, so a rewrite on mqtt-packet's writer (`packet-writes.ts`,
+ * registered once per process) flips it for our listener's connections; other streams (another
+ * aedes in the process) and packets pass unchanged.
  */
 export function advertiseSharedSubscriptions(conn: object): void {
   advertising.add(conn);
-  if (wrapped) return;
-  wrapped = true;
-  const original = mqttPacket.writeToStream;
-  const wrapper = (...[packet, stream, opts]: Parameters<typeof original>): boolean => {
+  if (rewriting) return;
+  rewriting = true;
+  addPacketRewrite((packet, stream) => {
     const props = (packet as { properties?: Record<string, unknown> }).properties;
     if (
-      packet.cmd === 'connack' &&
-      props?.sharedSubscriptionAvailable === false &&
-      advertising.has(stream)
+      packet.cmd !== 'connack' ||
+      props?.sharedSubscriptionAvailable !== false ||
+      !advertising.has(stream)
     ) {
-      const properties = { ...props, sharedSubscriptionAvailable: true };
-      return original({ ...packet, properties } as typeof packet, stream, opts);
+      return packet;
     }
-    return original(packet, stream, opts);
-  };
-  mqttPacket.writeToStream = Object.assign(wrapper, { cacheNumbers: original.cacheNumbers });
+    return {
+      ...packet,
+      properties: { ...props, sharedSubscriptionAvailable: true },
+    } as mqttPacket.Packet;
+  });
 }

@@ -1,8 +1,9 @@
 /**
  * The headless broker warns at start when runtime auth changes would be lost at the next
  * restart (issue 23's operator check): authentication on, configured by variables only — no
- * settings file, no auth store — as the container and compose examples run it. Real CLI child
- * processes; the warning is looked for in their JSON log lines.
+ * settings file, no auth store — as the container and compose examples run it; and its
+ * `broker listening` line says whether auth is on and which store holds durable copies. Real
+ * CLI child processes; the lines are looked for in their JSON logs.
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -53,6 +54,11 @@ describe('warning when runtime auth changes are not persisted', () => {
     expect(JSON.parse(line!)).toMatchObject({ level: 40 });
     expect(line).toContain('TYO_MQ_AUTH_STORE=true');
     expect(proc.stdout()).not.toContain(ADMIN);
+    const listening = proc
+      .stdout()
+      .split('\n')
+      .find((l) => l.includes('"broker listening"'));
+    expect(JSON.parse(listening!)).toMatchObject({ auth: true, storage: 'sqlite' });
   }, 30_000);
 
   it('stays quiet with an auth store, with a settings file, or with auth off', async () => {

@@ -48,6 +48,7 @@ import { createLogger, stdoutLogDestination, type Logger } from './logging/logge
 import { cycleLogLevelOnSignal } from './logging/log-level-cycle';
 import { isSupervised, watchParent } from './parent-watch';
 import { BROKER_VERSION, versionLine } from './version';
+import { volatileAuthWarning } from './volatile-auth-warning';
 
 // A closed stderr (the reader is gone) must not turn a message into an uncaught exception.
 process.stderr.on('error', () => undefined);
@@ -112,6 +113,8 @@ async function build(flags: BrokerFlags, logger: Logger): Promise<Broker> {
       process.stderr.write(`switchboard broker: ${warning}\n`);
       logger.warn({ host: flags.host }, warning);
     }
+    const volatile = volatileAuthWarning({ broker, settingsFile: flags.settings, dataDir });
+    if (volatile) logger.warn(volatile);
     return broker;
   } catch (err) {
     const message = err instanceof Error ? err.message : String(err);

@@ -506,7 +506,13 @@ export function createBroker(
       }
       bound = { port: server.port, host: bindHost };
       logger.info(
-        { port: server.port, host: bindHost, version: BROKER_VERSION },
+        {
+          port: server.port,
+          host: bindHost,
+          version: BROKER_VERSION,
+          auth: auth.enabled,
+          storage: store.backend,
+        },
         'broker listening',
       );
       return bound;

@@ -6,6 +6,10 @@
  * Every credential carries a description of where it came from (never the secret), so that a
  * refusal can say which token was tried against which broker (issue 22 item 4: a stray `.env`
  * written by `npm run broker` was silently used against the console's broker).
+ *
+ * Like the broker, the CLI reads `<NAME>_FILE` for its two secrets (docs/configuration.md,
+ * "Secrets from files"): a container or unit that gives the broker `TYO_MQ_ADMIN_TOKEN_FILE`
+ * has no `TYO_MQ_ADMIN_TOKEN`, and `docker exec … switchboard-admin stats` inherits only the file.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -21,6 +25,12 @@ export const EnvVar = {
   PORT: 'TYO_MQ_PORT',
   PROTOCOL: 'TYO_MQ_PROTOCOL',
 } as const;
+
+/** Suffix of the variable naming a file that holds a secret (`TYO_MQ_ADMIN_TOKEN_FILE`). */
+const FILE_SUFFIX = '_FILE';
+
+/** A `<NAME>_FILE` that cannot be used: both it and `<NAME>` set, or the file unreadable or empty. */
+export class CredentialFileError extends Error {}
 
 /** The signing secret: the global admin token, or one realm's manager key. */
 export type Credential = { kind: 'admin'; secret: string } | { kind: 'realm'; secret: string };
@@ -54,25 +64,52 @@ export interface CredentialChoice {
   source: string;
 }
 
-/** The realm manager key when set (then commands are realm-scoped), else the admin token. */
-export function credentialFrom(loaded: LoadedEnv): CredentialChoice {
-  const from = (name: string): string =>
-    loaded.fromFile.has(name)
-      ? `${name} from env file ${loaded.file}`
-      : `${name} from the environment`;
-  const realmKey = loaded.env[EnvVar.REALM_MANAGER_KEY];
-  if (realmKey) {
-    return {
-      credential: { kind: 'realm', secret: realmKey },
-      source: from(EnvVar.REALM_MANAGER_KEY),
-    };
+/**
+ * `name`'s value and where it came from: the variable itself (environment or env file), or the
+ * file `<name>_FILE` names (one trailing newline stripped, as the broker reads it).
+ * @returns null when neither is set.
+ * @throws CredentialFileError when both are set, or the file cannot be read or is empty.
+ */
+function secretOf(loaded: LoadedEnv, name: string): { secret: string; source: string } | null {
+  const fileVar = `${name}${FILE_SUFFIX}`;
+  const file = loaded.env[fileVar];
+  const value = loaded.env[name];
+  if (file) {
+    if (value) throw new CredentialFileError(`${name} and ${fileVar} are both set: use one`);
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code ?? 'error';
+      throw new CredentialFileError(`${fileVar}: cannot read ${file} (${code})`);
+    }
+    const secret = text.replace(/\r?\n$/, '');
+    if (!secret) throw new CredentialFileError(`${fileVar}: ${file} is empty`);
+    const where = loaded.fromFile.has(fileVar) ? ` (from env file ${loaded.file})` : '';
+    return { secret, source: `${name} from ${fileVar}=${file}${where}` };
   }
-  const admin = loaded.env[EnvVar.ADMIN_TOKEN];
-  if (admin)
-    return { credential: { kind: 'admin', secret: admin }, source: from(EnvVar.ADMIN_TOKEN) };
+  if (!value) return null;
+  const source = loaded.fromFile.has(name)
+    ? `${name} from env file ${loaded.file}`
+    : `${name} from the environment`;
+  return { secret: value, source };
+}
+
+/**
+ * The realm manager key when set (then commands are realm-scoped), else the admin token; each
+ * from its variable or its `_FILE` companion.
+ * @throws CredentialFileError when a `_FILE` variable cannot be used.
+ */
+export function credentialFrom(loaded: LoadedEnv): CredentialChoice {
+  const realmKey = secretOf(loaded, EnvVar.REALM_MANAGER_KEY);
+  if (realmKey) {
+    return { credential: { kind: 'realm', secret: realmKey.secret }, source: realmKey.source };
+  }
+  const admin = secretOf(loaded, EnvVar.ADMIN_TOKEN);
+  if (admin) return { credential: { kind: 'admin', secret: admin.secret }, source: admin.source };
   return {
     credential: null,
-    source: `neither ${EnvVar.REALM_MANAGER_KEY} nor ${EnvVar.ADMIN_TOKEN} in the environment${loaded.file ? ` or env file ${loaded.file}` : ' (no env file: none given, no ./.env)'}`,
+    source: `neither ${EnvVar.REALM_MANAGER_KEY} nor ${EnvVar.ADMIN_TOKEN} (nor their ${FILE_SUFFIX} variables) in the environment${loaded.file ? ` or env file ${loaded.file}` : ' (no env file: none given, no ./.env)'}`,
   };
 }
 

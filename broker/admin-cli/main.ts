@@ -21,6 +21,7 @@ import { consoleBrokerUrl, ConsoleSecretError, defaultConsoleDataDir } from './c
 import {
   brokerUrl,
   consoleCredential,
+  CredentialFileError,
   credentialFrom,
   EnvVar,
   loadEnv,
@@ -137,13 +138,18 @@ export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
       rt.stderr(`no credential: ${err.message}`);
       return AdminExitCode.NO_CREDENTIAL;
     }
+    // A misconfigured secret file is a usage error, as it is for the broker (exit 2).
+    if (err instanceof CredentialFileError) {
+      rt.stderr(`cannot read the credential: ${err.message}`);
+      return AdminExitCode.USAGE;
+    }
     rt.stderr(`cannot read env file: ${(err as Error).message}`);
     return AdminExitCode.USAGE;
   }
   const credential = choice.credential;
   if (!credential && command !== 'request') {
     rt.stderr(
-      `no credential: ${choice.source}; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY, use --env-file, or --console-data-dir for the console's local broker`,
+      `no credential: ${choice.source}; set TYO_MQ_ADMIN_TOKEN or TYO_MQ_REALM_MANAGER_KEY (or TYO_MQ_ADMIN_TOKEN_FILE / TYO_MQ_REALM_MANAGER_KEY_FILE naming a file that holds it), use --env-file, or --console-data-dir for the console's local broker`,
     );
     return AdminExitCode.NO_CREDENTIAL;
   }

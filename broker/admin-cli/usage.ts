@@ -59,7 +59,8 @@ Credential, never from the command line:
                             --console: its default, $SWITCHBOARD_DATA_DIR else ~/.switchboard/data
   otherwise                 TYO_MQ_REALM_MANAGER_KEY (realm-scoped), else TYO_MQ_ADMIN_TOKEN, from
                             the environment or the env file (--env-file, else $TYO_MQ_ENV_FILE,
-                            else ./.env when present)
+                            else ./.env when present); <NAME>_FILE=<path> reads either from a
+                            file, as the broker does (TYO_MQ_ADMIN_TOKEN_FILE=/run/secrets/...)
 Broker: --url, else TYO_MQ_PROTOCOL://TYO_MQ_HOST:TYO_MQ_PORT (default http://127.0.0.1:17352).
 A refusal names the credential's source and the broker URL used (never the secret).
 --json: the broker's replies as JSON; every time is an ISO 8601 string (UTC).

@@ -196,6 +196,7 @@ describe('.dockerignore', () => {
       'package.json',
       'package-lock.json',
       'README.md',
+      'docs/deployment.md',
       'scripts/build-broker.mjs',
       'tsconfig.json',
       'deploy/docker-entrypoint.sh',

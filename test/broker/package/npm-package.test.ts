@@ -10,7 +10,15 @@
  * runs that instead, from the registry with `--prefer-offline`).
  */
 import { execFile, spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -63,20 +71,28 @@ afterAll(() => {
 });
 
 describe('npm package', () => {
-  it('holds only the compiled bundles, package.json and the README', async () => {
+  it('holds only the compiled bundles, package.json, the README and the docs it links', async () => {
     const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
       cwd: ROOT,
     });
     const files = (JSON.parse(stdout) as [{ files: { path: string }[] }])[0].files
       .map((f) => f.path)
       .sort();
-    expect(files).toEqual([
-      'README.md',
-      'dist/broker/sqlite-worker.mjs',
-      'dist/broker/switchboard-admin.mjs',
-      'dist/broker/switchboard-broker.mjs',
-      'package.json',
-    ]);
+    // The README's `docs/…` links work in node_modules/switchboard-mq too.
+    const docs = readdirSync(join(ROOT, 'docs'))
+      .filter((f) => f.endsWith('.md'))
+      .map((f) => `docs/${f}`);
+    expect(docs).toContain('docs/deployment.md');
+    expect(files).toEqual(
+      [
+        'README.md',
+        'dist/broker/sqlite-worker.mjs',
+        'dist/broker/switchboard-admin.mjs',
+        'dist/broker/switchboard-broker.mjs',
+        ...docs,
+        'package.json',
+      ].sort(),
+    );
     expect(pkg.dependencies).not.toHaveProperty('tsx');
   });
 

@@ -32,6 +32,9 @@ import { USAGE } from './usage';
 
 export { USAGE } from './usage';
 
+/** After a usage error: one pointer, not 60 lines of help burying the error line. */
+const HELP_HINT = 'switchboard-admin --help lists the commands and options';
+
 export const AdminExitCode = {
   OK: 0,
   REFUSED: 1,
@@ -104,7 +107,7 @@ export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
       },
     });
   } catch (err) {
-    rt.stderr(`${(err as Error).message}\n\n${USAGE}`);
+    rt.stderr(`${(err as Error).message}\n${HELP_HINT}`);
     return AdminExitCode.USAGE;
   }
   const { values, positionals } = parsed;
@@ -116,7 +119,7 @@ export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
   const consoleDir =
     values['console-data-dir'] ?? (values.console ? defaultConsoleDataDir(rt.env) : undefined);
   if (consoleDir !== undefined && values['env-file'] !== undefined) {
-    rt.stderr(`--env-file and --console-data-dir name two credentials: use one\n\n${USAGE}`);
+    rt.stderr(`--env-file and --console-data-dir name two credentials: use one\n${HELP_HINT}`);
     return AdminExitCode.USAGE;
   }
   let env: NodeJS.ProcessEnv = rt.env;
@@ -210,7 +213,7 @@ export async function runAdminCli(argv: string[], io: RunIo): Promise<number> {
     return AdminExitCode.OK;
   } catch (err) {
     if (err instanceof commands.UsageError) {
-      rt.stderr(`${err.message}\n\n${USAGE}`);
+      rt.stderr(`${err.message}\n${HELP_HINT}`);
       return AdminExitCode.USAGE;
     }
     if (err instanceof commands.RefusedError) {

@@ -44,6 +44,10 @@ describe('switchboard-admin', () => {
     expect(await r.run('--url', ctx.h.url, 'frobnicate')).toBe(AdminExitCode.NO_CREDENTIAL);
     const withToken = runner({ TYO_MQ_ADMIN_TOKEN: ADMIN_TOKEN });
     expect(await withToken.run('--url', ctx.h.url, 'frobnicate')).toBe(AdminExitCode.USAGE);
+    // The error line, then one pointer to --help: not the whole help burying it.
+    expect(withToken.err).toEqual([
+      'unknown command: frobnicate\nswitchboard-admin --help lists the commands and options',
+    ]);
   });
 
   it('manages realms with the admin token from an env file; JSON and table output', async () => {

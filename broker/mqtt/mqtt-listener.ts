@@ -29,21 +29,13 @@ import {
   closeRealmClientsForRename,
   purgeStoredRealm,
 } from './mqtt-realm-purge';
+import { guardConnection } from './connection-guards';
 import { OutboundLimits } from './outbound-limits';
-import { guardParser } from './packet-guard';
 import { portInUse } from './mqtt-port-in-use';
-import { refuseUnknownProtocolLevel } from './protocol-level-guard';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
-import {
-  cleanIncomingOfCleanSessions,
-  mqtt5Options,
-  watchCleanStart,
-  wireSize,
-} from './mqtt5-options';
-import { answerUnknownPubrel } from './pubrel-guard';
+import { cleanIncomingOfCleanSessions, mqtt5Options } from './mqtt5-options';
 import { ReceiveMaximumGuard } from './receive-maximum-guard';
-import { advertiseSharedSubscriptions, guardSharedSubscriptions } from './shared-subscribe-guard';
 import { SharedSubscriptions } from './shared-subscriptions';
 import { restoredWillIdentity, StoredPersistence } from './stored-persistence';
 import { WillRefusals } from './will-refusals';
@@ -251,24 +243,15 @@ export class MqttListener {
     (aedes as unknown as NodeJS.EventEmitter).on('error', (err: Error) => {
       if (!willRefusals.reported(err)) this.logger.error({ err }, 'MQTT broker error');
     });
+    const maxPacketSize = settings.max_packet_size;
+    const guards = { aedes, auth, shared, receiveMaximum, outbound, logger: this.logger };
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       // A WebSocket that was mid-handshake when the stop began: refused like a new TCP one.
       if (!this.accepting) {
         conn.destroy();
         return;
       }
-      const client = aedes.handle(conn, req);
-      answerUnknownPubrel(client, wireSize);
-      guardSharedSubscriptions(client, aedes, this.auth, shared);
-      advertiseSharedSubscriptions(conn);
-      receiveMaximum.watch(client);
-      outbound.watch(client);
-      guardParser(client, settings.max_packet_size);
-      refuseUnknownProtocolLevel(client, () =>
-        this.logger.debug('MQTT CONNECT of an unknown protocol level: CONNACK 0x01'),
-      );
-      watchCleanStart(client);
-      this.auth.watch(client);
+      guardConnection(aedes.handle(conn, req), conn, { ...guards, maxPacketSize });
     };
     const bindHost = settings.host ?? host;
     try {

@@ -3,7 +3,8 @@
  * clause is in its own module): unknown PUBREL ids (MQTT 5 §4.3.3), `$share` subscriptions
  * (§4.8.2) and their CONNACK flag, the server's Receive Maximum (§3.3.4), the client's limits
  * on what we send (§3.1.2.11), the inbound packet size, unknown protocol levels
- * ([MQTT-3.1.2-2]), Clean Start, then our auth's watch (revocation, expiry).
+ * ([MQTT-3.1.2-2]), Clean Start, a resumed session's backlog (§3.1.2.11.2), then our auth's
+ * watch (revocation, expiry).
  */
 import type { Aedes, Client } from 'aedes';
 import type { Logger } from '../logging/logger';
@@ -13,6 +14,7 @@ import type { OutboundLimits } from './outbound-limits';
 import { guardParser } from './packet-guard';
 import { refuseUnknownProtocolLevel } from './protocol-level-guard';
 import { answerUnknownPubrel } from './pubrel-guard';
+import { keepResumedBacklog } from './resumed-backlog';
 import type { ReceiveMaximumGuard } from './receive-maximum-guard';
 import { advertiseSharedSubscriptions, guardSharedSubscriptions } from './shared-subscribe-guard';
 import type { SharedSubscriptions } from './shared-subscriptions';
@@ -40,5 +42,6 @@ export function guardConnection(client: Client, conn: object, g: ConnectionGuard
     g.logger.debug('MQTT CONNECT of an unknown protocol level: CONNACK 0x01'),
   );
   watchCleanStart(client);
+  keepResumedBacklog(client);
   g.auth.watch(client);
 }

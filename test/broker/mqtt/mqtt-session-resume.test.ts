@@ -57,73 +57,76 @@ async function reconnect(
   return { client, present: await sessionPresent(client), got };
 }
 
-describe.each<Storage>(['memory', 'sqlite'])('a resumed session keeps its backlog (%s)', (storage) => {
-  it('MQTT 5: Clean Start 0 with Session Expiry 0 gets the backlog, then the session ends', async () => {
-    const h = await broker(storage);
-    const id = { protocolVersion: 5 as const, clientId: `v5-resume-${storage}`, clean: false };
-    const first = await mqttClient(h, { ...id, properties: { sessionExpiryInterval: 3600 } });
-    await first.subscribeAsync('jobs/#', { qos: 1 });
-    const p = await mqttClient(h, { protocolVersion: 5 });
-    await leave(h, first, 1);
-    await p.publishAsync('jobs/1', 'one', { qos: 1 });
-    await p.publishAsync('jobs/2', 'two', { qos: 1 });
+describe.each<Storage>(['memory', 'sqlite'])(
+  'a resumed session keeps its backlog (%s)',
+  (storage) => {
+    it('MQTT 5: Clean Start 0 with Session Expiry 0 gets the backlog, then the session ends', async () => {
+      const h = await broker(storage);
+      const id = { protocolVersion: 5 as const, clientId: `v5-resume-${storage}`, clean: false };
+      const first = await mqttClient(h, { ...id, properties: { sessionExpiryInterval: 3600 } });
+      await first.subscribeAsync('jobs/#', { qos: 1 });
+      const p = await mqttClient(h, { protocolVersion: 5 });
+      await leave(h, first, 1);
+      await p.publishAsync('jobs/1', 'one', { qos: 1 });
+      await p.publishAsync('jobs/2', 'two', { qos: 1 });
 
-    const again = await reconnect(h, { ...id, properties: { sessionExpiryInterval: 0 } });
-    expect(again.present).toBe(true);
-    await waitUntil(() => again.got.length >= 2, 'the backlog');
-    expect(again.got).toEqual(['one', 'two']);
-    await p.publishAsync('jobs/3', 'three', { qos: 1 });
-    await waitUntil(() => again.got.length >= 3, 'the live message');
-    expect(again.got).toEqual(['one', 'two', 'three']);
+      const again = await reconnect(h, { ...id, properties: { sessionExpiryInterval: 0 } });
+      expect(again.present).toBe(true);
+      await waitUntil(() => again.got.length >= 2, 'the backlog');
+      expect(again.got).toEqual(['one', 'two']);
+      await p.publishAsync('jobs/3', 'three', { qos: 1 });
+      await waitUntil(() => again.got.length >= 3, 'the live message');
+      expect(again.got).toEqual(['one', 'two', 'three']);
 
-    // Expiry 0 applied from that CONNECT on: the session ended with its connection.
-    await leave(h, again.client, 1);
-    await p.publishAsync('jobs/4', 'four', { qos: 1 });
-    const last = await reconnect(h, { ...id, properties: { sessionExpiryInterval: 0 } });
-    expect(last.present).toBe(false);
-    await expectNothing(last.client, 'message');
-    expect(last.got).toEqual([]);
-  });
-
-  it('MQTT 5: Clean Start 1 still discards the backlog', async () => {
-    const h = await broker(storage);
-    const id = { protocolVersion: 5 as const, clientId: `v5-fresh-${storage}` };
-    const first = await mqttClient(h, {
-      ...id,
-      clean: false,
-      properties: { sessionExpiryInterval: 3600 },
+      // Expiry 0 applied from that CONNECT on: the session ended with its connection.
+      await leave(h, again.client, 1);
+      await p.publishAsync('jobs/4', 'four', { qos: 1 });
+      const last = await reconnect(h, { ...id, properties: { sessionExpiryInterval: 0 } });
+      expect(last.present).toBe(false);
+      await expectNothing(last.client, 'message');
+      expect(last.got).toEqual([]);
     });
-    await first.subscribeAsync('jobs/#', { qos: 1 });
-    const p = await mqttClient(h, { protocolVersion: 5 });
-    await leave(h, first, 1);
-    await p.publishAsync('jobs/1', 'one', { qos: 1 });
 
-    const again = await reconnect(h, { ...id, clean: true });
-    expect(again.present).toBe(false);
-    await expectNothing(again.client, 'message');
-    expect(again.got).toEqual([]);
-  });
+    it('MQTT 5: Clean Start 1 still discards the backlog', async () => {
+      const h = await broker(storage);
+      const id = { protocolVersion: 5 as const, clientId: `v5-fresh-${storage}` };
+      const first = await mqttClient(h, {
+        ...id,
+        clean: false,
+        properties: { sessionExpiryInterval: 3600 },
+      });
+      await first.subscribeAsync('jobs/#', { qos: 1 });
+      const p = await mqttClient(h, { protocolVersion: 5 });
+      await leave(h, first, 1);
+      await p.publishAsync('jobs/1', 'one', { qos: 1 });
 
-  it('MQTT 3.1.1: a clean=false session keeps its backlog across reconnects', async () => {
-    const h = await broker(storage);
-    const id = { protocolVersion: 4 as const, clientId: `v4-resume-${storage}`, clean: false };
-    const first = await mqttClient(h, id);
-    await first.subscribeAsync('jobs/#', { qos: 1 });
-    const p = await mqttClient(h);
-    await leave(h, first, 1);
-    await p.publishAsync('jobs/1', 'one', { qos: 1 });
+      const again = await reconnect(h, { ...id, clean: true });
+      expect(again.present).toBe(false);
+      await expectNothing(again.client, 'message');
+      expect(again.got).toEqual([]);
+    });
 
-    const second = await reconnect(h, id);
-    expect(second.present).toBe(true);
-    await waitUntil(() => second.got.length >= 1, 'the first backlog');
-    expect(second.got).toEqual(['one']);
-    await leave(h, second.client, 1);
-    await p.publishAsync('jobs/2', 'two', { qos: 1 });
-    await p.publishAsync('jobs/3', 'three', { qos: 1 });
+    it('MQTT 3.1.1: a clean=false session keeps its backlog across reconnects', async () => {
+      const h = await broker(storage);
+      const id = { protocolVersion: 4 as const, clientId: `v4-resume-${storage}`, clean: false };
+      const first = await mqttClient(h, id);
+      await first.subscribeAsync('jobs/#', { qos: 1 });
+      const p = await mqttClient(h);
+      await leave(h, first, 1);
+      await p.publishAsync('jobs/1', 'one', { qos: 1 });
 
-    const third = await reconnect(h, id);
-    expect(third.present).toBe(true);
-    await waitUntil(() => third.got.length >= 2, 'the second backlog');
-    expect(third.got).toEqual(['two', 'three']);
-  });
-});
+      const second = await reconnect(h, id);
+      expect(second.present).toBe(true);
+      await waitUntil(() => second.got.length >= 1, 'the first backlog');
+      expect(second.got).toEqual(['one']);
+      await leave(h, second.client, 1);
+      await p.publishAsync('jobs/2', 'two', { qos: 1 });
+      await p.publishAsync('jobs/3', 'three', { qos: 1 });
+
+      const third = await reconnect(h, id);
+      expect(third.present).toBe(true);
+      await waitUntil(() => third.got.length >= 2, 'the second backlog');
+      expect(third.got).toEqual(['two', 'three']);
+    });
+  },
+);

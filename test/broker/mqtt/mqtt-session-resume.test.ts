@@ -40,6 +40,11 @@ async function broker(storage: Storage): Promise<Harness> {
   return h;
 }
 
+async function stop(h: Harness): Promise<void> {
+  open.splice(open.indexOf(h), 1);
+  await h.close();
+}
+
 /** Ends `client` and resolves once the broker holds only `left` connections. */
 async function leave(h: Harness, client: MqttClient, left: number): Promise<void> {
   await client.endAsync();
@@ -130,3 +135,30 @@ describe.each<Storage>(['memory', 'sqlite'])(
     });
   },
 );
+
+describe('a resumed session across a restart (sqlite)', () => {
+  it('a restored backlog is delivered on a Session Expiry 0 resume; then the file forgets it', async () => {
+    const id = { protocolVersion: 5 as const, clientId: 'v5-restart', clean: false };
+    const h1 = await broker('sqlite');
+    const first = await mqttClient(h1, { ...id, properties: { sessionExpiryInterval: 3600 } });
+    await first.subscribeAsync('jobs/#', { qos: 1 });
+    const p = await mqttClient(h1, { protocolVersion: 5 });
+    await leave(h1, first, 1);
+    await p.publishAsync('jobs/1', 'one', { qos: 1 });
+    await stop(h1);
+
+    const h2 = await broker('sqlite');
+    const again = await reconnect(h2, { ...id, properties: { sessionExpiryInterval: 0 } });
+    expect(again.present).toBe(true);
+    await waitUntil(() => again.got.length >= 1, 'the restored backlog');
+    expect(again.got).toEqual(['one']);
+    await leave(h2, again.client, 0);
+    await stop(h2);
+
+    const h3 = await broker('sqlite');
+    const last = await reconnect(h3, { ...id, properties: { sessionExpiryInterval: 0 } });
+    expect(last.present).toBe(false);
+    await expectNothing(last.client, 'message');
+    expect(last.got).toEqual([]);
+  });
+});

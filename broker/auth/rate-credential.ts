@@ -13,34 +13,14 @@ import { createHash } from 'node:crypto';
 import { tokenHash } from './auth-state';
 import type { TokenGrant } from './token-validator';
 
-/**
- * The `sub` claim of a JWT whose signature was already verified (so no check here), or
- * undefined. Read locally rather than with jose's `decodeJwt`: jose is loaded only by the
- * first verification (`lazy-jose.ts`), and this must stay synchronous.
- */
-function jwtSubject(token: string): unknown {
-  const payload = token.split('.')[1];
-  if (payload === undefined) return undefined;
-  try {
-    const claims: unknown = JSON.parse(Buffer.from(payload, 'base64url').toString('utf8'));
-    return typeof claims === 'object' && claims !== null
-      ? (claims as { sub?: unknown }).sub
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
 /** The bucket credential of a validated `token` (its `grant`). */
 export function grantCredential(
-  grant: Pick<TokenGrant, 'via' | 'tokenHash'>,
+  grant: Pick<TokenGrant, 'via' | 'tokenHash' | 'subject'>,
   token: string,
 ): string {
-  if (grant.via === 'jwt' || grant.via === 'realm-jwt') {
-    const sub = jwtSubject(token);
-    if (typeof sub === 'string' && sub !== '') {
-      return `jwt:${createHash('sha256').update(`${grant.via}\0${sub}`, 'utf8').digest('hex')}`;
-    }
+  if ((grant.via === 'jwt' || grant.via === 'realm-jwt') && grant.subject) {
+    const digest = createHash('sha256').update(`${grant.via}\0${grant.subject}`, 'utf8');
+    return `jwt:${digest.digest('hex')}`;
   }
   return `token:${grant.tokenHash ?? tokenHash(token)}`;
 }

@@ -43,6 +43,8 @@ export interface TokenGrant {
   via: 'realm-jwt' | 'jwt' | 'static' | 'external';
   /** What admitted the session and until when (session-credential.ts). */
   credential: SessionCredential;
+  /** A verified JWT's `sub` claim (a non-empty string), else absent: its rate-limit identity. */
+  subject?: string;
 }
 
 /**
@@ -179,6 +181,7 @@ export class TokenValidator {
       tokenHash: null,
       via,
       credential: credentialOf(via, scope, exp, secret),
+      ...(typeof payload.sub === 'string' && payload.sub !== '' && { subject: payload.sub }),
     };
   }
 

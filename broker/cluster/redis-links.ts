@@ -40,8 +40,6 @@ export class RedisLinks {
   /** Options every connection shares (fail fast, no offline queue, capped back-off). */
   private readonly common: RedisOptions;
   private readonly released = new WeakSet<Redis>();
-  /** Channels to subscribe to once the subscriber link is first ready. */
-  private readonly pending: string[] = [];
 
   constructor(
     private readonly options: RedisLinksOptions,
@@ -69,11 +67,14 @@ export class RedisLinks {
     this.subscriber = new (ioredis().Redis)(
       redisConnectionOptions(
         options.target,
-        // Subscriptions are replayed by ioredis after a reconnect (to the new master too).
-        { ...common, connectionName: 'switchboard-sub', autoResubscribe: true },
+        // Subscriptions are replayed by us on every `ready` (to a new master too): ioredis' own
+        // replay leaves its promise unhandled when the link drops again at once (no offline
+        // queue), an unhandled rejection that would end the process.
+        { ...common, connectionName: 'switchboard-sub', autoResubscribe: false },
         isClosed,
       ),
     );
+    this.subscriber.on('ready', () => this.subscribe([...this.channels.keys()]));
     this.subscriber.on('message', (channel: string, text: string) => {
       this.channels.get(channel)?.(text);
     });
@@ -153,14 +154,8 @@ export class RedisLinks {
         this.logger.error({ err, channel }, 'cluster message handler failed');
       }
     });
+    // Otherwise the next `ready` subscribes it with the others.
     if (this.subscriber.status === 'ready') this.subscribe([channel]);
-    else {
-      // One listener for every channel asked for before the link is ready.
-      if (this.pending.length === 0) {
-        this.subscriber.once('ready', () => this.subscribe(this.pending.splice(0)));
-      }
-      this.pending.push(channel);
-    }
   }
 
   private subscribe(channels: string[]): void {

@@ -52,8 +52,8 @@ Options:
                          (default: the settings file's storage, else sqlite)
   --no-http-api        do not serve /health and /api/*
                          (default: served)
-  --mqtt-port <n>      also serve MQTT (3.1.1 and 5) on this port (0 = any free port);
-                         see docs/mqtt.md (default: the settings file's mqtt block, else off)
+  --mqtt-port <n|off>  also serve MQTT (3.1.1 and 5) on this port (0 = any free port), or
+                         off; see docs/mqtt.md (default: the settings file's mqtt block, else off)
   --cluster <url>      join the cluster of the nodes sharing this Redis (redis:// or
                          rediss:// URL); see docs/cluster.md
                          (default: the settings file's cluster block, else not clustered)
@@ -103,8 +103,11 @@ export interface BrokerFlags {
   /** `--auth-store [file]`: true (default file), a path, false, or unset. */
   authStore: AuthStoreChoice | undefined;
   httpApi: boolean;
-  /** `--mqtt-port <n>`: enables the MQTT listener on that port; undefined = settings decide. */
-  mqttPort: number | undefined;
+  /**
+   * `--mqtt-port <n|off>`: enables the MQTT listener on that port, or `'off'` turns it off even
+   * when the settings file enables it; undefined = settings decide.
+   */
+  mqttPort: number | 'off' | undefined;
   /** `--cluster <url>`: enables clustering over this Redis; undefined = settings decide. */
   cluster: string | undefined;
   /** `--node-id <id>`: the cluster node id; undefined = settings decide. */
@@ -164,13 +167,14 @@ export function parseBrokerFlags(
     throw new UsageError(`Invalid ${source} ${portText}: use 0-65535 (0 = any free port)`);
   }
   const mqttText = values['mqtt-port'];
-  const mqttPort = mqttText === undefined ? undefined : Number(mqttText);
+  const mqttOff = mqttText?.trim().toLowerCase() === 'off';
+  const mqttPort = mqttText === undefined ? undefined : mqttOff ? 'off' : Number(mqttText);
   if (
     !help &&
-    mqttPort !== undefined &&
+    typeof mqttPort === 'number' &&
     (mqttText!.trim() === '' || !Number.isInteger(mqttPort) || mqttPort < 0 || mqttPort > 65535)
   ) {
-    throw new UsageError(`Invalid --mqtt-port ${mqttText}: use 0-65535 (0 = any free port)`);
+    throw new UsageError(`Invalid --mqtt-port ${mqttText}: use 0-65535 (0 = any free port) or off`);
   }
   const cluster = values.cluster;
   if (!help && cluster !== undefined && !isRedisUrl(cluster)) {

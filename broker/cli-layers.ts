@@ -22,7 +22,11 @@ export function flagLayers(flags: BrokerFlags): Array<{ flag: string; layer: Jso
   // Like TYO_MQ_AUTH_ENABLED: forces the value without writing it into the settings file.
   if (flags.auth) out.push({ flag: '--auth', layer: { auth: { enabled: true } } });
   if (flags.mqttPort !== undefined) {
-    out.push({ flag: '--mqtt-port', layer: { mqtt: { enabled: true, port: flags.mqttPort } } });
+    const layer =
+      flags.mqttPort === 'off'
+        ? { mqtt: { enabled: false } }
+        : { mqtt: { enabled: true, port: flags.mqttPort } };
+    out.push({ flag: '--mqtt-port', layer });
   }
   if (flags.cluster !== undefined) {
     out.push({

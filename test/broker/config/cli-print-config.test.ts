@@ -112,6 +112,25 @@ describe('broker CLI configuration', () => {
     expect(existsSync(join(tmp.path, 'tyo-mq.sqlite'))).toBe(false);
   });
 
+  it('--mqtt-port off turns off an MQTT listener the settings file enables', async () => {
+    const settings = join(tmp.path, 'settings.json');
+    writeFileSync(settings, JSON.stringify({ mqtt: { enabled: true, port: 0 } }));
+    const env = { TYO_MQ_SETTINGS_FILE: settings };
+    const line = (out: string, path: string) =>
+      out.split('\n').find((l) => l.startsWith(`${path} = `));
+    const on = run(['--print-config', '--storage', 'memory'], env);
+    expect(await on.exited).toBe(0);
+    expect(line(on.stdout(), 'mqtt.enabled')).toMatch(/= true +# settings file/);
+    const off = run(['--print-config', '--storage', 'memory', '--mqtt-port', 'off'], env);
+    expect(await off.exited).toBe(0);
+    expect(line(off.stdout(), 'mqtt.enabled')).toMatch(/= false +# --mqtt-port$/);
+    const junk = run(['--check-config', '--mqtt-port', 'of'], env);
+    expect(await junk.exited).toBe(2);
+    expect(junk.stderr()).toContain(
+      'Invalid --mqtt-port of: use 0-65535 (0 = any free port) or off',
+    );
+  });
+
   it('--check-config exits 0 when valid and 2 naming every error', async () => {
     const ok = run(['--check-config', '--data-dir', tmp.path], secretsEnv());
     expect(await ok.exited).toBe(0);

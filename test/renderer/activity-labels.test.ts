@@ -1,6 +1,10 @@
 /** Activity entries read as what the operator did, not as wire command names (issue 22 item 19). */
 import { describe, expect, it } from 'vitest';
-import { actionLabel, entryDetails, entryLabel } from '../../renderer/src/views/activity-labels';
+import {
+  actionLabel,
+  entryDetails,
+  entryLabel,
+} from '../../renderer/src/views/activity/activity-labels';
 
 describe('activity labels', () => {
   it('names every action the console sends in words', () => {

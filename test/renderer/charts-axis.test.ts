@@ -1,6 +1,6 @@
 /** The charts' y-axis labels fit the axis: four digits in full, larger values abbreviated. */
 import { describe, expect, it } from 'vitest';
-import { AXIS_WIDTH, axisTick } from '../../renderer/src/views/charts-model';
+import { AXIS_WIDTH, axisTick } from '../../renderer/src/views/charts/charts-model';
 
 describe('axisTick', () => {
   it('writes up to four digits in full, with a separator, and abbreviates the rest', () => {

@@ -11,7 +11,7 @@ import {
   buildClientsModel,
   consoleNote,
   producerSubscribersText,
-} from '../../renderer/src/views/clients-model';
+} from '../../renderer/src/views/clients/clients-model';
 
 const producer = (over: Partial<ClientProducer>): ClientProducer => ({
   name: 'p',

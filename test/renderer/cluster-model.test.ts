@@ -3,8 +3,8 @@ import {
   buildClusterModel,
   formatLastSeen,
   maskUrlSecrets,
-} from '../../renderer/src/views/cluster-model';
-import { buildOverviewModel } from '../../renderer/src/views/overview-model';
+} from '../../renderer/src/views/overview/cluster-model';
+import { buildOverviewModel } from '../../renderer/src/views/overview/overview-model';
 import type { Overview } from '../../shared/console-api';
 import type { ClusterStatus } from '../../shared/http-api';
 

@@ -1,6 +1,6 @@
 /** How the local broker's MQTT ports read in the Local broker view and on the Overview. */
 import { describe, expect, it } from 'vitest';
-import { mqttPortText, portsDetail } from '../../renderer/src/views/local-ports';
+import { mqttPortText, portsDetail } from '../../renderer/src/views/local-broker/local-ports';
 
 describe('local broker ports', () => {
   it('shows the MQTT port once known, off for a running broker without MQTT, else a dash', () => {

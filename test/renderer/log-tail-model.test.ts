@@ -1,6 +1,6 @@
 /** The Local broker log's level filter and search (issue 22 item 14). */
 import { describe, expect, it } from 'vitest';
-import { filterLogLines, readLogLine } from '../../renderer/src/views/log-tail-model';
+import { filterLogLines, readLogLine } from '../../renderer/src/views/local-broker/log-tail-model';
 
 const at = Date.UTC(2026, 0, 5, 10, 0, 0);
 const pino = (level: number, msg: string, extra: Record<string, unknown> = {}) => ({

@@ -11,14 +11,14 @@ import {
   chartRows,
   thinRows,
   type ChartRow,
-} from '../../renderer/src/views/charts-model';
+} from '../../renderer/src/views/charts/charts-model';
 import {
   indexEntry,
   runBatches,
   searchEntries,
   toJsonLines,
   ACTION_BATCH,
-} from '../../renderer/src/views/dead-letters-model';
+} from '../../renderer/src/views/dead-letters/dead-letters-model';
 
 const point = (seq: number, produced: number | null): MetricPoint => ({
   t: seq * 1000,

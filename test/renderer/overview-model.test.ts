@@ -1,5 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { buildOverviewModel, sumRegistrations } from '../../renderer/src/views/overview-model';
+import {
+  buildOverviewModel,
+  sumRegistrations,
+} from '../../renderer/src/views/overview/overview-model';
 import { formatCount, formatCountOf, formatDuration, formatRate } from '../../renderer/src/format';
 import {
   LOCAL_CONNECTION_ID,

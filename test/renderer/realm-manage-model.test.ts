@@ -6,8 +6,8 @@ import {
   initialTtlText,
   keyRequiredText,
   requireKeyPlan,
-} from '../../renderer/src/views/realm-manage';
-import { secretOutlived } from '../../renderer/src/views/secret-reveal';
+} from '../../renderer/src/views/realms/realm-manage';
+import { secretOutlived } from '../../renderer/src/views/realms/secret-reveal';
 
 const realm = (over: Partial<RealmSummary> = {}): RealmSummary => ({
   name: 'fleet',

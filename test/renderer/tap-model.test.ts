@@ -9,14 +9,14 @@ import {
   tapExportName,
   tapRowsToCsv,
   tapRowsToJson,
-} from '../../renderer/src/views/tap-export';
+} from '../../renderer/src/views/tap/tap-export';
 import {
   TapModel,
   describeTapAccess,
   describeTapTarget,
   tapEmptyText,
-} from '../../renderer/src/views/tap-model';
-import { publishSummary } from '../../renderer/src/views/publish-form';
+} from '../../renderer/src/views/tap/tap-model';
+import { publishSummary } from '../../renderer/src/views/tap/publish-form';
 
 const info = {
   tapId: 't1',

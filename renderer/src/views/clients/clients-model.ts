@@ -1,0 +1,134 @@
+/**
+ * What the Clients view shows of `GET /api/clients` (issue 22, item 13): which registrations
+ * are the operator's and which this console's own (its live taps, the names its test publisher
+ * used), which offline registrations are leftovers to hide by default (offline, no id of their
+ * own — the broker fell back to a socket id — and nothing waiting for them), and each producer's
+ * MQTT subscribers, which the protocol's `subscribers` count leaves out.
+ */
+import type { ClientList, ConsoleFootprint } from '../../../../shared/console-api-operations';
+import type { ClientConsumer, ClientMqtt, ClientProducer } from '../../../../shared/http-api';
+
+/** Prefix of the live tap's consumer names (the console's tap-session.ts). */
+const TAP_CONSUMER_PREFIX = 'switchboard-tap-';
+
+export interface ProducerRow {
+  producer: ClientProducer;
+  /** "this console's test publisher", or null. */
+  label: string | null;
+  /** The id to show, or null: none of its own (a socket id is not shown), or the same as the name. */
+  id: string | null;
+  /** One line: socket.io subscribers, and MQTT subscribers when the broker counted them. */
+  subscribersText: string;
+}
+
+export interface ConsumerRow {
+  consumer: ClientConsumer;
+  /** "this console's live tap", or null. */
+  label: string | null;
+  id: string | null;
+}
+
+export interface RealmView {
+  name: string;
+  producers: ProducerRow[];
+  consumers: ConsumerRow[];
+  mqtt: ClientMqtt[];
+}
+
+export interface ClientsModel {
+  realms: RealmView[];
+  /** Offline leftovers left out (shown with `showLeftovers`). */
+  leftovers: number;
+  /** One sentence about this console's own connections, or null when not known. */
+  consoleNote: string | null;
+}
+
+const plural = (n: number, noun: string): string => `${n} ${noun}${n === 1 ? '' : 's'}`;
+
+/** Whether a registration is a leftover: offline, no id of its own, nothing waiting for it. */
+function producerLeftover(p: ClientProducer, mine: boolean): boolean {
+  return !p.online && (mine || (p.id_from_socket === true && p.subscribers === 0));
+}
+
+function consumerLeftover(c: ClientConsumer): boolean {
+  return (
+    !c.online &&
+    (c.name.startsWith(TAP_CONSUMER_PREFIX) ||
+      (c.id_from_socket === true && !c.subscriptions.some((s) => s.durable)))
+  );
+}
+
+function shownId(name: string, id: string | null, fromSocket: boolean | undefined): string | null {
+  if (id === null || fromSocket === true || id === name) return null;
+  return id;
+}
+
+export function producerSubscribersText(p: ClientProducer): string {
+  const base = plural(p.subscribers, 'subscriber');
+  const mqtt = p.mqtt_subscribers ?? 0;
+  if (mqtt === 0) return base;
+  const topics = (p.events ?? []).slice(-3).join(', ');
+  return `${base} · ${plural(mqtt, 'MQTT subscriber')} on its topics${topics ? ` (${topics})` : ''}`;
+}
+
+/** The sentence about the console's own sockets on this broker. */
+export function consoleNote(footprint: ConsoleFootprint | undefined): string | null {
+  if (!footprint) return null;
+  const taps = footprint.taps.length;
+  const held = (footprint.management ? 1 : 0) + taps;
+  if (held === 0) return null;
+  const parts: string[] = [];
+  if (footprint.management) parts.push('its management connection (signed commands)');
+  if (taps > 0) parts.push(plural(taps, 'live tap'));
+  return (
+    `This console holds ${plural(held, 'connection')} to this broker: ${parts.join(' and ')}. ` +
+    "The broker's connection count includes them; they are not your clients."
+  );
+}
+
+export function buildClientsModel(
+  list: ClientList,
+  options: { onlineOnly: boolean; showLeftovers: boolean },
+): ClientsModel {
+  const footprint = list.console;
+  const publishers = new Set((footprint?.publishers ?? []).map((p) => `${p.realm}\u0000${p.name}`));
+  const tapConsumers = new Set((footprint?.taps ?? []).map((t) => `${t.realm}\u0000${t.consumer}`));
+  let leftovers = 0;
+  const realms: RealmView[] = [];
+  for (const realm of list.realms) {
+    const producers: ProducerRow[] = [];
+    for (const p of realm.producers) {
+      const mine = publishers.has(`${realm.name}\u0000${p.name}`);
+      if (options.onlineOnly && !p.online) continue;
+      if (!options.showLeftovers && producerLeftover(p, mine)) {
+        leftovers += 1;
+        continue;
+      }
+      producers.push({
+        producer: p,
+        label: mine ? "this console's test publisher" : null,
+        id: shownId(p.name, p.id, p.id_from_socket),
+        subscribersText: producerSubscribersText(p),
+      });
+    }
+    const consumers: ConsumerRow[] = [];
+    for (const c of realm.consumers) {
+      if (options.onlineOnly && !c.online) continue;
+      if (!options.showLeftovers && consumerLeftover(c)) {
+        leftovers += 1;
+        continue;
+      }
+      const tap =
+        tapConsumers.has(`${realm.name}\u0000${c.name}`) || c.name.startsWith(TAP_CONSUMER_PREFIX);
+      consumers.push({
+        consumer: c,
+        label: tap ? "this console's live tap" : null,
+        id: shownId(c.name, c.id, c.id_from_socket),
+      });
+    }
+    const mqtt = realm.mqtt ?? [];
+    if (producers.length === 0 && consumers.length === 0 && mqtt.length === 0) continue;
+    realms.push({ name: realm.name, producers, consumers, mqtt });
+  }
+  return { realms, leftovers, consoleNote: consoleNote(footprint) };
+}

@@ -1,0 +1,225 @@
+/**
+ * Clients: the producers and consumers registered with the broker, per realm, each consumer with
+ * its subscriptions (key, mode, group, durable, ACK) and durable backlog. Read from the broker's
+ * `GET /api/clients` every 2 s; connected MQTT clients (issue 14) are listed in their realm's
+ * section with their filters and QoS. Neither protocol has a management command that disconnects
+ * one client, so the view says so once (no per-row button) and points at what does exist.
+ * This console's own sockets are labelled, offline leftovers without an id of their own are
+ * hidden behind a toggle, and a producer's MQTT subscribers are counted (clients-model.ts).
+ */
+import { useEffect, useState } from 'react';
+import type { ClientList } from '../../../../shared/console-api-operations';
+
+import type { ConsoleClient } from '../../api/console-client';
+import { ErrorBanner } from '../../components/error-banner';
+import { StatusBadge } from '../../components/status-badge';
+import { formatCount, formatCountOf } from '../../format';
+import { buildClientsModel, type ConsumerRow, type ProducerRow } from './clients-model';
+import { MqttClientCard } from './mqtt-client-card';
+import { useConnectionId } from '../../hooks/use-connection-id';
+import '../../styles/operations.css';
+
+/** Refresh period of the listing, ms. */
+const REFRESH_MS = 2_000;
+
+const ackLabel = (required: boolean, timeoutMs: number): string =>
+  required
+    ? `ACK within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`
+    : 'no ACK';
+
+function ProducerCard({ row }: { row: ProducerRow }) {
+  const { producer } = row;
+  return (
+    <li className="ops-client" data-testid={`client-producer-${producer.name}`}>
+      <div className="ops-client__head">
+        <strong>{producer.name}</strong>
+        {row.label && <span className="ops-flag ops-flag--console">{row.label}</span>}
+        <StatusBadge
+          label={producer.placeholder ? 'never connected' : producer.online ? 'online' : 'offline'}
+          tone={producer.online ? 'ok' : 'idle'}
+        />
+      </div>
+      <p className="muted small" data-testid="client-producer-subscribers">
+        {row.subscribersText}
+        {row.id && ` · id ${row.id}`}
+      </p>
+    </li>
+  );
+}
+
+function ConsumerCard({ row }: { row: ConsumerRow }) {
+  const { consumer } = row;
+  return (
+    <li className="ops-client" data-testid={`client-consumer-${consumer.name}`}>
+      <div className="ops-client__head">
+        <strong>{consumer.name}</strong>
+        {row.label && <span className="ops-flag ops-flag--console">{row.label}</span>}
+        <StatusBadge
+          label={consumer.online ? 'online' : 'offline'}
+          tone={consumer.online ? 'ok' : 'idle'}
+        />
+      </div>
+      {row.id && <p className="muted small">id {row.id}</p>}
+      {consumer.subscriptions.length === 0 ? (
+        <p className="muted small">No subscriptions.</p>
+      ) : (
+        <ul className="ops-subs">
+          {consumer.subscriptions.map((sub) => (
+            <li key={sub.key} className="ops-sub" data-testid="client-subscription">
+              <code className="ops-sub__key">{sub.key}</code>
+              <span className="ops-sub__facts">
+                <span>
+                  {sub.mode === 'topic' ? `topic ${sub.pattern ?? ''}` : `from ${sub.producer}`}
+                </span>
+                {sub.group && <span>group {sub.group}</span>}
+                <span>{sub.durable ? 'durable' : 'live only'}</span>
+                <span>{ackLabel(sub.ack_required, sub.ack_timeout_ms)}</span>
+                {sub.durable && (
+                  <span data-testid="client-backlog" data-value={sub.backlog}>
+                    backlog {formatCount(sub.backlog)}
+                  </span>
+                )}
+              </span>
+            </li>
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+export function ClientsView({ client }: { client: ConsoleClient }) {
+  const connectionId = useConnectionId();
+  const [list, setList] = useState<ClientList | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  const [onlineOnly, setOnlineOnly] = useState(false);
+  const [showLeftovers, setShowLeftovers] = useState(false);
+
+  useEffect(() => {
+    let live = true;
+    let timer: ReturnType<typeof setTimeout> | null = null;
+    const load = async (): Promise<void> => {
+      const result = await client.api.listClients({ connectionId });
+      if (!live) return;
+      if (result.ok) {
+        setList(result.value);
+        setError(null);
+      } else {
+        setError(
+          `${result.error.message} — the list refreshes on its own once the broker answers.`,
+        );
+      }
+      timer = setTimeout(() => void load(), REFRESH_MS);
+    };
+    void load();
+    return () => {
+      live = false;
+      if (timer) clearTimeout(timer);
+    };
+  }, [client, connectionId]);
+
+  const model = list ? buildClientsModel(list, { onlineOnly, showLeftovers }) : null;
+  const realms = model?.realms ?? [];
+
+  return (
+    <main className="page" data-testid="clients-view">
+      <header className="page__header">
+        <div>
+          <h2 className="page__title">Clients</h2>
+          <p className="muted">
+            {list ? `Updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}` : 'Loading…'}
+          </p>
+        </div>
+        <div className="ops-wrap">
+          <label className="ops-check">
+            <input
+              type="checkbox"
+              checked={onlineOnly}
+              onChange={(e) => setOnlineOnly(e.target.checked)}
+            />
+            Online only
+          </label>
+          <label
+            className="ops-check"
+            title="Offline registrations with no id of their own and nothing waiting for them"
+            data-testid="clients-show-leftovers-label"
+          >
+            <input
+              type="checkbox"
+              checked={showLeftovers}
+              onChange={(e) => setShowLeftovers(e.target.checked)}
+              data-testid="clients-show-leftovers"
+            />
+            Show offline leftovers
+            {model && model.leftovers > 0 && ` (${formatCount(model.leftovers)} hidden)`}
+          </label>
+        </div>
+      </header>
+      <ErrorBanner title="Clients:" message={error} testId="clients-error" />
+      <p className="muted ops-note" data-testid="clients-disconnect-note">
+        The tyo-mq protocol has no management command to disconnect one client: to cut one off,
+        revoke its token (in Tokens) or remove its realm.
+      </p>
+      {model?.consoleNote && (
+        <p className="muted ops-note" data-testid="clients-console-note">
+          {model.consoleNote}
+        </p>
+      )}
+      {list && realms.length === 0 && (
+        <p className="ops-empty" data-testid="clients-empty">
+          No producers or consumers are registered and no MQTT client is connected. Clients appear
+          here as soon as they identify themselves (<code>PRODUCER</code>, <code>CONSUMER</code>,
+          <code>SUBSCRIBE</code>) or connect over MQTT.
+        </p>
+      )}
+      {realms.map((realm) => (
+        <section key={realm.name} className="panel" data-testid={`clients-realm-${realm.name}`}>
+          <h3 className="section-title ops-realm-title">
+            Realm {realm.name}{' '}
+            <span className="muted small">
+              {formatCountOf(realm.producers.length, 'producer')} ·{' '}
+              {formatCountOf(realm.consumers.length, 'consumer')}
+              {realm.mqtt.length > 0 && ` · ${formatCount(realm.mqtt.length)} MQTT`}
+            </span>
+          </h3>
+          <div className="ops-clients">
+            <div>
+              <h4 className="ops-detail__sub">Producers</h4>
+              {realm.producers.length === 0 ? (
+                <p className="muted small">None.</p>
+              ) : (
+                <ul className="ops-client-list">
+                  {realm.producers.map((row) => (
+                    <ProducerCard key={row.producer.name} row={row} />
+                  ))}
+                </ul>
+              )}
+            </div>
+            <div>
+              <h4 className="ops-detail__sub">Consumers</h4>
+              {realm.consumers.length === 0 ? (
+                <p className="muted small">None.</p>
+              ) : (
+                <ul className="ops-client-list">
+                  {realm.consumers.map((row) => (
+                    <ConsumerCard key={row.consumer.name} row={row} />
+                  ))}
+                </ul>
+              )}
+            </div>
+            {realm.mqtt.length > 0 && (
+              <div>
+                <h4 className="ops-detail__sub">MQTT clients</h4>
+                <ul className="ops-client-list">
+                  {realm.mqtt.map((m) => (
+                    <MqttClientCard key={m.client_id} client={m} />
+                  ))}
+                </ul>
+              </div>
+            )}
+          </div>
+        </section>
+      ))}
+    </main>
+  );
+}

@@ -1,0 +1,356 @@
+/**
+ * Live tap: subscribe to a topic pattern or a producer's event in a realm and watch messages
+ * arrive (newest first, capped, sampled by the host above a rate), with pause, clear and a
+ * filter; below, the test publisher (publish-form.tsx).
+ */
+import { memo, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import {
+  TAP_DEFAULT_MAX_RATE,
+  type TapMessage,
+  type TapTarget,
+} from '../../../../shared/console-api-tap';
+import type { ErrorInfo } from '../../../../shared/error-catalogue';
+import type { RealmList } from '../../../../shared/console-api';
+import type { ConsoleClient } from '../../api/console-client';
+import { ErrorBanner } from '../../components/error-banner';
+import { StatusBadge } from '../../components/status-badge';
+import { formatChars, formatCount } from '../../format';
+import { useAppStore } from '../../store/app-store';
+import '../../styles/tap.css';
+import { PublishForm } from './publish-form';
+import { downloadText } from '../../download-text';
+import { tapExportName, tapRowsToCsv, tapRowsToJson } from './tap-export';
+import {
+  TAP_RING_CAPACITY,
+  TapModel,
+  describeTapAccess,
+  describeTapTarget,
+  tapEmptyText,
+} from './tap-model';
+import { useConnectionId } from '../../hooks/use-connection-id';
+
+type Mode = 'topic' | 'event';
+
+/** Stable fallback: a fresh `[]` per render makes zustand re-render forever (React error #185). */
+const NO_REALMS: RealmList['realms'] = [];
+
+function RealmOptions({ connectionId }: { connectionId: string }) {
+  const realms = useAppStore((s) => s.realms[connectionId]?.realms ?? NO_REALMS);
+  return (
+    <datalist id="tap-realms">
+      {realms.map((realm) => (
+        <option key={realm.name} value={realm.name} />
+      ))}
+      <option value="*" />
+    </datalist>
+  );
+}
+
+/** One message row; memoised, so a new batch renders only its new rows. */
+const TapRow = memo(function TapRow({ message: m }: { message: TapMessage }) {
+  return (
+    <li className="tap-row" data-testid="tap-row">
+      <span className="tap-row__time">{new Date(m.at).toLocaleTimeString('en-GB')}</span>
+      <span className="tap-row__event" data-testid="tap-row-event">
+        {m.event}
+      </span>
+      <span className="tap-row__from">from {m.from}</span>
+      <code className="tap-row__payload" data-testid="tap-row-payload">
+        {m.payload}
+        {m.truncated && '…'}
+      </code>
+      {m.truncated && (
+        <span className="tap-row__size" data-testid="tap-row-size" data-size={m.size}>
+          showing the first {formatCount(m.payload.length)} of {formatChars(m.size)}
+        </span>
+      )}
+    </li>
+  );
+});
+
+export function TapView({ client }: { client: ConsoleClient }) {
+  const connectionId = useConnectionId();
+  const model = useMemo(() => new TapModel(), []);
+  const snap = useSyncExternalStore(model.subscribe, model.snapshot);
+  const [realm, setRealm] = useState('default');
+  const [mode, setMode] = useState<Mode>('topic');
+  const [pattern, setPattern] = useState('#');
+  const [producer, setProducer] = useState('TYO-MQ-ALL');
+  const [event, setEvent] = useState('');
+  const [rate, setRate] = useState(String(TAP_DEFAULT_MAX_RATE));
+  const [filter, setFilter] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ErrorInfo | null>(null);
+  /** What the running tap subscribed to (the form fields may be edited once it stops). */
+  const [tapped, setTapped] = useState<TapTarget | null>(null);
+
+  useEffect(() => client.api.on('tapBatch', (batch) => model.apply(batch)), [client, model]);
+  // Leaving the view stops its tap.
+  useEffect(
+    () => () => {
+      const tapId = model.snapshot().info?.tapId;
+      if (tapId && model.snapshot().running) void client.api.tapStop({ connectionId, tapId });
+      model.dispose();
+    },
+    [client, model, connectionId],
+  );
+
+  const start = async (): Promise<void> => {
+    setBusy(true);
+    setError(null);
+    const target: TapTarget =
+      mode === 'topic'
+        ? { kind: 'topic', pattern: pattern.trim() }
+        : { kind: 'event', producer: producer.trim(), event: event.trim() };
+    const maxRatePerSec = Math.max(
+      1,
+      Math.min(2_000, Math.round(Number(rate) || TAP_DEFAULT_MAX_RATE)),
+    );
+    const result = await client.api.tapStart({
+      connectionId,
+      realm: realm.trim(),
+      target,
+      maxRatePerSec,
+    });
+    if (result.ok) {
+      model.started(result.value);
+      setTapped(target);
+    } else setError(result.error);
+    setBusy(false);
+  };
+
+  const stop = async (): Promise<void> => {
+    const tapId = snap.info?.tapId;
+    if (!tapId) return;
+    setBusy(true);
+    const result = await client.api.tapStop({ connectionId, tapId });
+    model.stopped();
+    if (!result.ok) setError(result.error);
+    setBusy(false);
+  };
+
+  const exportRows = (kind: 'json' | 'csv'): void => {
+    const rows = model.kept();
+    const now = Date.now();
+    const name = tapExportName(snap.info?.realm, now, kind);
+    if (kind === 'json') {
+      downloadText(name, 'application/json', tapRowsToJson(rows, snap.info, now));
+    } else downloadText(name, 'text/csv;charset=utf-8', tapRowsToCsv(rows));
+  };
+
+  const emptyText = tapEmptyText(snap);
+
+  const canStart =
+    !busy &&
+    realm.trim() !== '' &&
+    (mode === 'topic' ? pattern.trim() !== '' : producer.trim() !== '' && event.trim() !== '');
+
+  return (
+    <main className="page" data-testid="tap-view">
+      <header className="page__header">
+        <div>
+          <h2 className="page__title">Live tap</h2>
+          <p className="muted">
+            Watch a realm&apos;s messages as they are delivered. The console subscribes without ACK,
+            so consumers are not affected.
+          </p>
+        </div>
+        <StatusBadge
+          label={snap.running ? (snap.paused ? 'paused' : 'tapping') : 'stopped'}
+          tone={snap.running ? (snap.paused ? 'busy' : 'ok') : 'idle'}
+          testId="tap-state"
+        />
+      </header>
+
+      <ErrorBanner title="Tap failed:" message={error?.message} testId="tap-error" />
+      <ErrorBanner title="Tap stopped:" message={snap.error?.message} testId="tap-stopped-error" />
+
+      <form
+        className="panel tap-form"
+        onSubmit={(e) => {
+          e.preventDefault();
+          if (canStart && !snap.running) void start();
+        }}
+      >
+        <RealmOptions connectionId={connectionId} />
+        <label className="field">
+          Realm
+          <input
+            list="tap-realms"
+            value={realm}
+            onChange={(e) => setRealm(e.target.value)}
+            data-testid="tap-realm"
+            disabled={snap.running}
+          />
+        </label>
+        <label className="field">
+          Subscribe to
+          <select
+            value={mode}
+            onChange={(e) => setMode(e.target.value as Mode)}
+            data-testid="tap-mode"
+            disabled={snap.running}
+          >
+            <option value="topic">Topic pattern</option>
+            <option value="event">Producer / event</option>
+          </select>
+        </label>
+        {mode === 'topic' ? (
+          <label className="field field--grow">
+            Pattern (+ one level, # the rest)
+            <input
+              value={pattern}
+              onChange={(e) => setPattern(e.target.value)}
+              data-testid="tap-pattern"
+              disabled={snap.running}
+            />
+          </label>
+        ) : (
+          <>
+            <label className="field field--grow">
+              Producer (TYO-MQ-ALL = any)
+              <input
+                value={producer}
+                onChange={(e) => setProducer(e.target.value)}
+                data-testid="tap-producer"
+                disabled={snap.running}
+              />
+            </label>
+            <label className="field field--grow">
+              Event (TM-ALL = every event)
+              <input
+                value={event}
+                onChange={(e) => setEvent(e.target.value)}
+                data-testid="tap-event"
+                disabled={snap.running}
+              />
+            </label>
+          </>
+        )}
+        <label className="field tap-form__rate">
+          Show at most / s
+          <input
+            type="number"
+            min={1}
+            max={2000}
+            value={rate}
+            onChange={(e) => setRate(e.target.value)}
+            data-testid="tap-rate"
+            disabled={snap.running}
+          />
+        </label>
+        <div className="tap-form__actions">
+          {snap.running ? (
+            <button
+              type="button"
+              className="button"
+              onClick={() => void stop()}
+              disabled={busy}
+              data-testid="tap-stop"
+            >
+              Stop
+            </button>
+          ) : (
+            <button
+              type="submit"
+              className="button button--primary"
+              disabled={!canStart}
+              data-testid="tap-start"
+            >
+              {busy ? 'Starting…' : 'Start tap'}
+            </button>
+          )}
+        </div>
+      </form>
+
+      <div className="tap-toolbar">
+        <button
+          type="button"
+          className="button"
+          onClick={() => model.setPaused(!snap.paused)}
+          disabled={!snap.running}
+          data-testid="tap-pause"
+        >
+          {snap.paused ? 'Resume' : 'Pause'}
+        </button>
+        <button
+          type="button"
+          className="button"
+          onClick={() => model.clear()}
+          data-testid="tap-clear"
+        >
+          Clear
+        </button>
+        <input
+          className="tap-toolbar__filter"
+          placeholder="Filter event, producer, payload"
+          value={filter}
+          onChange={(e) => {
+            setFilter(e.target.value);
+            model.setFilter(e.target.value);
+          }}
+          data-testid="tap-filter"
+          aria-label="Filter"
+        />
+        <span className="tap-toolbar__export">
+          <button
+            type="button"
+            className="button"
+            onClick={() => exportRows('json')}
+            disabled={snap.held === 0}
+            data-testid="tap-export-json"
+            title="Download the kept messages that pass the filter"
+          >
+            Export JSON
+          </button>
+          <button
+            type="button"
+            className="button"
+            onClick={() => exportRows('csv')}
+            disabled={snap.held === 0}
+            data-testid="tap-export-csv"
+            title="Download the kept messages that pass the filter"
+          >
+            Export CSV
+          </button>
+        </span>
+        <p
+          className="muted tap-toolbar__stats"
+          data-testid="tap-stats"
+          data-received={snap.received}
+        >
+          {formatCount(snap.received)} received · {formatCount(snap.ratePerSec)}/s ·{' '}
+          {formatCount(snap.sampledOut)} sampled out · {snap.held}/{TAP_RING_CAPACITY} kept
+          {snap.paused &&
+            snap.missedWhilePaused > 0 &&
+            ` · ${formatCount(snap.missedWhilePaused)} not shown (paused)`}
+        </p>
+      </div>
+
+      {snap.info && (
+        <p className="muted tap-info" data-testid="tap-info">
+          Realm {snap.info.realm}
+          {tapped && ` · ${describeTapTarget(tapped)}`} · access:{' '}
+          {describeTapAccess(snap.info.access)}
+        </p>
+      )}
+
+      <ol className="tap-list" data-testid="tap-list" data-rows={snap.rows.length}>
+        {snap.rows.map((m) => (
+          <TapRow key={m.seq} message={m} />
+        ))}
+      </ol>
+      {emptyText && (
+        <p className="panel muted" data-testid="tap-empty">
+          {emptyText}
+        </p>
+      )}
+
+      <PublishForm
+        client={client}
+        connectionId={connectionId}
+        defaultRealm={snap.running && snap.info ? snap.info.realm : realm.trim()}
+      />
+    </main>
+  );
+}

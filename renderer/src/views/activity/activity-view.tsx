@@ -23,6 +23,7 @@ import '../../styles/realms.css';
 import '../../styles/activity.css';
 import { actionLabel, entryDetails, entryLabel } from './activity-labels';
 import { useConnectionId } from '../../hooks/use-connection-id';
+import { Page } from '../../components/page';
 
 const LIMIT = 200;
 const OPERATOR_ONLY: ActivityOrigin[] = ['operator'];
@@ -124,17 +125,17 @@ export function ActivityView({ client }: { client: ConsoleClient }) {
   const filtered = connection !== ALL || action !== '' || outcome !== '';
 
   return (
-    <main className="page" data-testid="activity-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Activity</h2>
-          <p className="muted">
-            Every command this console sent, newest first (reads such as listing realms are not
-            recorded). Kept in the console&apos;s data directory; secrets are never written. The
-            console&apos;s own background commands are listed only when included below.
-          </p>
-        </div>
-      </header>
+    <Page
+      testId="activity-view"
+      title="Activity"
+      intro={
+        <>
+          Every command this console sent, newest first (reads such as listing realms are not
+          recorded). Kept in the console&apos;s data directory; secrets are never written. The
+          console&apos;s own background commands are listed only when included below.
+        </>
+      }
+    >
       <div className="activity-tools" role="group" aria-label="Filters">
         <label className="field">
           Connection
@@ -253,6 +254,6 @@ export function ActivityView({ client }: { client: ConsoleClient }) {
             );
           })}
       </ol>
-    </main>
+    </Page>
   );
 }

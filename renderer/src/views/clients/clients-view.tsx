@@ -18,6 +18,7 @@ import { buildClientsModel, type ConsumerRow, type ProducerRow } from './clients
 import { MqttClientCard } from './mqtt-client-card';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import '../../styles/operations.css';
+import { Page } from '../../components/page';
 
 /** Refresh period of the listing, ms. */
 const REFRESH_MS = 2_000;
@@ -122,39 +123,41 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
   const realms = model?.realms ?? [];
 
   return (
-    <main className="page" data-testid="clients-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Clients</h2>
-          <p className="muted">
-            {list ? `Updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}` : 'Loading…'}
-          </p>
-        </div>
-        <div className="ops-wrap">
-          <label className="ops-check">
-            <input
-              type="checkbox"
-              checked={onlineOnly}
-              onChange={(e) => setOnlineOnly(e.target.checked)}
-            />
-            Online only
-          </label>
-          <label
-            className="ops-check"
-            title="Offline registrations with no id of their own and nothing waiting for them"
-            data-testid="clients-show-leftovers-label"
-          >
-            <input
-              type="checkbox"
-              checked={showLeftovers}
-              onChange={(e) => setShowLeftovers(e.target.checked)}
-              data-testid="clients-show-leftovers"
-            />
-            Show offline leftovers
-            {model && model.leftovers > 0 && ` (${formatCount(model.leftovers)} hidden)`}
-          </label>
-        </div>
-      </header>
+    <Page
+      testId="clients-view"
+      title="Clients"
+      intro={
+        <>{list ? `Updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}` : 'Loading…'}</>
+      }
+      aside={
+        <>
+          <div className="ops-wrap">
+            <label className="ops-check">
+              <input
+                type="checkbox"
+                checked={onlineOnly}
+                onChange={(e) => setOnlineOnly(e.target.checked)}
+              />
+              Online only
+            </label>
+            <label
+              className="ops-check"
+              title="Offline registrations with no id of their own and nothing waiting for them"
+              data-testid="clients-show-leftovers-label"
+            >
+              <input
+                type="checkbox"
+                checked={showLeftovers}
+                onChange={(e) => setShowLeftovers(e.target.checked)}
+                data-testid="clients-show-leftovers"
+              />
+              Show offline leftovers
+              {model && model.leftovers > 0 && ` (${formatCount(model.leftovers)} hidden)`}
+            </label>
+          </div>
+        </>
+      }
+    >
       <ErrorBanner title="Clients:" message={error} testId="clients-error" />
       <p className="muted ops-note" data-testid="clients-disconnect-note">
         The tyo-mq protocol has no management command to disconnect one client: to cut one off,
@@ -220,6 +223,6 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
           </div>
         </section>
       ))}
-    </main>
+    </Page>
   );
 }

@@ -15,6 +15,7 @@ import type { ConsoleClient } from '../../api/console-client';
 import { ErrorBanner } from '../../components/error-banner';
 import { saveConnection } from '../../store/connection-actions';
 import { ConnectionTestReportView } from './connection-test-report';
+import { TextField, CheckField } from '../../components/form-fields';
 
 type CredentialKind = 'admin' | 'realm-manager' | 'none';
 
@@ -109,26 +110,22 @@ export function ConnectionForm({ client, editing, onDone }: ConnectionFormProps)
       <h3 className="connection-form__title">
         {editing ? `Edit ${editing.name}` : 'Add a remote broker'}
       </h3>
-      <label className="field">
-        <span>Name</span>
-        <input
-          required
-          maxLength={100}
-          value={name}
-          onChange={(e) => setName(e.target.value)}
-          data-testid="connection-name"
-        />
-      </label>
-      <label className="field">
-        <span>URL (a base path is kept, e.g. https://host/broker-a/)</span>
-        <input
-          required
-          value={url}
-          placeholder="https://mq.example.com/"
-          onChange={(e) => setUrl(e.target.value)}
-          data-testid="connection-url"
-        />
-      </label>
+      <TextField
+        label="Name"
+        required
+        maxLength={100}
+        value={name}
+        onValue={setName}
+        testId="connection-name"
+      />
+      <TextField
+        label="URL (a base path is kept, e.g. https://host/broker-a/)"
+        required
+        value={url}
+        placeholder="https://mq.example.com/"
+        onValue={setUrl}
+        testId="connection-url"
+      />
       <label className="field">
         <span>Credential</span>
         <select
@@ -142,15 +139,13 @@ export function ConnectionForm({ client, editing, onDone }: ConnectionFormProps)
         </select>
       </label>
       {kind === 'realm-manager' && (
-        <label className="field">
-          <span>Realm</span>
-          <input
-            required
-            value={realm}
-            onChange={(e) => setRealm(e.target.value)}
-            data-testid="connection-realm"
-          />
-        </label>
+        <TextField
+          label="Realm"
+          required
+          value={realm}
+          onValue={setRealm}
+          testId="connection-realm"
+        />
       )}
       {kind !== 'none' && (
         <label className="field">
@@ -168,34 +163,27 @@ export function ConnectionForm({ client, editing, onDone }: ConnectionFormProps)
           />
         </label>
       )}
-      <label className="field">
-        <span>CA file (PEM, on the console&apos;s machine; optional)</span>
-        <input
-          value={caFile}
-          placeholder="/etc/ssl/my-ca.pem"
-          onChange={(e) => setCaFile(e.target.value)}
-          data-testid="connection-ca-file"
-        />
-      </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={rejectUnauthorized}
-          onChange={(e) => setRejectUnauthorized(e.target.checked)}
-        />
+      <TextField
+        label={'CA file (PEM, on the console&apos;s machine; optional)'}
+        value={caFile}
+        placeholder="/etc/ssl/my-ca.pem"
+        onValue={setCaFile}
+        testId="connection-ca-file"
+      />
+      <CheckField checked={rejectUnauthorized} onChecked={setRejectUnauthorized}>
         Refuse untrusted TLS certificates (recommended)
-      </label>
+      </CheckField>
       {(clearTextRemote(url) || allowInsecureBearer) && (
-        <label className="check check--warn">
-          <input
-            type="checkbox"
-            checked={allowInsecureBearer}
-            onChange={(e) => setAllowInsecureBearer(e.target.checked)}
-            data-testid="connection-allow-insecure"
-          />
+        <CheckField
+          checkClass="check--warn"
+
+          checked={allowInsecureBearer}
+          onChecked={setAllowInsecureBearer}
+          testId="connection-allow-insecure"
+        >
           Allow the admin token over plain http:// to this host (anyone on the network path can read
           it). Without this the console refuses to send it.
-        </label>
+        </CheckField>
       )}
       <div className="connection-form__actions">
         <button

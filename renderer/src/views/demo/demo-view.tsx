@@ -16,6 +16,7 @@ import '../../styles/tap.css';
 import { LOCAL_CONNECTION_ID } from '../../../../shared/console-api';
 import { useAppStore } from '../../store/app-store';
 import { useConnectionId } from '../../hooks/use-connection-id';
+import { Page } from '../../components/page';
 
 export function DemoView({ client }: { client: ConsoleClient }) {
   // Demo mode exists on the local broker only: this page always shows (and drives) that one,
@@ -53,33 +54,36 @@ export function DemoView({ client }: { client: ConsoleClient }) {
 
   const running = status?.running ?? false;
   return (
-    <main className="page" data-testid="demo-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Demo mode</h2>
-          <p className="muted">
-            A simulated workload on the local broker, in its own realm{' '}
-            <code>{status?.realm ?? 'switchboard-demo'}</code>: no network needed.
-          </p>
-        </div>
-        <div className="page__actions">
-          <StatusBadge
-            label={running ? 'running' : 'stopped'}
-            tone={running ? 'ok' : 'idle'}
-            testId="demo-state"
-          />
-          <button
-            type="button"
-            className={`button${running ? ' button--danger' : ' button--primary'}`}
-            disabled={busy}
-            onClick={() => void toggle()}
-            data-testid="demo-toggle"
-          >
-            {busy ? (running ? 'Stopping…' : 'Starting…') : running ? 'Stop demo' : 'Start demo'}
-          </button>
-        </div>
-      </header>
-
+    <Page
+      testId="demo-view"
+      title="Demo mode"
+      intro={
+        <>
+          A simulated workload on the local broker, in its own realm{' '}
+          <code>{status?.realm ?? 'switchboard-demo'}</code>: no network needed.
+        </>
+      }
+      aside={
+        <>
+          <div className="page__actions">
+            <StatusBadge
+              label={running ? 'running' : 'stopped'}
+              tone={running ? 'ok' : 'idle'}
+              testId="demo-state"
+            />
+            <button
+              type="button"
+              className={`button${running ? ' button--danger' : ' button--primary'}`}
+              disabled={busy}
+              onClick={() => void toggle()}
+              data-testid="demo-toggle"
+            >
+              {busy ? (running ? 'Stopping…' : 'Starting…') : running ? 'Stop demo' : 'Start demo'}
+            </button>
+          </div>
+        </>
+      }
+    >
       {selectedId !== LOCAL_CONNECTION_ID && (
         <p className="panel notice" data-testid="demo-local-only">
           Demo mode runs on the local broker only, so this page shows the local broker&apos;s demo —
@@ -146,6 +150,6 @@ export function DemoView({ client }: { client: ConsoleClient }) {
           </li>
         </ul>
       </section>
-    </main>
+    </Page>
   );
 }

@@ -19,6 +19,7 @@ import {
 } from './local-broker-controls';
 import { LogTail } from './log-tail';
 import { SettingsEditor } from './settings-editor';
+import { Page } from '../../components/page';
 
 const TONES: Record<string, BadgeTone> = {
   running: 'ok',
@@ -54,29 +55,29 @@ export function LocalBrokerView({ client }: { client: ConsoleClient }) {
   const confirm = useLifecycleConfirm((action) => void run(action), 'local');
 
   return (
-    <main className="page" data-testid="local-broker-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Broker process</h2>
-          <p className="muted">
-            The local broker this console runs on this machine: its process, log and settings.
-          </p>
-        </div>
-        <div className="page__actions local-actions">
-          <StatusBadge
-            label={stale ? `stale (was ${state})` : state}
-            tone={stale ? 'idle' : (TONES[state] ?? 'idle')}
-            testId="local-state"
-          />
-          <LocalBrokerButtons
-            state={state}
-            busy={busy}
-            show="all"
-            onClick={confirm.ask}
-            testIdPrefix="local"
-          />
-        </div>
-      </header>
+    <Page
+      testId="local-broker-view"
+      title="Broker process"
+      intro="The local broker this console runs on this machine: its process, log and settings."
+      aside={
+        <>
+          <div className="page__actions local-actions">
+            <StatusBadge
+              label={stale ? `stale (was ${state})` : state}
+              tone={stale ? 'idle' : (TONES[state] ?? 'idle')}
+              testId="local-state"
+            />
+            <LocalBrokerButtons
+              state={state}
+              busy={busy}
+              show="all"
+              onClick={confirm.ask}
+              testIdPrefix="local"
+            />
+          </div>
+        </>
+      }
+    >
       {confirm.panel}
 
       <ErrorBanner
@@ -111,6 +112,6 @@ export function LocalBrokerView({ client }: { client: ConsoleClient }) {
       <LogTail client={client} />
 
       <SettingsEditor client={client} />
-    </main>
+    </Page>
   );
 }

@@ -17,36 +17,46 @@ export function ConsumerAccessBadge({ realm }: { realm: RealmSummary }) {
   return <StatusBadge label={label} tone={tone} testId={`realm-consumers-${realm.name}`} />;
 }
 
-export function RealmRow({ realm, now }: { realm: RealmSummary; now: number }) {
+/** Every badge of a realm: auth, consumers, lifetime (a live countdown), keys, acceptance. */
+export function RealmBadges({ realm, now }: { realm: RealmSummary; now: number }) {
   const remaining = realm.expiresAt === null ? null : Math.max(0, (realm.expiresAt - now) / 1000);
+  return (
+    <span className="realm-row__badges">
+      <StatusBadge
+        label={realm.authRequired ? 'auth required' : 'open'}
+        tone={realm.authRequired ? 'ok' : 'busy'}
+      />
+      <ConsumerAccessBadge realm={realm} />
+      {realm.ephemeral ? (
+        <StatusBadge
+          label={remaining === null ? 'ephemeral' : `ephemeral · ${formatDuration(remaining)} left`}
+          tone={remaining !== null && remaining < 60 ? 'bad' : 'busy'}
+          testId={`realm-countdown-${realm.name}`}
+        />
+      ) : (
+        <StatusBadge label="permanent" tone="idle" />
+      )}
+      {realm.keyConfigured && (
+        <StatusBadge label={realm.keyRequired ? 'key required' : 'key set'} tone="ok" />
+      )}
+      {!realm.keyConfigured && realm.keyRequired && (
+        <StatusBadge label="key required · none set" tone="bad" />
+      )}
+      {realm.managerKeyConfigured && <StatusBadge label="manager key" tone="ok" />}
+      <StatusBadge
+        label={realm.acceptanceRequired ? 'acceptance required' : 'producers open'}
+        tone={realm.acceptanceRequired ? 'ok' : 'idle'}
+      />
+    </span>
+  );
+}
+
+/** A realm in a list: its name and its badges. */
+export function RealmRow({ realm, now }: { realm: RealmSummary; now: number }) {
   return (
     <li className="realm-row" data-testid={`realm-${realm.name}`}>
       <span className="realm-row__name">{realm.name}</span>
-      <span className="realm-row__badges">
-        <StatusBadge
-          label={realm.authRequired ? 'auth required' : 'open'}
-          tone={realm.authRequired ? 'ok' : 'busy'}
-        />
-        <ConsumerAccessBadge realm={realm} />
-        {realm.ephemeral ? (
-          <StatusBadge
-            label={
-              remaining === null ? 'ephemeral' : `ephemeral · ${formatDuration(remaining)} left`
-            }
-            tone="busy"
-          />
-        ) : (
-          <StatusBadge label="permanent" tone="idle" />
-        )}
-        {realm.keyConfigured && (
-          <StatusBadge label={realm.keyRequired ? 'key required' : 'key set'} tone="ok" />
-        )}
-        {realm.managerKeyConfigured && <StatusBadge label="manager key" tone="ok" />}
-        <StatusBadge
-          label={realm.acceptanceRequired ? 'acceptance required' : 'producers open'}
-          tone={realm.acceptanceRequired ? 'ok' : 'idle'}
-        />
-      </span>
+      <RealmBadges realm={realm} now={now} />
     </li>
   );
 }

@@ -5,57 +5,24 @@
  * expired ephemeral realm leaves the list on time.
  */
 import { useCallback, useEffect, useState } from 'react';
-import type { RealmList, RealmSummary } from '../../../../shared/console-api';
+import type { RealmList } from '../../../../shared/console-api';
 import type { GeneratedSecret } from '../../../../shared/console-api-realms';
 import type { ConsoleClient } from '../../api/console-client';
 import { ConnectionProblem } from '../../components/connection-problem';
 import { ErrorBanner } from '../../components/error-banner';
-import { StatusBadge } from '../../components/status-badge';
-import { formatDuration } from '../../format';
 import { useAppStore } from '../../store/app-store';
 import '../../styles/realms.css';
-import { ConsumerAccessBadge } from './realm-badges';
+import { RealmBadges } from './realm-badges';
 import { RealmManage } from './realm-manage';
 import { SecretReveal, secretOutlived } from './secret-reveal';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { useConsoleAction } from '../../hooks/use-console-action';
 import { usePolled } from '../../hooks/use-polled';
 import { useNow } from '../../hooks/use-now';
+import { TextField, CheckField } from '../../components/form-fields';
+import { Page } from '../../components/page';
 
 const RELOAD_MS = 3_000;
-
-export function RealmBadges({ realm, now }: { realm: RealmSummary; now: number }) {
-  const remaining = realm.expiresAt === null ? null : Math.max(0, (realm.expiresAt - now) / 1000);
-  return (
-    <span className="realm-row__badges">
-      <StatusBadge
-        label={realm.authRequired ? 'auth required' : 'open'}
-        tone={realm.authRequired ? 'ok' : 'busy'}
-      />
-      <ConsumerAccessBadge realm={realm} />
-      {realm.ephemeral ? (
-        <StatusBadge
-          label={remaining === null ? 'ephemeral' : `ephemeral · ${formatDuration(remaining)} left`}
-          tone={remaining !== null && remaining < 60 ? 'bad' : 'busy'}
-          testId={`realm-countdown-${realm.name}`}
-        />
-      ) : (
-        <StatusBadge label="permanent" tone="idle" />
-      )}
-      {realm.keyConfigured && (
-        <StatusBadge label={realm.keyRequired ? 'key required' : 'key set'} tone="ok" />
-      )}
-      {!realm.keyConfigured && realm.keyRequired && (
-        <StatusBadge label="key required · none set" tone="bad" />
-      )}
-      {realm.managerKeyConfigured && <StatusBadge label="manager key" tone="ok" />}
-      <StatusBadge
-        label={realm.acceptanceRequired ? 'acceptance required' : 'producers open'}
-        tone={realm.acceptanceRequired ? 'ok' : 'idle'}
-      />
-    </span>
-  );
-}
 
 function CreateRealm({
   client,
@@ -108,15 +75,9 @@ function CreateRealm({
           data-testid="realm-create-name"
         />
       </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={authRequired}
-          onChange={(e) => setAuthRequired(e.target.checked)}
-          data-testid="realm-create-auth"
-        />
+      <CheckField checked={authRequired} onChecked={setAuthRequired} testId="realm-create-auth">
         auth required
-      </label>
+      </CheckField>
       <label
         className="check"
         title="The reference's rule: anyone who knows the realm's name may subscribe and read every message. Leave off unless the realm's readers cannot present a token or key."
@@ -131,25 +92,17 @@ function CreateRealm({
         />
         allow token-less consumers
       </label>
-      <label className="check">
-        <input
-          type="checkbox"
-          checked={ephemeral}
-          onChange={(e) => setEphemeral(e.target.checked)}
-          data-testid="realm-create-ephemeral"
-        />
+      <CheckField checked={ephemeral} onChecked={setEphemeral} testId="realm-create-ephemeral">
         ephemeral
-      </label>
+      </CheckField>
       {ephemeral && (
-        <label className="field">
-          <span>TTL</span>
-          <input
-            className="input--short"
-            value={ttl}
-            onChange={(e) => setTtl(e.target.value)}
-            data-testid="realm-create-ttl"
-          />
-        </label>
+        <TextField
+          label="TTL"
+          inputClass="input--short"
+          value={ttl}
+          onValue={setTtl}
+          testId="realm-create-ttl"
+        />
       )}
       <button
         type="submit"
@@ -206,21 +159,21 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
   }, [nextExpiry, reload]);
 
   return (
-    <main className="page" data-testid="realms-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Realms</h2>
-          <p className="muted">
-            {connectionName} ·{' '}
-            {list
-              ? `${list.realms.length} configured ${list.realms.length === 1 ? 'realm' : 'realms'}${list.inUse.length > 0 ? `, ${list.inUse.length} more in use` : ''}`
-              : loadError
-                ? 'realms unavailable'
-                : 'loading'}{' '}
-            · every change is a signed management command, recorded in Activity
-          </p>
-        </div>
-      </header>
+    <Page
+      testId="realms-view"
+      title="Realms"
+      intro={
+        <>
+          {connectionName} ·{' '}
+          {list
+            ? `${list.realms.length} configured ${list.realms.length === 1 ? 'realm' : 'realms'}${list.inUse.length > 0 ? `, ${list.inUse.length} more in use` : ''}`
+            : loadError
+              ? 'realms unavailable'
+              : 'loading'}{' '}
+          · every change is a signed management command, recorded in Activity
+        </>
+      }
+    >
       <ConnectionProblem
         error={loadError}
         connectionId={connectionId}
@@ -286,7 +239,7 @@ export function RealmsView({ client }: { client: ConsoleClient }) {
           connect without naming a realm use <code>default</code>.
         </p>
       )}
-    </main>
+    </Page>
   );
 }
 

@@ -9,6 +9,7 @@ import type { ConsoleClient } from '../../api/console-client';
 import { formatDuration } from '../../format';
 import { useAppStore } from '../../store/app-store';
 import { decideRequest } from '../../store/request-actions';
+import { TextField } from '../../components/form-fields';
 
 export interface RequestCardProps {
   client: ConsoleClient;
@@ -99,16 +100,15 @@ export function RequestCard({ client, connectionId, request, now }: RequestCardP
         >
           Approve <kbd>a</kbd>
         </button>
-        <label className="field field--grow">
-          <span>Reason</span>
-          <input
-            value={reason}
-            maxLength={1000}
-            placeholder="optional"
-            onChange={(e) => setReason(e.target.value)}
-            data-testid="request-reason"
-          />
-        </label>
+        <TextField
+          label="Reason"
+          fieldClass="field--grow"
+          value={reason}
+          maxLength={1000}
+          placeholder="optional"
+          onValue={setReason}
+          testId="request-reason"
+        />
         <button
           type="button"
           className="button button--danger"

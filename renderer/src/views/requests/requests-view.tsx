@@ -21,6 +21,7 @@ import { askNotificationPermission, notificationPermission } from './request-not
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { useNow } from '../../hooks/use-now';
 import { usePolled } from '../../hooks/use-polled';
+import { Page } from '../../components/page';
 
 const QUEUE_RELOAD_MS = 3_000;
 /** Requests per page. */
@@ -109,53 +110,58 @@ export function RequestsView({ client }: { client: ConsoleClient }) {
 
   const error = queueError ?? requestsError;
   return (
-    <main className="page" data-testid="requests-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Authorization requests</h2>
-          <p className="muted">
-            Oldest first
-            <span className="keys-hint">
-              {' '}
-              · keys: <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>n</kbd>/<kbd>j</kbd> next,{' '}
-              <kbd>k</kbd> previous
-            </span>
-          </p>
-        </div>
-        <div className="page__actions requests-tools">
-          <label className="field">
-            <span>Realm</span>
-            <select
-              value={filter}
-              onChange={(e) => {
-                setFilter(e.target.value);
-                setCursors([]);
-              }}
-              data-testid="requests-filter"
-            >
-              <option value="">all realms</option>
-              {realms?.realms.map((r) => (
-                <option key={r.name} value={r.name}>
-                  {r.name}
-                  {!filter && page?.perRealm[r.name] ? ` (${page.perRealm[r.name]})` : ''}
-                </option>
-              ))}
-            </select>
-          </label>
-          {permission === 'default' && (
-            <button
-              type="button"
-              className="button"
-              onClick={() => void askNotificationPermission().then(setPermission)}
-              data-testid="requests-notify"
-            >
-              Notify me
-            </button>
-          )}
-          {permission === 'granted' && <span className="muted small-inline">notifications on</span>}
-        </div>
-      </header>
-
+    <Page
+      testId="requests-view"
+      title="Authorization requests"
+      intro={
+        <>
+          Oldest first
+          <span className="keys-hint">
+            {' '}
+            · keys: <kbd>a</kbd> approve, <kbd>r</kbd> reject, <kbd>n</kbd>/<kbd>j</kbd> next,{' '}
+            <kbd>k</kbd> previous
+          </span>
+        </>
+      }
+      aside={
+        <>
+          <div className="page__actions requests-tools">
+            <label className="field">
+              <span>Realm</span>
+              <select
+                value={filter}
+                onChange={(e) => {
+                  setFilter(e.target.value);
+                  setCursors([]);
+                }}
+                data-testid="requests-filter"
+              >
+                <option value="">all realms</option>
+                {realms?.realms.map((r) => (
+                  <option key={r.name} value={r.name}>
+                    {r.name}
+                    {!filter && page?.perRealm[r.name] ? ` (${page.perRealm[r.name]})` : ''}
+                  </option>
+                ))}
+              </select>
+            </label>
+            {permission === 'default' && (
+              <button
+                type="button"
+                className="button"
+                onClick={() => void askNotificationPermission().then(setPermission)}
+                data-testid="requests-notify"
+              >
+                Notify me
+              </button>
+            )}
+            {permission === 'granted' && (
+              <span className="muted small-inline">notifications on</span>
+            )}
+          </div>
+        </>
+      }
+    >
       <ErrorBanner title="Requests unavailable:" message={error?.message} testId="requests-error" />
       <ErrorBanner
         title="Decision failed:"
@@ -293,6 +299,6 @@ export function RequestsView({ client }: { client: ConsoleClient }) {
           ))}
         </ul>
       )}
-    </main>
+    </Page>
   );
 }

@@ -8,6 +8,7 @@ import { MAX_PUBLISH_JSON_CHARS, type PublishResult } from '../../../../shared/c
 import type { ErrorInfo } from '../../../../shared/error-catalogue';
 import type { ConsoleClient } from '../../api/console-client';
 import { ErrorBanner } from '../../components/error-banner';
+import { CheckField, TextField } from '../../components/form-fields';
 
 /**
  * The confirm in words: what was published where and how many durable copies the broker
@@ -106,31 +107,20 @@ export function PublishForm({ client, connectionId, defaultRealm }: PublishFormP
           if (canSend) void send();
         }}
       >
-        <label className="field">
-          Realm
-          <input
-            list="tap-realms"
-            value={realm}
-            onChange={(e) => setRealm(e.target.value)}
-            data-testid="publish-realm"
-          />
-        </label>
-        <label className="field">
-          Event
-          <input
-            value={event}
-            onChange={(e) => setEvent(e.target.value)}
-            data-testid="publish-event"
-          />
-        </label>
-        <label className="field">
-          From (producer name)
-          <input
-            value={from}
-            onChange={(e) => setFrom(e.target.value)}
-            data-testid="publish-from"
-          />
-        </label>
+        <TextField
+          label="Realm"
+          list="tap-realms"
+          value={realm}
+          onValue={setRealm}
+          testId="publish-realm"
+        />
+        <TextField label="Event" value={event} onValue={setEvent} testId="publish-event" />
+        <TextField
+          label="From (producer name)"
+          value={from}
+          onValue={setFrom}
+          testId="publish-from"
+        />
         <label className="field publish__json">
           Message (JSON)
           <textarea
@@ -148,25 +138,24 @@ export function PublishForm({ client, connectionId, defaultRealm }: PublishFormP
             {problem}
           </p>
         )}
-        <label className="checkbox">
-          <input
-            type="checkbox"
-            checked={guaranteed}
-            onChange={(e) => setGuaranteed(e.target.checked)}
-            data-testid="publish-guaranteed"
-          />
+        <CheckField
+          checkClass="box"
+
+          checked={guaranteed}
+          onChecked={setGuaranteed}
+          testId="publish-guaranteed"
+        >
           Guaranteed (stored for offline subscribers)
-        </label>
-        <label className="field publish__ttl">
-          TTL of stored copies (s)
-          <input
-            inputMode="numeric"
-            placeholder="broker default"
-            value={ttl}
-            onChange={(e) => setTtl(e.target.value)}
-            data-testid="publish-ttl"
-          />
-        </label>
+        </CheckField>
+        <TextField
+          label="TTL of stored copies (s)"
+          fieldClass="publish__ttl"
+          inputMode="numeric"
+          placeholder="broker default"
+          value={ttl}
+          onValue={setTtl}
+          testId="publish-ttl"
+        />
         {ttlProblem && <p className="field-error">{ttlProblem}</p>}
         <div className="publish__actions">
           <button

@@ -28,6 +28,8 @@ import {
   tapEmptyText,
 } from './tap-model';
 import { useConnectionId } from '../../hooks/use-connection-id';
+import { TextField } from '../../components/form-fields';
+import { Page } from '../../components/page';
 
 type Mode = 'topic' | 'event';
 
@@ -146,22 +148,23 @@ export function TapView({ client }: { client: ConsoleClient }) {
     (mode === 'topic' ? pattern.trim() !== '' : producer.trim() !== '' && event.trim() !== '');
 
   return (
-    <main className="page" data-testid="tap-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Live tap</h2>
-          <p className="muted">
-            Watch a realm&apos;s messages as they are delivered. The console subscribes without ACK,
-            so consumers are not affected.
-          </p>
-        </div>
+    <Page
+      testId="tap-view"
+      title="Live tap"
+      intro={
+        <>
+          Watch a realm&apos;s messages as they are delivered. The console subscribes without ACK,
+          so consumers are not affected.
+        </>
+      }
+      aside={
         <StatusBadge
           label={snap.running ? (snap.paused ? 'paused' : 'tapping') : 'stopped'}
           tone={snap.running ? (snap.paused ? 'busy' : 'ok') : 'idle'}
           testId="tap-state"
         />
-      </header>
-
+      }
+    >
       <ErrorBanner title="Tap failed:" message={error?.message} testId="tap-error" />
       <ErrorBanner title="Tap stopped:" message={snap.error?.message} testId="tap-stopped-error" />
 
@@ -173,16 +176,14 @@ export function TapView({ client }: { client: ConsoleClient }) {
         }}
       >
         <RealmOptions connectionId={connectionId} />
-        <label className="field">
-          Realm
-          <input
-            list="tap-realms"
-            value={realm}
-            onChange={(e) => setRealm(e.target.value)}
-            data-testid="tap-realm"
-            disabled={snap.running}
-          />
-        </label>
+        <TextField
+          label="Realm"
+          list="tap-realms"
+          value={realm}
+          onValue={setRealm}
+          testId="tap-realm"
+          disabled={snap.running}
+        />
         <label className="field">
           Subscribe to
           <select
@@ -196,49 +197,45 @@ export function TapView({ client }: { client: ConsoleClient }) {
           </select>
         </label>
         {mode === 'topic' ? (
-          <label className="field field--grow">
-            Pattern (+ one level, # the rest)
-            <input
-              value={pattern}
-              onChange={(e) => setPattern(e.target.value)}
-              data-testid="tap-pattern"
-              disabled={snap.running}
-            />
-          </label>
-        ) : (
-          <>
-            <label className="field field--grow">
-              Producer (TYO-MQ-ALL = any)
-              <input
-                value={producer}
-                onChange={(e) => setProducer(e.target.value)}
-                data-testid="tap-producer"
-                disabled={snap.running}
-              />
-            </label>
-            <label className="field field--grow">
-              Event (TM-ALL = every event)
-              <input
-                value={event}
-                onChange={(e) => setEvent(e.target.value)}
-                data-testid="tap-event"
-                disabled={snap.running}
-              />
-            </label>
-          </>
-        )}
-        <label className="field tap-form__rate">
-          Show at most / s
-          <input
-            type="number"
-            min={1}
-            max={2000}
-            value={rate}
-            onChange={(e) => setRate(e.target.value)}
-            data-testid="tap-rate"
+          <TextField
+            label="Pattern (+ one level, # the rest)"
+            fieldClass="field--grow"
+            value={pattern}
+            onValue={setPattern}
+            testId="tap-pattern"
             disabled={snap.running}
           />
-        </label>
+        ) : (
+          <>
+            <TextField
+              label="Producer (TYO-MQ-ALL = any)"
+              fieldClass="field--grow"
+              value={producer}
+              onValue={setProducer}
+              testId="tap-producer"
+              disabled={snap.running}
+            />
+            <TextField
+              label="Event (TM-ALL = every event)"
+              fieldClass="field--grow"
+              value={event}
+              onValue={setEvent}
+              testId="tap-event"
+              disabled={snap.running}
+            />
+          </>
+        )}
+        <TextField
+          label="Show at most / s"
+          fieldClass="tap-form__rate"
+          type="number"
+          min={1}
+          max={2000}
+          value={rate}
+          onValue={setRate}
+          testId="tap-rate"
+          disabled={snap.running}
+        />
         <div className="tap-form__actions">
           {snap.running ? (
             <button
@@ -351,6 +348,6 @@ export function TapView({ client }: { client: ConsoleClient }) {
         connectionId={connectionId}
         defaultRealm={snap.running && snap.info ? snap.info.realm : realm.trim()}
       />
-    </main>
+    </Page>
   );
 }

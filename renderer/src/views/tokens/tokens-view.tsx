@@ -17,6 +17,8 @@ import { useConnectionId } from '../../hooks/use-connection-id';
 import { useConsoleAction } from '../../hooks/use-console-action';
 import { usePolled } from '../../hooks/use-polled';
 import { ValidatorForm } from './validator-form';
+import { TextField, CheckField } from '../../components/form-fields';
+import { Page } from '../../components/page';
 
 const short = (hash: string): string => hash.slice(0, 12);
 
@@ -101,16 +103,12 @@ export function TokensView({ client }: { client: ConsoleClient }) {
   };
 
   return (
-    <main className="page" data-testid="tokens-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Tokens</h2>
-          <p className="muted">
-            Tokens are shown by their hash. Revoking one disconnects the sessions that logged in
-            with it.
-          </p>
-        </div>
-      </header>
+    <Page
+      testId="tokens-view"
+      title="Tokens"
+      intro="Tokens are shown by their hash. Revoking one disconnects the sessions that logged in
+            with it."
+    >
       <ConnectionProblem
         error={loadError}
         connectionId={connectionId}
@@ -231,22 +229,10 @@ export function TokensView({ client }: { client: ConsoleClient }) {
             data-testid="mtoken-prefix"
           />
         </label>
-        <label className="check">
-          <input
-            type="checkbox"
-            checked={ephemeralOnly}
-            onChange={(e) => setEphemeralOnly(e.target.checked)}
-          />
+        <CheckField checked={ephemeralOnly} onChecked={setEphemeralOnly}>
           ephemeral only
-        </label>
-        <label className="field">
-          <span>Max TTL</span>
-          <input
-            className="input--short"
-            value={maxTtl}
-            onChange={(e) => setMaxTtl(e.target.value)}
-          />
-        </label>
+        </CheckField>
+        <TextField label="Max TTL" inputClass="input--short" value={maxTtl} onValue={setMaxTtl} />
         <button
           type="submit"
           className="button button--primary"
@@ -285,6 +271,6 @@ export function TokensView({ client }: { client: ConsoleClient }) {
         ))}
       </ul>
       <ValidatorForm client={client} connectionId={connectionId} action={action} reload={reload} />
-    </main>
+    </Page>
   );
 }

@@ -7,6 +7,7 @@
 import { useState } from 'react';
 import type { ConsoleClient } from '../../api/console-client';
 import type { ConsoleAction } from '../../hooks/use-console-action';
+import { TextField } from '../../components/form-fields';
 
 type Scope = 'global' | 'realm' | 'prefix';
 
@@ -76,27 +77,24 @@ export function ValidatorForm({
           />
         </label>
       )}
-      <label className="field field--grow">
-        <span>Validator URL</span>
-        <input
-          type="url"
-          value={url}
-          placeholder="https://auth.example.com/check"
-          onChange={(e) => setUrl(e.target.value)}
-          data-testid="validator-url"
-        />
-      </label>
-      <label className="field">
-        <span>Shared secret</span>
-        <input
-          type="password"
-          autoComplete="off"
-          value={secret}
-          placeholder="blank keeps the current"
-          onChange={(e) => setSecret(e.target.value)}
-          data-testid="validator-secret"
-        />
-      </label>
+      <TextField
+        label="Validator URL"
+        fieldClass="field--grow"
+        type="url"
+        value={url}
+        placeholder="https://auth.example.com/check"
+        onValue={setUrl}
+        testId="validator-url"
+      />
+      <TextField
+        label="Shared secret"
+        type="password"
+        autoComplete="off"
+        value={secret}
+        placeholder="blank keeps the current"
+        onValue={setSecret}
+        testId="validator-secret"
+      />
       <button
         type="submit"
         className="button button--primary"

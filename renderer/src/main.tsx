@@ -4,6 +4,7 @@ import { createRoot } from 'react-dom/client';
 import { createConsoleSession } from './api/console-session';
 import { App } from './app';
 import './styles.css';
+import './styles/forms.css';
 import { applyTheme, browserThemeStorage, readThemePreference } from './theme';
 
 // Before the first render, so a chosen theme never flashes the system one.

@@ -4,6 +4,7 @@
  * (`type`, `min`, `list`, `aria-*`, `autoComplete`…) pass through to the `<input>`.
  */
 import type { InputHTMLAttributes, ReactNode } from 'react';
+import '../styles/forms.css';
 
 type InputRest = Omit<
   InputHTMLAttributes<HTMLInputElement>,

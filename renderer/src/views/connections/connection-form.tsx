@@ -164,7 +164,7 @@ export function ConnectionForm({ client, editing, onDone }: ConnectionFormProps)
         </label>
       )}
       <TextField
-        label={'CA file (PEM, on the console&apos;s machine; optional)'}
+        label="CA file (PEM, on the console’s machine; optional)"
         value={caFile}
         placeholder="/etc/ssl/my-ca.pem"
         onValue={setCaFile}

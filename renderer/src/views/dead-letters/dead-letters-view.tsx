@@ -76,25 +76,24 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   // Another connection: nothing loaded for the previous one applies (state adjusted while
   // rendering, so the old list never shows under the new connection).
   const [listedFor, setListedFor] = useState(connectionId);
-  if (listedFor !== connectionId) {
-    setListedFor(connectionId);
+  /** Forgets the loaded list, its selection and its errors. */
+  const forgetList = (): void => {
     setEntries([]);
     setSelected(new Set());
     setFocused(null);
     setError(null);
     setLoadError(null);
     setLoading({ loaded: 0, total: 0 });
+  };
+  if (listedFor !== connectionId) {
+    setListedFor(connectionId);
+    forgetList();
     setBrokerDepth(null);
   }
 
   /** Forgets the loaded list and loads `nextRealm` (or the same realm again) from the start. */
   const reload = (nextRealm: string = realm): void => {
-    setEntries([]);
-    setSelected(new Set());
-    setFocused(null);
-    setError(null);
-    setLoadError(null);
-    setLoading({ loaded: 0, total: 0 });
+    forgetList();
     setRealm(nextRealm);
     setGeneration((g) => g + 1);
   };

@@ -5,6 +5,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     globals: true,
+    // The default output, then the ten slowest files (test/support/slowest-files-reporter.ts).
+    reporters: ['default', './test/support/slowest-files-reporter.ts'],
     include: ['test/**/*.test.ts', 'test/**/*.test.tsx'],
     testTimeout: 30_000,
     hookTimeout: 60_000,

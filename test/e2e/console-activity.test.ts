@@ -8,7 +8,7 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
@@ -17,9 +17,9 @@ import {
   type RunningConsole,
 } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO, 'test-results');
 const LOCAL = { connectionId: 'local' };
 
@@ -92,10 +92,7 @@ describe('Activity page: operator actions and the console’s own', () => {
     });
     await callApi(app, 'startDemo', LOCAL);
     await callApi(app, 'stopDemo', LOCAL);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {

@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
@@ -21,9 +21,9 @@ import { startConsole, type RunningConsole, stopConsole } from '../support/conso
 import { ClientEvent } from '../../shared/protocol-events';
 import { connectConsumer, connectProducer, produceBatch } from '../support/fleet-clients';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO, 'test-results');
 const ADMIN = 'cluster-admin-token-e2e-5c2f90d1b7aa';
 // Sent as AUTH to a redis-server without a password (ioredis goes on with a warning): the
@@ -117,10 +117,7 @@ describe('a clustered broker in the Overview', () => {
     const nodeA = nodes[0]!;
 
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

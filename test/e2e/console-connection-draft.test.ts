@@ -7,14 +7,14 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
 import { openSection } from '../support/console-nav';
 import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SHOTS_DIR;
 const REMOTE_ADMIN = 'remote-admin-token-draft-5c1f0e9a7b3d';
 
@@ -78,10 +78,7 @@ describe('connection profiles tested before saving, and backing off when refused
       { TYO_MQ_ENV_FILE: path.join(dir.path, 'remote.env') },
     );
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

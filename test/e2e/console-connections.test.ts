@@ -10,7 +10,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CONNECTIONS_FILE_NAME } from '../../electron/services/connection-profiles';
@@ -28,9 +28,9 @@ import {
 import { connectSocket } from '../support/connect-socket';
 import { openSection } from '../support/console-nav';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO, 'test-results');
 const REMOTE_ADMIN = 'remote-admin-token-e2e-4c1d9a7b3f20';
 const CLIENT_TOKEN = 'remote-agent-client-token-91ab33c7';
@@ -90,10 +90,7 @@ describe('console connections end to end', () => {
     app = await startConsole(dataDir);
     const localToken = localAdminToken(dataDir);
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -9,15 +9,15 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
 import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
 import { addConnection, openSection } from '../support/console-nav';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO, 'test-results');
 const REMOTE_ADMIN = 'remote-admin-token-e2e-77d0c1a9e4b2';
 
@@ -83,10 +83,7 @@ describe('views of a connection without a working credential', () => {
       { TYO_MQ_ENV_FILE: path.join(dir.path, 'remote.env') },
     );
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

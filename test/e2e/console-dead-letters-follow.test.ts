@@ -6,7 +6,7 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBrokerStatus } from '../../shared/console-api';
@@ -26,8 +26,8 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SHOTS_DIR;
 const CONSUMER = 'invoice-archiver-eu-west';
 
@@ -47,10 +47,7 @@ describe('dead letters follow mode end to end', () => {
     app = await startConsole(path.join(dir.path, 'data'));
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     brokerUrl = `http://127.0.0.1:${broker.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {

@@ -5,7 +5,7 @@
  * tap filter's placeholder is read in full (hints come back at 1280 px).
  */
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBrokerStatus } from '../../shared/console-api';
@@ -25,9 +25,9 @@ import {
   type RunningConsole,
 } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO, 'test-results');
 const LOCAL = { connectionId: 'local' };
 
@@ -42,10 +42,7 @@ describe('console layout an operator tripped over', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-layout-');
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(app.url);

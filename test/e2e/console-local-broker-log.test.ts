@@ -13,7 +13,7 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCli } from '../../broker/admin-cli/main';
@@ -30,9 +30,9 @@ import {
   type RunningConsole,
 } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SHOTS_DIR ?? path.join(REPO, 'test-results');
 
 const logText = (page: Page): Promise<string> => page.getByTestId('local-log').innerText();
@@ -69,10 +69,7 @@ describe('Local broker view: log filter, quiet polling, settings warnings', () =
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     brokerUrl = `http://127.0.0.1:${broker.port}`;
     manager = new ManagerClient({ url: brokerUrl, secret: localAdminToken(dataDir) });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {

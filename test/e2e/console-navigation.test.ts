@@ -10,7 +10,7 @@
  * Screenshots go to test-results/nav-*.png.
  */
 import path from 'node:path';
-import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
+import { type Browser, type Locator, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBrokerStatus } from '../../shared/console-api';
@@ -25,9 +25,9 @@ import {
 } from '../support/console-process';
 import { openSection } from '../support/console-nav';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO, 'test-results');
 const REALM = 'org:acme-production-eu';
 
@@ -63,10 +63,7 @@ describe('console navigation end to end', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-navigation-');
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

@@ -12,7 +12,7 @@
  * test-results/trial-*.png.
  */
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   callApi,
@@ -34,9 +34,9 @@ import {
 import { connectSocket } from '../support/connect-socket';
 import { openSection } from '../support/console-nav';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO, 'test-results');
 const LOCAL = { connectionId: 'local' };
 
@@ -70,10 +70,7 @@ describe('console details an operator tripped over', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-trial-');
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     await page.goto(app.url);

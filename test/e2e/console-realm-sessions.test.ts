@@ -6,7 +6,7 @@
  * and 390 px go to $SHOTS_DIR (default test-results/).
  */
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagerClient } from '../../electron/services/manager-client';
@@ -23,9 +23,9 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SHOTS_DIR ?? path.join(REPO, 'test-results');
 const OLD_KEY = 'fleet-psk-before-rotation-7d21';
 const NEXT_KEY = 'fleet-psk-set-by-script-0b3e';
@@ -70,10 +70,7 @@ describe('console realm sessions end to end', () => {
       event: 'AUTH_OK',
     });
 
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

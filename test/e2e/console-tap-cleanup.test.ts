@@ -5,7 +5,7 @@
  * `GET /api/stats`, and a guaranteed message published afterwards is queued for no one.
  */
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBrokerStatus } from '../../shared/console-api';
@@ -20,8 +20,7 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../support/chromium';
 
 interface RealmStats {
   consumers: { total: number };
@@ -95,10 +94,7 @@ describe('console live tap leaves nothing on the broker', () => {
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     brokerUrl = `http://127.0.0.1:${broker.port}`;
     adminToken = localAdminToken(dataDir);
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
   }, 120_000);
 
   afterAll(async () => {

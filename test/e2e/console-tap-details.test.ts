@@ -8,7 +8,7 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagerClient } from '../../electron/services/manager-client';
@@ -23,8 +23,8 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = process.env.SHOTS_DIR;
 const REALM = 'lab';
 
@@ -73,10 +73,7 @@ describe('live tap details end to end', () => {
       secret: localAdminToken(path.join(dir.path, 'data')),
     });
     await manager.command({ command: 'add_realm', realm: REALM, required: false });
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
     page.on('pageerror', (error) => pageErrors.push(error.message));
     page.on('console', (message) => {

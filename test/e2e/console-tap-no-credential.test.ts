@@ -6,14 +6,13 @@
  * connection by its name, not its internal id.
  */
 import path from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
 import { addConnection } from '../support/console-nav';
 import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+import { launchChromium } from '../support/chromium';
 
 describe('live tap on a connection without a credential', () => {
   let dir: TempDir;
@@ -39,10 +38,7 @@ describe('live tap on a connection without a credential', () => {
       { TYO_MQ_ENV_FILE: path.join(dir.path, 'remote.env') },
     );
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -6,14 +6,14 @@
  */
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const RESULTS = path.join(REPO, 'test-results');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 const rootBackground = (page: Page): Promise<string> =>
   page.evaluate(() => getComputedStyle(document.documentElement).backgroundColor);
@@ -43,10 +43,7 @@ describe('console themes', () => {
 
   it('follows the system scheme, and the toggle overrides and remembers it', async () => {
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const context = await browser.newContext({
       colorScheme: 'light',
       viewport: { width: 1280, height: 800 },

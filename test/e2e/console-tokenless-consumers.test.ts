@@ -6,7 +6,7 @@
  * Screenshot at 1280 px: test-results/console-realms-consumers.png.
  */
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBrokerStatus } from '../../shared/console-api';
@@ -19,9 +19,9 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const SHOTS = path.join(REPO, 'test-results');
 
 const text = (page: Page, testId: string): Promise<string | null> =>
@@ -53,10 +53,7 @@ describe('console: who may consume a realm (issue 20)', () => {
     app = await startConsole(path.join(dir.path, 'data'));
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     brokerUrl = `http://127.0.0.1:${broker.port}`;
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      args: ['--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-sync'],
-    });
+    browser = await launchChromium();
     const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
     const pageErrors: string[] = [];
     page.on('pageerror', (error) => pageErrors.push(error.message));

@@ -8,7 +8,7 @@
 import type { IClientSubscribeOptions, MqttClient } from 'mqtt';
 import { describe, expect, it } from 'vitest';
 import { produce, useBroker } from '../../helpers/broker-harness';
-import { mqttClient } from '../../helpers/mqtt-clients';
+import { mqttClient, mqttConnecting } from '../../helpers/mqtt-clients';
 import { expectNothing } from '../../helpers/wait';
 
 const ctx = useBroker({ mqtt: { enabled: true, port: 0 } } as never);
@@ -132,5 +132,26 @@ describe('identifiers stay with their client', () => {
     produce(producer, 'p1', 'b/x', 'from-io');
     expect(await got).toEqual({ text: 'from-io', qos: 1, ids: [21, 22] });
     await expectNothing(c, 'message');
+  });
+});
+
+describe('a persistent session’s queue', () => {
+  it('a message queued while away over two subscriptions: once, with both identifiers', async () => {
+    const session = {
+      protocolVersion: 5 as const,
+      clientId: 'si-away',
+      clean: false,
+      properties: { sessionExpiryInterval: 600 },
+    };
+    const c = await mqttClient(ctx.h, session);
+    await sub(c, 'o/#', 31);
+    await sub(c, 'o/+', 32);
+    await c.endAsync();
+    const pub = await v5();
+    await pub.publishAsync('o/x', 'queued', { qos: 1 });
+    const again = mqttConnecting(ctx.h, session);
+    const got = next(again);
+    expect(await got).toEqual({ text: 'queued', qos: 1, ids: [31, 32] });
+    await expectNothing(again, 'message');
   });
 });

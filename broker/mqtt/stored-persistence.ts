@@ -37,10 +37,11 @@ import type { Client, Subscription } from 'aedes';
 import type { AedesPacket } from 'aedes-packet';
 import PacketJs from 'aedes-packet';
 import type { MqttStateSnapshot, MqttStateStore, MqttStateWrite } from '../storage/mqtt-state';
-import { asQueuedFor, IdentifiedPersistence, type MatchedSub } from './identified-persistence';
+import { asQueuedFor, type MatchedSub } from './identified-persistence';
 import type { MqttIdentity } from './mqtt-auth';
 import { realmPrefixes, zipPrefixes } from './realm-topics';
 import { asRedelivery } from './redelivery-dup';
+import { SessionExpiryPersistence } from './session-expiry-persistence';
 
 /** aedes' packet copy (fresh message id); its typings declare a namespace, not the class. */
 const Packet = PacketJs as unknown as new (original: AedesPacket) => Pkt;
@@ -91,7 +92,7 @@ function reviveBuffer(_key: string, value: unknown): unknown {
 const asClient = (id: string) => ({ id }) as unknown as Client;
 const DONE = Promise.resolve();
 
-export class StoredPersistence extends IdentifiedPersistence {
+export class StoredPersistence extends SessionExpiryPersistence {
   private readonly outgoing = new Map<string, Queued[]>();
   private seq = 0;
   /** Client ids with subscriptions, QoS 2 receipts or a will (what `purgeRealm` looks at). */

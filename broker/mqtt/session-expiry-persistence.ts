@@ -64,7 +64,6 @@ export class SessionExpiryPersistence extends IdentifiedPersistence {
   /** Deletes the session of `clientId` (not its will): subscriptions, queue, receipts. */
   async endSession(clientId: string): Promise<void> {
     const client = { id: clientId } as unknown as Client;
-    await this.cleanSubscriptions(client);
     // aedes' own way to empty a queue (`emptyOutgoingQueue`): each packet cleared in turn.
     const queued: AedesPacket[] = [];
     for await (const packet of this.outgoingStream(client) as AsyncIterable<AedesPacket>) {
@@ -72,6 +71,8 @@ export class SessionExpiryPersistence extends IdentifiedPersistence {
     }
     for (const packet of queued) await this.outgoingClearMessageId(client, packet);
     await this.cleanIncoming(client);
+    // Last, with the deadline: a crash half-way leaves it, and the next start finishes the job.
+    await this.cleanSubscriptions(client);
   }
 }
 

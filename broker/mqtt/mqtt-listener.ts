@@ -36,6 +36,7 @@ import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
 import { cleanIncomingOfCleanSessions, mqtt5Options } from './mqtt5-options';
 import { ReceiveMaximumGuard } from './receive-maximum-guard';
+import { enforceStoredSessionExpiry } from './session-expiry-persistence';
 import { SharedSubscriptions } from './shared-subscriptions';
 import { restoredWillIdentity, StoredPersistence } from './stored-persistence';
 import { WillRefusals } from './will-refusals';
@@ -235,6 +236,9 @@ export class MqttListener {
     });
     this.aedes = aedes;
     this.persistence = persistence;
+    await enforceStoredSessionExpiry(aedes, persistence, (err) =>
+      this.logger.error({ err }, 'MQTT: a session expiry could not be stored'),
+    );
     const shared = new SharedSubscriptions(aedes, this.bridge, this.logger);
     aedes.on('clientError', (client, err) => {
       this.logger.debug({ mqttClient: client.id, err: err.message }, 'MQTT client error');

@@ -37,10 +37,11 @@ import type { Client, Subscription } from 'aedes';
 import type { AedesPacket } from 'aedes-packet';
 import PacketJs from 'aedes-packet';
 import type { MqttStateSnapshot, MqttStateStore, MqttStateWrite } from '../storage/mqtt-state';
-import { BoundedPersistence } from './bounded-persistence';
+import { asQueuedFor, type MatchedSub } from './identified-persistence';
 import type { MqttIdentity } from './mqtt-auth';
 import { realmPrefixes, zipPrefixes } from './realm-topics';
 import { asRedelivery } from './redelivery-dup';
+import { SessionExpiryPersistence } from './session-expiry-persistence';
 
 /** aedes' packet copy (fresh message id); its typings declare a namespace, not the class. */
 const Packet = PacketJs as unknown as new (original: AedesPacket) => Pkt;
@@ -91,7 +92,7 @@ function reviveBuffer(_key: string, value: unknown): unknown {
 const asClient = (id: string) => ({ id }) as unknown as Client;
 const DONE = Promise.resolve();
 
-export class StoredPersistence extends BoundedPersistence {
+export class StoredPersistence extends SessionExpiryPersistence {
   private readonly outgoing = new Map<string, Queued[]>();
   private seq = 0;
   /** Client ids with subscriptions, QoS 2 receipts or a will (what `purgeRealm` looks at). */
@@ -360,24 +361,17 @@ export class StoredPersistence extends BoundedPersistence {
    * established subscription, so its RETAIN flag is 0 ([MQTT-3.3.1-9]) unless the MQTT 5
    * subscription asked for Retain As Published (aedes would send it as retained).
    */
-  override async outgoingEnqueueCombi(
-    subs: { clientId: string; rap?: boolean }[],
-    packet: AedesPacket,
-  ): Promise<void> {
-    if (subs.length === 0) return;
-    const texts: Partial<Record<'retained' | 'plain', string>> = {};
+  override async outgoingEnqueueCombi(subs: MatchedSub[], packet: AedesPacket): Promise<void> {
     // Not awaited (see the module comment): the copies are written in order, in the next group
     // commit, while aedes routes the message on in the same turn, as with its own persistence.
-    for (const sub of subs) {
+    // One copy per client, however many of its subscriptions match (identified-persistence.ts).
+    for (const sub of this.perClient(subs)) {
       const seq = ++this.seq;
-      const copy = new Packet(packet);
-      if (copy.retain && sub.rap !== true) copy.retain = false;
+      const copy = asQueuedFor(new Packet(packet), sub);
+      if (copy.retain && !sub.rap) copy.retain = false;
       this.queueOf(sub.clientId).push({ seq, packet: copy });
-      this.saveInBackground(() => {
-        const kind = copy.retain ? 'retained' : 'plain';
-        const text = (texts[kind] ??= encodePacket(copy));
-        return { op: 'enqueue', seq, clientId: sub.clientId, packet: text };
-      });
+      const clientId = sub.clientId;
+      this.saveInBackground(() => ({ op: 'enqueue', seq, clientId, packet: encodePacket(copy) }));
     }
   }
 

@@ -7,43 +7,16 @@
  * after that connection. MQTT 3.1.1 clean=false sessions keep theirs across every reconnect.
  * Memory and SQLite storage alike.
  */
-import { join } from 'node:path';
 import type { IClientOptions, MqttClient } from 'mqtt';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startBroker, type BrokerSettings, type Harness } from '../../helpers/broker-harness';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../../helpers/broker-harness';
 import { mqttClient, mqttConnecting, sessionPresent } from '../../helpers/mqtt-clients';
+import { type MqttStorage, useRestartingBrokers } from '../../helpers/mqtt-restarts';
 import { expectNothing, waitUntil } from '../../helpers/wait';
-import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
-let dir: TempDir;
-const open: Harness[] = [];
-
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
-  await dir.remove();
-});
-
-type Storage = 'memory' | 'sqlite';
-
-async function broker(storage: Storage): Promise<Harness> {
-  const h = await startBroker({
-    storage,
-    ...(storage === 'sqlite'
-      ? { storage_options: { filename: join(dir.path, 'resume.sqlite') } }
-      : {}),
-    mqtt: { enabled: true, port: 0 },
-  } as BrokerSettings);
-  open.push(h);
-  return h;
-}
-
-async function stop(h: Harness): Promise<void> {
-  open.splice(open.indexOf(h), 1);
-  await h.close();
-}
+const brokers = useRestartingBrokers('resume.sqlite');
+const broker = (storage: MqttStorage): Promise<Harness> => brokers.start(storage);
+const stop = (h: Harness): Promise<void> => brokers.stop(h);
 
 /** Ends `client` and resolves once the broker holds only `left` connections. */
 async function leave(h: Harness, client: MqttClient, left: number): Promise<void> {
@@ -62,7 +35,7 @@ async function reconnect(
   return { client, present: await sessionPresent(client), got };
 }
 
-describe.each<Storage>(['memory', 'sqlite'])(
+describe.each<MqttStorage>(['memory', 'sqlite'])(
   'a resumed session keeps its backlog (%s)',
   (storage) => {
     it('MQTT 5: Clean Start 0 with Session Expiry 0 gets the backlog, then the session ends', async () => {

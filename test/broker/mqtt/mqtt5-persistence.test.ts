@@ -3,38 +3,15 @@
  * Session Expiry Interval comes back with its backlog, and queued and retained messages keep
  * their MQTT 5 properties (binary correlation data included).
  */
-import { join } from 'node:path';
 import type { IPublishPacket } from 'mqtt';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startBroker, type BrokerSettings, type Harness } from '../../helpers/broker-harness';
+import { describe, expect, it } from 'vitest';
+import type { Harness } from '../../helpers/broker-harness';
 import { mqttClient, mqttConnecting, sessionPresent } from '../../helpers/mqtt-clients';
-import { makeTempDir, type TempDir } from '../../support/temp-dir';
+import { useRestartingBrokers } from '../../helpers/mqtt-restarts';
 
-let dir: TempDir;
-const open: Harness[] = [];
-
-beforeEach(async () => {
-  dir = await makeTempDir();
-});
-afterEach(async () => {
-  for (const h of open.splice(0)) await h.close();
-  await dir.remove();
-});
-
-async function broker(): Promise<Harness> {
-  const h = await startBroker({
-    storage: 'sqlite',
-    storage_options: { filename: join(dir.path, 'mqtt5.sqlite') },
-    mqtt: { enabled: true, port: 0 },
-  } as BrokerSettings);
-  open.push(h);
-  return h;
-}
-
-async function stop(h: Harness): Promise<void> {
-  open.splice(open.indexOf(h), 1);
-  await h.close();
-}
+const brokers = useRestartingBrokers('mqtt5.sqlite');
+const broker = (): Promise<Harness> => brokers.start();
+const stop = (h: Harness): Promise<void> => brokers.stop(h);
 
 const properties = {
   userProperties: { trace: 't-1' },

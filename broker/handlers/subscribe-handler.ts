@@ -61,7 +61,16 @@ const subscribe: EventHandler<SubscribePayload & { event: string }> = (ctx, sock
 
   // Steps 4–6: upsert the record (the topic index follows it) and remember the producer.
   const previous = realm.upsertSubscription(record);
-  ctx.persistence.upserted(realm.name, record, previous);
+  ctx.persistence.upserted(realm.name, record, previous)?.catch((err: unknown) => {
+    // The subscription works on this connection, but a restart would forget it (and with it
+    // the copies stored for the consumer while offline): the subscriber is told.
+    if (!socket.connected) return;
+    const reason = err instanceof Error ? err.message : String(err);
+    socket.emit(ServerEvent.ERROR, {
+      message: `Durable subscription not stored (it will not survive a broker restart): ${reason}`,
+      code: ProtocolErrorCode.NOT_STORED,
+    });
+  });
   consumer.subscribeTos.add(record.producer);
   ctx.embed?.emit(
     BrokerEvent.SUBSCRIBE,

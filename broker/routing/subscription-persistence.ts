@@ -51,14 +51,24 @@ export class SubscriptionPersistence {
     this.claim = claim;
   }
 
-  /** After an upsert: save a durable record, or forget one that is no longer durable. */
-  upserted(realm: string, record: SubscriptionRecord, previous: SubscriptionRecord | undefined) {
+  /**
+   * After an upsert: save a durable record, or forget one that is no longer durable. Returns
+   * the save of a durable record (rejects when the store refused it: full disk, store down —
+   * logged here already), so the subscriber can be told that its subscription will not
+   * survive a restart; undefined otherwise.
+   */
+  upserted(
+    realm: string,
+    record: SubscriptionRecord,
+    previous: SubscriptionRecord | undefined,
+  ): Promise<void> | undefined {
     if (record.durable) {
-      this.save(realm, record, this.owner);
+      const saved = this.save(realm, record, this.owner);
       this.claim?.(realm, record.consumer);
-    } else if (previous?.durable) {
-      this.removed(realm, previous);
+      return saved;
     }
+    if (previous?.durable) this.removed(realm, previous);
+    return undefined;
   }
 
   /**
@@ -77,7 +87,7 @@ export class SubscriptionPersistence {
    * `restore` leaves it alone while its stored copies stay (replayed if the consumer returns).
    */
   handedOver(realm: string, record: SubscriptionRecord, owner: string): void {
-    if (record.durable) this.save(realm, record, owner);
+    if (record.durable) void this.save(realm, record, owner);
   }
 
   /** After a removal (UNSUBSCRIBE). */
@@ -126,16 +136,17 @@ export class SubscriptionPersistence {
     return restored;
   }
 
-  private save(realm: string, record: SubscriptionRecord, owner: string | null): void {
+  /** Saves a durable row; the returned promise rejects as the write did (already logged). */
+  private save(realm: string, record: SubscriptionRecord, owner: string | null): Promise<void> {
     const { announced: _announced, ...rest } = record;
-    this.track(
-      this.store.saveSubscription({
-        realm,
-        key: record.key,
-        consumer: record.consumer,
-        record: owner === null ? rest : { ...rest, owner },
-      }),
-    );
+    const write = this.store.saveSubscription({
+      realm,
+      key: record.key,
+      consumer: record.consumer,
+      record: owner === null ? rest : { ...rest, owner },
+    });
+    this.track(write);
+    return write;
   }
 
   private track(write: Promise<void>): void {

@@ -18,13 +18,7 @@
  * (`client-address.ts`).
  */
 import type { IncomingMessage } from 'node:http';
-import { errorInfo } from '../../shared/error-catalogue';
-import {
-  ClientEvent,
-  Protocol,
-  ServerEvent,
-  type ClientEventName,
-} from '../../shared/protocol-events';
+import { ClientEvent, Protocol, ServerEvent } from '../../shared/protocol-events';
 import type { PendingCaps } from '../auth/authorization-requests';
 import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
@@ -32,45 +26,20 @@ import type { BrokerSocket } from '../transport/socket-types';
 import { LimitsConfig, type LimitKey } from './limits-config';
 import type { LimitMetrics, RejectReasonValue } from './limit-metrics';
 import { clientAddress } from './client-address';
+import { ConnectionCounts } from './connection-counts';
+import { clientKey, EventQuotas, type QuotaState } from './event-quotas';
+import { rateLimitReply, type Refusal } from './refusal';
 import { watchRejections } from './rejection-watch';
 import { SharedBuckets, type ClientBuckets } from './shared-buckets';
-import { BucketTable, TokenBucket } from './token-bucket';
+import { BucketTable } from './token-bucket';
 
-/** A refused action: the limit key and the seconds to wait. */
-export interface Refusal {
-  reason: LimitKey;
-  retryAfter: number;
-}
-
-/**
- * The acknowledgement-callback answer to an event refused by a limit: `{ok: false, code:
- * "SWB_ERR_RATE_LIMITED", message: "Rate limited: <key>", reason: <§11.3 key>, retry_after: <s>}`
- * (docs/limits.md; a publisher's confirm callback gets the same).
- */
-export function rateLimitReply(refusal: Refusal) {
-  return {
-    ok: false as const,
-    ...errorInfo('SWB_ERR_RATE_LIMITED', `Rate limited: ${refusal.reason}`),
-    reason: refusal.reason,
-    retry_after: refusal.retryAfter,
-  };
-}
+export { rateLimitReply, type Refusal } from './refusal';
 
 /** Delay between a connection-level `RATE_LIMITED` and the disconnect (ms, §11.3). */
 export const REFUSED_DISCONNECT_DELAY_MS = 100;
 const NOTICE_INTERVAL_MS = 1_000;
-const QUOTA_RETRY_S = 60;
-const CONNECTIONS_RETRY_S = 30;
 
-interface SocketState {
-  ip: string;
-  realm: string;
-  /** The credential key set by `credentialAdmitted`; null ⇒ keyed by realm and IP. */
-  credential: string | null;
-  /** The client's shared buckets, taken on the first message (null until then / after a re-key). */
-  client: ClientBuckets | null;
-  registrations: number;
-  subscriptions: number;
+interface SocketState extends QuotaState {
   lastNotice: number;
   preAuthEvents: number;
   preAuthBytes: number;
@@ -80,45 +49,17 @@ interface SocketState {
   provenManager: boolean;
 }
 
-const bump = (m: Map<string, number>, k: string, d: number) => {
-  const n = (m.get(k) ?? 0) + d;
-  if (n > 0) m.set(k, n);
-  else m.delete(k);
-};
-
-function utf8Length(value: unknown): number {
-  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  try {
-    return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
-  } catch {
-    return 1;
-  }
-}
-
-function field(raw: unknown, key: string): unknown {
-  let v = raw;
-  if (typeof v === 'string') {
-    try {
-      v = JSON.parse(v);
-    } catch {
-      return undefined;
-    }
-  }
-  return typeof v === 'object' && v !== null ? (v as Record<string, unknown>)[key] : undefined;
-}
-
 export class LimitsService {
   readonly config: LimitsConfig;
   private readonly sockets = new Map<string, SocketState>();
-  private readonly perIp = new Map<string, number>();
-  private readonly perRealm = new Map<string, number>();
-  private readonly ipBuckets = new BucketTable();
+  private readonly connections: ConnectionCounts;
+  private readonly quotas: EventQuotas;
   private readonly realmCreation = new BucketTable();
   private readonly clients: SharedBuckets;
 
   constructor(
     readBlock: () => unknown,
-    private readonly realms: RealmDirectory,
+    realms: RealmDirectory,
     private readonly metrics: LimitMetrics,
     private readonly logger: Logger,
     private readonly now: () => number = Date.now,
@@ -127,6 +68,8 @@ export class LimitsService {
   ) {
     this.config = new LimitsConfig(readBlock as () => null, now);
     this.clients = new SharedBuckets(now());
+    this.connections = new ConnectionCounts(this.config, now);
+    this.quotas = new EventQuotas(this.config, realms, this.clients, now);
   }
 
   /**
@@ -151,7 +94,7 @@ export class LimitsService {
    * subject…), else its IP. Connections with the same key share one message and byte bucket.
    */
   static clientKey(realm: string, credential: string | null, ip: string): string {
-    return credential === null ? `${realm}\nip:${ip}` : `${realm}\n${credential}`;
+    return clientKey(realm, credential, ip);
   }
 
   /** The shared buckets of `key`, referenced until `releaseClient` (MQTT). */
@@ -197,7 +140,7 @@ export class LimitsService {
     watchRejections(socket, ip, this.metrics, this.logger, this.maxFrameBytes);
     // Before the connection handler runs the socket has no realm yet: it starts in `default`.
     const realm = socket.data.realm ?? Protocol.DEFAULT_REALM;
-    const refusal = this.connectionRefusal(ip, realm);
+    const refusal = this.connections.refusal(ip, realm);
     if (refusal) {
       this.refuse(socket, null, refusal);
       this.dropLater(socket);
@@ -217,8 +160,7 @@ export class LimitsService {
       provenManager: false,
     };
     this.sockets.set(socket.id, state);
-    bump(this.perIp, ip, 1);
-    bump(this.perRealm, realm, 1);
+    this.connections.add(ip, realm);
     socket.conn.on('packet', (packet: { type: string; data?: unknown }) => {
       if (packet.type !== 'message') return;
       const data = packet.data;
@@ -236,42 +178,18 @@ export class LimitsService {
    * a refusal is counted in `tyo_mq_rate_limited_total` and the caller closes the connection.
    */
   admitOtherConnection(ip: string, realm: string): Refusal | null {
-    const refusal = this.connectionRefusal(ip, realm);
+    const refusal = this.connections.refusal(ip, realm);
     if (refusal) {
       this.metrics.rateLimit(refusal.reason);
       return refusal;
     }
-    bump(this.perIp, ip, 1);
-    bump(this.perRealm, realm, 1);
+    this.connections.add(ip, realm);
     return null;
   }
 
   /** Ends the count of a connection admitted by `admitOtherConnection`. */
   releaseOtherConnection(ip: string, realm: string): void {
-    bump(this.perIp, ip, -1);
-    bump(this.perRealm, realm, -1);
-  }
-
-  private connectionRefusal(ip: string, realm: string): Refusal | null {
-    if (!this.config.enabled) return null;
-    const maxPerIp = this.config.value('max_connections_per_ip');
-    if (maxPerIp !== undefined && (this.perIp.get(ip) ?? 0) >= maxPerIp) {
-      return { reason: 'max_connections_per_ip', retryAfter: CONNECTIONS_RETRY_S };
-    }
-    const perMinute = this.config.value('connections_per_minute_per_ip');
-    if (perMinute !== undefined) {
-      const r = this.ipBuckets.take(ip, 1, perMinute / 60, perMinute, this.now());
-      if (!r.ok) return { reason: 'connections_per_minute_per_ip', retryAfter: r.retryAfter };
-    }
-    return this.realmRefusal(realm);
-  }
-
-  private realmRefusal(realm: string): Refusal | null {
-    const max = this.config.value('max_connections_per_realm', realm);
-    if (max !== undefined && (this.perRealm.get(realm) ?? 0) >= max) {
-      return { reason: 'max_connections_per_realm', retryAfter: CONNECTIONS_RETRY_S };
-    }
-    return null;
+    this.connections.remove(ip, realm);
   }
 
   /**
@@ -281,11 +199,9 @@ export class LimitsService {
   realmChanged(socket: BrokerSocket): boolean {
     const st = this.sockets.get(socket.id);
     if (!st || st.realm === socket.data.realm) return !st?.closedBy;
-    bump(this.perRealm, st.realm, -1);
+    const refusal = this.connections.moveRealm(st.realm, socket.data.realm);
     st.realm = socket.data.realm;
     this.dropClient(st);
-    const refusal = this.config.enabled ? this.realmRefusal(st.realm) : null;
-    bump(this.perRealm, st.realm, 1);
     if (refusal) {
       this.refuse(socket, st, refusal);
       this.close(socket, st, refusal);
@@ -327,96 +243,20 @@ export class LimitsService {
     switch (event) {
       case ClientEvent.PRODUCE:
       case ClientEvent.PRODUCE_CHUNK:
-        refusal = this.messageRefusal(st, event, raw);
+        refusal = this.quotas.message(st, event, raw);
         break;
       case ClientEvent.PRODUCER:
       case ClientEvent.CONSUMER:
-        refusal = this.registrationRefusal(st, event, raw);
+        refusal = this.quotas.registration(st, event, raw);
         break;
       case ClientEvent.SUBSCRIBE:
-        refusal = this.subscriptionRefusal(st);
+        refusal = this.quotas.subscription(st);
         break;
       default:
         return null;
     }
     if (refusal) this.refuse(socket, st, refusal);
     return refusal;
-  }
-
-  private messageRefusal(st: SocketState, event: ClientEventName, raw: unknown): Refusal | null {
-    const now = this.now();
-    // Taken once per socket (and after a re-key): the message path itself does no lookup.
-    const client =
-      st.client ??
-      (st.client = this.clients.acquire(
-        LimitsService.clientKey(st.realm, st.credential, st.ip),
-        now,
-      ));
-    // Rates read one by one (no `{rate, burst}` object per message).
-    const msgRate = this.config.value('messages_per_second', st.realm);
-    if (msgRate !== undefined) {
-      const burst = this.config.value('message_burst', st.realm) ?? 3 * msgRate;
-      client.messages ??= new TokenBucket(burst, now);
-      const r = client.messages.take(1, msgRate, burst, now);
-      if (!r.ok) return { reason: 'messages_per_second', retryAfter: r.retryAfter };
-    }
-    const byteRate = this.config.value('bytes_per_second', st.realm);
-    if (byteRate !== undefined) {
-      const burst = this.config.value('bytes_burst', st.realm) ?? 2 * byteRate;
-      const payload =
-        event === ClientEvent.PRODUCE_CHUNK && typeof raw === 'object' ? field(raw, 'data') : raw;
-      const cost = Math.max(1, utf8Length(payload));
-      client.bytes ??= new TokenBucket(burst, now);
-      const r = client.bytes.take(cost, byteRate, burst, now);
-      if (!r.ok) return { reason: 'bytes_per_second', retryAfter: r.retryAfter };
-    }
-    return null;
-  }
-
-  private registrationRefusal(
-    st: SocketState,
-    event: ClientEventName,
-    raw: unknown,
-  ): Refusal | null {
-    const perSocket = this.config.value('max_registrations_per_socket', st.realm);
-    if (perSocket !== undefined && st.registrations >= perSocket) {
-      return { reason: 'max_registrations_per_socket', retryAfter: QUOTA_RETRY_S };
-    }
-    const perRealm = this.config.value('max_registrations_per_realm', st.realm);
-    if (perRealm !== undefined) {
-      const registry = this.realms.get(st.realm);
-      const count = registry ? registry.producers.size + registry.consumers.size : 0;
-      const name = field(raw, 'name');
-      // A name already registered (a reconnect) does not grow the registry.
-      const known =
-        typeof name === 'string' &&
-        (event === ClientEvent.PRODUCER ? registry?.producers : registry?.consumers)?.has(name);
-      if (!known && count >= perRealm) {
-        return { reason: 'max_registrations_per_realm', retryAfter: QUOTA_RETRY_S };
-      }
-    }
-    st.registrations++;
-    return null;
-  }
-
-  private subscriptionRefusal(st: SocketState): Refusal | null {
-    // Default 1,000 without a block (DEFAULT_BOUNDS): one socket cannot hold unbounded memory.
-    const perSocket = this.config.bound('max_subscriptions_per_socket', st.realm);
-    if (perSocket !== undefined && st.subscriptions >= perSocket) {
-      return { reason: 'max_subscriptions_per_socket', retryAfter: QUOTA_RETRY_S };
-    }
-    const perRealm = this.config.value('max_subscriptions_per_realm', st.realm);
-    if (perRealm !== undefined) {
-      let count = 0;
-      for (const byConsumer of this.realms.get(st.realm)?.subscriptions.values() ?? []) {
-        count += byConsumer.size;
-      }
-      if (count >= perRealm) {
-        return { reason: 'max_subscriptions_per_realm', retryAfter: QUOTA_RETRY_S };
-      }
-    }
-    st.subscriptions++;
-    return null;
   }
 
   /**
@@ -539,7 +379,6 @@ export class LimitsService {
     if (!st) return;
     this.sockets.delete(id);
     this.dropClient(st);
-    bump(this.perIp, st.ip, -1);
-    bump(this.perRealm, st.realm, -1);
+    this.connections.remove(st.ip, st.realm);
   }
 }

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert';
 import { describe, expect, it } from 'vitest';
-import { nodeTestAdapter } from './node-test-adapter';
+import { nodeTestAdapter, type NodeTestContext } from './node-test-adapter';
 
 const failsBy = (operator: string) => (err: unknown) =>
   err instanceof assert.AssertionError && err.operator === operator;
@@ -20,30 +20,30 @@ describe('nodeTestAdapter', () => {
     ]),
   );
 
-  test('a plan met passes', async (t) => {
+  test('a plan met passes', async (t: NodeTestContext) => {
     t.plan(2);
     await Promise.resolve();
     t.assert.ok(true);
     t.assert.deepEqual({ a: 1 }, { a: 1 });
   });
-  test('a plan of 2 with one assertion fails', (t) => {
+  test('a plan of 2 with one assertion fails', (t: NodeTestContext) => {
     t.plan(2);
     t.assert.ok(true);
   });
-  test('a plan of 1 with two assertions fails', (t) => {
+  test('a plan of 1 with two assertions fails', (t: NodeTestContext) => {
     t.plan(1);
     t.assert.ok(true);
     t.assert.ok(true);
   });
-  test('a failed assertion fails', (t) => {
+  test('a failed assertion fails', (t: NodeTestContext) => {
     t.assert.strictEqual(1, 2);
   });
-  test('assertions are the legacy loose ones, as in node:test', (t) => {
+  test('assertions are the legacy loose ones, as in node:test', (t: NodeTestContext) => {
     t.plan(2);
     t.assert.equal(1, '1');
     t.assert.deepEqual({ n: 1 }, { n: '1' });
   });
-  test('diagnostics and no plan: nothing counted', (t) => {
+  test('diagnostics and no plan: nothing counted', (t: NodeTestContext) => {
     t.diagnostic('ignored unless the test fails');
   });
 

@@ -18,7 +18,11 @@ import { mqttPort } from '../../helpers/mqtt-clients';
 
 const MQTT = { mqtt: { enabled: true, port: 0 } };
 
-const modes: { mode: string; start: () => Promise<Harness>; target: (h: Harness) => ConformanceTarget }[] = [
+const modes: {
+  mode: string;
+  start: () => Promise<Harness>;
+  target: (h: Harness) => ConformanceTarget;
+}[] = [
   {
     mode: 'auth off',
     start: () => startBroker(MQTT),

@@ -26,17 +26,37 @@ const basic = (s: Scope) => async () => {
   await c.mqtt.subscribeAsync(s.topic('basic'), { qos: 2 });
   for (const qos of [0, 1, 2] as const) await s.publish(c, s.topic('basic'), `q${qos}`, { qos });
   const got = await c.count(3);
-  equal(got.map((m) => [m.text, m.qos]), [['q0', 0], ['q1', 1], ['q2', 2]], 'messages');
+  equal(
+    got.map((m) => [m.text, m.qos]),
+    [
+      ['q0', 0],
+      ['q1', 1],
+      ['q2', 2],
+    ],
+    'messages',
+  );
 };
 
 const retainedMessages = (s: Scope) => async () => {
   const pub = await s.client('pub');
-  for (const [name, qos] of [['a', 0], ['b', 1], ['c', 2]] as const)
+  for (const [name, qos] of [
+    ['a', 0],
+    ['b', 1],
+    ['c', 2],
+  ] as const)
     await s.publish(pub, s.topic(`r/${name}`), `retained ${name}`, { qos, retain: true });
   const sub = await s.client('sub');
   await sub.mqtt.subscribeAsync(s.topic('r/+'), { qos: 2 });
   const got = await sub.count(3, 'the 3 retained messages');
-  equal(got.map((m) => [m.topic.slice(-1), m.retain]).sort(), [['a', true], ['b', true], ['c', true]], 'retained');
+  equal(
+    got.map((m) => [m.topic.slice(-1), m.retain]).sort(),
+    [
+      ['a', true],
+      ['b', true],
+      ['c', true],
+    ],
+    'retained',
+  );
   for (const name of ['a', 'b', 'c'])
     await s.publish(pub, s.topic(`r/${name}`), '', { qos: 1, retain: true });
   const later = await s.client('later');
@@ -44,7 +64,11 @@ const retainedMessages = (s: Scope) => async () => {
   // Retained messages are sent with the SUBACK, so the marker published after it comes last.
   await s.publish(pub, s.topic('mark'), 'mark', { qos: 1 });
   await later.count(1);
-  equal(later.got.map((m) => m.topic), [s.topic('mark')], 'after clearing, only the marker');
+  equal(
+    later.got.map((m) => m.topic),
+    [s.topic('mark')],
+    'after clearing, only the marker',
+  );
 };
 
 const offlineQueueing = (s: Scope) => async () => {
@@ -63,7 +87,12 @@ const offlineQueueing = (s: Scope) => async () => {
 const willMessage = (s: Scope) => async () => {
   const sub = await s.client('sub');
   await sub.mqtt.subscribeAsync([s.topic('will'), s.topic('mark')], { qos: 1 });
-  const will = (text: string) => ({ topic: s.topic('will'), payload: Buffer.from(text), qos: 1 as const, retain: false });
+  const will = (text: string) => ({
+    topic: s.topic('will'),
+    payload: Buffer.from(text),
+    qos: 1 as const,
+    retain: false,
+  });
   const polite = await s.client('polite', { will: will('polite') });
   await polite.mqtt.endAsync();
   const rude = await s.client('rude', { will: will('rude') });
@@ -72,7 +101,11 @@ const willMessage = (s: Scope) => async () => {
   const pub = await s.client('pub');
   await s.publish(pub, s.topic('mark'), 'mark', { qos: 1 });
   await sub.count(2);
-  equal(sub.got.map((m) => m.text), ['rude', 'mark'], 'wills (a DISCONNECT discards the will)');
+  equal(
+    sub.got.map((m) => m.text),
+    ['rude', 'mark'],
+    'wills (a DISCONNECT discards the will)',
+  );
 };
 
 const zeroLengthClientId = (s: Scope) => async () => {
@@ -94,7 +127,10 @@ const overlapping = (s: Scope) => async () => {
   await delay(QUIET_MS);
   const qos = c.got.map((m) => m.qos).sort();
   // [MQTT-3.3.5-1]: one copy at the highest granted QoS, or one per subscription.
-  check(JSON.stringify(qos) === '[2]' || JSON.stringify(qos) === '[1,2]', `copies at QoS ${qos.join()}`);
+  check(
+    JSON.stringify(qos) === '[2]' || JSON.stringify(qos) === '[1,2]',
+    `copies at QoS ${qos.join()}`,
+  );
 };
 
 const keepalive = (s: Scope) => async () => {
@@ -111,7 +147,11 @@ const keepalive = (s: Scope) => async () => {
 
 const redelivery = (s: Scope) => async () => {
   const raw = await s.raw('sub', persistent(s));
-  raw.send({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: s.topic('d/#'), qos: 2 }] } as Packet);
+  raw.send({
+    cmd: 'subscribe',
+    messageId: 1,
+    subscriptions: [{ topic: s.topic('d/#'), qos: 2 }],
+  } as Packet);
   await raw.wait((seen) => seen.some((p) => p.cmd === 'suback'), 'SUBACK');
   const pub = await s.client('pub');
   await s.publish(pub, s.topic('d/x'), 'one', { qos: 1 });
@@ -119,16 +159,30 @@ const redelivery = (s: Scope) => async () => {
   await raw.wait((seen) => seen.filter((p) => p.cmd === 'publish').length >= 2, 'two PUBLISHes');
   raw.socket.destroy(); // never acknowledged
   const back = await s.raw('sub', persistent(s));
-  await back.wait((seen) => seen.filter((p) => p.cmd === 'publish').length >= 2, 'redelivered PUBLISHes');
+  await back.wait(
+    (seen) => seen.filter((p) => p.cmd === 'publish').length >= 2,
+    'redelivered PUBLISHes',
+  );
   const again = back.of<{ payload: Buffer; dup: boolean; qos: number }>('publish');
-  equal(again.map((p) => [p.payload.toString(), p.qos, p.dup]), [['one', 1, true], ['two', 2, true]], 'redelivery');
+  equal(
+    again.map((p) => [p.payload.toString(), p.qos, p.dup]),
+    [
+      ['one', 1, true],
+      ['two', 2, true],
+    ],
+    'redelivery',
+  );
 };
 
 const subscribeFailure = (s: Scope) => async () => {
   const refused = s.target.subscribeRefused;
   if (!refused) throw new Skipped('the target has no refused subscription');
   const raw = await s.raw('refused', { ...refused.credentials });
-  raw.send({ cmd: 'subscribe', messageId: 7, subscriptions: [{ topic: refused.filter, qos: 1 }] } as Packet);
+  raw.send({
+    cmd: 'subscribe',
+    messageId: 7,
+    subscriptions: [{ topic: refused.filter, qos: 1 }],
+  } as Packet);
   await raw.wait((seen) => seen.some((p) => p.cmd === 'suback'), 'SUBACK');
   const ack = raw.of<{ granted: number[] }>('suback')[0]!;
   check(ack.granted[0]! >= 0x80, `SUBACK granted ${ack.granted.join()} (want a failure ≥ 0x80)`);
@@ -140,13 +194,25 @@ const unsubscribe = (s: Scope) => async () => {
   await c.mqtt.unsubscribeAsync(s.topic('u/b'));
   for (const t of ['a', 'b', 'c', 'a']) await s.publish(c, s.topic(`u/${t}`), t, { qos: 1 });
   await c.count(3);
-  equal(c.got.map((m) => m.text), ['a', 'c', 'a'], 'after UNSUBSCRIBE u/b');
+  equal(
+    c.got.map((m) => m.text),
+    ['a', 'c', 'a'],
+    'after UNSUBSCRIBE u/b',
+  );
 };
 
 /** Publishes QoS 1 to a `$` topic raw; resolves with the PUBACK reason or 'closed'. */
 async function dollarPublish(s: Scope, name: string): Promise<number | 'closed'> {
   const raw = await s.raw(name);
-  raw.send({ cmd: 'publish', topic: `$${s.id}/x`, payload: Buffer.from('dollar'), qos: 1, messageId: 3, retain: false, dup: false } as Packet);
+  raw.send({
+    cmd: 'publish',
+    topic: `$${s.id}/x`,
+    payload: Buffer.from('dollar'),
+    qos: 1,
+    messageId: 3,
+    retain: false,
+    dup: false,
+  } as Packet);
   await raw.wait((seen) => raw.closed() || seen.some((p) => p.cmd === 'puback'), 'PUBACK or close');
   const ack = raw.of<{ reasonCode?: number }>('puback')[0];
   return ack ? (ack.reasonCode ?? 0) : 'closed';
@@ -160,7 +226,11 @@ const dollarTopics = (s: Scope) => async () => {
   await s.publish(pub, s.topic('mark'), 'mark', { qos: 1 });
   await until(() => sub.got.some((m) => m.topic === s.topic('mark')), 'the marker');
   const dollar = sub.got.filter((m) => m.topic.startsWith('$'));
-  equal(dollar.map((m) => m.topic), [], 'wildcards matching $ topics [MQTT-4.7.2-1]');
+  equal(
+    dollar.map((m) => m.topic),
+    [],
+    'wildcards matching $ topics [MQTT-4.7.2-1]',
+  );
 };
 
 const dollarPolicy = (s: Scope) => async () => {

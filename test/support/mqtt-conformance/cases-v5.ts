@@ -40,7 +40,13 @@ const willDelay = v5('will_delay', async (s) => {
   await sub.mqtt.subscribeAsync(s.topic('wd'), { qos: 1 });
   const w = await s.client('w', {
     properties: { sessionExpiryInterval: 10 },
-    will: { topic: s.topic('wd'), payload: Buffer.from('late'), qos: 1, retain: false, properties: { willDelayInterval: 1 } },
+    will: {
+      topic: s.topic('wd'),
+      payload: Buffer.from('late'),
+      qos: 1,
+      retain: false,
+      properties: { willDelayInterval: 1 },
+    },
   });
   const closedAt = Date.now();
   killSocket(w);
@@ -52,7 +58,8 @@ const willDelay = v5('will_delay', async (s) => {
 /** §4.8.2: each message of a shared subscription goes to one member of the group. */
 const sharedSubscriptions = v5('shared_subscriptions', async (s) => {
   const a = await s.client('a');
-  if (a.connack.properties?.sharedSubscriptionAvailable === false) throw new Skipped('not available');
+  if (a.connack.properties?.sharedSubscriptionAvailable === false)
+    throw new Skipped('not available');
   const b = await s.client('b');
   const filter = `$share/${s.id}/${s.topic('sh/#')}`;
   await a.mqtt.subscribeAsync(filter, { qos: 1 });
@@ -62,16 +69,29 @@ const sharedSubscriptions = v5('shared_subscriptions', async (s) => {
   await until(() => a.got.length + b.got.length >= 10, 'the 10 shared messages');
   await delay(QUIET_MS);
   const all = [...a.got, ...b.got].map((m) => m.text).sort();
-  equal(all, Array.from({ length: 10 }, (_, i) => `m${i}`).sort(), 'each message once to the group');
+  equal(
+    all,
+    Array.from({ length: 10 }, (_, i) => `m${i}`).sort(),
+    'each message once to the group',
+  );
 });
 
 /** §3.3.4: a PUBLISH carries the Subscription Identifiers of the matching subscriptions. */
 const subscriptionIdentifiers = v5('subscription_identifiers', async (s) => {
   const c = await s.client('c');
-  await c.mqtt.subscribeAsync(s.topic('i/#'), { qos: 1, properties: { subscriptionIdentifier: 2 } });
-  await c.mqtt.subscribeAsync(s.topic('i/+'), { qos: 1, properties: { subscriptionIdentifier: 3 } });
+  await c.mqtt.subscribeAsync(s.topic('i/#'), {
+    qos: 1,
+    properties: { subscriptionIdentifier: 2 },
+  });
+  await c.mqtt.subscribeAsync(s.topic('i/+'), {
+    qos: 1,
+    properties: { subscriptionIdentifier: 3 },
+  });
   const d = await s.client('d');
-  await d.mqtt.subscribeAsync(s.topic('i/x'), { qos: 1, properties: { subscriptionIdentifier: 4 } });
+  await d.mqtt.subscribeAsync(s.topic('i/x'), {
+    qos: 1,
+    properties: { subscriptionIdentifier: 4 },
+  });
   await s.publish(d, s.topic('i/x'), 'id', { qos: 1 });
   await c.count(1);
   await d.count(1);
@@ -97,9 +117,16 @@ const requestResponse = v5('request_response', async (s) => {
   const props = ask!.packet.properties ?? {};
   equal(props.responseTopic, s.topic('rr/reply'), 'Response Topic at the responder');
   equal(props.correlationData?.toString(), 'corr-42', 'Correlation Data at the responder');
-  await s.publish(responder, props.responseTopic!, 'answer', { qos: 1, properties: { correlationData: props.correlationData! } });
+  await s.publish(responder, props.responseTopic!, 'answer', {
+    qos: 1,
+    properties: { correlationData: props.correlationData! },
+  });
   const [reply] = await requester.count(1);
-  equal([reply!.text, reply!.packet.properties?.correlationData?.toString()], ['answer', 'corr-42'], 'reply');
+  equal(
+    [reply!.text, reply!.packet.properties?.correlationData?.toString()],
+    ['answer', 'corr-42'],
+    'reply',
+  );
 });
 
 /** §3.3.2.3.4: a client's Topic Alias stands for the topic it was first sent with. */
@@ -107,15 +134,33 @@ const clientTopicAliases = v5('client_topic_aliases', async (s) => {
   const sub = await s.client('sub');
   await sub.mqtt.subscribeAsync(s.topic('ta'), { qos: 1 });
   const raw = await s.raw('pub');
-  const max = (raw.of<{ properties?: { topicAliasMaximum?: number } }>('connack')[0]?.properties?.topicAliasMaximum) ?? 0;
+  const max =
+    raw.of<{ properties?: { topicAliasMaximum?: number } }>('connack')[0]?.properties
+      ?.topicAliasMaximum ?? 0;
   if (max < 1) throw new Skipped('CONNACK Topic Alias Maximum 0');
   const publish = (topic: string, messageId: number, text: string) =>
-    raw.send({ cmd: 'publish', topic, payload: Buffer.from(text), qos: 1, messageId, retain: false, dup: false, properties: { topicAlias: 1 } } as Packet);
+    raw.send({
+      cmd: 'publish',
+      topic,
+      payload: Buffer.from(text),
+      qos: 1,
+      messageId,
+      retain: false,
+      dup: false,
+      properties: { topicAlias: 1 },
+    } as Packet);
   publish(s.topic('ta'), 1, 'set');
   publish('', 2, 'by alias');
   await raw.wait((seen) => seen.filter((p) => p.cmd === 'puback').length >= 2, 'two PUBACKs');
   await sub.count(2);
-  equal(sub.got.map((m) => [m.topic, m.text]), [[s.topic('ta'), 'set'], [s.topic('ta'), 'by alias']], 'aliased');
+  equal(
+    sub.got.map((m) => [m.topic, m.text]),
+    [
+      [s.topic('ta'), 'set'],
+      [s.topic('ta'), 'by alias'],
+    ],
+    'aliased',
+  );
 });
 
 /** §3.3.2.3.4: topic aliases the server chooses resolve to the right topic (skipped if none). */
@@ -124,7 +169,11 @@ const serverTopicAliases = v5('server_topic_aliases', async (s) => {
   await c.mqtt.subscribeAsync(s.topic('sta/#'), { qos: 1 });
   for (const t of ['a', 'a', 'b', 'a']) await s.publish(c, s.topic(`sta/${t}`), t, { qos: 1 });
   await c.count(4);
-  equal(c.got.map((m) => m.topic), ['a', 'a', 'b', 'a'].map((t) => s.topic(`sta/${t}`)), 'topics');
+  equal(
+    c.got.map((m) => m.topic),
+    ['a', 'a', 'b', 'a'].map((t) => s.topic(`sta/${t}`)),
+    'topics',
+  );
   if (!c.got.some((m) => m.packet.properties?.topicAlias !== undefined))
     throw new Skipped('the server sends no topic aliases');
 });
@@ -138,13 +187,21 @@ const maximumPacketSize = v5('maximum_packet_size', async (s) => {
   await s.publish(pub, s.topic('mps'), 'small', { qos: 1 });
   await c.count(1);
   await delay(QUIET_MS);
-  equal(c.got.map((m) => m.text), ['small'], 'only the message that fits');
+  equal(
+    c.got.map((m) => m.text),
+    ['small'],
+    'only the message that fits',
+  );
 });
 
 /** [MQTT-3.3.4-9]: no more QoS > 0 PUBLISHes unacknowledged than the client's Receive Maximum. */
 const flowControl = v5('flow_control', async (s) => {
   const raw = await s.raw('sub', { properties: { receiveMaximum: 2 } });
-  raw.send({ cmd: 'subscribe', messageId: 1, subscriptions: [{ topic: s.topic('fc'), qos: 1 }] } as Packet);
+  raw.send({
+    cmd: 'subscribe',
+    messageId: 1,
+    subscriptions: [{ topic: s.topic('fc'), qos: 1 }],
+  } as Packet);
   await raw.wait((seen) => seen.some((p) => p.cmd === 'suback'), 'SUBACK');
   const pub = await s.client('pub');
   for (let i = 0; i < 5; i++) await s.publish(pub, s.topic('fc'), `m${i}`, { qos: 1 });
@@ -155,7 +212,11 @@ const flowControl = v5('flow_control', async (s) => {
   raw.send({ cmd: 'puback', messageId: publishes()[0]!.messageId } as Packet);
   await raw.wait(() => publishes().length >= 3, 'a third PUBLISH after one PUBACK');
   await delay(QUIET_MS);
-  equal(publishes().map((p) => p.payload.toString()), ['m0', 'm1', 'm2'], 'in order, one per freed slot');
+  equal(
+    publishes().map((p) => p.payload.toString()),
+    ['m0', 'm1', 'm2'],
+    'in order, one per freed slot',
+  );
 });
 
 /** [MQTT-3.3.2-5/6]: an expired message is not delivered; a later one carries what is left. */
@@ -165,13 +226,23 @@ const publicationExpiry = v5('publication_expiry', async (s) => {
   await sub.mqtt.subscribeAsync(s.topic('pe'), { qos: 1 });
   await sub.mqtt.endAsync();
   const pub = await s.client('pub');
-  await s.publish(pub, s.topic('pe'), 'short', { qos: 1, properties: { messageExpiryInterval: 1 } });
-  await s.publish(pub, s.topic('pe'), 'long', { qos: 1, properties: { messageExpiryInterval: 60 } });
+  await s.publish(pub, s.topic('pe'), 'short', {
+    qos: 1,
+    properties: { messageExpiryInterval: 1 },
+  });
+  await s.publish(pub, s.topic('pe'), 'long', {
+    qos: 1,
+    properties: { messageExpiryInterval: 60 },
+  });
   await delay(2_200); // the 1 s expiry is the subject: wait past it
   const back = await s.client('sub', opts);
   await back.count(1);
   await delay(QUIET_MS);
-  equal(back.got.map((m) => m.text), ['long'], 'queued messages left');
+  equal(
+    back.got.map((m) => m.text),
+    ['long'],
+    'queued messages left',
+  );
   const left = back.got[0]!.packet.properties?.messageExpiryInterval ?? 0;
   check(left > 0 && left < 60, `Message Expiry Interval forwarded as ${left} (want 1..59)`);
 });
@@ -194,14 +265,22 @@ const payloadFormat = v5('payload_format', async (s) => {
   await s.publish(c, s.topic('pf'), 'héllo', { qos: 1, properties });
   const [m] = await c.count(1);
   const got = m!.packet.properties ?? {};
-  equal([got.payloadFormatIndicator, got.contentType, m!.text], [true, properties.contentType, 'héllo'], 'format');
+  equal(
+    [got.payloadFormatIndicator, got.contentType, m!.text],
+    [true, properties.contentType, 'héllo'],
+    'format',
+  );
 });
 
 /** §3.2.2.3.14: a Server Keep Alive, when sent, is the interval the client must then keep. */
 const serverKeepAlive = v5('server_keep_alive', async (s) => {
   const raw = await s.raw('c', { keepalive: 0 });
-  const ka = raw.of<{ properties?: { serverKeepAlive?: number } }>('connack')[0]?.properties?.serverKeepAlive;
-  check(ka === undefined || (Number.isInteger(ka) && ka >= 0 && ka <= 0xffff), `Server Keep Alive ${ka}`);
+  const ka = raw.of<{ properties?: { serverKeepAlive?: number } }>('connack')[0]?.properties
+    ?.serverKeepAlive;
+  check(
+    ka === undefined || (Number.isInteger(ka) && ka >= 0 && ka <= 0xffff),
+    `Server Keep Alive ${ka}`,
+  );
   raw.send({ cmd: 'pingreq' } as Packet);
   await raw.wait((seen) => seen.some((p) => p.cmd === 'pingresp'), 'PINGRESP');
 });
@@ -209,8 +288,12 @@ const serverKeepAlive = v5('server_keep_alive', async (s) => {
 /** [MQTT-3.2.2-16]: an empty Client Identifier gets an Assigned Client Identifier. */
 const assignedClientId = v5('assigned_clientid', async (s) => {
   const raw = await s.raw('empty', { clientId: '' });
-  const id = raw.of<{ properties?: { assignedClientIdentifier?: string } }>('connack')[0]?.properties?.assignedClientIdentifier;
-  check(typeof id === 'string' && id.length > 0, `Assigned Client Identifier ${JSON.stringify(id)}`);
+  const id = raw.of<{ properties?: { assignedClientIdentifier?: string } }>('connack')[0]
+    ?.properties?.assignedClientIdentifier;
+  check(
+    typeof id === 'string' && id.length > 0,
+    `Assigned Client Identifier ${JSON.stringify(id)}`,
+  );
 });
 
 /** [MQTT-3.8.3-3]: No Local: a client's own messages are not sent back to it. */
@@ -224,8 +307,16 @@ const noLocal = v5('no_local', async (s) => {
   await s.publish(c, s.topic('mark'), 'mark', { qos: 1 });
   await c.count(1);
   await d.count(1);
-  equal(c.got.map((m) => m.text), ['mark'], 'No Local subscriber');
-  equal(d.got.map((m) => m.text), ['own'], 'other subscriber');
+  equal(
+    c.got.map((m) => m.text),
+    ['mark'],
+    'No Local subscriber',
+  );
+  equal(
+    d.got.map((m) => m.text),
+    ['own'],
+    'other subscriber',
+  );
 });
 
 /** [MQTT-3.3.1-12/13]: Retain As Published keeps the RETAIN flag on live messages. */
@@ -236,8 +327,16 @@ const retainAsPublished = v5('retain_as_published', async (s) => {
   await s.publish(c, s.topic('rap/keep'), 'k', { qos: 1, retain: true });
   await s.publish(c, s.topic('rap/clear'), 'c', { qos: 1, retain: true });
   await c.count(2);
-  equal(c.got.map((m) => [m.text, m.retain]), [['k', true], ['c', false]], 'RETAIN flags');
-  for (const t of ['keep', 'clear']) await s.publish(c, s.topic(`rap/${t}`), '', { qos: 1, retain: true });
+  equal(
+    c.got.map((m) => [m.text, m.retain]),
+    [
+      ['k', true],
+      ['c', false],
+    ],
+    'RETAIN flags',
+  );
+  for (const t of ['keep', 'clear'])
+    await s.publish(c, s.topic(`rap/${t}`), '', { qos: 1, retain: true });
 });
 
 /** §3.3.1.3, §3.8.3.1: Retain Handling 0 always, 1 on a new subscription only, 2 never. */

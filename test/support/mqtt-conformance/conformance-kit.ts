@@ -147,12 +147,21 @@ export class Scope {
 
   /** Connects client `name` (resolves on CONNACK 0, rejects on a refusal). */
   async client(name: string, extra: IClientOptions = {}): Promise<Client> {
-    const mqtt = connect(`mqtt://${this.target.host}:${this.target.port}`, this.options(name, extra));
+    const mqtt = connect(
+      `mqtt://${this.target.host}:${this.target.port}`,
+      this.options(name, extra),
+    );
     mqtt.on('error', () => {});
     this.closers.push(() => mqtt.endAsync(true).catch(() => {}));
     const got: Received[] = [];
     mqtt.on('message', (topic, payload, packet) =>
-      got.push({ topic, text: payload.toString('utf8'), qos: packet.qos, retain: packet.retain, packet }),
+      got.push({
+        topic,
+        text: payload.toString('utf8'),
+        qos: packet.qos,
+        retain: packet.retain,
+        packet,
+      }),
     );
     const connack = await new Promise<IConnackPacket>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`${name}: no CONNACK`)), STEP_MS);
@@ -180,7 +189,11 @@ export class Scope {
    * Opens a raw TCP connection and sends CONNECT (credentials from the target; `connect`
    * overrides fields, or is the CONNECT's bytes, for what mqtt-packet will not generate).
    */
-  async raw(name: string, connect: Record<string, unknown> | Buffer = {}, waitConnack = true): Promise<Raw> {
+  async raw(
+    name: string,
+    connect: Record<string, unknown> | Buffer = {},
+    waitConnack = true,
+  ): Promise<Raw> {
     const version = this.version;
     const socket = await new Promise<Socket>((resolve, reject) => {
       const s = tcpConnect(this.target.port, this.target.host, () => resolve(s));
@@ -200,20 +213,26 @@ export class Scope {
       seen,
       closed: () => isClosed,
       send: (packet) =>
-        void socket.write(Buffer.isBuffer(packet) ? packet : generate(packet, { protocolVersion: version })),
+        void socket.write(
+          Buffer.isBuffer(packet) ? packet : generate(packet, { protocolVersion: version }),
+        ),
       of: <T>(cmd: Packet['cmd']) => seen.filter((x) => x.cmd === cmd) as T[],
       wait: (ok, what, timeoutMs) => until(() => ok(seen), what, timeoutMs),
     };
-    raw.send(Buffer.isBuffer(connect) ? connect : {
-      cmd: 'connect',
-      protocolId: 'MQTT',
-      protocolVersion: version,
-      clean: true,
-      clientId: this.clientId(name),
-      keepalive: 60,
-      ...this.target.credentials(name),
-      ...connect,
-    } as Packet);
+    raw.send(
+      Buffer.isBuffer(connect)
+        ? connect
+        : ({
+            cmd: 'connect',
+            protocolId: 'MQTT',
+            protocolVersion: version,
+            clean: true,
+            clientId: this.clientId(name),
+            keepalive: 60,
+            ...this.target.credentials(name),
+            ...connect,
+          } as Packet),
+    );
     if (waitConnack) {
       await raw.wait((s) => s.some((x) => x.cmd === 'connack'), `${name}: CONNACK`);
       const ack = raw.of<{ returnCode?: number; reasonCode?: number }>('connack')[0];
@@ -226,7 +245,10 @@ export class Scope {
   /** CONNECT bytes with an empty Client Identifier (mqtt-packet refuses one with clean 0). */
   emptyIdConnect(clean: boolean): Buffer {
     const { username, password } = this.target.credentials('empty');
-    const flags = (username !== undefined ? 0x80 : 0) | (password !== undefined ? 0x40 : 0) | (clean ? 0x02 : 0);
+    const flags =
+      (username !== undefined ? 0x80 : 0) |
+      (password !== undefined ? 0x40 : 0) |
+      (clean ? 0x02 : 0);
     const body = Buffer.concat([
       str('MQTT'),
       Buffer.from([this.version, flags]),

@@ -70,11 +70,16 @@
  *   BENCH_RELAY_EMIT=per-socket relay emits per socket instead of one room broadcast
  *   BENCH_CLIENT_PROFILE=websocket-no-deflate  clients as before issue 7 (default: stock)
  *   BENCH_OUT=<file>            also write the JSON to <file>
+ *   BENCH_SAVE_BASELINE=1       make this run's figures the baseline (bench/results/baseline.json)
+ *                               that later runs print beside theirs (`vs_baseline`); every full
+ *                               run writes bench/results/latest.json (BENCH_RESULTS_DIR=<dir>
+ *                               moves both)
  *   BENCH_IN_FLIGHT=<n>         deliveries in flight of the closed loops (default 32); a large
  *                               one (512) makes the servers' CPU, not the round trips, the limit
  *   SWB_LOG_LEVEL               broker log level (default warn), logs go to stderr
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { defaultClientProfile } from './lib/clients';
@@ -107,6 +112,7 @@ import { clusterCatchupConfig, runClusterCatchup } from './scenarios/cluster-cat
 import { fuzzBenchConfig, runFuzzBench } from './scenarios/protocol-fuzz';
 import { rssConfig, runRssBench } from './scenarios/rss';
 import { runMqttConformance } from './scenarios/mqtt-conformance';
+import { guardAgainstBaseline } from './lib/baseline-compare';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -457,7 +463,18 @@ async function main(): Promise<void> {
     ],
     errors,
   };
-  const json = `${JSON.stringify(doc, null, 2)}\n`;
+  // The regression guard: this run's figures beside the committed baseline's
+  // (bench/lib/baseline-compare.ts; BENCH_SAVE_BASELINE=1 makes this run the baseline).
+  // Quick runs (the smoke test) have other counts: they are neither compared nor written.
+  const results = env.BENCH_RESULTS_DIR ?? join(import.meta.dirname, 'results');
+  const vsBaseline = quick
+    ? null
+    : guardAgainstBaseline(
+        doc,
+        { latestFile: join(results, 'latest.json'), baselineFile: join(results, 'baseline.json') },
+        { saveBaseline: env.BENCH_SAVE_BASELINE === '1' },
+      );
+  const json = `${JSON.stringify({ ...doc, vs_baseline: vsBaseline }, null, 2)}\n`;
   if (env.BENCH_OUT) writeFileSync(env.BENCH_OUT, json);
   process.stdout.write(json, () => process.exit(errors.length > 0 ? 1 : 0));
 }

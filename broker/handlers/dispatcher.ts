@@ -31,7 +31,7 @@ import {
   SubscribePayload,
   UnsubscribePayload,
 } from '../../shared/protocol-payloads';
-import { EVENT_GATES, MAX_QUEUED_DURING_AUTH, passGate } from '../auth/event-gate';
+import { EVENT_GATES, MAX_QUEUED_DURING_AUTH, passGate } from './event-gate';
 import { RequestFailure } from '../auth/authorization-requests';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';

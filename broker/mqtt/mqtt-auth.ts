@@ -24,10 +24,14 @@ import type { AuthenticateError, Client, PublishPacket, Subscription } from 'aed
 import { Protocol } from '../../shared/protocol-events';
 import type { AuthState } from '../auth/auth-state';
 import { grantCredential } from '../auth/rate-credential';
-import { authRequired, rolePasses, tokenlessConsumersAllowed } from '../auth/realm-policy';
+import {
+  authRequired,
+  keyMatches,
+  rolePasses,
+  tokenlessConsumersAllowed,
+} from '../auth/realm-policy';
 import { credentialOf, type SessionCredential } from '../auth/session-credential';
 import { isGrant, type TokenValidator } from '../auth/token-validator';
-import { keyMatches } from '../handlers/authentication-handler';
 import type { Logger } from '../logging/logger';
 import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
 import { restoredWillIdentity } from './stored-persistence';

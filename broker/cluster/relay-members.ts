@@ -18,7 +18,6 @@
 import type { Logger } from '../logging/logger';
 import type { RedisLinks } from './redis-links';
 
-
 /** The inbox stream of `nodeId` under `prefix`. */
 export function inboxKey(prefix: string, nodeId: string): string {
   return `${prefix}:inbox:${nodeId}`;

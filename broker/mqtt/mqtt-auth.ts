@@ -38,7 +38,6 @@ import { restoredWillIdentity } from './stored-persistence';
 import { publishRefused } from './will-refusals';
 import type { MqttIdentity } from './mqtt-identity';
 
-
 /** CONNACK 3.1.1 return codes; aedes maps them onto MQTT 5 reason codes (4 → 0x86, 5 → 0x87). */
 const BAD_USERNAME_OR_PASSWORD = 4;
 const NOT_AUTHORIZED = 5;

@@ -157,7 +157,9 @@ if (process.argv[1] && path.resolve(process.argv[1]) === path.resolve(import.met
   const files = fileGraph();
   for (const [unit, { runtime, typeOnly }] of [...folderGraph(files)].sort()) {
     const types = [...typeOnly].filter((u) => !runtime.has(u)).sort();
-    console.log(`${unit} -> ${[...runtime].sort().join(' ')}${types.length ? `  (types: ${types.join(' ')})` : ''}`);
+    console.log(
+      `${unit} -> ${[...runtime].sort().join(' ')}${types.length ? `  (types: ${types.join(' ')})` : ''}`,
+    );
   }
   for (const knot of circles(files.keys(), (f) => files.get(f)?.runtime ?? [])) {
     console.log(`circle (${knot.length}): ${knot.join(' ')}`);

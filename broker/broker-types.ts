@@ -8,7 +8,7 @@ import type { AuthState } from './auth/auth-state';
 import type { NonceStore } from './auth/nonce-store';
 import type { RequestStore } from './auth/request-store';
 import type { Settings } from './config/settings-schema';
-import type { BrokerHooks, EmbeddingApi } from './embedding/embedding-types';
+import type { BrokerHooks, EmbeddingApi } from './policy/embedding-types';
 import type { Logger } from './logging/logger';
 import type { MessageStore, StoredEntry } from './storage/message-store';
 import type { BackupResult } from './storage/store-backup';

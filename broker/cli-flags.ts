@@ -21,7 +21,7 @@ import {
   parseAuthStoreValue,
   settingsFilePath,
   type AuthStoreChoice,
-} from './config/env-settings';
+} from './files/env-settings';
 
 /** Log line formats of `--log-format`. */
 export const LOG_FORMATS = ['json', 'pretty'] as const;

@@ -39,10 +39,10 @@ import {
 } from './cli-flags';
 import { CLI_DEFAULTS, flagOverrides } from './cli-layers';
 import { printOrCheckConfig } from './cli-config';
-import { loadEnvFile } from './config/env-file';
+import { loadEnvFile } from './files/env-file';
 import { resolveFileVariables, type EnvSource } from './config/env-mapping';
-import { envFilePath } from './config/env-settings';
-import { ensurePrivateDir } from './config/private-files';
+import { envFilePath } from './files/env-settings';
+import { ensurePrivateDir } from './files/private-files';
 import { createBroker, type Broker } from './index';
 import { createLogger, stdoutLogDestination, type Logger } from './logging/logger';
 import { cycleLogLevelOnSignal } from './logging/log-level-cycle';

@@ -33,6 +33,7 @@ import { DurableExpiry } from './delivery/durable-expiry';
 import { dlqReplay } from './delivery/dlq-replay';
 import { QueueLedger } from './delivery/queue-ledger';
 import { Replayer } from './delivery/replay';
+import { notifyRequester } from './handlers/authorization-handlers';
 import { dispatch } from './handlers/dispatcher';
 import { PendingWork } from './handlers/pending-work';
 import type { HandlerContext } from './handlers/handler-context';
@@ -62,17 +63,17 @@ import { SubscriptionPersistence } from './routing/subscription-persistence';
 import { createStore, storeOpened } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { backupStores } from './storage/store-backup';
-import { onConnection } from './transport/connection-lifecycle';
+import { onConnection } from './handlers/connection-lifecycle';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost, type OwnServer } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
 import { GracefulDrain } from './transport/graceful-drain';
 import { closeForReconnect } from './transport/reconnect-close';
-import { RequestPolicy } from './transport/request-policy';
+import { RequestPolicy } from './http/request-policy';
 import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
 import type { Broker, BrokerOptions } from './broker-types';
-import type { EmbeddingApi } from './embedding/embedding-types';
+import type { EmbeddingApi } from './policy/embedding-types';
 import { BROKER_VERSION } from './version';
 
 /**
@@ -276,6 +277,7 @@ export function createBroker(
     authRequests,
     localNonces: nonces,
     io,
+    notifyRequester,
     // A rename made on another node (docs/cluster.md): this node's sessions and data follow.
     localRename: {
       closeSessions(realm) {

@@ -35,4 +35,4 @@ export type {
   DrainOptions,
   DrainReport,
 } from './broker-types';
-export * from './embedding/embedding-types';
+export * from './policy/embedding-types';

@@ -13,7 +13,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { parseEnvFile } from '../config/env-file';
+import { parseEnvFile } from '../files/env-file';
 import { consoleAdminToken } from './console-secret';
 
 /** Variables read (the same names as the reference tooling). */

@@ -8,8 +8,8 @@
 import { randomBytes } from 'node:crypto';
 import { chmodSync, existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { loadEnvFile } from '../config/env-file';
-import { envFilePath as launcherEnvFile } from '../config/env-settings';
+import { loadEnvFile } from '../files/env-file';
+import { envFilePath as launcherEnvFile } from '../files/env-settings';
 import type { Logger } from '../logging/logger';
 import type { AuthState } from './auth-state';
 

@@ -11,6 +11,7 @@
  * admits a consumer only with a token, a JWT or its key, unless the realm opts back into the
  * reference's rule with `allow_tokenless_consumers: true` (`tokenlessConsumersAllowed`).
  */
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol } from '../../shared/protocol-events';
 import type { AuthState } from './auth-state';
 
@@ -69,4 +70,12 @@ export function acceptanceRequired(auth: AuthState, realm: string): boolean {
 export function anonymousRefused(auth: AuthState, realm: string, name: string): boolean {
   if (name !== Protocol.ANONYMOUS && !name.startsWith(`${Protocol.ANONYMOUS}-`)) return false;
   return !(auth.realm(realm)?.allow_anonymous ?? realm === Protocol.DEFAULT_REALM);
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
+
+/** Constant-time PSK check; a realm requiring a key with none configured refuses every key. */
+export function keyMatches(configured: string | undefined, presented: unknown): boolean {
+  if (configured === undefined || typeof presented !== 'string') return false;
+  return timingSafeEqual(digest(configured), digest(presented));
 }

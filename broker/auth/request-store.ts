@@ -10,7 +10,7 @@
  * itself. Writes are synchronous and small (one row per change); a failing write is logged by
  * the caller and never refuses the request (the in-memory registry stays authoritative).
  */
-import type { AuthorizationRequest } from './authorization-requests';
+import type { AuthorizationRequest } from './authorization-request-types';
 
 export interface RequestStore {
   /** Every stored request not expired at `now` (epoch ms), oldest first. */

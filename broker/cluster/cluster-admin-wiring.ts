@@ -15,7 +15,7 @@ import type { Cluster } from './create-cluster';
 import { RealmRenames, type LocalRealmRename } from './realm-renames';
 import type { SharedSettingsPort } from './settings-document';
 import { SettingsSync } from './settings-sync';
-import { SharedAuthRequests } from './shared-auth-requests';
+import { SharedAuthRequests, type RequesterNotifier } from './shared-auth-requests';
 import { SharedNonces } from './shared-nonces';
 
 export interface ClusterAdmin {
@@ -40,6 +40,8 @@ export interface ClusterAdminDeps {
   localNonces?: Pick<NonceStore, 'live'>;
   /** The broker's socket.io server (requesters' sockets are looked up in `/`). */
   io: BrokerServer;
+  /** Sends a decision made on another node to its requester here (`notifyRequester`). */
+  notifyRequester: RequesterNotifier;
   /** What this node does with a rename made on another node (realm-renames.ts). */
   localRename: LocalRealmRename;
   /** This node's store name when shared (`sharedStoreName`), else `""`. */
@@ -74,6 +76,7 @@ export function clusterAdmin(cluster: Cluster, deps: ClusterAdminDeps): ClusterA
     local: deps.authRequests,
     logger,
     socket: (id) => deps.io.of('/').sockets.get(id),
+    notify: deps.notifyRequester,
     settingsRev: () => settings.flush(),
     settingsAt: (rev) => settings.at(rev),
     // As the local registry's (`auth-wiring.ts`): `auth.request_ttl`, default 24 h.

@@ -13,7 +13,9 @@
  * with ioredis's fallback to `EVAL` after a Redis restart).
  */
 import type { Redis } from 'ioredis';
-import { MAX_INBOX_ENTRIES } from './relay-members';
+
+/** Hard cap on an inbox's entries, applied on every add (approximate `MAXLEN ~`). */
+export const MAX_INBOX_ENTRIES = 1_000_000;
 
 /** The counter of the messages added to `inbox`. */
 export function addedKey(inbox: string): string {

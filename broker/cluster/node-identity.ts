@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { PRIVATE_FILE_MODE } from '../config/private-files';
+import { PRIVATE_FILE_MODE } from '../files/private-files';
 
 /** File name of the kept id inside the data directory. */
 export const NODE_ID_FILE = 'cluster-node-id';

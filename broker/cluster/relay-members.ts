@@ -18,9 +18,6 @@
 import type { Logger } from '../logging/logger';
 import type { RedisLinks } from './redis-links';
 
-/** Hard cap on an inbox's entries, applied on every add (approximate `MAXLEN ~`). */
-export const MAX_INBOX_ENTRIES = 1_000_000;
-
 /** The inbox stream of `nodeId` under `prefix`. */
 export function inboxKey(prefix: string, nodeId: string): string {
   return `${prefix}:inbox:${nodeId}`;

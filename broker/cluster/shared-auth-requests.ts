@@ -25,7 +25,6 @@ import {
   type AuthorizationRequest,
   type AuthorizationRequests,
 } from '../auth/authorization-requests';
-import { notifyRequester } from '../handlers/authorization-handlers';
 import type { Logger } from '../logging/logger';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { RedisLinks } from './redis-links';
@@ -66,6 +65,19 @@ export interface ClusterRequestBook {
   ): Promise<void>;
 }
 
+/**
+ * Tells a requester its request was decided (`notifyRequester` of
+ * handlers/authorization-handlers.ts, passed in by the composition root: cluster/ sits below
+ * handlers/). `requester` is undefined when its socket is not connected here.
+ */
+export type RequesterNotifier = (
+  requester: BrokerSocket | undefined,
+  request: { request_id: string; realm: string },
+  approved: boolean,
+  role: string,
+  reason: string | null,
+) => void;
+
 export interface SharedRequestsDeps {
   nodeId: string;
   prefix: string;
@@ -75,6 +87,8 @@ export interface SharedRequestsDeps {
   logger: Logger;
   /** This node's main-namespace socket `id`, if connected here. */
   socket(id: string): BrokerSocket | undefined;
+  /** Sends the decision to a requester connected here. */
+  notify: RequesterNotifier;
   /** Publishes pending settings and resolves with the revision now in force. */
   settingsRev(): Promise<number>;
   /** Resolves once this node has adopted settings revision `rev` (or after a timeout). */
@@ -320,7 +334,7 @@ export class SharedAuthRequests implements ClusterRequestBook {
     const socketId = local?.socket_id ?? msg.socket_id;
     if (local) this.deps.local.decide(local, msg.approved, msg.role, msg.reason, msg.decided_at);
     void this.deps.settingsAt(msg.approved ? msg.settings_rev : 0).then(() => {
-      notifyRequester(this.deps.socket(socketId), msg, msg.approved, msg.role, msg.reason);
+      this.deps.notify(this.deps.socket(socketId), msg, msg.approved, msg.role, msg.reason);
     });
   }
 

@@ -9,7 +9,7 @@ import { parseAuthConfig, describeAuthIssues } from '../auth/auth-schema';
 import { publicAuth, redactUrlsDeep, REDACTED } from '../admin/public-settings';
 import { applyLeaves, readEnvLayer, SECRET_ENV_NAMES, unknownEnvError } from './env-mapping';
 import type { EnvLayer, EnvSource } from './env-mapping';
-import { envSettingsOverrides } from './env-settings';
+import { envSettingsOverrides } from '../files/env-settings';
 import { parseSettings } from './load-settings';
 import { normalizeSettingsAliases } from './normalize-aliases';
 import { layerSettings } from './settings-layers';

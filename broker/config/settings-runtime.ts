@@ -24,7 +24,7 @@ import { localPart, sharedPart, type SharedSettingsPort } from '../cluster/setti
 import type { Logger } from '../logging/logger';
 import { composeLayers } from './effective-config';
 import { readEnvLayer, unknownEnvError } from './env-mapping';
-import { envSettingsOverrides } from './env-settings';
+import { envSettingsOverrides } from '../files/env-settings';
 import { LiveSettings } from './live-settings';
 import { parseSettings } from './load-settings';
 import { normalizeSettingsAliases } from './normalize-aliases';

@@ -22,7 +22,7 @@ import type { RetryPolicy } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { emitDelivery, emitEncodedDelivery } from './chunked-emit';
 import { DeadlineLists, type DeadlineEntry } from './deadline-lists';
-import type { SocketForward } from './delivery';
+import type { SocketForward } from './socket-forward';
 
 /** Delay (ms) before retrying after attempt `n` timed out (§10.3), at most `MAX_TIMER_DELAY_MS`. */
 export function retryDelayMs(policy: RetryPolicy, attempt: number): number {

@@ -29,6 +29,7 @@ import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker, ReliableCopy, Reassignment } from './ack-tracker';
 import { emitDelivery, encodableBase, needsChunking } from './chunked-emit';
 import type { QueueLedger, QueueState, Refusal } from './queue-ledger';
+import type { SocketForward } from './socket-forward';
 
 /** Outcome of storing one durable copy; never a rejected promise. */
 export type StoreOutcome = { ok: true; msgId: string } | { ok: false; error: ErrorInfo };
@@ -96,16 +97,6 @@ export type LocalBroadcast = (
   eventName: `CONSUME-${string}`,
   envelope: DeliveryEnvelope,
 ) => void;
-
-/**
- * The embedding API's `authorizeForward` for one socket.io recipient: the envelope to send
- * (the same object, or a rewritten copy), or null to drop the copy for this recipient.
- */
-export type SocketForward = (
-  realm: string,
-  socket: BrokerSocket,
-  envelope: DeliveryEnvelope,
-) => DeliveryEnvelope | null;
 
 /** Refusals are logged at most once per this many ms per realm (they come in floods). */
 const REFUSAL_LOG_MS = 1_000;

@@ -10,16 +10,16 @@ import type { Delivery } from '../delivery/delivery';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { Router } from '../routing/router';
-import { Embedding, HOOK_NAMES } from './embedding';
+import { Embedding, HOOK_NAMES } from '../policy/embedding';
 import {
   BrokerEvent,
   type BrokerEventName,
   type BrokerEvents,
   type BrokerHooks,
   type EmbeddingApi,
-} from './embedding-types';
+} from '../policy/embedding-types';
 import { InProcessPubSub } from './in-process';
-import { forwardAedesEvents } from './mqtt-hooks';
+import { forwardAedesEvents } from '../mqtt/mqtt-hooks';
 
 /** What `createBroker` wires the embedding API with. */
 export interface EmbeddingWiring {

@@ -19,13 +19,13 @@ import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
 import { TopicTrie } from '../routing/topic-trie';
-import { toBrokerMessage, type Embedding } from './embedding';
+import { toBrokerMessage, type Embedding } from '../policy/embedding';
 import type {
   MessageHandler,
   PublishPacket,
   PublishResult,
   SubscribeOptions,
-} from './embedding-types';
+} from '../policy/embedding-types';
 
 /** Producer name of messages published in-process without `from`. */
 export const LOCAL_PRODUCER = 'switchboard';

@@ -11,7 +11,7 @@
  */
 import { ClientEvent, ServerEvent, type AckReply } from '../../shared/protocol-events';
 import type { AckPayload } from '../../shared/protocol-payloads';
-import { BrokerEvent } from '../embedding/embedding-types';
+import { BrokerEvent } from '../policy/embedding-types';
 import { emitJson } from '../delivery/chunked-emit';
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';

@@ -8,8 +8,8 @@
  * serving"), applied to the work a handler starts as well as the handler itself.
  */
 import { ProtocolErrorCode, ServerEvent, type ClientEventName } from '../../shared/protocol-events';
-import { asError } from '../embedding/embedding';
-import { BrokerEvent } from '../embedding/embedding-types';
+import { asError } from '../policy/embedding';
+import { BrokerEvent } from '../policy/embedding-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { HandlerContext } from './handler-context';
 

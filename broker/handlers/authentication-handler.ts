@@ -13,7 +13,6 @@
  * socket's other events wait in `socket.data.authQueue` and are replayed in order afterwards,
  * so a client that does not wait for `AUTH_OK` is not refused by the gate meanwhile.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import { grantCredential } from '../auth/rate-credential';
@@ -21,12 +20,13 @@ import {
   acceptanceRequired,
   authRequired,
   consumerCredentialRequired,
+  keyMatches,
   keyRequired,
   tokenlessConsumersAllowed,
 } from '../auth/realm-policy';
 import { credentialOf, type SessionCredential } from '../auth/session-credential';
 import { isGrant, REFUSAL_MESSAGES } from '../auth/token-validator';
-import { admitSocket, replayQueued, socketCredentials } from '../embedding/socket-admission';
+import { admitSocket, replayQueued, socketCredentials } from './socket-admission';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { EventHandler, HandlerContext } from './handler-context';
@@ -45,14 +45,6 @@ export const AuthFailure = {
 
 const nonEmpty = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : undefined;
-
-const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
-
-/** Constant-time PSK check; a realm requiring a key with none configured refuses every key. */
-export function keyMatches(configured: string | undefined, presented: unknown): boolean {
-  if (configured === undefined || typeof presented !== 'string') return false;
-  return timingSafeEqual(digest(configured), digest(presented));
-}
 
 /** Answers `AUTH_FAIL` and counts an `unauthorized` rejected input (issue 11). */
 function fail(ctx: HandlerContext, socket: BrokerSocket, code: 401 | 403, message: string): void {

@@ -1,7 +1,7 @@
 /**
  * The exhaustive dispatcher: one entry per client event (`ClientEvent`), each with its
  * JSON-string rule, schema and handler. Every inbound event goes through the same steps:
- *   0. the auth gate (`spec/protocol-admin.md` §3.3–§3.4, `broker/auth/event-gate.ts`);
+ *   0. the auth gate (`spec/protocol-admin.md` §3.3–§3.4, `broker/handlers/event-gate.ts`);
  *   1. parse a JSON-string payload where §1.2 allows it;
  *   2. structural guard (depth, `__proto__`), §19;
  *   3. zod schema; on failure the protocol's error reply for that event;
@@ -31,7 +31,7 @@ import {
   SubscribePayload,
   UnsubscribePayload,
 } from '../../shared/protocol-payloads';
-import { EVENT_GATES, MAX_QUEUED_DURING_AUTH, passGate } from '../auth/event-gate';
+import { EVENT_GATES, MAX_QUEUED_DURING_AUTH, passGate } from './event-gate';
 import { RequestFailure } from '../auth/authorization-requests';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';

@@ -14,7 +14,7 @@ import type { Settings } from '../config/settings-schema';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { ChunkAssembler } from '../delivery/chunk-assembler';
 import type { Delivery } from '../delivery/delivery';
-import type { Embedding } from '../embedding/embedding';
+import type { Embedding } from '../policy/embedding';
 import type { QueueLedger } from '../delivery/queue-ledger';
 import type { Replayer } from '../delivery/replay';
 import type { MessageStore } from '../storage/message-store';

@@ -16,7 +16,7 @@ import {
   ServerEvent,
 } from '../../shared/protocol-events';
 import type { ProducePayload } from '../../shared/protocol-payloads';
-import { authorizeProduce } from '../embedding/socket-policy';
+import { authorizeProduce } from './socket-policy';
 import type { ProducedMessage } from '../routing/produced-message';
 import { PRODUCER_RECENT_EVENTS, type ProducerEntry } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';

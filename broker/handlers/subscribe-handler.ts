@@ -14,8 +14,8 @@ import {
   subscriptionKey,
 } from '../../shared/protocol-events';
 import type { SubscribePayload, UnsubscribePayload } from '../../shared/protocol-payloads';
-import { BrokerEvent } from '../embedding/embedding-types';
-import { authorizeSubscription } from '../embedding/socket-policy';
+import { BrokerEvent } from '../policy/embedding-types';
+import { authorizeSubscription } from './socket-policy';
 import { buildSubscription, subscriptionProblem } from '../routing/subscription-options';
 import { guardAsync } from './async-guard';
 import { bindConsumer } from './consumer-handler';

@@ -45,7 +45,7 @@ export interface HttpApiDeps {
   listDlq: (realm: string) => Promise<readonly PageableEntry[]>;
   onError: (err: unknown) => void;
   /**
-   * The request policy (`transport/request-policy.ts`: Host and Origin): false when it refused
+   * The request policy (`http/request-policy.ts`: Host and Origin): false when it refused
    * the request and answered it (403).
    */
   admit: (req: IncomingMessage, res: ServerResponse) => boolean;

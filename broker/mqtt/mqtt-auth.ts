@@ -24,40 +24,19 @@ import type { AuthenticateError, Client, PublishPacket, Subscription } from 'aed
 import { Protocol } from '../../shared/protocol-events';
 import type { AuthState } from '../auth/auth-state';
 import { grantCredential } from '../auth/rate-credential';
-import { authRequired, rolePasses, tokenlessConsumersAllowed } from '../auth/realm-policy';
-import { credentialOf, type SessionCredential } from '../auth/session-credential';
+import {
+  authRequired,
+  keyMatches,
+  rolePasses,
+  tokenlessConsumersAllowed,
+} from '../auth/realm-policy';
+import { credentialOf } from '../auth/session-credential';
 import { isGrant, type TokenValidator } from '../auth/token-validator';
-import { keyMatches } from '../handlers/authentication-handler';
 import type { Logger } from '../logging/logger';
 import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
 import { restoredWillIdentity } from './stored-persistence';
 import { publishRefused } from './will-refusals';
-
-/** What an authenticated MQTT client is (kept per aedes client). */
-export interface MqttIdentity {
-  realm: string;
-  role: string;
-  /** The id the client chose (without the realm scope). */
-  clientId: string;
-  /** SHA-256 of the static token it used, for revocation; null otherwise. */
-  tokenHash: string | null;
-  /**
-   * False when admitted without credentials (auth off, a realm with `required: false`, or a
-   * token-less consumer of a realm with `allow_tokenless_consumers`).
-   */
-  authenticated: boolean;
-  /**
-   * The credential its rate-limit buckets are keyed by (`auth/rate-credential.ts`), shared with
-   * the socket.io sessions of the same token; absent ⇒ keyed by realm and client IP.
-   */
-  rateKey?: string;
-  /**
-   * What admitted the client (a JWT with its expiry, a realm key, …), so the session ends when
-   * it expires or changes (issue 20); absent when admitted without a credential. Not kept with
-   * a stored will (restored wills are judged by `stillValid`).
-   */
-  credential?: SessionCredential | null;
-}
+import type { MqttIdentity } from './mqtt-identity';
 
 /** CONNACK 3.1.1 return codes; aedes maps them onto MQTT 5 reason codes (4 → 0x86, 5 → 0x87). */
 const BAD_USERNAME_OR_PASSWORD = 4;

@@ -5,7 +5,7 @@
  */
 import type { Client } from 'aedes';
 import type { ClientMqtt, ClientMqttSubscription } from '../../shared/http-api';
-import type { MqttIdentity } from './mqtt-auth';
+import type { MqttIdentity } from './mqtt-identity';
 import { unscopeTopic } from './realm-topics';
 
 /** What the listener remembers of a client beyond its identity. */

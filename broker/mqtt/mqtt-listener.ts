@@ -52,7 +52,7 @@ export interface MqttListenerOptions {
   /** aedes' heartbeat, ms (restored wills are swept every 4); default aedes' 60,000. */
   heartbeatInterval?: number;
   /**
-   * The broker's request policy for WebSocket upgrades (`transport/request-policy.ts`: Host
+   * The broker's request policy for WebSocket upgrades (`http/request-policy.ts`: Host
    * and Origin, issue 19); refused upgrades get 403. Undefined = every upgrade accepted.
    */
   verifyWebSocket?: (

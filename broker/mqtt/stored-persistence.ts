@@ -38,7 +38,7 @@ import type { AedesPacket } from 'aedes-packet';
 import PacketJs from 'aedes-packet';
 import type { MqttStateSnapshot, MqttStateStore, MqttStateWrite } from '../storage/mqtt-state';
 import { asQueuedFor, type MatchedSub } from './identified-persistence';
-import type { MqttIdentity } from './mqtt-auth';
+import type { MqttIdentity } from './mqtt-identity';
 import { realmPrefixes, zipPrefixes } from './realm-topics';
 import { asRedelivery } from './redelivery-dup';
 import { SessionExpiryPersistence } from './session-expiry-persistence';

@@ -17,7 +17,7 @@ import type { Client } from 'aedes';
 import { Counter, type Registry } from 'prom-client';
 import { MetricName } from '../../shared/metric-names';
 import type { Logger } from '../logging/logger';
-import type { MqttIdentity } from './mqtt-auth';
+import type { MqttIdentity } from './mqtt-identity';
 import { unscopeTopic } from './realm-topics';
 
 /** Why a publish (or will) was refused: the `reason` label values. */

@@ -20,7 +20,7 @@ import type { Database } from 'better-sqlite3';
 import { closeSync, fsyncSync, openSync, statSync, unlinkSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { SwitchboardError } from '../../shared/error-catalogue';
-import { PRIVATE_FILE_MODE } from '../config/private-files';
+import { PRIVATE_FILE_MODE } from '../files/private-files';
 
 /**
  * Copies `db` to the new file `dest` (absolute path); returns its size in bytes.

@@ -14,7 +14,7 @@
  * runs.
  */
 import Database from 'better-sqlite3';
-import { preparePrivateDbFile } from '../config/private-files';
+import { preparePrivateDbFile } from '../files/private-files';
 
 /** The lock file of the message store `filename`. */
 export function storeLockFile(filename: string): string {

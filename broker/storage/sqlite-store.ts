@@ -31,7 +31,7 @@
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { dirname } from 'node:path';
 import type { StorageStatus } from '../../shared/http-api';
-import { preparePrivateDbFile, type Restricted } from '../config/private-files';
+import { preparePrivateDbFile, type Restricted } from '../files/private-files';
 import type { Logger } from '../logging/logger';
 import {
   DEFAULT_STORE_TTL_SECONDS,

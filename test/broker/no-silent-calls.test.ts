@@ -8,7 +8,7 @@
 import { Writable } from 'node:stream';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { MAX_QUEUED_DURING_AUTH } from '../../broker/auth/event-gate';
+import { MAX_QUEUED_DURING_AUTH } from '../../broker/handlers/event-gate';
 import { HttpPath } from '../../shared/http-api';
 import { MetricName } from '../../shared/metric-names';
 import { ClientEvent, ProtocolErrorCode, ServerEvent } from '../../shared/protocol-events';

@@ -37,7 +37,7 @@ import { tokenHash } from '../auth-state';
 import { AUTH_STORE_MIGRATIONS, AUTH_STORE_SCHEMA_VERSION } from './auth-store-migrations';
 import { SqliteNonceStore } from './sqlite-nonce-store';
 import { SqliteRequestStore } from './sqlite-request-store';
-import { PRIVATE_DIR_MODE, preparePrivateDbFile } from '../../config/private-files';
+import { PRIVATE_DIR_MODE, preparePrivateDbFile } from '../../files/private-files';
 
 /** What the store holds: the three row-backed parts of the `auth` block. */
 export interface StoredAuth {

@@ -7,7 +7,7 @@
  */
 import type Database from 'better-sqlite3';
 import { z } from 'zod';
-import type { AuthorizationRequest } from '../authorization-requests';
+import type { AuthorizationRequest } from '../authorization-request-types';
 import type { RequestStore } from '../request-store';
 
 /** How often (ms) at most expired rows are deleted on a write. */

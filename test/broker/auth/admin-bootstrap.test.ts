@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { parseEnvFile } from '../../../broker/config/env-file';
+import { parseEnvFile } from '../../../broker/files/env-file';
 import { authenticate, startAuthBroker } from '../../helpers/auth-clients';
 import type { Harness } from '../../helpers/broker-harness';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';

@@ -16,7 +16,7 @@ import {
   type ClientEventName,
 } from '../../../shared/protocol-events';
 import { ROLES } from '../../../broker/auth/auth-schema';
-import { EVENT_GATES } from '../../../broker/auth/event-gate';
+import { EVENT_GATES } from '../../../broker/handlers/event-gate';
 import { ADMIN_TOKEN, loggedIn, useAuthBroker } from '../../helpers/auth-clients';
 import {
   exactConsumeEvent,

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loadEnvFile, parseEnvFile } from '../../../broker/config/env-file';
+import { loadEnvFile, parseEnvFile } from '../../../broker/files/env-file';
 import {
   envFilePath,
   envSettingsOverrides,
@@ -9,7 +9,7 @@ import {
   parseAuthStoreValue,
   resolvePort,
   settingsFilePath,
-} from '../../../broker/config/env-settings';
+} from '../../../broker/files/env-settings';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
 describe('.env files (§5 format)', () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { IClientOptions, MqttClient } from 'mqtt';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BrokerMessage } from '../../../broker/embedding/embedding-types';
+import type { BrokerMessage } from '../../../broker/policy/embedding-types';
 import { startBroker, type BrokerSettings, type Harness } from '../../helpers/broker-harness';
 import { mqttClient, mqttConnecting, sessionPresent } from '../../helpers/mqtt-clients';
 import { delay } from '../../helpers/wait';

@@ -12,7 +12,7 @@ import type { AedesPacket } from 'aedes-packet';
 import type { Client } from 'aedes';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tokenHash } from '../../../broker/auth/auth-state';
-import type { MqttIdentity } from '../../../broker/mqtt/mqtt-auth';
+import type { MqttIdentity } from '../../../broker/mqtt/mqtt-identity';
 import { scopeClientId, scopeTopic } from '../../../broker/mqtt/realm-topics';
 import { StoredPersistence } from '../../../broker/mqtt/stored-persistence';
 import { SqliteStore } from '../../../broker/storage/sqlite-store';

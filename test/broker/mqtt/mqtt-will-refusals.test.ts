@@ -15,7 +15,7 @@ import {
   parsePrometheusText,
   type PromExposition,
 } from '../../../electron/services/prometheus-text';
-import type { MqttIdentity } from '../../../broker/mqtt/mqtt-auth';
+import type { MqttIdentity } from '../../../broker/mqtt/mqtt-identity';
 import { scopeClientId, scopeTopic } from '../../../broker/mqtt/realm-topics';
 import { StoredPersistence } from '../../../broker/mqtt/stored-persistence';
 import { SqliteStore } from '../../../broker/storage/sqlite-store';

@@ -10,7 +10,7 @@ import type { Readable } from 'node:stream';
 import type { Client } from 'aedes';
 import type { AedesPacket } from 'aedes-packet';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { MqttIdentity } from '../../../broker/mqtt/mqtt-auth';
+import type { MqttIdentity } from '../../../broker/mqtt/mqtt-identity';
 import { scopeClientId, scopeTopic } from '../../../broker/mqtt/realm-topics';
 import { restoredWillIdentity, StoredPersistence } from '../../../broker/mqtt/stored-persistence';
 import { SqliteStore } from '../../../broker/storage/sqlite-store';

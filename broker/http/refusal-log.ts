@@ -8,7 +8,16 @@
 import type { IncomingMessage } from 'node:http';
 import type { Logger } from '../logging/logger';
 import { PerKeyThrottle } from '../logging/per-key-throttle';
-import type { Refusal } from './request-policy';
+import type { RejectReasonValue } from '../limits/limit-metrics';
+
+/** Why a request was refused; `value` is what was refused (an origin, a host, a URL). */
+export interface Refusal {
+  reason: RejectReasonValue;
+  message: string;
+  value: string;
+  /** The setting that would allow it, or null when nothing does (JSONP). */
+  setting: string | null;
+}
 
 export class RefusalLog {
   private readonly throttle: PerKeyThrottle;

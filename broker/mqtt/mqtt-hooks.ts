@@ -12,15 +12,15 @@ import type { AuthState } from '../auth/auth-state';
 import type { TokenValidator } from '../auth/token-validator';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
-import { MqttAuth, type MqttIdentity } from '../mqtt/mqtt-auth';
-import { MqttBridge } from '../mqtt/mqtt-bridge';
-import { fromMqttPayload, toMqttPayload } from '../mqtt/payload-mapping';
-import { scopeTopic, unscopeTopic } from '../mqtt/realm-topics';
+import { MqttAuth } from './mqtt-auth';
+import type { MqttIdentity } from './mqtt-identity';
+import { MqttBridge } from './mqtt-bridge';
+import { fromMqttPayload, toMqttPayload } from './payload-mapping';
+import { scopeTopic, unscopeTopic } from './realm-topics';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { Router } from '../routing/router';
-import type { Embedding } from './embedding';
-import { BrokerEvent, type BrokerMessage } from './embedding-types';
-import { AUTH_REFUSED } from './socket-admission';
+import { AUTH_REFUSED, type Embedding, type MqttSide } from '../policy/embedding';
+import { BrokerEvent, type BrokerMessage } from '../policy/embedding-types';
 
 const NOT_AUTHORIZED = 5;
 
@@ -237,7 +237,7 @@ export class EmbeddedMqttBridge extends MqttBridge {
 }
 
 /** Re-emits aedes' client events as the broker's typed events; returns the detach. */
-export function forwardAedesEvents(aedes: Aedes, mqttAuth: EmbeddedMqttAuth, embed: Embedding) {
+export function forwardAedesEvents(aedes: Aedes, mqttAuth: MqttSide, embed: Embedding) {
   const view = (client: Client | null) => {
     const identity = mqttAuth.admitted(client);
     return client && identity ? { client: embed.mqttClient(client, identity), identity } : null;

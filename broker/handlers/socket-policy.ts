@@ -10,11 +10,11 @@
  */
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import type { ProducePayload, SubscribePayload } from '../../shared/protocol-payloads';
-import type { HandlerContext } from '../handlers/handler-context';
+import type { HandlerContext } from './handler-context';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
-import type { Embedding } from './embedding';
-import type { BrokerClient, BrokerMessage, SubscriptionRequest } from './embedding-types';
+import type { Embedding } from '../policy/embedding';
+import type { BrokerClient, BrokerMessage, SubscriptionRequest } from '../policy/embedding-types';
 
 type Ack = ((reply: unknown) => void) | undefined;
 type Produce = ProducePayload & { event: string };

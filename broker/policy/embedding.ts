@@ -8,11 +8,9 @@
 import { EventEmitter } from 'node:events';
 import type { Client as MqttClient } from 'aedes';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
-import type { SocketForward } from '../delivery/delivery';
+import type { SocketForward } from '../delivery/socket-forward';
 import type { Logger } from '../logging/logger';
-import type { MqttIdentity } from '../mqtt/mqtt-auth';
 import type { ProducedMessage } from '../routing/produced-message';
-import type { EmbeddedMqttAuth } from './mqtt-hooks';
 import type { BrokerSocket } from '../transport/socket-types';
 import {
   BrokerEvent,
@@ -47,6 +45,26 @@ export function toBrokerMessage(msg: ProducedMessage): BrokerMessage {
   return message;
 }
 
+/** The error message of a connection the `authenticate` hook refused (both transports). */
+export const AUTH_REFUSED = 'Authentication refused';
+
+/** Who an MQTT client is, as far as its `BrokerClient` view needs (`MqttIdentity` has more). */
+export interface MqttClientIdentity {
+  realm: string;
+  role: string;
+  /** The id the client chose (without the realm scope). */
+  clientId: string;
+}
+
+/**
+ * The MQTT side's auth mapping (`EmbeddedMqttAuth`, mqtt/mqtt-hooks.ts), named by its shape:
+ * policy/ sits below mqtt/ and imports nothing of it.
+ */
+export interface MqttSide {
+  /** The identity of an admitted client; undefined when not admitted (or no client). */
+  admitted(client: MqttClient | null): MqttClientIdentity | undefined;
+}
+
 /** Turns whatever a hook threw (or rejected with) into an Error. */
 export function asError(err: unknown): Error {
   return err instanceof Error ? err : new Error(String(err));
@@ -59,7 +77,7 @@ export class Embedding {
   private readonly mqtt = new WeakMap<MqttClient, BrokerClient>();
   /** Called with the socket.io forward filter whenever `authorizeForward` changes. */
   private readonly forwardTargets: ((filter: SocketForward | null) => void)[] = [];
-  private mqttAuth: EmbeddedMqttAuth | null = null;
+  private mqttAuth: MqttSide | null = null;
 
   constructor(
     readonly logger: Logger,
@@ -147,13 +165,13 @@ export class Embedding {
   }
 
   /** The MQTT side's auth mapping (set by createMqttListener); returns it. */
-  useMqtt(mqttAuth: EmbeddedMqttAuth): EmbeddedMqttAuth {
+  useMqtt<A extends MqttSide>(mqttAuth: A): A {
     this.mqttAuth = mqttAuth;
     return mqttAuth;
   }
 
   /** The MQTT auth mapping registered with `useMqtt`, if any. */
-  get mqttSide(): EmbeddedMqttAuth | null {
+  get mqttSide(): MqttSide | null {
     return this.mqttAuth;
   }
 
@@ -166,7 +184,7 @@ export class Embedding {
   }
 
   /** The `BrokerClient` of an authenticated MQTT client (one object per connection). */
-  mqttClient(client: MqttClient, identity: MqttIdentity): BrokerClient {
+  mqttClient(client: MqttClient, identity: MqttClientIdentity): BrokerClient {
     let view = this.mqtt.get(client);
     if (!view) {
       const conn = client.conn as { remoteAddress?: string };

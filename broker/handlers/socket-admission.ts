@@ -12,10 +12,10 @@
 import type { ClientEventName } from '../../shared/protocol-events';
 import type { SessionCredential } from '../auth/session-credential';
 import { armSessionExpiry } from '../auth/session-revocation';
-import type { HandlerContext } from '../handlers/handler-context';
+import type { HandlerContext } from './handler-context';
 import type { BrokerSocket, SocketData } from '../transport/socket-types';
-import { asError } from './embedding';
-import type { ClientCredentials } from './embedding-types';
+import { asError, AUTH_REFUSED } from '../policy/embedding';
+import type { ClientCredentials } from '../policy/embedding-types';
 
 /** What Switchboard's own authentication granted. */
 export interface SocketGrant {
@@ -29,7 +29,6 @@ export interface SocketGrant {
 }
 
 /** AUTH_FAIL message when the hook resolves `false`. */
-export const AUTH_REFUSED = 'Authentication refused';
 
 /** The credentials a socket presented: the `AUTHENTICATION` fields and the handshake `auth`. */
 export function socketCredentials(

@@ -14,8 +14,8 @@ import {
   ServerEvent,
   type ClientEventName,
 } from '../../shared/protocol-events';
-import { admitSocket, socketCredentials } from '../embedding/socket-admission';
-import type { HandlerContext } from '../handlers/handler-context';
+import { admitSocket, socketCredentials } from './socket-admission';
+import type { HandlerContext } from './handler-context';
 import { RejectReason } from '../limits/limit-metrics';
 import type { BrokerSocket } from '../transport/socket-types';
 import {
@@ -24,7 +24,7 @@ import {
   rolePasses,
   tokenlessConsumersAllowed,
   type EventGate,
-} from './realm-policy';
+} from '../auth/realm-policy';
 
 /** §3.3: what each client event needs. `satisfies` keeps the table exhaustive. */
 export const EVENT_GATES = {

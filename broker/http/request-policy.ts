@@ -37,21 +37,12 @@ import { isLoopbackHost } from '../../shared/loopback';
 import type { Settings } from '../config/settings-schema';
 import type { Logger } from '../logging/logger';
 import { RejectReason, type RejectReasonValue } from '../limits/limit-metrics';
-import { RefusalLog } from './refusal-log';
+import { RefusalLog, type Refusal } from './refusal-log';
 
 /** The HTTP status of every refusal of this policy (documented in docs/configuration.md). */
 export const REFUSED_STATUS = 403;
 /** The status of a new session asked for while the broker shuts down (clients retry). */
 export const CLOSING_STATUS = 503;
-
-/** Why a request was refused; `value` is what was refused (an origin, a host, a URL). */
-export interface Refusal {
-  reason: RejectReasonValue;
-  message: string;
-  value: string;
-  /** The setting that would allow it, or null when nothing does (JSONP). */
-  setting: string | null;
-}
 
 /** What the policy reports refusals to (the broker's counter). */
 export interface RefusalSink {

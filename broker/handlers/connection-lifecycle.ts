@@ -7,12 +7,12 @@
  * socket is cleaned up, not just the first) and Note 15-B (one fresh payload per notification).
  */
 import { Protocol } from '../../shared/protocol-events';
-import type { HandlerContext } from '../handlers/handler-context';
-import { attachHandlers } from '../handlers/dispatcher';
-import { notifyConsumerOfLeave, notifyProducerOfLeave } from '../handlers/notify';
+import type { HandlerContext } from './handler-context';
+import { attachHandlers } from './dispatcher';
+import { notifyConsumerOfLeave, notifyProducerOfLeave } from './notify';
 import type { RealmRegistry } from '../routing/realm-registry';
-import type { BrokerSocket } from './socket-types';
-import { coalesceWrites } from './write-coalescing';
+import type { BrokerSocket } from '../transport/socket-types';
+import { coalesceWrites } from '../transport/write-coalescing';
 
 /** Sets up a newly connected socket. */
 export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {

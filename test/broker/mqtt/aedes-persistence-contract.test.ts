@@ -16,7 +16,7 @@ import { join } from 'node:path';
 // @ts-expect-error TS7016: abstract.js has no declaration
 import abstractPersistence from 'aedes-persistence/abstract.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { MqttIdentity } from '../../../broker/mqtt/mqtt-auth';
+import type { MqttIdentity } from '../../../broker/mqtt/mqtt-identity';
 import { StoredPersistence } from '../../../broker/mqtt/stored-persistence';
 import { MemoryStore } from '../../../broker/storage/memory-store';
 import type { MessageStore } from '../../../broker/storage/message-store';

@@ -8,10 +8,9 @@
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
  * existing one, plus read-only status. socket.io options follow `spec/protocol-core.md` §1.1.
  */
-import type { Server as HttpServer } from 'node:http';
 import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
-import { Protocol, ProtocolErrorCode, ServerEvent } from '../shared/protocol-events';
+import { Protocol } from '../shared/protocol-events';
 import { authorizationRequests, keepAdminToken } from './auth/auth-wiring';
 import { watchRevocations } from './auth/session-revocation';
 import { realmSessions } from './admin/realm-sessions';
@@ -26,13 +25,10 @@ import {
   unsupportedKeys,
   type SettingsInput,
 } from './config/settings-schema';
-import { createAckTracker } from './delivery/ack-wiring';
-import { ChunkAssembler } from './delivery/chunk-assembler';
-import { Delivery } from './delivery/delivery';
+import { BrokerListeners } from './broker-listeners';
+import { createDeliveryCore } from './delivery-core';
 import { DurableExpiry } from './delivery/durable-expiry';
 import { dlqReplay } from './delivery/dlq-replay';
-import { QueueLedger } from './delivery/queue-ledger';
-import { Replayer } from './delivery/replay';
 import { notifyRequester } from './handlers/authorization-handlers';
 import { dispatch } from './handlers/dispatcher';
 import { PendingWork } from './handlers/pending-work';
@@ -42,11 +38,9 @@ import { forbidden } from './http/http-api';
 import { createBrokerHttp } from './http/broker-http';
 import { brokerReadiness } from './http/broker-readiness';
 import { brokerHealth, brokerStats } from './http/broker-stats';
-import { BackPressure } from './limits/back-pressure';
 import { LimitMetrics } from './limits/limit-metrics';
 import { LimitsService } from './limits/limits-service';
 import { createLogger } from './logging/logger';
-import { RepeatedWarnings } from './logging/repeated-warnings';
 import { NamespaceLoader } from './namespaces/namespace-loader';
 import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
@@ -65,7 +59,7 @@ import type { MessageStore } from './storage/message-store';
 import { backupStores } from './storage/store-backup';
 import { onConnection } from './handlers/connection-lifecycle';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
-import { HttpHost, type OwnServer } from './transport/http-host';
+import { HttpHost } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
 import { GracefulDrain } from './transport/graceful-drain';
 import { closeForReconnect } from './transport/reconnect-close';
@@ -149,23 +143,17 @@ export function createBroker(
     Date.now,
     settings.max_http_buffer_size,
   );
-  const ledger = new QueueLedger(
+  const { ledger, repeated, acks, chunks, backPressure, delivery, replayer } = createDeliveryCore({
+    settings,
+    backPressure: () => live.current.back_pressure,
     store,
-    {
-      perRealm: (realm) => rateLimits.config.value('max_queued_per_realm', realm),
-      // A default bound (100,000) applies without a `limits` block (issue 20 item 9).
-      perConsumer: (realm) => rateLimits.config.bound('max_queued_per_consumer', realm),
-    },
+    realms,
+    rateLimits,
+    limitMetrics,
+    metrics,
     logger,
-    // Empty queues whose durable subscription is gone are forgotten (issue 20 item 4).
-    (realm) => {
-      const registry = realms.get(realm);
-      if (!registry) return undefined;
-      return (function* () {
-        for (const byConsumer of registry.subscriptions.values()) yield* byConsumer.values();
-      })();
-    },
-  );
+    io,
+  });
   metrics.watchQueues(ledger);
   store.observeCommits?.((ms) => metrics.storageCommitted(ms));
   const storeMetrics = new StoreMetrics(metrics.registry);
@@ -177,47 +165,7 @@ export function createBroker(
   const storageStatus = store.storageStatus?.bind(store);
   if (storageStatus) metrics.watchStorage(storageStatus);
   metrics.watchTransports(() => transportCounts(io, mqttConnected()));
-  // Per-message warnings of a busy realm, and client input a client may repeat at will (unknown
-  // events): first one in full, then a count per key (10 s).
-  const repeated = new RepeatedWarnings(logger);
-  const acks = createAckTracker({ metrics, ledger, store, repeated, logger });
-  const limits = settings.input_limits;
-  const chunks = new ChunkAssembler(
-    {
-      maxLength: limits.max_chunked_message_length,
-      maxPartialPerSocket: limits.max_partial_transfers_per_socket,
-      idleTimeoutMs: limits.transfer_idle_timeout_ms,
-      deadlineMs: limits.transfer_deadline_ms,
-      maxHeldBytes: limits.max_reassembly_bytes,
-    },
-    (socketId, transferId, reason) => {
-      logger.warn({ socket: socketId, transferId, reason }, 'partial chunked message dropped');
-      if (reason === 'deadline') {
-        io.sockets.sockets.get(socketId)?.emit(ServerEvent.ERROR, {
-          message: chunks.deadlineReason(transferId),
-          code: ProtocolErrorCode.LIMIT_EXCEEDED,
-        });
-      }
-    },
-  );
   const remoteTickets = new TicketStore();
-  const backPressure = new BackPressure(
-    () => live.current.back_pressure,
-    limitMetrics,
-    logger,
-    settings.max_http_buffer_size,
-  );
-  // `local`: socket ids are this node's; a cluster adapter must not relay these packets.
-  const delivery = new Delivery(
-    metrics,
-    acks,
-    store,
-    ledger,
-    logger,
-    (ids, event, envelope) => io.local.to(ids).emit(event, envelope),
-    backPressure,
-  );
-  const replayer = new Replayer(store, acks, delivery, ledger, logger);
   const router = new Router(realms, delivery);
   // Clustering over Redis (docs/cluster.md): relay, heartbeat; a no-op when not enabled.
   const persistence = new SubscriptionPersistence(store, logger);
@@ -406,10 +354,6 @@ export function createBroker(
       store.storageStatus?.(),
     );
   const health = (): Health => brokerHealth(startedAt, cluster.nodeId ?? undefined);
-  let ownServer: OwnServer | null = null;
-  let attached: HttpServer | null = null;
-  let bound: { port: number; host: string } | null = null;
-  let mqttExpected = false;
   // A stop (issue 23): readiness turns 503 first, then the steps of graceful-drain.ts.
   const drain = new GracefulDrain({
     logger,
@@ -417,7 +361,7 @@ export function createBroker(
     connections: connectionsCurrent,
     stopAccepting() {
       policy.shutdown();
-      ownServer?.stopAccepting();
+      listeners.stopAccepting();
       mqtt.stopAccepting();
       stopSweep();
       stopRevocations();
@@ -427,8 +371,8 @@ export function createBroker(
     release: () => release(),
   });
   const readiness = brokerReadiness({
-    listening: () => bound !== null || attached?.listening === true,
-    mqtt: () => (mqttExpected ? mqtt.bound !== null : null),
+    listening: () => listeners.listening(),
+    mqtt: () => listeners.mqttBound(),
     storeOpened: storeOpened(store),
     storage: () => store.storageStatus?.(),
     cluster: () => cluster.readiness(),
@@ -457,6 +401,19 @@ export function createBroker(
     : () => {};
 
   const host = new HttpHost(io, httpApi, forbidden, policy.engineMiddleware);
+  const listeners = new BrokerListeners({
+    live,
+    logger,
+    auth,
+    store,
+    ready: () => Promise.all([restored, namespacesReady]),
+    start: () => cluster.start().then(() => admin.start()),
+    host,
+    io,
+    bound: (bindHost) => policy.bound(bindHost),
+    mqtt,
+    embedding,
+  });
   // What a stop closes once the transports are closed, the store last (its writes commit).
   const release = async (): Promise<void> => {
     for (const part of [acks, repeated, backPressure, ledger, chunks, remoteTickets]) part.close();
@@ -464,16 +421,7 @@ export function createBroker(
     await mqtt.close();
     admin.close();
     await cluster.close();
-    if (ownServer) {
-      await ownServer.close();
-      ownServer = null;
-    } else {
-      // Attached to someone else's server: stop our engine, hand their server back.
-      io.engine?.close();
-    }
-    host.detach();
-    bound = null;
-    attached = null;
+    await listeners.close();
     await runtime.close();
     await store.close();
     embedding.closed();
@@ -485,45 +433,9 @@ export function createBroker(
     },
     auth,
     logger,
-    async listen(port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') {
-      await storeOpened(store);
-      await restored;
-      await namespacesReady;
-      await cluster.start();
-      await admin.start();
-      const server = await host.listen(port, bindHost);
-      ownServer = server;
-      policy.bound(bindHost);
-      if (live.current.mqtt.enabled) {
-        mqttExpected = true;
-        try {
-          await mqtt.listen(live.current.mqtt, bindHost);
-          embedding.attachAedes(mqtt.broker);
-        } catch (err) {
-          // All or nothing: a broker whose MQTT port is taken does not stay half up.
-          ownServer = null;
-          await server.close();
-          throw err;
-        }
-      }
-      bound = { port: server.port, host: bindHost };
-      logger.info(
-        {
-          port: server.port,
-          host: bindHost,
-          version: BROKER_VERSION,
-          auth: auth.enabled,
-          storage: store.backend,
-        },
-        'broker listening',
-      );
-      return bound;
-    },
-    attach(server) {
-      host.attach(server);
-      attached = server;
-      void cluster.start().then(() => admin.start());
-    },
+    listen: (port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') =>
+      listeners.listen(port, bindHost),
+    attach: (server) => listeners.attach(server),
     settled(timeoutMs = 5_000) {
       return pending.settled(timeoutMs);
     },
@@ -547,9 +459,9 @@ export function createBroker(
       return evicted;
     },
     status: () => ({
-      listening: bound !== null,
-      port: bound?.port ?? null,
-      host: bound?.host ?? null,
+      listening: listeners.bound !== null,
+      port: listeners.bound?.port ?? null,
+      host: listeners.bound?.host ?? null,
       uptimeMs: Date.now() - startedAt,
       version: BROKER_VERSION,
       produced: metrics.totals.produced,

@@ -43,6 +43,8 @@ export const FLOORS: readonly (readonly string[])[] = [
   [
     'broker-types.ts',
     'create-broker.ts',
+    'delivery-core.ts',
+    'broker-listeners.ts',
     'index.ts',
     'volatile-auth-warning.ts',
     'cli-layers.ts',

@@ -44,6 +44,10 @@
  *     of the installed npm package, `npm run broker` (tsx) and a bare relay on plain Node
  *     (issue 23's goals: idle within 20 MiB, per connection ≤ 1.1 × the relay). Skipped in
  *     quick mode unless named.
+ *   - tail latency (`scenarios/tail-latency.ts`, BENCH_ONLY=tail): open-loop 1→1 100 B at
+ *     `BENCH_TAIL_RATE` (default 2,000) msg/s, `npm run broker`'s CLI vs the relay, p50…p99.9
+ *     and each server's event-loop delay, plus 2,000 idle connections (issue 25). Skipped in
+ *     quick mode unless named.
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -53,7 +57,7 @@
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
  *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster,
- *              cluster-idle,cluster-catchup,fuzz,rss
+ *              cluster-idle,cluster-catchup,fuzz,rss,tail
  *                              run only these scenarios (comma-separated; the renderer ones
  *                              start Chromium, and they, the three `cluster*` ones and `fuzz`
  *                              are skipped in quick mode unless named)
@@ -103,6 +107,7 @@ import { clusterIdleConfig, runClusterIdle } from './scenarios/cluster-idle';
 import { clusterCatchupConfig, runClusterCatchup } from './scenarios/cluster-catchup';
 import { fuzzBenchConfig, runFuzzBench } from './scenarios/protocol-fuzz';
 import { rssConfig, runRssBench } from './scenarios/rss';
+import { runTailLatency, tailLatencyConfig } from './scenarios/tail-latency';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -377,6 +382,11 @@ async function main(): Promise<void> {
   const rss = await namedInQuick('rss', () =>
     runRssBench(rssConfig(quick, repeats), (l) => log(`rss ${l}`)),
   );
+  const tail = await namedInQuick('tail', () =>
+    runTailLatency(tailLatencyConfig(quick, Number(env.BENCH_REPEATS || 3)), (l) =>
+      log(`tail ${l}`),
+    ),
+  );
   // Protocol fuzzer (BENCH_ONLY=fuzz): ≥ 100,000 generated events against an in-process broker
   // (issue 20). Minutes long, so quick mode (the smoke test) runs it only when named.
   const fuzz = !(only ? only.has('fuzz') : !quick)
@@ -439,6 +449,7 @@ async function main(): Promise<void> {
     cluster_catchup: clusterCatchup,
     protocol_fuzz: fuzz,
     rss,
+    tail_latency: tail,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

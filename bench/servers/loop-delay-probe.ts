@@ -1,0 +1,61 @@
+/**
+ * Event-loop delay probe, installed in a server process before its entry by `probed-entry.ts`
+ * (the tail-latency scenario, `scenarios/tail-latency.ts`), so the server itself — `broker/cli.ts` exactly as
+ * `npm run broker` runs it, or the relay — needs no benchmark code.
+ *
+ * It runs `perf_hooks.monitorEventLoopDelay({ resolution: 1 })` from start-up and answers, over
+ * the process's IPC channel (the one the CLI reports `broker-ready` on), messages
+ * `{ type: 'loop-delay', id, reset }`: it replies `{ type: 'loop-delay', id, delay }` with the
+ * histogram since the last reset (`LoopDelay`, ms), then resets it when `reset` is true.
+ * Other messages are left to the process's own handlers.
+ *
+ * Resolution 1 ms: the histogram records how late a 1 ms timer fires, so a stall of S ms is
+ * recorded as at least S − 1 ms (the default 10 ms resolution can miss a 5 ms stall entirely).
+ * The 1 ms timer is the same cost in every probed process.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+
+/** Event-loop delay histogram summary, ms (from nanoseconds). */
+export interface LoopDelay {
+  /** Samples recorded (≈ elapsed ms at 1 ms resolution). */
+  count: number;
+  mean_ms: number;
+  p50_ms: number;
+  p99_ms: number;
+  p999_ms: number;
+  max_ms: number;
+}
+
+export interface LoopDelayRequest {
+  type: 'loop-delay';
+  id: number;
+  reset: boolean;
+}
+
+export interface LoopDelayReply {
+  type: 'loop-delay';
+  id: number;
+  delay: LoopDelay;
+}
+
+const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+
+if (typeof process.send === 'function') {
+  const histogram = monitorEventLoopDelay({ resolution: 1 });
+  histogram.enable();
+  process.on('message', (raw: unknown) => {
+    const m = raw as Partial<LoopDelayRequest> | null;
+    if (m?.type !== 'loop-delay' || typeof m.id !== 'number') return;
+    const empty = histogram.count === 0;
+    const delay: LoopDelay = {
+      count: histogram.count,
+      mean_ms: empty ? 0 : ms(histogram.mean),
+      p50_ms: empty ? 0 : ms(histogram.percentile(50)),
+      p99_ms: empty ? 0 : ms(histogram.percentile(99)),
+      p999_ms: empty ? 0 : ms(histogram.percentile(99.9)),
+      max_ms: empty ? 0 : ms(histogram.max),
+    };
+    if (m.reset) histogram.reset();
+    process.send?.({ type: 'loop-delay', id: m.id, delay } satisfies LoopDelayReply);
+  });
+}

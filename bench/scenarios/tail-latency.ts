@@ -8,7 +8,7 @@
  *   - broker: `broker/cli.ts` exactly as `npm run broker` runs it (embedded defaults: SQLite
  *     storage in a fresh temporary data directory, HTTP API on), `--port 0`, no `.env`;
  *   - relay: `servers/relay-server.ts` (stock socket.io server, one room broadcast).
- * A fresh server process per run; runs interleaved relay, broker, relay, broker… (`repeats`
+ * A fresh server process per run; runs interleaved relay, broker, relay, broker… (`runs`
  * pairs), so drifting machine load hits both alike.
  *
  * One run: a stock-default socket.io-client producer and consumer (this process; polling, then
@@ -54,8 +54,8 @@ export interface TailLatencyConfig {
   warmupMs: number;
   /** Recorded traffic per run, ms. */
   measureMs: number;
-  /** relay+broker run pairs. */
-  repeats: number;
+  /** relay+broker run pairs (`BENCH_TAIL_RUNS`, else `BENCH_REPEATS`, default 3; 0 = idle only). */
+  runs: number;
   /** Idle connections of the idle phase (0 skips it). */
   idleConnections: number;
   /** Idle phase length once every connection is up, ms. */
@@ -67,7 +67,7 @@ export const tailLatencyConfig = (quick: boolean, repeats: number): TailLatencyC
   payloadBytes: 100,
   warmupMs: quick ? 1_000 : 2_000,
   measureMs: quick ? 2_000 : 8_000,
-  repeats: Math.max(1, repeats),
+  runs: Math.max(0, Number(process.env.BENCH_TAIL_RUNS ?? repeats)),
   idleConnections: Number(process.env.BENCH_TAIL_IDLE_CONNECTIONS || (quick ? 200 : 2_000)),
   idleMs: quick ? 3_000 : 15_000,
 });
@@ -262,24 +262,23 @@ async function runOnce(kind: Kind, c: TailLatencyConfig): Promise<TailRun> {
   }
 }
 
-/** The idle phase: `idleConnections` idle clients on a fresh broker for `idleMs`. */
-async function idlePhase(c: TailLatencyConfig, log: (line: string) => void) {
-  const server = await startServer('broker');
+/** The idle phase: `idleConnections` idle clients on a fresh `kind` server for `idleMs`. */
+async function idlePhase(kind: Kind, c: TailLatencyConfig, log: (line: string) => void) {
+  const server = await startServer(kind);
   let sockets: Socket[] = [];
   try {
     const t0 = performance.now();
     sockets = await connectMany(server.url, c.idleConnections);
-    log(`idle: ${sockets.length} connections up in ${Math.round(performance.now() - t0)} ms`);
+    log(
+      `idle ${kind}: ${sockets.length} connections up in ${Math.round(performance.now() - t0)} ms`,
+    );
     await server.loopDelay(true);
     await sleep(c.idleMs);
     const delay = await server.loopDelay(true);
-    return {
-      connections: sockets.length,
-      duration_ms: c.idleMs,
-      server_loop_delay: delay,
-      goal_max_ms: GOAL_IDLE_LOOP_DELAY_MAX_MS,
-      meets_goal: delay.max_ms < GOAL_IDLE_LOOP_DELAY_MAX_MS,
-    };
+    log(
+      `idle ${kind}: loop delay max ${delay.max_ms} ms p99.9 ${delay.p999_ms} ms, gc max ${delay.gc.max_ms} ms`,
+    );
+    return { connections: sockets.length, duration_ms: c.idleMs, server_loop_delay: delay };
   } finally {
     closeAll(sockets);
     await server.stop();
@@ -298,6 +297,8 @@ function summariseKind(runs: TailRun[]) {
     max_ms: med(runs, (r) => r.latency.max_ms),
     server_loop_delay_max_ms: med(runs, (r) => r.server_loop_delay.max_ms),
     server_loop_delay_p99_ms: med(runs, (r) => r.server_loop_delay.p99_ms),
+    server_gc_max_ms: med(runs, (r) => r.server_loop_delay.gc.max_ms),
+    server_gc_total_ms: med(runs, (r) => r.server_loop_delay.gc.total_ms),
   };
 }
 
@@ -307,34 +308,38 @@ export async function runTailLatency(c: TailLatencyConfig, log: (line: string) =
   const broker: TailRun[] = [];
   /** Broker p99 ÷ relay p99 of each relay-then-broker pair (same machine state). */
   const pairRatios: Array<number | null> = [];
-  for (let i = 0; i < c.repeats; i++) {
+  for (let i = 0; i < c.runs; i++) {
     const r = await runOnce('relay', c);
     relay.push(r);
     log(
-      `run ${i + 1}/${c.repeats} relay  p50 ${r.latency.p50_ms} p99 ${r.latency.p99_ms} p99.9 ${r.latency.p999_ms} max ${r.latency.max_ms} ms, loop max ${r.server_loop_delay.max_ms} ms`,
+      `run ${i + 1}/${c.runs} relay  p50 ${r.latency.p50_ms} p99 ${r.latency.p99_ms} p99.9 ${r.latency.p999_ms} max ${r.latency.max_ms} ms, loop max ${r.server_loop_delay.max_ms} ms, gc max ${r.server_loop_delay.gc.max_ms} ms`,
     );
     const b = await runOnce('broker', c);
     broker.push(b);
     log(
-      `run ${i + 1}/${c.repeats} broker p50 ${b.latency.p50_ms} p99 ${b.latency.p99_ms} p99.9 ${b.latency.p999_ms} max ${b.latency.max_ms} ms, loop max ${b.server_loop_delay.max_ms} ms`,
+      `run ${i + 1}/${c.runs} broker p50 ${b.latency.p50_ms} p99 ${b.latency.p99_ms} p99.9 ${b.latency.p999_ms} max ${b.latency.max_ms} ms, loop max ${b.server_loop_delay.max_ms} ms, gc max ${b.server_loop_delay.gc.max_ms} ms`,
     );
     pairRatios.push(ratio(b.latency.p99_ms ?? NaN, r.latency.p99_ms ?? NaN));
   }
   const relaySummary = summariseKind(relay);
   const brokerSummary = summariseKind(broker);
   const p99Ratio = ratio(brokerSummary.p99_ms ?? NaN, relaySummary.p99_ms ?? NaN);
-  const idle = c.idleConnections > 0 ? await idlePhase(c, log) : null;
-  if (idle)
-    log(
-      `idle: loop delay max ${idle.server_loop_delay.max_ms} ms p99.9 ${idle.server_loop_delay.p999_ms} ms`,
-    );
+  // The relay's idle run is the machine's baseline: a stall both show is not the broker's.
+  const idleBroker = c.idleConnections > 0 ? await idlePhase('broker', c, log) : null;
+  const idleRelay = c.idleConnections > 0 ? await idlePhase('relay', c, log) : null;
+  const idle = idleBroker && {
+    broker: idleBroker,
+    relay: idleRelay,
+    goal_max_ms: GOAL_IDLE_LOOP_DELAY_MAX_MS,
+    meets_goal: idleBroker.server_loop_delay.max_ms < GOAL_IDLE_LOOP_DELAY_MAX_MS,
+  };
   return {
     parameters: {
       rate_per_s: c.rate,
       payload_bytes: c.payloadBytes,
       warmup_ms: c.warmupMs,
       measure_ms: c.measureMs,
-      repeats: c.repeats,
+      runs: c.runs,
       broker:
         'broker/cli.ts defaults (npm run broker): SQLite storage in a temp data dir, HTTP API on',
       relay: 'bench/servers/relay-server.ts, stock socket.io server, room broadcast',

@@ -13,7 +13,7 @@
  * recorded as at least S − 1 ms (the default 10 ms resolution can miss a 5 ms stall entirely).
  * The 1 ms timer is the same cost in every probed process.
  */
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** Event-loop delay histogram summary, ms (from nanoseconds). */
 export interface LoopDelay {
@@ -24,6 +24,8 @@ export interface LoopDelay {
   p99_ms: number;
   p999_ms: number;
   max_ms: number;
+  /** Garbage-collection pauses since the last reset (`PerformanceObserver` 'gc' entries). */
+  gc: { count: number; total_ms: number; max_ms: number };
 }
 
 export interface LoopDelayRequest {
@@ -38,11 +40,21 @@ export interface LoopDelayReply {
   delay: LoopDelay;
 }
 
-const ms = (ns: number) => Math.round(ns / 1e4) / 100;
+const round2 = (v: number) => Math.round(v * 100) / 100;
+const ms = (ns: number) => round2(ns / 1e6);
 
 if (typeof process.send === 'function') {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
+  // GC pauses block the loop too: counted to tell a collector pause from the server's own work.
+  const gc = { count: 0, total_ms: 0, max_ms: 0 };
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) {
+      gc.count++;
+      gc.total_ms += entry.duration;
+      gc.max_ms = Math.max(gc.max_ms, entry.duration);
+    }
+  }).observe({ entryTypes: ['gc'] });
   process.on('message', (raw: unknown) => {
     const m = raw as Partial<LoopDelayRequest> | null;
     if (m?.type !== 'loop-delay' || typeof m.id !== 'number') return;
@@ -54,8 +66,12 @@ if (typeof process.send === 'function') {
       p99_ms: empty ? 0 : ms(histogram.percentile(99)),
       p999_ms: empty ? 0 : ms(histogram.percentile(99.9)),
       max_ms: empty ? 0 : ms(histogram.max),
+      gc: { count: gc.count, total_ms: round2(gc.total_ms), max_ms: round2(gc.max_ms) },
     };
-    if (m.reset) histogram.reset();
+    if (m.reset) {
+      histogram.reset();
+      Object.assign(gc, { count: 0, total_ms: 0, max_ms: 0 });
+    }
     process.send?.({ type: 'loop-delay', id: m.id, delay } satisfies LoopDelayReply);
   });
 }

@@ -106,7 +106,13 @@ async function startServer(kind: Kind): Promise<ProbedServer> {
         ]
       : [here('../servers/relay-server.ts'), ['relay']];
   const child: ChildProcess = fork(PROBED_ENTRY, args, {
-    execArgv: ['--import', 'tsx'],
+    // BENCH_TAIL_NODE_FLAGS: extra node flags for the servers when diagnosing (`--trace-gc`,
+    // `--cpu-prof --cpu-prof-dir=<dir>`…); they perturb the numbers.
+    execArgv: [
+      '--import',
+      'tsx',
+      ...(process.env.BENCH_TAIL_NODE_FLAGS?.split(' ').filter(Boolean) ?? []),
+    ],
     env: {
       ...process.env,
       BENCH_PROBED_ENTRY: entry,

@@ -12,7 +12,14 @@
  * Resolution 1 ms: the histogram records how late a 1 ms timer fires, so a stall of S ms is
  * recorded as at least S − 1 ms (the default 10 ms resolution can miss a 5 ms stall entirely).
  * The 1 ms timer is the same cost in every probed process.
+ *
+ * Diagnosis: with `BENCH_TAIL_ALLOC_PROFILE_DIR` set, each reset starts V8's sampling heap
+ * profiler counting objects the GC already collected too (allocation churn, not what is
+ * live), and the next read writes `<dir>/<pid>-<n>.heapprofile` (Chrome DevTools format).
  */
+import { writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector';
+import { join } from 'node:path';
 import { PerformanceObserver, monitorEventLoopDelay } from 'node:perf_hooks';
 
 /** Event-loop delay histogram summary, ms (from nanoseconds). */
@@ -43,7 +50,36 @@ export interface LoopDelayReply {
 const round2 = (v: number) => Math.round(v * 100) / 100;
 const ms = (ns: number) => round2(ns / 1e6);
 
+/** Allocation sampling between probe resets (`BENCH_TAIL_ALLOC_PROFILE_DIR`), or null. */
+function allocationProfiler(dir: string | undefined): ((restart: boolean) => void) | null {
+  if (!dir) return null;
+  const session = new Session();
+  session.connect();
+  let running = false;
+  let n = 0;
+  return (restart) => {
+    if (running) {
+      session.post('HeapProfiler.stopSampling', (err, result) => {
+        if (!err)
+          writeFileSync(
+            join(dir, `${process.pid}-${++n}.heapprofile`),
+            JSON.stringify(result.profile),
+          );
+      });
+      running = false;
+    }
+    if (!restart) return;
+    session.post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    } as never);
+    running = true;
+  };
+}
+
 if (typeof process.send === 'function') {
+  const allocProfile = allocationProfiler(process.env.BENCH_TAIL_ALLOC_PROFILE_DIR);
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   // GC pauses block the loop too: counted to tell a collector pause from the server's own work.
@@ -68,6 +104,7 @@ if (typeof process.send === 'function') {
       max_ms: empty ? 0 : ms(histogram.max),
       gc: { count: gc.count, total_ms: round2(gc.total_ms), max_ms: round2(gc.max_ms) },
     };
+    allocProfile?.(m.reset);
     if (m.reset) {
       histogram.reset();
       Object.assign(gc, { count: 0, total_ms: 0, max_ms: 0 });

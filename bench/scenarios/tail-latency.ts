@@ -196,8 +196,10 @@ export interface TailRun {
   latency: TailSummary;
   /** Messages sent in the measured window that had not arrived 2 s after it. */
   lost: number;
-  /** The server process's event-loop delay over the measured window. */
+  /** The server process's event-loop delay (and GC, CPU) over the measured window. */
   server_loop_delay: LoopDelay;
+  /** Server CPU (all threads) per message sent in the window, µs. */
+  server_cpu_us_per_message: number | null;
   /** This (client) process's event-loop delay over the window, max and p99, ms. */
   client_loop_delay_max_ms: number;
   client_loop_delay_p99_ms: number;
@@ -258,6 +260,7 @@ async function runOnce(kind: Kind, c: TailLatencyConfig): Promise<TailRun> {
       latency: summarise(samples, n),
       lost: expected - n,
       server_loop_delay: serverDelay,
+      server_cpu_us_per_message: round(serverDelay.cpu_us / expected, 1),
       client_loop_delay_max_ms: round(clientDelay.max / 1e6, 2) ?? 0,
       client_loop_delay_p99_ms: round(clientDelay.percentile(99) / 1e6, 2) ?? 0,
       load_avg_1m: round(loadavg()[0]!, 2) ?? 0,
@@ -305,6 +308,7 @@ function summariseKind(runs: TailRun[]) {
     server_loop_delay_p99_ms: med(runs, (r) => r.server_loop_delay.p99_ms),
     server_gc_max_ms: med(runs, (r) => r.server_loop_delay.gc.max_ms),
     server_gc_total_ms: med(runs, (r) => r.server_loop_delay.gc.total_ms),
+    server_cpu_us_per_message: med(runs, (r) => r.server_cpu_us_per_message),
   };
 }
 

@@ -31,6 +31,8 @@ export interface LoopDelay {
   p99_ms: number;
   p999_ms: number;
   max_ms: number;
+  /** CPU time of the whole process (all threads, user + system) since the last reset, µs. */
+  cpu_us: number;
   /** Garbage-collection pauses since the last reset (`PerformanceObserver` 'gc' entries). */
   gc: { count: number; total_ms: number; max_ms: number };
 }
@@ -47,6 +49,10 @@ export interface LoopDelayReply {
   delay: LoopDelay;
 }
 
+const cpuSince = (start: NodeJS.CpuUsage) => {
+  const d = process.cpuUsage(start);
+  return d.user + d.system;
+};
 const round2 = (v: number) => Math.round(v * 100) / 100;
 const ms = (ns: number) => round2(ns / 1e6);
 
@@ -82,6 +88,7 @@ if (typeof process.send === 'function') {
   const allocProfile = allocationProfiler(process.env.BENCH_TAIL_ALLOC_PROFILE_DIR);
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
+  let cpuAtReset = process.cpuUsage();
   // GC pauses block the loop too: counted to tell a collector pause from the server's own work.
   const gc = { count: 0, total_ms: 0, max_ms: 0 };
   new PerformanceObserver((list) => {
@@ -102,10 +109,12 @@ if (typeof process.send === 'function') {
       p99_ms: empty ? 0 : ms(histogram.percentile(99)),
       p999_ms: empty ? 0 : ms(histogram.percentile(99.9)),
       max_ms: empty ? 0 : ms(histogram.max),
+      cpu_us: cpuSince(cpuAtReset),
       gc: { count: gc.count, total_ms: round2(gc.total_ms), max_ms: round2(gc.max_ms) },
     };
     allocProfile?.(m.reset);
     if (m.reset) {
+      cpuAtReset = process.cpuUsage();
       histogram.reset();
       Object.assign(gc, { count: 0, total_ms: 0, max_ms: 0 });
     }

@@ -112,7 +112,7 @@ if (typeof process.send === 'function') {
       cpu_us: cpuSince(cpuAtReset),
       gc: { count: gc.count, total_ms: round2(gc.total_ms), max_ms: round2(gc.max_ms) },
     };
-    allocProfile?.(m.reset);
+    allocProfile?.(m.reset === true);
     if (m.reset) {
       cpuAtReset = process.cpuUsage();
       histogram.reset();

@@ -47,6 +47,10 @@
  *   - MQTT conformance (`scenarios/mqtt-conformance.ts`, BENCH_ONLY=mqtt-conformance): issue
  *     24's conformance set (test/support/mqtt-conformance/) against Switchboard and Debian's
  *     Mosquitto, pass/fail per case and totals. Skipped in quick mode unless named.
+ *   - tail latency (`scenarios/tail-latency.ts`, BENCH_ONLY=tail): open-loop 1→1 100 B at
+ *     `BENCH_TAIL_RATE` (default 2,000) msg/s, `npm run broker`'s CLI vs the relay, p50…p99.9
+ *     and each server's event-loop delay, plus 2,000 idle connections (issue 25). Skipped in
+ *     quick mode unless named.
  *
  * Fairness and noise: every server runs in its own child process (fresh ones for each
  * configuration); each configuration is measured `repeats` times per server, relay and broker
@@ -56,7 +60,7 @@
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
  *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster,
- *              cluster-idle,cluster-catchup,fuzz,rss,mqtt-conformance
+ *              cluster-idle,cluster-catchup,fuzz,rss,mqtt-conformance,tail
  *                              run only these scenarios (comma-separated; the renderer ones
  *                              start Chromium, and they, the three `cluster*` ones and `fuzz`
  *                              are skipped in quick mode unless named)
@@ -113,6 +117,7 @@ import { fuzzBenchConfig, runFuzzBench } from './scenarios/protocol-fuzz';
 import { rssConfig, runRssBench } from './scenarios/rss';
 import { runMqttConformance } from './scenarios/mqtt-conformance';
 import { guardAgainstBaseline } from './lib/baseline-compare';
+import { runTailLatency, tailLatencyConfig } from './scenarios/tail-latency';
 
 const env = process.env;
 const quick = env.BENCH_QUICK === '1';
@@ -390,6 +395,11 @@ async function main(): Promise<void> {
   const mqttConformance = await namedInQuick('mqtt-conformance', () =>
     runMqttConformance((l) => log(`mqtt-conformance ${l}`)),
   );
+  const tail = await namedInQuick('tail', () =>
+    runTailLatency(tailLatencyConfig(quick, Number(env.BENCH_REPEATS || 3)), (l) =>
+      log(`tail ${l}`),
+    ),
+  );
   // Protocol fuzzer (BENCH_ONLY=fuzz): ≥ 100,000 generated events against an in-process broker
   // (issue 20). Minutes long, so quick mode (the smoke test) runs it only when named.
   const fuzz = !(only ? only.has('fuzz') : !quick)
@@ -453,6 +463,7 @@ async function main(): Promise<void> {
     protocol_fuzz: fuzz,
     rss,
     mqtt_conformance: mqttConformance,
+    tail_latency: tail,
     load_avg_end: loadavg().map((l) => Math.round(l * 100) / 100),
     how_to_read: [
       'deliveries_per_s is wall-clock throughput (sum over consumers); it drops when neighbours take CPU: check other_cpu_pct (% of one core used by other processes during the phase).',

@@ -48,6 +48,7 @@ import { handleProduceChunk } from './chunk-handler';
 import { handleConsumer } from './consumer-handler';
 import type { EventHandler, HandlerContext } from './handler-context';
 import { BINARY_PAYLOAD, inspectPayload, parseJsonPayload } from './payload-guard';
+import { producePayloadFast } from './produce-fast-path';
 import { handleManagementCommand } from './management-handler';
 import { handleProduce } from './produce-handler';
 import { handleProducer } from './producer-handler';
@@ -300,7 +301,12 @@ export function dispatch(
       if (structural === BINARY_PAYLOAD) ctx.metrics.binaryRefused(event);
       return refuse(ctx, socket, event, route, raw, callback, structural);
     }
-    if (route.schema) {
+    // PRODUCE, the per-message event: the common payload is vouched for without zod's copy
+    // (produce-fast-path.ts: less garbage per message, fewer GC pauses in the latency tail);
+    // anything else, refusals included, goes through the schema as before.
+    const fast = event === ClientEvent.PRODUCE ? producePayloadFast(payload) : null;
+    if (fast !== null) payload = fast;
+    else if (route.schema) {
       const result = route.schema.safeParse(payload);
       if (!result.success) {
         return refuse(ctx, socket, event, route, raw, callback, describe(result.error.issues));

@@ -82,30 +82,14 @@
  *                               one (512) makes the servers' CPU, not the round trips, the limit
  *   SWB_LOG_LEVEL               broker log level (default warn), logs go to stderr
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { defaultClientProfile } from './lib/clients';
 import { machineInfo } from './lib/machine';
-import { summariseRuns, type RunSummary } from './lib/measure';
-import { ratio } from './lib/stats';
-import {
-  runFanoutPair,
-  type FanoutConfig,
-  type FanoutRun,
-  type FanoutVariant,
-} from './scenarios/fanout';
-import {
-  MATCHING_PATTERNS,
-  TOPIC,
-  nonMatchingPattern,
-  runTopicScaling,
-  type TopicConfig,
-} from './scenarios/topic-scaling';
-import type { ForkOptions, ServerKind } from './servers/server-process';
-import { runDurable, type DurableConfig } from './scenarios/durable';
-import { runAuthOverhead } from './scenarios/auth-overhead';
+import { MATCHING_PATTERNS, nonMatchingPattern } from './scenarios/topic-scaling';
+import { runDurable } from './scenarios/durable';
 import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';
@@ -119,226 +103,29 @@ import { runMqttConformance } from './scenarios/mqtt-conformance';
 import { guardAgainstBaseline } from './lib/baseline-compare';
 import { runTailLatency, tailLatencyConfig } from './scenarios/tail-latency';
 
-const env = process.env;
-const quick = env.BENCH_QUICK === '1';
-/** Scenarios to run (`BENCH_ONLY`, comma-separated); all when unset. */
-const only = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : null;
-const runs = (name: string) => only === null || only.has(name);
-const list = (text: string | undefined, fallback: number[]) =>
-  text
-    ? text
-        .split(',')
-        .map(Number)
-        .filter((n) => Number.isFinite(n) && n > 0)
-    : fallback;
-const repeats = Math.max(1, Number(env.BENCH_REPEATS || (quick ? 1 : 3)));
-const fork: ForkOptions = env.BENCH_CPU_PROF_DIR ? { cpuProfDir: env.BENCH_CPU_PROF_DIR } : {};
-if (fork.cpuProfDir) mkdirSync(fork.cpuProfDir, { recursive: true });
-
-/** Messages in flight are bounded to about this many deliveries (at least 4 messages). */
-const IN_FLIGHT_DELIVERIES = Math.max(1, Number(env.BENCH_IN_FLIGHT || 32));
-const windowFor = (consumers: number) => Math.max(4, Math.ceil(IN_FLIGHT_DELIVERIES / consumers));
-/** Throughput-phase messages per consumer count: ~1–2 s of work each on a 2-core machine. */
-const FANOUT_MESSAGES: Record<number, number> = quick
-  ? { 1: 1_000, 10: 200, 100: 30 }
-  : { 1: 20_000, 10: 4_000, 100: 300 };
-const CAP_MS = quick ? 2_000 : 3_000;
-
-function fanoutConfig(consumers: number, payloadBytes: number): FanoutConfig {
-  const messages = FANOUT_MESSAGES[consumers] ?? Math.max(10, Math.ceil(30_000 / consumers));
-  return {
-    consumers,
-    payloadBytes,
-    messages,
-    window: windowFor(consumers),
-    capMs: CAP_MS,
-    warmupMessages: Math.ceil(messages / 5),
-    latencyMessages: quick ? 20 : 100,
-    latencyCapMs: 500,
-  };
-}
-
-const durableConfig: DurableConfig = {
-  payloadBytes: 1024,
-  stockPayloadBytes: [100, 1024],
-  messages: quick ? 500 : 20_000,
-  window: 256,
-  capMs: quick ? 2_000 : 4_000,
-  warmupMessages: quick ? 100 : 2_000,
+import {
+  CAP_MS,
+  FANOUT_MESSAGES,
+  IN_FLIGHT_DELIVERIES,
+  durableConfig,
+  env,
+  errors,
+  fork,
+  log,
+  namedInQuick,
+  only,
+  quick,
   repeats,
-};
-
-const topicConfig: TopicConfig = {
-  consumers: quick ? 100 : 1_000,
-  subscriptionsPerConsumer: quick ? 10 : 100,
-  matching: MATCHING_PATTERNS.length,
-  payloadBytes: 100,
-  messages: quick ? 500 : 3_000,
-  window: windowFor(MATCHING_PATTERNS.length),
-  capMs: CAP_MS,
-  warmupMessages: quick ? 100 : 1_000,
-  latencyMessages: quick ? 20 : 100,
-  latencyCapMs: 500,
-  repeats,
-};
-
-interface FanoutEntry {
-  consumers: number;
-  payload_bytes: number;
-  message_json_bytes: number | null;
-  window_messages: number;
-  relay: RunSummary;
-  broker: RunSummary;
-  /** Broker deliveries/s ÷ relay deliveries/s (medians). */
-  ratio: number | null;
-  /** Broker ÷ relay server CPU per delivery (how much more work a delivery costs). */
-  cpu_per_delivery_ratio: number | null;
-  /** Broker ÷ relay idle-latency p50 (how much slower one message is through the broker). */
-  idle_latency_p50_ratio: number | null;
-}
-
-const errors: string[] = [];
-const t0 = performance.now();
-const log = (line: string) => {
-  const s = ((performance.now() - t0) / 1000).toFixed(1).padStart(6);
-  process.stderr.write(`bench ${s} s: ${line}\n`);
-};
-
-/** Runs one fan-out configuration (relay and broker); failures land in `errors`. */
-async function fanoutRow(config: FanoutConfig, variant: FanoutVariant = {}, name = '') {
-  const label = `fanout 1→${config.consumers} ${config.payloadBytes} B${name ? ` ${name}` : ''}`;
-  try {
-    const runs = await runFanoutPair(config, repeats, fork, (l) => log(`${label} ${l}`), variant);
-    return fanoutEntry(config, runs);
-  } catch (err) {
-    errors.push(`${label}: ${(err as Error).message}`);
-    log(`${label}: FAILED ${(err as Error).message}`);
-    return fanoutEntry(config, { relay: [], broker: [] });
-  }
-}
-
-async function fanoutScenario(): Promise<FanoutEntry[]> {
-  const configs = list(env.BENCH_FANOUT_CONSUMERS, quick ? [1, 10] : [1, 10, 100]).flatMap((n) =>
-    list(env.BENCH_FANOUT_PAYLOADS, quick ? [100] : [100, 1024]).map((b) => fanoutConfig(n, b)),
-  );
-  const rows: FanoutEntry[] = [];
-  for (const config of configs) rows.push(await fanoutRow(config));
-  return rows;
-}
-
-/**
- * 1→10 1 KiB under other client/server options, each next to its own relay (issue 7):
- * `previous_bench` is how this benchmark ran before (WebSocket-only clients that deflate
- * nothing, relay with the broker's deflate options), which read 0.86 where stock clients
- * against a stock relay read 0.33; `broker_deflate_*` measure the broker with
- * `per_message_deflate` on (throughput and `wire_*_bytes` both ways) against the stock relay.
- */
-async function variantsScenario() {
-  const config = fanoutConfig(10, 1024);
-  const variants: Record<string, FanoutVariant> = {
-    previous_bench: { clients: 'websocket-no-deflate', relayOptions: 'broker' },
-    // `per_message_deflate` on (the main rows run the default, off): the reference's settings
-    // (clients deflate their ≥ 1 KiB packets, the broker its ≥ 2 KiB ones), then everything.
-    broker_deflate_reference: { brokerSettings: { per_message_deflate: true } },
-    broker_deflate_all: { brokerSettings: { per_message_deflate: { threshold: 0 } } },
-  };
-  const out: Record<string, FanoutEntry & { variant: FanoutVariant }> = {};
-  // Quick mode (the smoke test) runs one variant: each costs two server start-ups.
-  const names = quick ? ['broker_deflate_reference'] : Object.keys(variants);
-  for (const [name, variant] of Object.entries(variants).filter(([n]) => names.includes(n))) {
-    out[name] = { variant, ...(await fanoutRow(config, variant, name)) };
-  }
-  return out;
-}
-
-function fanoutEntry(config: FanoutConfig, runs: Record<ServerKind, FanoutRun[]>): FanoutEntry {
-  const { relay, broker } = runs;
-  const relaySummary = summariseRuns(relay);
-  const brokerSummary = summariseRuns(broker);
-  return {
-    consumers: config.consumers,
-    payload_bytes: config.payloadBytes,
-    message_json_bytes: broker[0]?.message_json_bytes ?? relay[0]?.message_json_bytes ?? null,
-    window_messages: config.window,
-    relay: relaySummary,
-    broker: brokerSummary,
-    ratio: ratio(brokerSummary.deliveries_per_s ?? NaN, relaySummary.deliveries_per_s ?? NaN),
-    cpu_per_delivery_ratio: ratio(
-      brokerSummary.server_cpu_us_per_delivery ?? NaN,
-      relaySummary.server_cpu_us_per_delivery ?? NaN,
-    ),
-    idle_latency_p50_ratio: ratio(
-      brokerSummary.latency_idle_ms.p50 ?? NaN,
-      relaySummary.latency_idle_ms.p50 ?? NaN,
-    ),
-  };
-}
-
-async function topicScenario() {
-  const c = topicConfig;
-  log(
-    `topic scaling: ${c.consumers * c.subscriptionsPerConsumer} subscriptions on ${c.consumers} consumers`,
-  );
-  const base = {
-    topic: TOPIC,
-    consumers: c.consumers,
-    subscriptions_total: c.consumers * c.subscriptionsPerConsumer,
-    matching_subscriptions: c.matching,
-    baseline_subscriptions: c.matching,
-    window_messages: c.window,
-    target_ratio: 0.5,
-  };
-  try {
-    const result = await runTopicScaling(c, fork, (line) => log(`topic ${line}`));
-    const baseline = summariseRuns(result.runs.baseline);
-    const loaded = summariseRuns(result.runs.loaded);
-    const r = ratio(loaded.deliveries_per_s ?? NaN, baseline.deliveries_per_s ?? NaN);
-    return {
-      ...base,
-      setup: result.setup,
-      baseline,
-      loaded,
-      /** Loaded deliveries/s ÷ baseline deliveries/s (medians). */
-      ratio: r,
-      /** Loaded ÷ baseline server CPU per delivery. */
-      cpu_per_delivery_ratio: ratio(
-        loaded.server_cpu_us_per_delivery ?? NaN,
-        baseline.server_cpu_us_per_delivery ?? NaN,
-      ),
-      meets_target: r !== null && r >= base.target_ratio,
-      unexpected_deliveries: result.unexpected_deliveries,
-    };
-  } catch (err) {
-    errors.push(`topic scaling: ${(err as Error).message}`);
-    log(`topic scaling FAILED: ${(err as Error).message}`);
-    return { ...base, ratio: null, meets_target: false };
-  }
-}
-
-async function authScenario() {
-  const out = [];
-  // Quick mode (the smoke test) runs 1→1 only, to stay within its time budget.
-  for (const consumers of quick ? [1] : [1, 10]) {
-    const label = `auth 1→${consumers}`;
-    try {
-      out.push(
-        await runAuthOverhead(fanoutConfig(consumers, 100), repeats, fork, (l) =>
-          log(`${label} ${l}`),
-        ),
-      );
-    } catch (err) {
-      errors.push(`${label}: ${(err as Error).message}`);
-      log(`${label}: FAILED ${(err as Error).message}`);
-    }
-  }
-  return out;
-}
-
-/** Runs a scenario that quick mode skips unless named (`BENCH_ONLY`); failures land in `errors`. */
-function namedInQuick<T>(name: string, run: () => Promise<T>): Promise<T | null> {
-  if (!(only ? only.has(name) : !quick)) return Promise.resolve(null);
-  return run().catch((err: unknown) => (errors.push(`${name}: ${(err as Error).message}`), null));
-}
+  runs,
+  topicConfig,
+  windowFor,
+} from './lib/bench-run';
+import {
+  authScenario,
+  fanoutScenario,
+  topicScenario,
+  variantsScenario,
+} from './scenarios/fanout-rows';
 
 async function main(): Promise<void> {
   const started = performance.now();

@@ -34,7 +34,7 @@ import { credentialOf } from '../auth/session-credential';
 import { isGrant, type TokenValidator } from '../auth/token-validator';
 import type { Logger } from '../logging/logger';
 import { scopeClientId, scopeTopic, unscopeTopic } from './realm-topics';
-import { restoredWillIdentity } from './stored-persistence';
+import { restoredWillIdentity } from './packet-codec';
 import { publishRefused } from './will-refusals';
 import type { MqttIdentity } from './mqtt-identity';
 

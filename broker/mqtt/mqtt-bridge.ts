@@ -22,7 +22,7 @@ import type { Router } from '../routing/router';
 import type { MqttAuth } from './mqtt-auth';
 import { fromMqttPayload, toMqttPayload } from './payload-mapping';
 import { scopeTopic, unscopeTopic } from './realm-topics';
-import { restoredWillIdentity } from './stored-persistence';
+import { restoredWillIdentity } from './packet-codec';
 
 export class MqttBridge {
   /** Messages routed from MQTT, with the PUBLISH they came from (shared subscriptions). */

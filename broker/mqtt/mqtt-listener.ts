@@ -38,7 +38,8 @@ import { cleanIncomingOfCleanSessions, mqtt5Options } from './mqtt5-options';
 import { ReceiveMaximumGuard } from './receive-maximum-guard';
 import { enforceStoredSessionExpiry } from './session-expiry-persistence';
 import { SharedSubscriptions } from './shared-subscriptions';
-import { restoredWillIdentity, StoredPersistence } from './stored-persistence';
+import { restoredWillIdentity } from './packet-codec';
+import { StoredPersistence } from './stored-persistence';
 import { WillRefusals } from './will-refusals';
 
 /** What the listener shares with the rest of the broker (all optional for tests). */

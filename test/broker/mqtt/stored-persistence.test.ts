@@ -12,7 +12,8 @@ import type { AedesPacket } from 'aedes-packet';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { MqttIdentity } from '../../../broker/mqtt/mqtt-identity';
 import { scopeClientId, scopeTopic } from '../../../broker/mqtt/realm-topics';
-import { restoredWillIdentity, StoredPersistence } from '../../../broker/mqtt/stored-persistence';
+import { restoredWillIdentity } from '../../../broker/mqtt/packet-codec';
+import { StoredPersistence } from '../../../broker/mqtt/stored-persistence';
 import { SqliteStore } from '../../../broker/storage/sqlite-store';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 

@@ -63,7 +63,8 @@ export class SocketClients {
     socket.onAnyOutgoing(() => {
       record.messagesOut++;
     });
-    socket.on('disconnect', (reason) => this.history.ended(record, reason));
+    // A `close_client` already said why; socket.io's own reason would only say "server".
+    socket.on('disconnect', (reason) => this.history.ended(record, record.closeReason ?? reason));
   }
 
   /** The record of `socket`, undefined before `opened` (a connection refused by a limit). */

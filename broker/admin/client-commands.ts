@@ -12,7 +12,13 @@
 import type { Logger } from '../logging/logger';
 import { ClientEventKind } from '../../shared/client-detail';
 import type { ClientHistory, ClientRecord } from '../clients/client-history';
-import { CommandError, pick, realmParam, type CommandBody, type ManagerScope } from './command-types';
+import {
+  CommandError,
+  pick,
+  realmParam,
+  type CommandBody,
+  type ManagerScope,
+} from './command-types';
 
 /** What the two commands need from the broker. */
 export interface ClientServices {

@@ -8,11 +8,7 @@
  * reason fold into one entry with a count), `maxClosed` closed records. Nothing here holds a
  * secret: `admittedBy` is the kind of credential.
  */
-import {
-  ClientEventKind,
-  type ClientDetail,
-  type ClientEvent,
-} from '../../shared/client-detail';
+import { ClientEventKind, type ClientDetail, type ClientEvent } from '../../shared/client-detail';
 
 /** Entries kept per connection. */
 export const HISTORY_SIZE = 50;

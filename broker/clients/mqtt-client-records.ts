@@ -65,12 +65,18 @@ export class MqttClientRecords {
     });
     aedes.on('clientError', (client, err) => {
       const p = this.pending.get(client);
-      if (p?.record && p.record.closedAt === null) p.record.closeReason = err.message;
+      // The first cause stands (a refusal or a `close_client` said why before the error).
+      if (p?.record && p.record.closedAt === null) p.record.closeReason ??= err.message;
     });
   }
 
   /** A connection the listener handed to aedes (`transport`: tcp, tls or ws). */
-  accepted(client: Client, conn: NodeJS.EventEmitter, req: IncomingMessage | undefined, transport: string): void {
+  accepted(
+    client: Client,
+    conn: NodeJS.EventEmitter,
+    req: IncomingMessage | undefined,
+    transport: string,
+  ): void {
     const raw = (req?.socket ?? conn) as Partial<Socket>;
     let ip = raw.remoteAddress ?? 'unknown';
     if (req && this.limits) ip = this.limits.requestIp(req);

@@ -212,7 +212,11 @@ export class MqttListener {
         const records = this.records;
         records?.connecting(client, username);
         authenticate(client, username, password, (err, ok) => {
-          records?.decided(client, auth.identity(client), err || !ok ? (err?.message ?? null) : null);
+          records?.decided(
+            client,
+            auth.identity(client),
+            err || !ok ? (err?.message ?? null) : null,
+          );
           done(err, ok);
         });
       },

@@ -17,7 +17,7 @@ import {
 } from '../../helpers/auth-clients';
 import { produce, sync, type Harness } from '../../helpers/broker-harness';
 import { connackCode, mqttClient } from '../../helpers/mqtt-clients';
-import { waitFor, waitUntil } from '../../helpers/wait';
+import { waitFor, waitUntilAsync } from '../../helpers/wait';
 
 const TOKEN = 'fleet-both-token-5d1a';
 const KEY = 'fleet-psk-77c3';
@@ -132,7 +132,10 @@ describe('client_detail / close_client', () => {
     expect(again).toMatchObject({ ok: false, code: 409 });
 
     viaProxy.disconnect();
-    await waitUntil(async () => !(await detail(h, 'fleet', proxiedId)).online);
+    await waitUntilAsync(
+      async () => !(await detail(h, 'fleet', proxiedId)).online,
+      'the broker saw proxiedId close',
+    );
     expect((await detail(h, 'fleet', proxiedId)).disconnect_reason).toBe(
       'client namespace disconnect',
     );
@@ -146,7 +149,10 @@ describe('client_detail / close_client', () => {
     expect(
       await connackCode(h, { clientId: 'bad-1', username: 'fleet', password: 'wrong' }),
     ).not.toBe(0);
-    await waitUntil(async () => !(await detail(h, 'fleet', 'bad-1')).online);
+    await waitUntilAsync(
+      async () => !(await detail(h, 'fleet', 'bad-1')).online,
+      'the broker saw bad-1 close',
+    );
     const refused = await detail(h, 'fleet', 'bad-1');
     expect(kinds(refused)).toEqual(['connect', 'auth_fail', 'disconnect']);
     expect(refused.disconnect_reason).toBe('authentication failed');
@@ -187,7 +193,10 @@ describe('client_detail / close_client', () => {
     ).toMatchObject({ ok: true, protocol: 'mqtt' });
     expect(await disconnect).toBe(0x98);
     expect(v4.connected).toBe(true);
-    await waitUntil(async () => !(await detail(h, 'fleet', 'dev-5')).online);
+    await waitUntilAsync(
+      async () => !(await detail(h, 'fleet', 'dev-5')).online,
+      'the broker saw dev-5 close',
+    );
     expect(kinds(await detail(h, 'fleet', 'dev-5')).slice(-2)).toEqual([
       'closed_by_manager',
       'disconnect',

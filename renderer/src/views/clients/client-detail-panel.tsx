@@ -186,7 +186,7 @@ export function ClientDetailPanel({
           onClick={onClose}
           data-testid="client-detail-close"
         >
-          Close
+          Hide
         </button>
       </div>
       <p className="muted small">

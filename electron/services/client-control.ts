@@ -28,7 +28,7 @@ function notOffered(error: unknown, command: string): boolean {
 const offersNot = (command: string) => `This broker does not offer ${command}`;
 
 export async function clientDetail(
-  pool: ManagerPool,
+  pool: Pick<ManagerPool, 'get'>,
   { connectionId, realm, clientId }: ClientTarget,
 ): Promise<ClientDetailResult> {
   let reply: Record<string, unknown>;
@@ -48,7 +48,7 @@ export async function clientDetail(
 }
 
 export async function closeClient(
-  pool: ManagerPool,
+  pool: Pick<ManagerPool, 'get'>,
   { connectionId, realm, clientId }: ClientTarget,
 ): Promise<CloseClientResult> {
   try {

@@ -32,7 +32,7 @@ export const ClientEventSchema = z.object({
   at: z.number(),
   kind: z.enum(Object.values(ClientEventKind) as [ClientEventKind, ...ClientEventKind[]]),
   detail: z.string().optional(),
-  /** Repeats folded into this entry (consecutive `rate_limited` / `dropped` of one reason). */
+  /** Repeats folded into this entry (consecutive `rate_limited` / `dropped` / `auth_fail` of one reason). */
   count: z.number().int().positive().optional(),
 });
 export type ClientEvent = z.infer<typeof ClientEventSchema>;

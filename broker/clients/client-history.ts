@@ -45,6 +45,13 @@ export interface ClientRecord {
   close: ((by: string) => void) | null;
 }
 
+/** Kinds whose consecutive repeats (same detail) fold into one entry with a count. */
+const FOLDED: ReadonlySet<ClientEventKind> = new Set([
+  ClientEventKind.RATE_LIMITED,
+  ClientEventKind.DROPPED,
+  ClientEventKind.AUTH_FAIL,
+]);
+
 const key = (realm: string, clientId: string) => `${realm}\u0000${clientId}`;
 
 export class ClientHistory {
@@ -89,7 +96,8 @@ export class ClientHistory {
   /** Appends to a record's history; a repeat of the last entry's kind and detail folds into it. */
   event(record: ClientRecord, kind: ClientEventKind, detail?: string, count = 1): void {
     const last = record.events[record.events.length - 1];
-    const folds = kind === ClientEventKind.RATE_LIMITED || kind === ClientEventKind.DROPPED;
+    // What a client can repeat at will folds, so it cannot push the rest out of the ring.
+    const folds = FOLDED.has(kind);
     if (folds && last && last.kind === kind && last.detail === detail) {
       last.count = (last.count ?? 1) + count;
       last.at = this.now();

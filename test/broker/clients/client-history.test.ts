@@ -22,9 +22,9 @@ describe('ClientHistory bounds', () => {
       ['connect', undefined],
       ['rate_limited', 4],
     ]);
-    for (let i = 0; i < 10; i++) history.event(r, ClientEventKind.AUTH_FAIL, `try ${i}`);
+    for (let i = 0; i < 10; i++) history.event(r, ClientEventKind.UPGRADE, `try ${i}`);
     expect(r.events).toHaveLength(5);
-    expect(r.events.at(-1)).toMatchObject({ kind: 'auth_fail', detail: 'try 9' });
+    expect(r.events.at(-1)).toMatchObject({ kind: 'upgrade', detail: 'try 9' });
   });
 
   it('forgets closed connections past the count and past the age', () => {

@@ -34,6 +34,7 @@ import { dispatch } from './handlers/dispatcher';
 import { PendingWork } from './handlers/pending-work';
 import type { HandlerContext } from './handlers/handler-context';
 import { brokerClients } from './http/broker-clients';
+import { clientTracking } from './clients/client-tracking';
 import { forbidden } from './http/http-api';
 import { createBrokerHttp } from './http/broker-http';
 import { brokerReadiness } from './http/broker-readiness';
@@ -155,6 +156,7 @@ export function createBroker(
     io,
   });
   metrics.watchQueues(ledger);
+  const clientRecords = clientTracking(rateLimits, backPressure);
   store.observeCommits?.((ms) => metrics.storageCommitted(ms));
   const storeMetrics = new StoreMetrics(metrics.registry);
   store.observeWriteFailures?.((op, reason) => storeMetrics.writeFailed(op, reason));
@@ -297,6 +299,7 @@ export function createBroker(
       replayDlq,
       backup,
       consumers: { ledger, persistence },
+      clients: clientRecords,
       sessions: realmSessions({
         auth,
         sockets: () => io.of('/').sockets.values(),
@@ -314,6 +317,7 @@ export function createBroker(
     pingIntervalMs: settings.ping_interval,
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     embed,
+    clients: clientRecords.sockets,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
   const mqtt = createMqttListener(
@@ -328,6 +332,7 @@ export function createBroker(
     options.mqttHeartbeatMs,
     policy.verifyWebSocket,
   );
+  clientRecords.mqtt(mqtt);
   mqttConnected = () => mqtt.connectedCount;
   purgeMqtt = (realm) => mqtt.purgeRealm(realm);
   mqttForRename = mqtt;

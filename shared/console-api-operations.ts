@@ -8,6 +8,7 @@
  * docs/http-api.md (`GET /api/clients`). Times are epoch ms; rates are per second.
  */
 import { z } from 'zod';
+import { ClientDetailSchema } from './client-detail';
 import { ClientConsumerSchema, ClientMqttSchema, ClientProducerSchema } from './http-api';
 
 const ConnectionId = z.string().min(1).max(128);
@@ -162,6 +163,36 @@ export const ClientListSchema = z.object({
 });
 export type ClientList = z.infer<typeof ClientListSchema>;
 
+/** Which connection of a broker's realm (`client_detail` / `close_client`, issue 27). */
+const ClientInput = z
+  .object({
+    connectionId: ConnectionId,
+    realm: Realm,
+    /** socket.io connection id (`socket_id` of the listing) or MQTT client id. */
+    clientId: z.string().min(1).max(1_024),
+  })
+  .strict();
+
+/**
+ * One client's detail and history. `available: false` (with `detail` null): the broker does not
+ * offer `client_detail` (a plain tyo-mq broker, an older Switchboard); `message` says so.
+ */
+export const ClientDetailResultSchema = z.object({
+  connectionId: z.string(),
+  available: z.boolean(),
+  detail: ClientDetailSchema.nullable(),
+  message: z.string().optional(),
+});
+export type ClientDetailResult = z.infer<typeof ClientDetailResultSchema>;
+
+/** What `closeClient` did; `available: false` as in `ClientDetailResult`. */
+export const CloseClientResultSchema = z.object({
+  connectionId: z.string(),
+  available: z.boolean(),
+  message: z.string(),
+});
+export type CloseClientResult = z.infer<typeof CloseClientResultSchema>;
+
 export const OperationsMethods = {
   /**
    * The metric history of a connection for `range`, oldest first: raw 1 s samples for `5m`
@@ -206,6 +237,18 @@ export const OperationsMethods = {
     input: z.object({ connectionId: ConnectionId }).strict(),
     output: ClientListSchema,
   },
+  /**
+   * One connection's detail and event history (signed `client_detail`, issue 27), live or
+   * recently closed. Errors: `SWB_ERR_NOT_FOUND` (unknown connection, or the broker knows no
+   * such client), `SWB_ERR_BROKER_UNREACHABLE`, `SWB_ERR_UNAUTHORIZED`.
+   */
+  getClientDetail: { input: ClientInput, output: ClientDetailResultSchema },
+  /**
+   * Closes that one connection (signed `close_client`; MQTT 5 gets DISCONNECT 0x98). Needs a
+   * confirmation (console-api-confirm.ts). Errors as `getClientDetail`, plus
+   * `SWB_ERR_CONFLICT`-style refusals passed through (not connected any more).
+   */
+  closeClient: { input: ClientInput, output: CloseClientResultSchema },
 } as const;
 
 export const OperationsEvents = {

@@ -43,6 +43,8 @@ export const CONSOLE_METHOD_NAMES = [
   'replayDeadLetters',
   'discardDeadLetters',
   'listClients',
+  'getClientDetail',
+  'closeClient',
   // Live tap and test publisher (console-api-tap.ts).
   'tapStart',
   'tapStop',

@@ -219,6 +219,11 @@ export const ClientProducerSchema = z.object({
   id: z.string().nullable(),
   online: z.boolean(),
   offline_since: z.number().nullable(),
+  /**
+   * The socket.io connection it is bound to now (the `client_id` of `client_detail` /
+   * `close_client`, issue 27); null while offline; absent from older brokers.
+   */
+  socket_id: z.string().nullable().optional(),
   /** Created by a subscription before the producer ever connected (§5.1). */
   placeholder: z.boolean(),
   subscribers: z.number().int().nonnegative(),
@@ -241,6 +246,8 @@ export const ClientConsumerSchema = z.object({
   id_from_socket: z.boolean().optional(),
   online: z.boolean(),
   offline_since: z.number().nullable(),
+  /** As the producer's `socket_id` (issue 27). */
+  socket_id: z.string().nullable().optional(),
   subscriptions: z.array(ClientSubscriptionSchema),
 });
 export type ClientConsumer = z.infer<typeof ClientConsumerSchema>;

@@ -11,6 +11,7 @@ import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { MessageStore, StoredEntry } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
+import type { ClientServices } from './client-commands';
 import type { ConsumerServices } from './consumer-commands';
 import type { ManagementServices, RealmRenameNotices } from './management-commands';
 import type { PersistenceView } from './public-settings';
@@ -44,6 +45,8 @@ export interface ManagementDeps {
   reloadSettings?: () => unknown;
   /** Registry, queue ledger and subscription persistence for `remove_consumer`. */
   consumers?: Omit<ConsumerServices, 'realms'>;
+  /** Per-connection records (`client_detail`, `close_client`). */
+  clients?: ClientServices;
   /** The live sessions of a realm (`end_sessions`). */
   sessions?: ManagementServices['sessions'];
   /** Every pending authorization request, oldest first (`list_requests`). */
@@ -114,6 +117,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     consumers: deps.consumers && { realms, ...deps.consumers },
     pendingRequests: deps.pendingRequests,
     sessions: deps.sessions,
+    clients: deps.clients,
     backup: deps.backup,
   };
   lifecycle.start();

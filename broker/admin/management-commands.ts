@@ -12,6 +12,7 @@ import type { AuthConfig } from '../auth/auth-schema';
 import type { Logger } from '../logging/logger';
 import { backupStore, type BackupServices } from './backup-commands';
 import { CommandError, realmParam, type CommandBody, type ManagerScope } from './command-types';
+import { clientDetail, closeClient, type ClientServices } from './client-commands';
 import { removeConsumer, type ConsumerServices } from './consumer-commands';
 import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
@@ -42,6 +43,8 @@ export interface ManagementServices extends DlqServices, RequestServices, Backup
   stats(): Promise<AdminStats>;
   /** The registry and queues `remove_consumer` acts on; absent → 501. */
   consumers?: ConsumerServices;
+  /** Per-connection records (`client_detail`, `close_client`); absent → 501. */
+  clients?: ClientServices;
   /** Moves a renamed realm's data (`rename_realm`); absent = only the config moves. */
   realmData?: RealmDataMover;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
@@ -86,7 +89,8 @@ export interface CommandSpec {
 
 /**
  * The commands a realm manager key may run: the four of §6.5, plus Switchboard's
- * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key).
+ * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key) and
+ * the realm's own clients (`client_detail`, `close_client`, issue 27).
  */
 export const REALM_SCOPABLE = new Set([
   'set_realm_lifetime',
@@ -96,6 +100,8 @@ export const REALM_SCOPABLE = new Set([
   'set_realm_tokenless_consumers',
   'list_requests',
   'end_sessions',
+  'client_detail',
+  'close_client',
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
@@ -354,6 +360,23 @@ export const COMMANDS: Record<string, CommandSpec> = {
     run: (s, b) => {
       if (!s.consumers) throw new CommandError(501, 'remove_consumer is not available');
       return removeConsumer(s.consumers, b);
+    },
+  },
+  client_detail: {
+    privilege: 'A/R',
+    async: false,
+    readOnly: true,
+    run(s, b, scope) {
+      if (!s.clients) throw new CommandError(501, 'client_detail is not available');
+      return clientDetail(s.clients, b, scope);
+    },
+  },
+  close_client: {
+    privilege: 'A/R',
+    async: false,
+    run(s, b, scope) {
+      if (!s.clients) throw new CommandError(501, 'close_client is not available');
+      return closeClient(s.clients, b, scope, s.logger);
     },
   },
   dlq_list: { privilege: 'A', async: true, readOnly: true, run: (s, b) => dlqList(s, b) },

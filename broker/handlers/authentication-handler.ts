@@ -49,6 +49,7 @@ const nonEmpty = (v: unknown): string | undefined =>
 /** Answers `AUTH_FAIL` and counts an `unauthorized` rejected input (issue 11). */
 function fail(ctx: HandlerContext, socket: BrokerSocket, code: 401 | 403, message: string): void {
   ctx.limits.rejectedInput(RejectReason.UNAUTHORIZED);
+  ctx.clients?.authFailed(socket, message);
   socket.emit(ServerEvent.AUTH_FAIL, { code, message });
 }
 
@@ -73,7 +74,7 @@ function admit(
   return admitSocket(
     ctx,
     socket,
-    { realm, role, tokenHash, credential, tokenless },
+    { realm, role, tokenHash, credential, tokenless, via },
     socketCredentials(socket, payload),
     () => {
       ctx.limits.credentialAdmitted(socket, rateKey);

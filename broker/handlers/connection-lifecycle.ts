@@ -33,6 +33,7 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.deliveriesSent = 0;
   socket.data.deliveriesFlushed = 0;
   ctx.metrics.connection();
+  ctx.clients?.opened(socket, ctx.limits.clientIp(socket));
   socket.conn.on('packet', () => {
     socket.data.lastSeenAt = Date.now();
   });

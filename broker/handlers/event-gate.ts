@@ -121,6 +121,7 @@ function refuse(
     'event refused by auth gate',
   );
   ctx.limits.rejectedInput(RejectReason.UNAUTHORIZED);
+  ctx.clients?.authFailed(socket, message);
   socket.emit(ServerEvent.AUTH_FAIL, { code, message });
   callback?.({ ok: false, code, message });
   return false;

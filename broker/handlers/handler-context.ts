@@ -28,6 +28,7 @@ import type { SubscriptionPersistence } from '../routing/subscription-persistenc
 import type { Router } from '../routing/router';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { PendingWork } from './pending-work';
+import type { SocketClients } from '../clients/socket-clients';
 
 export interface HandlerContext {
   /** The settings in force: a getter over the live settings, so reloads apply at once. */
@@ -80,6 +81,8 @@ export interface HandlerContext {
   readonly halfOpenMarginMs: number;
   /** The embedding API's hooks and events (docs/embedding.md); absent in bare test contexts. */
   readonly embed?: Embedding;
+  /** Per-connection records and history (`client_detail`, issue 27); absent in bare contexts. */
+  readonly clients?: SocketClients;
   /** Runs an event through the dispatcher's pipeline (used for reassembled chunks). */
   readonly dispatch: (
     socket: BrokerSocket,

@@ -26,6 +26,8 @@ export interface SocketGrant {
   credential?: SessionCredential | null;
   /** A token-less consumer of a realm requiring auth (issue 20; `SocketData.tokenless`). */
   tokenless?: boolean;
+  /** What admitted it (`static`, `jwt`, `open-realm`…; client_detail); absent = `implicit`. */
+  via?: string;
 }
 
 /** AUTH_FAIL message when the hook resolves `false`. */
@@ -83,6 +85,7 @@ export function admitSocket(
     grantTo(data, grant);
     data.authenticated = true;
     armSessionExpiry(socket, ctx.logger);
+    ctx.clients?.admitted(socket, grant.via ?? 'implicit');
     admitted();
     embed?.socketAdmitted(socket);
     return undefined;
@@ -117,6 +120,7 @@ export function admitSocket(
         settle(() => {
           data.authenticated = true;
           armSessionExpiry(socket, ctx.logger);
+          ctx.clients?.admitted(socket, grant.via ?? 'implicit');
           admitted();
           embed.socketAdmitted(socket);
         });

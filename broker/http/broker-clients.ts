@@ -87,6 +87,7 @@ export function brokerClients(
       id_from_socket: c.registeredId === undefined,
       online: c.online,
       offline_since: c.offlineAt,
+      socket_id: c.socket?.connected ? c.socket.id : null,
       subscriptions: byConsumer.get(c.name) ?? [],
     }));
     const devices = mqtt.get(realm.name) ?? [];
@@ -101,6 +102,7 @@ export function brokerClients(
           id_from_socket: p.idFromSocket === true,
           online: p.online,
           offline_since: p.offlineAt,
+          socket_id: p.socket?.connected ? p.socket.id : null,
           placeholder: p.placeholder,
           subscribers: p.subscribers.size,
           events,

@@ -143,6 +143,8 @@ export class BackPressure implements SendGate {
   private turn = 0;
   private turnEnding = false;
   private readonly drops: DropLog;
+  /** Told of each dropped plain copy (the client's history, issue 27). */
+  onDrop?: (socket: BrokerSocket) => void;
 
   /**
    * @param maxInboundBurst the largest burst one inbound frame or POST may carry
@@ -271,6 +273,7 @@ export class BackPressure implements SendGate {
     const st = this.judge(socket, s);
     if (!this.slow(st, socket, s)) return true;
     this.metrics.slowConsumerDrop(realm);
+    this.onDrop?.(socket);
     this.drops.drop(realm, socket, {
       address: socket.handshake.address,
       buffered_bytes: st.backlog,

@@ -56,6 +56,8 @@ export class LimitsService {
   private readonly quotas: EventQuotas;
   private readonly realmCreation = new BucketTable();
   private readonly clients: SharedBuckets;
+  /** Told of every socket.io refusal (the client's history, issue 27). */
+  onRefused?: (socket: BrokerSocket, refusal: Refusal) => void;
 
   constructor(
     readBlock: () => unknown,
@@ -314,6 +316,7 @@ export class LimitsService {
    */
   refuse(socket: BrokerSocket, st: SocketState | null, refusal: Refusal): void {
     this.metrics.rateLimit(refusal.reason);
+    this.onRefused?.(socket, refusal);
     const now = this.now();
     if (st) {
       if (now - st.lastNotice < NOTICE_INTERVAL_MS) return;

@@ -41,6 +41,7 @@ import { SharedSubscriptions } from './shared-subscriptions';
 import { restoredWillIdentity } from './packet-codec';
 import { StoredPersistence } from './stored-persistence';
 import { WillRefusals } from './will-refusals';
+import type { MqttClientRecords } from '../clients/mqtt-client-records';
 
 /** What the listener shares with the rest of the broker (all optional for tests). */
 export interface MqttListenerOptions {
@@ -89,6 +90,8 @@ export class MqttListener {
   private readonly clientsByRealm = new Map<string, Set<Client>>();
   /** CONNECT usernames (set at authenticate) and admission times, for the client list. */
   private readonly facts = new WeakMap<Client, MqttClientFacts>();
+  /** Per-connection records and history (`client_detail`, issue 27); set before `listen`. */
+  records: MqttClientRecords | null = null;
 
   constructor(
     private readonly authState: AuthState,
@@ -207,7 +210,16 @@ export class MqttListener {
       ...mqtt5Options(settings),
       authenticate: (client, username, password, done) => {
         this.facts.set(client, { username: username ?? null, connectedAt: 0 });
-        authenticate(client, username, password, done);
+        const records = this.records;
+        records?.connecting(client, username);
+        authenticate(client, username, password, (err, ok) => {
+          records?.decided(
+            client,
+            auth.identity(client),
+            err || !ok ? (err?.message ?? null) : null,
+          );
+          done(err, ok);
+        });
       },
       authorizePublish: authorizePublishHook(auth, limits, willRefusals),
       authorizeSubscribe: auth.authorizeSubscribe,
@@ -250,13 +262,17 @@ export class MqttListener {
     });
     const maxPacketSize = settings.max_packet_size;
     const guards = { aedes, auth, shared, receiveMaximum, outbound, logger: this.logger };
+    this.records?.attach(aedes);
+    const tcpKind = settings.tls ? 'tls' : 'tcp';
     const handle = (conn: Parameters<Aedes['handle']>[0], req?: IncomingMessage): void => {
       // A WebSocket that was mid-handshake when the stop began: refused like a new TCP one.
       if (!this.accepting) {
         conn.destroy();
         return;
       }
-      guardConnection(aedes.handle(conn, req), conn, { ...guards, maxPacketSize });
+      const client = aedes.handle(conn, req);
+      this.records?.accepted(client, conn, req, req ? 'ws' : tcpKind);
+      guardConnection(client, conn, { ...guards, maxPacketSize });
     };
     const bindHost = settings.host ?? host;
     try {

@@ -80,6 +80,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   },
   remove_consumer: { ...REALM, consumer: 'plain' },
   end_sessions: REALM,
+  close_client: { ...REALM, client_id: 'plain' },
   [SignedAction.AUTHORIZATION_DECIDE]: {
     request_id: 'plain',
     approved: 'plain',
@@ -97,6 +98,7 @@ export const UNAUDITED_ACTIONS = new Set([
   'stats',
   'dlq_list',
   'list_requests',
+  'client_detail',
   'AUTHORIZATION_NEXT',
 ]);
 

@@ -155,6 +155,8 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
       return `Revoke the management token ${s('tokenHash').slice(0, 12)}…?`;
     case 'removeRealm':
       return `Remove the realm "${s('realm')}" with its queues, dead letters and requests?`;
+    case 'closeClient':
+      return `Force close the client ${s('clientId')} of "${s('realm')}"?`;
     case 'discardDeadLetters': {
       const ids = Array.isArray(input.ids) ? input.ids.length : 0;
       return `Discard ${ids} dead letter${ids === 1 ? '' : 's'}${input.realm ? ` of "${s('realm')}"` : ''} for good?`;

@@ -15,6 +15,7 @@ import {
 } from '../../shared/console-api-operations';
 import type { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
+import { clientDetail, closeClient } from './client-control';
 import { toDeadLetter } from './dead-letters';
 import { httpGetText } from './http-get';
 import type { ManagerPool } from './manager-pool';
@@ -99,6 +100,8 @@ export function createOperationsService(deps: OperationsDeps): OperationsService
       };
     },
     replayDeadLetters: (input) => batch('dlq_replay', input),
+    getClientDetail: (input) => clientDetail(pool, input),
+    closeClient: (input) => closeClient(pool, input),
     discardDeadLetters: (input) => batch('dlq_discard', input),
     listClients: async ({ connectionId }): Promise<ClientList> => {
       const profile = connections.profile(connectionId);

@@ -246,7 +246,7 @@ describe('console navigation end to end', () => {
     expect(await page.getByRole('button', { name: /disconnect/i }).count()).toBe(0);
     expect(await page.getByTestId('clients-disconnect-note').count()).toBe(1);
     expect(await page.getByTestId('clients-disconnect-note').textContent()).toContain(
-      'no management command',
+      'close_client',
     );
     await page.screenshot({ path: path.join(SHOTS, 'nav-clients-1280.png'), fullPage: true });
     await page.setViewportSize({ width: 390, height: 844 });

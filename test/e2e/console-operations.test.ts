@@ -223,7 +223,7 @@ describe('console operations views end to end', () => {
     expect(subscription).toContain('ACK within 200 ms');
     expect(await page.getByTestId('client-producer-fleet').textContent()).toContain('online');
     expect(await page.getByTestId('clients-disconnect-note').textContent()).toContain(
-      'no management command',
+      'close_client',
     );
     await shoot(page, 'ops-clients');
 

@@ -33,7 +33,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   // The embedding hooks in force, which both transports call.
   ['policy'],
   ['mqtt', 'cluster', 'namespaces'],
-  ['admin'],
+  ['admin', 'clients'],
   ['handlers', 'http'],
   // The public in-process API over both transports.
   ['embedding'],

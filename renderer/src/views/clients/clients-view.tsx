@@ -2,8 +2,9 @@
  * Clients: the producers and consumers registered with the broker, per realm, each consumer with
  * its subscriptions (key, mode, group, durable, ACK) and durable backlog. Read from the broker's
  * `GET /api/clients` every 2 s; connected MQTT clients (issue 14) are listed in their realm's
- * section with their filters and QoS. Neither protocol has a management command that disconnects
- * one client, so the view says so once (no per-row button) and points at what does exist.
+ * section with their filters and QoS. A connected client's "Details" opens its detail panel
+ * (client-detail-panel.tsx: fields, event history, "Force close" over Switchboard's
+ * `close_client`, issue 27); a broker without those commands says so in the panel.
  * This console's own sockets are labelled, offline leftovers without an id of their own are
  * hidden behind a toggle, and a producer's MQTT subscribers are counted (clients-model.ts).
  */
@@ -16,6 +17,7 @@ import { StatusBadge } from '../../components/status-badge';
 import { formatCount, formatCountOf } from '../../format';
 import { buildClientsModel, type ConsumerRow, type ProducerRow } from './clients-model';
 import { MqttClientCard } from './mqtt-client-card';
+import { ClientDetailPanel, type ClientTarget } from './client-detail-panel';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import '../../styles/operations.css';
 import { Page } from '../../components/page';
@@ -28,8 +30,21 @@ const ackLabel = (required: boolean, timeoutMs: number): string =>
     ? `ACK within ${timeoutMs >= 1000 ? `${timeoutMs / 1000} s` : `${timeoutMs} ms`}`
     : 'no ACK';
 
-function ProducerCard({ row }: { row: ProducerRow }) {
+/** The "Details" button of a row bound to a live connection (`socket_id`), else nothing. */
+export function DetailsButton({ testId, onOpen }: { testId: string; onOpen?: () => void }) {
+  if (!onOpen) return null;
+  return (
+    <button type="button" className="button ops-open" onClick={onOpen} data-testid={testId}>
+      Details
+    </button>
+  );
+}
+
+type Open = (target: ClientTarget) => void;
+
+function ProducerCard({ row, realm, onOpen }: { row: ProducerRow; realm: string; onOpen: Open }) {
   const { producer } = row;
+  const socketId = producer.socket_id;
   return (
     <li className="ops-client" data-testid={`client-producer-${producer.name}`}>
       <div className="ops-client__head">
@@ -38,6 +53,14 @@ function ProducerCard({ row }: { row: ProducerRow }) {
         <StatusBadge
           label={producer.placeholder ? 'never connected' : producer.online ? 'online' : 'offline'}
           tone={producer.online ? 'ok' : 'idle'}
+        />
+        <DetailsButton
+          testId={`client-open-producer-${producer.name}`}
+          onOpen={
+            socketId
+              ? () => onOpen({ realm, clientId: socketId, label: `Producer ${producer.name}` })
+              : undefined
+          }
         />
       </div>
       <p className="muted small" data-testid="client-producer-subscribers">
@@ -48,8 +71,9 @@ function ProducerCard({ row }: { row: ProducerRow }) {
   );
 }
 
-function ConsumerCard({ row }: { row: ConsumerRow }) {
+function ConsumerCard({ row, realm, onOpen }: { row: ConsumerRow; realm: string; onOpen: Open }) {
   const { consumer } = row;
+  const socketId = consumer.socket_id;
   return (
     <li className="ops-client" data-testid={`client-consumer-${consumer.name}`}>
       <div className="ops-client__head">
@@ -58,6 +82,14 @@ function ConsumerCard({ row }: { row: ConsumerRow }) {
         <StatusBadge
           label={consumer.online ? 'online' : 'offline'}
           tone={consumer.online ? 'ok' : 'idle'}
+        />
+        <DetailsButton
+          testId={`client-open-consumer-${consumer.name}`}
+          onOpen={
+            socketId
+              ? () => onOpen({ realm, clientId: socketId, label: `Consumer ${consumer.name}` })
+              : undefined
+          }
         />
       </div>
       {row.id && <p className="muted small">id {row.id}</p>}
@@ -95,6 +127,7 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
   const [error, setError] = useState<string | null>(null);
   const [onlineOnly, setOnlineOnly] = useState(false);
   const [showLeftovers, setShowLeftovers] = useState(false);
+  const [selected, setSelected] = useState<ClientTarget | null>(null);
 
   useEffect(() => {
     let live = true;
@@ -160,9 +193,19 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
     >
       <ErrorBanner title="Clients:" message={error} testId="clients-error" />
       <p className="muted ops-note" data-testid="clients-disconnect-note">
-        The tyo-mq protocol has no management command to disconnect one client: to cut one off,
-        revoke its token (in Tokens) or remove its realm.
+        Open a connected client&apos;s Details for its history and to force-close it. That needs
+        Switchboard&apos;s <code>close_client</code>; on a plain tyo-mq broker, revoke the
+        client&apos;s token (in Tokens) or remove its realm instead.
       </p>
+      {selected && (
+        <ClientDetailPanel
+          key={`${selected.realm}\u0000${selected.clientId}`}
+          client={client}
+          connectionId={connectionId}
+          target={selected}
+          onClose={() => setSelected(null)}
+        />
+      )}
       {model?.consoleNote && (
         <p className="muted ops-note" data-testid="clients-console-note">
           {model.consoleNote}
@@ -193,7 +236,12 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
               ) : (
                 <ul className="ops-client-list">
                   {realm.producers.map((row) => (
-                    <ProducerCard key={row.producer.name} row={row} />
+                    <ProducerCard
+                      key={row.producer.name}
+                      row={row}
+                      realm={realm.name}
+                      onOpen={setSelected}
+                    />
                   ))}
                 </ul>
               )}
@@ -205,7 +253,12 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
               ) : (
                 <ul className="ops-client-list">
                   {realm.consumers.map((row) => (
-                    <ConsumerCard key={row.consumer.name} row={row} />
+                    <ConsumerCard
+                      key={row.consumer.name}
+                      row={row}
+                      realm={realm.name}
+                      onOpen={setSelected}
+                    />
                   ))}
                 </ul>
               )}
@@ -215,7 +268,17 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
                 <h4 className="ops-detail__sub">MQTT clients</h4>
                 <ul className="ops-client-list">
                   {realm.mqtt.map((m) => (
-                    <MqttClientCard key={m.client_id} client={m} />
+                    <MqttClientCard
+                      key={m.client_id}
+                      client={m}
+                      onOpen={() =>
+                        setSelected({
+                          realm: realm.name,
+                          clientId: m.client_id,
+                          label: `MQTT ${m.client_id || '(empty client id)'}`,
+                        })
+                      }
+                    />
                   ))}
                 </ul>
               </div>

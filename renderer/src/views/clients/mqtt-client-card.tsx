@@ -2,12 +2,12 @@
  * One connected MQTT client in the Clients view (issue 14): an "MQTT 3.1.1" / "MQTT 5" badge
  * (just "MQTT" from a broker that does not say), its client id (as
  * the client chose it), how it was admitted, its session kind and its filters with their QoS.
- * Like tyo-mq clients, it cannot be disconnected from here (see the view's note).
+ * "Details" opens its detail panel (client-detail-panel.tsx), where it can be force-closed.
  */
 import type { ClientMqtt } from '../../../../shared/http-api';
 import { StatusBadge } from '../../components/status-badge';
 
-export function MqttClientCard({ client }: { client: ClientMqtt }) {
+export function MqttClientCard({ client, onOpen }: { client: ClientMqtt; onOpen?: () => void }) {
   return (
     <li className="ops-client" data-testid={`client-mqtt-${client.client_id}`}>
       <div className="ops-client__head">
@@ -16,6 +16,16 @@ export function MqttClientCard({ client }: { client: ClientMqtt }) {
         </span>
         <strong>{client.client_id || '(empty client id)'}</strong>
         <StatusBadge label="online" tone="ok" />
+        {onOpen && (
+          <button
+            type="button"
+            className="button ops-open"
+            onClick={onOpen}
+            data-testid={`client-open-mqtt-${client.client_id}`}
+          >
+            Details
+          </button>
+        )}
       </div>
       <p className="muted small">
         {client.clean ? 'clean session' : 'persistent session'} · role {client.role}

@@ -1,0 +1,220 @@
+/**
+ * `client_detail` and `close_client` (issue 27; docs/management.md "Client detail and control")
+ * on a real broker with real socket.io and MQTT.js clients: the detail fields (address behind a
+ * trusted proxy, transport, realm, role, what admitted it, counters), the history (auth failure,
+ * rate limit, disconnect reason), closing exactly one connection, and the realm scope.
+ */
+import { io, type Socket as IoSocket } from 'socket.io-client';
+import { describe, expect, it } from 'vitest';
+import type { ClientDetail } from '../../../shared/client-detail';
+import { SignedAction } from '../../../shared/admin-signature';
+import {
+  ADMIN_TOKEN,
+  authenticate,
+  producerIn,
+  signedCall,
+  useAuthBroker,
+} from '../../helpers/auth-clients';
+import { produce, sync, type Harness } from '../../helpers/broker-harness';
+import { connackCode, mqttClient } from '../../helpers/mqtt-clients';
+import { waitFor, waitUntilAsync } from '../../helpers/wait';
+
+const TOKEN = 'fleet-both-token-5d1a';
+const KEY = 'fleet-psk-77c3';
+const FLEET_MANAGER = 'fleet-manager-key-31b9';
+const LAB_MANAGER = 'lab-manager-key-0e42';
+const ctx = useAuthBroker(
+  {
+    tokens: [
+      { token: ADMIN_TOKEN, realm: '*', role: 'admin' },
+      { token: TOKEN, realm: 'fleet', role: 'both' },
+    ],
+    realms: {
+      fleet: { key: KEY, manager_key: FLEET_MANAGER },
+      lab: { manager_key: LAB_MANAGER },
+    },
+  },
+  {
+    mqtt: { enabled: true, port: 0 },
+    limits: { trust_proxy: true, messages_per_second: 1, message_burst: 2 },
+  },
+);
+
+const command = (h: Harness, body: Record<string, unknown>, secret = ADMIN_TOKEN) =>
+  signedCall(h, SignedAction.AUTH_MANAGEMENT_COMMAND, secret, body);
+
+async function detail(h: Harness, realm: string, clientId: string): Promise<ClientDetail> {
+  const reply = await command(h, { command: 'client_detail', realm, client_id: clientId });
+  expect(reply).toMatchObject({ ok: true, realm, client_id: clientId });
+  return reply.client as ClientDetail;
+}
+
+const kinds = (d: ClientDetail) => d.history.map((e) => e.kind);
+
+/** A socket.io client behind a (loopback, hence trusted) proxy that names `forwardedFor`. */
+async function proxied(h: Harness, forwardedFor: string): Promise<IoSocket> {
+  const s = io(h.url, {
+    transports: ['websocket'],
+    reconnection: false,
+    extraHeaders: { 'x-forwarded-for': forwardedFor },
+  });
+  h.onClose(() => void s.close());
+  await new Promise<void>((resolve, reject) => {
+    s.once('connect', () => resolve());
+    s.once('connect_error', reject);
+  });
+  return s;
+}
+
+describe('client_detail / close_client', () => {
+  it('socket.io: detail fields and history; close_client closes exactly that client', async () => {
+    const { h } = ctx;
+    const viaProxy = await proxied(h, '203.0.113.7');
+    expect(await authenticate(viaProxy as never, { token: 'not-a-token' })).toMatchObject({
+      event: 'AUTH_FAIL',
+    });
+    expect(await authenticate(viaProxy as never, { token: TOKEN })).toMatchObject({
+      event: 'AUTH_OK',
+    });
+    const proxiedId = viaProxy.id!;
+    const first = await detail(h, 'fleet', proxiedId);
+    expect(first).toMatchObject({
+      protocol: 'socket.io',
+      transport: 'websocket',
+      realm: 'fleet',
+      ip: '203.0.113.7',
+      role: 'both',
+      admitted_by: 'token',
+      online: true,
+      disconnected_at: null,
+    });
+    expect(kinds(first)).toEqual(['connect', 'auth_fail', 'auth_ok']);
+    expect(first.history[1]!.detail).toBe('Invalid authentication token');
+    expect(JSON.stringify(first)).not.toContain(TOKEN);
+
+    const p = await producerIn(h, { token: TOKEN }, 'P');
+    for (let i = 0; i < 6; i++) produce(p, 'P', 'job', i);
+    await sync(p);
+    const pid = p.id!;
+    const flooded = await detail(h, 'fleet', pid);
+    expect(flooded.names).toEqual(['P']);
+    expect(flooded.messages_in).toBeGreaterThanOrEqual(8);
+    expect(flooded.bytes_in).toBeGreaterThan(0);
+    expect(flooded.messages_out).toBeGreaterThan(0);
+    const limited = flooded.history.find((e) => e.kind === 'rate_limited');
+    expect(limited).toMatchObject({ detail: 'messages_per_second' });
+    expect(limited!.count ?? 1).toBeGreaterThanOrEqual(1);
+
+    // A manager of another realm is refused; the realm's own manager may close it.
+    const foreign = await command(
+      h,
+      { command: 'close_client', realm: 'fleet', client_id: pid },
+      LAB_MANAGER,
+    );
+    expect(foreign).toMatchObject({ ok: false, code: 401 });
+    expect(p.connected).toBe(true);
+    const gone = waitFor<string>(p, 'disconnect');
+    const closed = await command(
+      h,
+      { command: 'close_client', realm: 'fleet', client_id: pid },
+      FLEET_MANAGER,
+    );
+    expect(closed).toMatchObject({ ok: true, protocol: 'socket.io' });
+    expect(await gone).toBe('io server disconnect');
+    expect(viaProxy.connected).toBe(true);
+    const after = await detail(h, 'fleet', pid);
+    expect(after).toMatchObject({
+      online: false,
+      disconnect_reason: 'closed by manager of realm fleet',
+    });
+    expect(kinds(after).slice(-2)).toEqual(['closed_by_manager', 'disconnect']);
+    const again = await command(h, { command: 'close_client', realm: 'fleet', client_id: pid });
+    expect(again).toMatchObject({ ok: false, code: 409 });
+
+    viaProxy.disconnect();
+    await waitUntilAsync(
+      async () => !(await detail(h, 'fleet', proxiedId)).online,
+      'the broker saw proxiedId close',
+    );
+    expect((await detail(h, 'fleet', proxiedId)).disconnect_reason).toBe(
+      'client namespace disconnect',
+    );
+    expect(
+      await command(h, { command: 'client_detail', realm: 'fleet', client_id: 'nope' }),
+    ).toMatchObject({ ok: false, code: 404 });
+  });
+
+  it('MQTT: detail, refused CONNECT kept, DISCONNECT 0x98 on 5.0, close on 3.1.1', async () => {
+    const { h } = ctx;
+    expect(
+      await connackCode(h, { clientId: 'bad-1', username: 'fleet', password: 'wrong' }),
+    ).not.toBe(0);
+    await waitUntilAsync(
+      async () => !(await detail(h, 'fleet', 'bad-1')).online,
+      'the broker saw bad-1 close',
+    );
+    const refused = await detail(h, 'fleet', 'bad-1');
+    expect(kinds(refused)).toEqual(['connect', 'auth_fail', 'disconnect']);
+    expect(refused.disconnect_reason).toBe('authentication failed');
+
+    const v5 = await mqttClient(h, {
+      clientId: 'dev-5',
+      username: 'fleet',
+      password: TOKEN,
+      protocolVersion: 5,
+    });
+    const v4 = await mqttClient(h, { clientId: 'dev-4', username: 'fleet', password: KEY });
+    await v4.subscribeAsync('jobs/#');
+    const received = new Promise<void>((resolve) => v4.once('message', () => resolve()));
+    await v5.publishAsync('jobs/1', 'hello', { qos: 1 });
+    await received;
+    const d5 = await detail(h, 'fleet', 'dev-5');
+    expect(d5).toMatchObject({
+      protocol: 'mqtt',
+      transport: 'tcp',
+      realm: 'fleet',
+      role: 'both',
+      admitted_by: 'token',
+      username: 'fleet',
+      protocol_version: 5,
+      messages_in: 1,
+      online: true,
+    });
+    expect(d5.ip).toMatch(/127\.0\.0\.1/);
+    expect(d5.bytes_in).toBeGreaterThan(0);
+    const d4 = await detail(h, 'fleet', 'dev-4');
+    expect(d4).toMatchObject({ admitted_by: 'key', role: 'consumer', messages_out: 1 });
+
+    const disconnect = new Promise<number | undefined>((resolve) =>
+      v5.once('disconnect', (packet) => resolve(packet.reasonCode)),
+    );
+    expect(
+      await command(h, { command: 'close_client', realm: 'fleet', client_id: 'dev-5' }),
+    ).toMatchObject({ ok: true, protocol: 'mqtt' });
+    expect(await disconnect).toBe(0x98);
+    expect(v4.connected).toBe(true);
+    await waitUntilAsync(
+      async () => !(await detail(h, 'fleet', 'dev-5')).online,
+      'the broker saw dev-5 close',
+    );
+    expect(kinds(await detail(h, 'fleet', 'dev-5')).slice(-2)).toEqual([
+      'closed_by_manager',
+      'disconnect',
+    ]);
+
+    const closed4 = new Promise<void>((resolve) => v4.once('close', () => resolve()));
+    expect(
+      await command(h, { command: 'close_client', realm: 'fleet', client_id: 'dev-4' }),
+    ).toMatchObject({ ok: true });
+    await closed4;
+    expect((await detail(h, 'fleet', 'dev-4')).disconnect_reason).toBe('closed by admin');
+    // Another realm's manager cannot even read it.
+    expect(
+      await command(
+        h,
+        { command: 'client_detail', realm: 'fleet', client_id: 'dev-4' },
+        LAB_MANAGER,
+      ),
+    ).toMatchObject({ ok: false, code: 401 });
+  });
+});

@@ -297,6 +297,7 @@ export function createBroker(
       replayDlq,
       backup,
       consumers: { ledger, persistence },
+      acks,
       sessions: realmSessions({
         auth,
         sockets: () => io.of('/').sockets.values(),

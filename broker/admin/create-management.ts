@@ -14,6 +14,7 @@ import type { BrokerSocket } from '../transport/socket-types';
 import type { ConsumerServices } from './consumer-commands';
 import type { ManagementServices, RealmRenameNotices } from './management-commands';
 import type { PersistenceView } from './public-settings';
+import type { QueueServices } from './queue-commands';
 import type { RealmDataMover } from './realm-data-move';
 import { RealmLifecycle } from './realm-lifecycle';
 import { collectStats } from './stats-command';
@@ -44,6 +45,8 @@ export interface ManagementDeps {
   reloadSettings?: () => unknown;
   /** Registry, queue ledger and subscription persistence for `remove_consumer`. */
   consumers?: Omit<ConsumerServices, 'realms'>;
+  /** The ACK tracker the queue commands read their in-flight counts from (with `consumers`). */
+  acks?: QueueServices['acks'];
   /** The live sessions of a realm (`end_sessions`). */
   sessions?: ManagementServices['sessions'];
   /** Every pending authorization request, oldest first (`list_requests`). */
@@ -112,6 +115,8 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     realmData: deps.realmData,
     renames: deps.renames,
     consumers: deps.consumers && { realms, ...deps.consumers },
+    queues: deps.consumers &&
+      deps.acks && { realms, store, ledger: deps.consumers.ledger, acks: deps.acks },
     pendingRequests: deps.pendingRequests,
     sessions: deps.sessions,
     backup: deps.backup,

@@ -16,6 +16,7 @@ import { removeConsumer, type ConsumerServices } from './consumer-commands';
 import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
+import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
 import { listRequests, type RequestServices } from './request-commands';
 import type { RealmSessions } from './realm-sessions';
 import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
@@ -42,6 +43,8 @@ export interface ManagementServices extends DlqServices, RequestServices, Backup
   stats(): Promise<AdminStats>;
   /** The registry and queues `remove_consumer` acts on; absent → 501. */
   consumers?: ConsumerServices;
+  /** The ledger, registries and ACK tracker the queue commands read; absent → 501. */
+  queues?: QueueServices;
   /** Moves a renamed realm's data (`rename_realm`); absent = only the config moves. */
   realmData?: RealmDataMover;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
@@ -86,7 +89,8 @@ export interface CommandSpec {
 
 /**
  * The commands a realm manager key may run: the four of §6.5, plus Switchboard's
- * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key).
+ * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key), and
+ * the queue commands (a realm's own queues).
  */
 export const REALM_SCOPABLE = new Set([
   'set_realm_lifetime',
@@ -96,6 +100,9 @@ export const REALM_SCOPABLE = new Set([
   'set_realm_tokenless_consumers',
   'list_requests',
   'end_sessions',
+  'list_queues',
+  'peek_queue',
+  'purge_queue',
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
@@ -217,6 +224,26 @@ function secretCommand(
       return services.sessions && realm
         ? { ...reply, ended_sessions: services.sessions.stale(realm) }
         : reply;
+    },
+  };
+}
+
+/**
+ * A queue command (`queue-commands.ts`): admin, or a realm's manager key for its own realm
+ * (the body's `realm` is forced to it).
+ */
+function queueCommand(
+  readOnly: boolean,
+  fn: (services: QueueServices, body: CommandBody) => Promise<Result>,
+): CommandSpec {
+  return {
+    privilege: 'A/R',
+    async: true,
+    readOnly,
+    run(services, body, scope) {
+      const name = typeof body.command === 'string' ? body.command : 'queue commands';
+      if (!services.queues) throw new CommandError(501, `${name} is not available`);
+      return fn(services.queues, scope.kind === 'realm' ? { ...body, realm: scope.realm } : body);
     },
   };
 }
@@ -357,6 +384,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   dlq_list: { privilege: 'A', async: true, readOnly: true, run: (s, b) => dlqList(s, b) },
+  list_queues: queueCommand(true, listQueues),
+  peek_queue: queueCommand(true, peekQueue),
+  purge_queue: queueCommand(false, purgeQueue),
   list_requests: {
     privilege: 'A/R',
     async: true,

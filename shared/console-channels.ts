@@ -43,6 +43,10 @@ export const CONSOLE_METHOD_NAMES = [
   'replayDeadLetters',
   'discardDeadLetters',
   'listClients',
+  // Queues view (shared/console-api-queues.ts).
+  'listQueues',
+  'peekQueue',
+  'purgeQueue',
   // Live tap and test publisher (console-api-tap.ts).
   'tapStart',
   'tapStop',

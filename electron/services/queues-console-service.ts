@@ -79,7 +79,9 @@ function toMessage(raw: Record<string, unknown>): QueuedMessage {
 }
 
 const records = (v: unknown): Record<string, unknown>[] =>
-  Array.isArray(v) ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object') : [];
+  Array.isArray(v)
+    ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object')
+    : [];
 
 /** Builds the methods over the (audited) manager pool. Errors: see `QueuesMethods`. */
 export function createQueuesService(deps: { pool: ManagerPool }): QueuesService {

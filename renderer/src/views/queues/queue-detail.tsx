@@ -4,7 +4,7 @@
  * a type-the-consumer's-name confirmation, as realm removal has. In-flight copies are marked in
  * the peek and survive a purge (their ACK is awaited).
  */
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { QueuePeek, QueueRow } from '../../../../shared/console-api-queues';
 import type { ConsoleClient } from '../../api/console-client';
 import { confirmedCall } from '../../api/confirmed-call';
@@ -32,6 +32,11 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
   const [typed, setTyped] = useState('');
   const peekAction = useConsoleAction();
   const purgeAction = useConsoleAction();
+  const ref = useRef<HTMLElement>(null);
+  // Opened below the table: bring it into view (on a phone it starts off-screen).
+  useEffect(() => {
+    ref.current?.scrollIntoView?.({ block: 'nearest' });
+  }, []);
   const target = { connectionId, realm: row.realm, consumer: row.consumer, key: row.key };
 
   const loadPeek = (cursor: string | null) =>
@@ -58,11 +63,19 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
       });
 
   return (
-    <section className="panel queue-detail" data-testid="queue-detail" aria-label="Queue detail">
+    <section
+      ref={ref}
+      className="panel queue-detail"
+      data-testid="queue-detail"
+      aria-label="Queue detail"
+    >
       <div className="queue-detail__head">
-        <h3 className="section-title">
-          Queue <code>{row.key}</code> of <strong>{row.consumer}</strong>
-        </h3>
+        <div className="queue-detail__title">
+          <h3 className="section-title">{row.consumer}</h3>
+          <p className="muted small">
+            queue <code>{row.key}</code>
+          </p>
+        </div>
         <button type="button" className="button" onClick={onClose} data-testid="queue-close">
           Close
         </button>
@@ -97,7 +110,7 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
       </dl>
 
       <h4 className="ops-detail__sub">Peek</h4>
-      <p className="muted small">
+      <p className="muted small queue-detail__hint">
         Reads the stored messages oldest first without delivering them or counting an attempt.
       </p>
       <div className="row-actions">

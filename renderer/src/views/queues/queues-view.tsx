@@ -12,7 +12,7 @@ import type { ConsoleClient } from '../../api/console-client';
 import { ConnectionProblem } from '../../components/connection-problem';
 import { Page } from '../../components/page';
 import { StatusBadge } from '../../components/status-badge';
-import { formatCount } from '../../format';
+import { formatCount, formatCountOf } from '../../format';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { usePolled } from '../../hooks/use-polled';
 import { QueueDetail } from './queue-detail';
@@ -44,12 +44,12 @@ function FilterField(props: {
 }) {
   return (
     <label className="queues-filter">
-      <span className="muted small">{props.label}</span>
+      <span className="queues-filter__label">{props.label}</span>
       <input
         className="input"
         type="search"
         value={props.value}
-        placeholder={`Filter by ${props.label}`}
+        placeholder="any"
         onChange={(e) => props.onChange(e.target.value)}
         data-testid={`queues-filter-${props.label}`}
       />
@@ -135,7 +135,7 @@ export function QueuesView({ client }: { client: ConsoleClient }) {
       title="Queues"
       intro={
         list?.supported
-          ? `${formatCount(list.total)} durable queues · ${formatCount(totals?.ready ?? 0)} ready · ${formatCount(totals?.inFlight ?? 0)} in flight · updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}`
+          ? `${formatCountOf(list.total, 'durable queue')} · ${formatCount(totals?.ready ?? 0)} ready · ${formatCount(totals?.inFlight ?? 0)} in flight · updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}`
           : 'Every durable queue of the broker: one per durable subscription (realm, key, consumer).'
       }
     >
@@ -161,16 +161,6 @@ export function QueuesView({ client }: { client: ConsoleClient }) {
             />
             <FilterField label="key" value={filters.key} onChange={setFilter('key')} />
           </div>
-          {selected && (
-            <QueueDetail
-              key={selected.id}
-              client={client}
-              connectionId={connectionId}
-              row={selected}
-              onClose={() => setSelectedId(null)}
-              reload={reload}
-            />
-          )}
           {rows.length === 0 ? (
             <p className="ops-empty" data-testid="queues-empty">
               {list.queues.length === 0
@@ -217,6 +207,16 @@ export function QueuesView({ client }: { client: ConsoleClient }) {
                 ))}
               </tbody>
             </table>
+          )}
+          {selected && (
+            <QueueDetail
+              key={selected.id}
+              client={client}
+              connectionId={connectionId}
+              row={selected}
+              onClose={() => setSelectedId(null)}
+              reload={reload}
+            />
           )}
         </>
       )}

@@ -84,7 +84,7 @@ const records = (v: unknown): Record<string, unknown>[] =>
     : [];
 
 /** Builds the methods over the (audited) manager pool. Errors: see `QueuesMethods`. */
-export function createQueuesService(deps: { pool: ManagerPool }): QueuesService {
+export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): QueuesService {
   const { pool } = deps;
   const target = (input: { realm: string; consumer: string; key?: string }) => ({
     realm: input.realm,

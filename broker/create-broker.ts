@@ -300,6 +300,7 @@ export function createBroker(
       backup,
       consumers: { ledger, persistence },
       clients: clientRecords,
+      acks,
       sessions: realmSessions({
         auth,
         sockets: () => io.of('/').sockets.values(),

@@ -13,6 +13,7 @@ import { ConnectionsEvents, ConnectionsMethods } from './console-api-connections
 import { ActivityEvents, ActivityMethods } from './console-api-activity';
 import { RealmsEvents, RealmsMethods } from './console-api-realms';
 import { OperationsEvents, OperationsMethods } from './console-api-operations';
+import { QueuesMethods } from './console-api-queues';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
 import { ClusterRelaySchema } from './console-api-cluster';
@@ -224,6 +225,7 @@ export const ConsoleMethods = {
   ...RealmsMethods,
   ...ActivityMethods,
   ...OperationsMethods,
+  ...QueuesMethods,
   ...TapMethods,
   ...localMethods(LocalBrokerStatusSchema),
   ...ConfirmMethods,

@@ -45,6 +45,10 @@ export const CONSOLE_METHOD_NAMES = [
   'listClients',
   'getClientDetail',
   'closeClient',
+  // Queues view (shared/console-api-queues.ts).
+  'listQueues',
+  'peekQueue',
+  'purgeQueue',
   // Live tap and test publisher (console-api-tap.ts).
   'tapStart',
   'tapStop',

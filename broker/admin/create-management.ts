@@ -15,6 +15,7 @@ import type { ClientServices } from './client-commands';
 import type { ConsumerServices } from './consumer-commands';
 import type { ManagementServices, RealmRenameNotices } from './management-commands';
 import type { PersistenceView } from './public-settings';
+import type { QueueServices } from './queue-commands';
 import type { RealmDataMover } from './realm-data-move';
 import { RealmLifecycle } from './realm-lifecycle';
 import { collectStats } from './stats-command';
@@ -47,6 +48,8 @@ export interface ManagementDeps {
   consumers?: Omit<ConsumerServices, 'realms'>;
   /** Per-connection records (`client_detail`, `close_client`). */
   clients?: ClientServices;
+  /** The ACK tracker the queue commands read their in-flight counts from (with `consumers`). */
+  acks?: QueueServices['acks'];
   /** The live sessions of a realm (`end_sessions`). */
   sessions?: ManagementServices['sessions'];
   /** Every pending authorization request, oldest first (`list_requests`). */
@@ -115,6 +118,8 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     realmData: deps.realmData,
     renames: deps.renames,
     consumers: deps.consumers && { realms, ...deps.consumers },
+    queues: deps.consumers &&
+      deps.acks && { realms, store, ledger: deps.consumers.ledger, acks: deps.acks },
     pendingRequests: deps.pendingRequests,
     sessions: deps.sessions,
     clients: deps.clients,

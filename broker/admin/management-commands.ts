@@ -17,6 +17,7 @@ import { removeConsumer, type ConsumerServices } from './consumer-commands';
 import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
+import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
 import { listRequests, type RequestServices } from './request-commands';
 import type { RealmSessions } from './realm-sessions';
 import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
@@ -45,6 +46,8 @@ export interface ManagementServices extends DlqServices, RequestServices, Backup
   consumers?: ConsumerServices;
   /** Per-connection records (`client_detail`, `close_client`); absent → 501. */
   clients?: ClientServices;
+  /** The ledger, registries and ACK tracker the queue commands read; absent → 501. */
+  queues?: QueueServices;
   /** Moves a renamed realm's data (`rename_realm`); absent = only the config moves. */
   realmData?: RealmDataMover;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
@@ -89,8 +92,9 @@ export interface CommandSpec {
 
 /**
  * The commands a realm manager key may run: the four of §6.5, plus Switchboard's
- * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key) and
- * the realm's own clients (`client_detail`, `close_client`, issue 27).
+ * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key), the
+ * realm's own clients (`client_detail`, `close_client`, issue 27) and its own queues (the queue
+ * commands).
  */
 export const REALM_SCOPABLE = new Set([
   'set_realm_lifetime',
@@ -102,6 +106,9 @@ export const REALM_SCOPABLE = new Set([
   'end_sessions',
   'client_detail',
   'close_client',
+  'list_queues',
+  'peek_queue',
+  'purge_queue',
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
@@ -223,6 +230,26 @@ function secretCommand(
       return services.sessions && realm
         ? { ...reply, ended_sessions: services.sessions.stale(realm) }
         : reply;
+    },
+  };
+}
+
+/**
+ * A queue command (`queue-commands.ts`): admin, or a realm's manager key for its own realm
+ * (the body's `realm` is forced to it).
+ */
+function queueCommand(
+  readOnly: boolean,
+  fn: (services: QueueServices, body: CommandBody) => Promise<Result>,
+): CommandSpec {
+  return {
+    privilege: 'A/R',
+    async: true,
+    readOnly,
+    run(services, body, scope) {
+      const name = typeof body.command === 'string' ? body.command : 'queue commands';
+      if (!services.queues) throw new CommandError(501, `${name} is not available`);
+      return fn(services.queues, scope.kind === 'realm' ? { ...body, realm: scope.realm } : body);
     },
   };
 }
@@ -380,6 +407,9 @@ export const COMMANDS: Record<string, CommandSpec> = {
     },
   },
   dlq_list: { privilege: 'A', async: true, readOnly: true, run: (s, b) => dlqList(s, b) },
+  list_queues: queueCommand(true, listQueues),
+  peek_queue: queueCommand(true, peekQueue),
+  purge_queue: queueCommand(false, purgeQueue),
   list_requests: {
     privilege: 'A/R',
     async: true,

@@ -85,6 +85,10 @@ interface Pending extends DeadlineEntry {
   seq: number;
 }
 
+/** The key of one stored queue `(key, consumer_id)` in `AckTracker.inFlight`'s map. */
+export const inFlightKey = (key: string, consumer: string): string =>
+  `${key.length}:${key}${consumer}`;
+
 /** Most attempt counts kept for copies whose count the store could not record. */
 const MAX_UNRECORDED = 100_000;
 
@@ -170,6 +174,23 @@ export class AckTracker {
     };
     this.pending.set(msgId, entry);
     this.attempt(msgId, entry, socket, attempt + 1);
+  }
+
+  /**
+   * Ids of the copies tracked now (sent and awaiting their ACK, or waiting for a retry), per
+   * stored queue: `inFlight(realm)` maps `inFlightKey(key, consumer)` to the ids. O(tracked);
+   * read by the `list_queues` / `peek_queue` / `purge_queue` commands, never per message.
+   */
+  inFlight(realm: string): Map<string, Set<string>> {
+    const out = new Map<string, Set<string>>();
+    for (const [msgId, p] of this.pending) {
+      if (p.copy.realm !== realm) continue;
+      const id = inFlightKey(p.copy.stored.key, p.copy.stored.consumer);
+      let ids = out.get(id);
+      if (!ids) out.set(id, (ids = new Set()));
+      ids.add(msgId);
+    }
+    return out;
   }
 
   /** The copy tracked as `msgId`, if any. */

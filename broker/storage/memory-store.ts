@@ -75,6 +75,28 @@ export class MemoryStore implements MessageStore {
     return out;
   }
 
+  async peekQueue(
+    realm: string,
+    event: string,
+    consumer: string,
+    offset: number,
+    limit: number,
+  ): Promise<StoredEntry[]> {
+    const ids = this.queues.get(queueKey(realm, event, consumer));
+    if (!ids || limit <= 0) return [];
+    const now = Date.now();
+    const out: StoredEntry[] = [];
+    let skipped = 0;
+    for (const id of ids) {
+      const entry = this.byId.get(id)!;
+      if (isExpired(entry.expires_at, now)) continue;
+      if (skipped++ < offset) continue;
+      out.push({ ...entry });
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   async get(msgId: string): Promise<StoredEntry | null> {
     const entry = this.byId.get(msgId);
     if (!entry || isExpired(entry.expires_at, Date.now())) return null;

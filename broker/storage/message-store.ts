@@ -127,6 +127,19 @@ export interface MessageStore {
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string>;
   /** Non-destructive: the unexpired copies of `(realm, event, consumer)`, oldest first. */
   dequeue(realm: string, event: string, consumer: string): Promise<StoredEntry[]>;
+  /**
+   * Optional, non-destructive: at most `limit` unexpired copies of `(realm, event, consumer)`
+   * from position `offset` (0 = the oldest), oldest first — one page of `dequeue` without
+   * reading the whole queue (`list_queues`, `peek_queue`; docs/management.md). The memory and
+   * SQLite stores have it; without it the commands page `dequeue`'s result.
+   */
+  peekQueue?(
+    realm: string,
+    event: string,
+    consumer: string,
+    offset: number,
+    limit: number,
+  ): Promise<StoredEntry[]>;
   /** One stored copy by id, or null (unknown or expired). */
   get(msgId: string): Promise<StoredEntry | null>;
   /** Deletes a copy; resolves true when one existed. Unknown ids are ignored. */

@@ -70,6 +70,15 @@ export const SQLITE_OPS = {
   },
   dequeue: (s: SqliteStatements, realm: string, event: string, consumer: string, now: number) =>
     s.dequeue(realm, event, consumer, now),
+  peekQueue: (
+    s: SqliteStatements,
+    realm: string,
+    event: string,
+    consumer: string,
+    now: number,
+    offset: number,
+    limit: number,
+  ) => s.peekQueue(realm, event, consumer, now, offset, limit),
   get: (s: SqliteStatements, id: string, now: number) => s.get(id, now),
   listDlq: (s: SqliteStatements, realm: string | null) => s.listDlq(realm),
   discardDlq: (s: SqliteStatements, id: string, realm?: string) => s.discardDlq(id, realm),

@@ -74,6 +74,10 @@ export class SqliteStatements {
   private readonly dlqCounts: Statement<[], { realm: string; n: number }>;
   private readonly purgeOneQueue: Statement<[string, string, string]>;
   private readonly selectQueue: Statement<[string, string, string, number], Row>;
+  private readonly selectQueuePage: Statement<
+    [string, string, string, number, number, number],
+    Row
+  >;
   private readonly selectOne: Statement<[string, number], Row>;
   private readonly copyToDlq: Statement<[string, string, string, number]>;
   private readonly selectDlqRealm: Statement<[string], DlqRow>;
@@ -123,6 +127,11 @@ export class SqliteStatements {
       `SELECT ${COLUMNS} FROM messages
        WHERE realm = ? AND event = ? AND consumer = ? AND (expires_at IS NULL OR expires_at > ?)
        ORDER BY rowid`,
+    );
+    this.selectQueuePage = db.prepare(
+      `SELECT ${COLUMNS} FROM messages
+       WHERE realm = ? AND event = ? AND consumer = ? AND (expires_at IS NULL OR expires_at > ?)
+       ORDER BY rowid LIMIT ? OFFSET ?`,
     );
     this.selectOne = db.prepare(
       `SELECT ${COLUMNS} FROM messages WHERE id = ? AND (expires_at IS NULL OR expires_at > ?)`,
@@ -193,6 +202,18 @@ export class SqliteStatements {
 
   dequeue(realm: string, event: string, consumer: string, now: number): StoredEntry[] {
     return this.selectQueue.all(realm, event, consumer, now).map(toEntry);
+  }
+
+  /** One page of `dequeue`: at most `limit` copies from position `offset`. */
+  peekQueue(
+    realm: string,
+    event: string,
+    consumer: string,
+    now: number,
+    offset: number,
+    limit: number,
+  ): StoredEntry[] {
+    return this.selectQueuePage.all(realm, event, consumer, now, limit, offset).map(toEntry);
   }
 
   get(id: string, now: number): StoredEntry | null {

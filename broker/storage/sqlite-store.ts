@@ -225,6 +225,16 @@ export class SqliteStore implements MessageStore {
     return this.read('dequeue', realm, event, consumer, Date.now());
   }
 
+  peekQueue(
+    realm: string,
+    event: string,
+    consumer: string,
+    offset: number,
+    limit: number,
+  ): Promise<StoredEntry[]> {
+    return this.read('peekQueue', realm, event, consumer, Date.now(), offset, limit);
+  }
+
   get(msgId: string): Promise<StoredEntry | null> {
     return this.read('get', msgId, Date.now());
   }

@@ -81,6 +81,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   remove_consumer: { ...REALM, consumer: 'plain' },
   end_sessions: REALM,
   close_client: { ...REALM, client_id: 'plain' },
+  purge_queue: { ...REALM, consumer: 'plain', key: 'plain' },
   [SignedAction.AUTHORIZATION_DECIDE]: {
     request_id: 'plain',
     approved: 'plain',
@@ -99,6 +100,8 @@ export const UNAUDITED_ACTIONS = new Set([
   'dlq_list',
   'list_requests',
   'client_detail',
+  'list_queues',
+  'peek_queue',
   'AUTHORIZATION_NEXT',
 ]);
 
@@ -131,7 +134,8 @@ export function auditParams(
 
 /**
  * What a successful command did, in a few words, from its reply: how many dead letters were
- * replayed or discarded (and how many were not found), how many copies a publish stored, whose
+ * replayed or discarded (and how many were not found), how many copies a queue purge deleted,
+ * how many copies a publish stored, whose
  * authorization request was decided (client, realm, role). Null
  * when the reply says nothing more than "ok".
  */
@@ -148,6 +152,10 @@ export function auditResult(action: string, reply: unknown): string | null {
   if (action === 'dlq_discard') {
     const done = count(r.discarded) ?? (typeof r.msg_id === 'string' ? 1 : null);
     return done === null ? null : `discarded ${done}${notFound}`;
+  }
+  if (action === 'purge_queue' && typeof r.purged === 'number') {
+    const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;
+    return `purged ${r.purged}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}`;
   }
   if (action === SignedAction.AUTHORIZATION_DECIDE) {
     // The reply is the decided request: say whose it was, since the body holds only its id.

@@ -161,5 +161,7 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
       const ids = Array.isArray(input.ids) ? input.ids.length : 0;
       return `Discard ${ids} dead letter${ids === 1 ? '' : 's'}${input.realm ? ` of "${s('realm')}"` : ''} for good?`;
     }
+    case 'purgeQueue':
+      return `Purge the ready messages queued for "${s('consumer')}"${input.key ? ` (${s('key')})` : ''} in "${s('realm')}"?`;
   }
 }

@@ -10,6 +10,7 @@ import type { ConnectionManager } from './connection-manager';
 import type { ConnectionProfileStore } from './connection-profiles';
 import { createConnectionsService } from './connections-console-service';
 import { createOperationsService } from './operations-console-service';
+import { createQueuesService } from './queues-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { realmsInUse, toAuthorizationRequest, toRealmList } from './manager-pool';
@@ -141,6 +142,7 @@ export function createConsoleService({
     ...createConnectionsService({ connections, profiles, secrets }),
     ...createRealmsConsoleService({ pool, activity }),
     ...operations,
+    ...createQueuesService({ pool }),
     ...tap.methods,
     // Test publishes are operator actions too: recorded in Activity (without the message).
     publishMessage: (input) =>

@@ -25,6 +25,7 @@ import { ActivityView } from './views/activity/activity-view';
 import { useRequestNotifications } from './views/requests/request-notifications';
 import { ClientsView } from './views/clients/clients-view';
 import { DeadLettersView } from './views/dead-letters/dead-letters-view';
+import { QueuesView } from './views/queues/queues-view';
 import { DemoView } from './views/demo/demo-view';
 import { LocalBrokerView } from './views/local-broker/local-broker-view';
 import { TapView } from './views/tap/tap-view';
@@ -48,6 +49,7 @@ const SECTIONS: Section[] = [
   { id: 'requests', label: 'Requests', group: 'Manage', View: RequestsView },
   { id: 'realms', label: 'Realms', group: 'Manage', View: RealmsView },
   { id: 'tokens', label: 'Tokens', group: 'Manage', View: TokensView },
+  { id: 'queues', label: 'Queues', group: 'Operations', View: QueuesView },
   { id: 'dead-letters', label: 'Dead letters', group: 'Operations', View: DeadLettersView },
   { id: 'activity', label: 'Activity', group: 'Operations', View: ActivityView },
   { id: 'local', label: 'Broker process', group: 'Local', View: LocalBrokerView },

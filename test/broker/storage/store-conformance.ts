@@ -74,6 +74,32 @@ export function runStoreConformance(factory: StoreFactory): void {
       expect((await store.dequeue('default', 'k', 'c')).map((e) => e.id)).toEqual(ids);
     });
 
+    it('peekQueue (where offered) pages dequeue without the expired copies', async () => {
+      if (!store.peekQueue) return; // optional: the queue commands fall back to dequeue
+      const ids: string[] = [];
+      for (let i = 0; i < 5; i++) {
+        ids.push(
+          await store.enqueue('default', 'k', { consumer: 'c', payload: env(i), producer: 'p' }),
+        );
+        // An expired copy between the live ones is skipped, not counted in the offset.
+        if (i === 1)
+          await store.enqueue('default', 'k', {
+            consumer: 'c',
+            payload: env('x'),
+            producer: 'p',
+            ttl: 0,
+          });
+      }
+      await store.enqueue('default', 'k', { consumer: 'other', payload: env('o'), producer: 'p' });
+      const page = (offset: number, limit: number) =>
+        store.peekQueue!('default', 'k', 'c', offset, limit).then((es) => es.map((e) => e.id));
+      expect(await page(0, 2)).toEqual(ids.slice(0, 2));
+      expect(await page(2, 2)).toEqual(ids.slice(2, 4));
+      expect(await page(4, 10)).toEqual(ids.slice(4));
+      expect(await page(5, 10)).toEqual([]);
+      expect((await store.dequeue('default', 'k', 'c')).map((e) => e.id)).toEqual(ids);
+    });
+
     it('uses a given id, and get() finds a copy by id', async () => {
       await store.enqueue('default', 'k', {
         id: 'msg-fixed',

@@ -1,0 +1,313 @@
+/**
+ * Queue commands (Switchboard extensions, docs/management.md "Queues"): every durable queue of
+ * a broker, RabbitMQ-management style.
+ *
+ * - `list_queues`: one row per durable queue `(realm, subscription key, consumer_id)` — the
+ *   queues the ledger counts copies for and the durable subscriptions of the realm
+ *   registries (an empty queue of a live subscription is listed too) — with its ready and
+ *   in-flight counts and the age of its oldest ready copy;
+ * - `peek_queue`: one page of a queue's stored copies, read without changing their state;
+ * - `purge_queue`: deletes a queue's ready copies (never the in-flight ones, whose ACK is
+ *   awaited), each through the ledger so the caps stay exact.
+ *
+ * Counts: `stored` is the ledger's (expired copies count until the purge timer removes them,
+ * `queue-ledger.ts`), `in_flight` the ACK tracker's (sent and un-ACKed, or waiting for a
+ * retry), `ready = stored − in_flight`. Works on this node's registry and ledger.
+ */
+import type { AckTracker } from '../delivery/ack-tracker';
+import { inFlightKey } from '../delivery/ack-tracker';
+import type { QueueLedger } from '../delivery/queue-ledger';
+import type { RealmDirectory } from '../routing/realm-directory';
+import type { MessageStore, StoredEntry } from '../storage/message-store';
+import { CommandError, assertRealmName, pick, type CommandBody } from './command-types';
+
+/** Largest `limit` of one `list_queues` page (default: all, up to this). */
+export const MAX_QUEUE_PAGE = 5_000;
+/** Largest `limit` of one `peek_queue` page; the default is `DEFAULT_PEEK`. */
+export const MAX_PEEK_PAGE = 500;
+export const DEFAULT_PEEK = 50;
+/** Characters of a payload shown by `peek_queue` (`preview`); longer ones are cut. */
+export const PREVIEW_CHARS = 256;
+/** Copies one `purge_queue` deletes per round of store writes. */
+const PURGE_BATCH = 1_000;
+/** Most in-flight copies skipped when looking for a queue's oldest ready copy. */
+const MAX_AGE_SCAN = 5_000;
+
+/** What the queue commands need from the broker. */
+export interface QueueServices {
+  readonly realms: RealmDirectory;
+  readonly ledger: QueueLedger;
+  readonly acks: AckTracker;
+  readonly store: MessageStore;
+  now?: () => number;
+}
+
+/** One row of `list_queues`. Ages in ms; `oldest_ready_age_ms` null when nothing is ready. */
+export interface QueueRow {
+  /** `JSON.stringify([realm, key, consumer_id])`: the row's identity and the page cursor. */
+  id: string;
+  realm: string;
+  key: string;
+  /** The consumer name of its subscription, else (no subscription left) the `consumer_id`. */
+  consumer: string;
+  consumer_id: string;
+  group: string | null;
+  /** Whether a durable subscription still owns the queue (false: copies left behind). */
+  subscribed: boolean;
+  online: boolean;
+  stored: number;
+  ready: number;
+  in_flight: number;
+  oldest_ready_age_ms: number | null;
+}
+
+type Draft = Omit<QueueRow, 'ready' | 'in_flight' | 'oldest_ready_age_ms'>;
+
+const rowId = (realm: string, key: string, consumerId: string) =>
+  JSON.stringify([realm, key, consumerId]);
+
+function text(body: CommandBody, ...keys: string[]): string | undefined {
+  const value = pick(body, ...keys);
+  if (value === undefined || value === null || value === '') return undefined;
+  if (typeof value !== 'string' || value.length > 1_024) {
+    throw new CommandError(400, `${keys[0]} must be a string`);
+  }
+  return value;
+}
+
+function limitParam(body: CommandBody, max: number, fallback: number): number {
+  const limit = body.limit;
+  if (limit === undefined || limit === null) return fallback;
+  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1) {
+    throw new CommandError(400, 'limit must be a positive integer');
+  }
+  return Math.min(limit, max);
+}
+
+/** Every durable queue of `realm` (all realms when undefined), without counts, sorted. */
+function draftRows(services: QueueServices, realm: string | undefined): Draft[] {
+  const rows = new Map<string, Draft>();
+  for (const q of services.ledger.queues(realm)) {
+    rows.set(rowId(q.realm, q.key, q.consumer), {
+      id: rowId(q.realm, q.key, q.consumer),
+      realm: q.realm,
+      key: q.key,
+      consumer: q.consumer,
+      consumer_id: q.consumer,
+      group: null,
+      subscribed: false,
+      online: false,
+      stored: q.stored,
+    });
+  }
+  for (const registry of services.realms.values()) {
+    if (realm !== undefined && registry.name !== realm) continue;
+    for (const byConsumer of registry.subscriptions.values()) {
+      for (const record of byConsumer.values()) {
+        if (!record.durable) continue;
+        const id = rowId(registry.name, record.key, record.consumerId);
+        const online = registry.consumers.get(record.consumer)?.socket?.connected === true;
+        const row = rows.get(id);
+        if (row && row.subscribed) {
+          row.online ||= online;
+          continue;
+        }
+        rows.set(id, {
+          id,
+          realm: registry.name,
+          key: record.key,
+          consumer: record.consumer,
+          consumer_id: record.consumerId,
+          group: record.group,
+          subscribed: true,
+          online,
+          stored: row?.stored ?? 0,
+        });
+      }
+    }
+  }
+  return [...rows.values()].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+}
+
+/** Up to `limit` stored copies of a queue from `offset`, by the store's page if it has one. */
+function page(
+  store: MessageStore,
+  q: { realm: string; key: string; consumer_id: string },
+  offset: number,
+  limit: number,
+): Promise<StoredEntry[]> {
+  if (store.peekQueue) return store.peekQueue(q.realm, q.key, q.consumer_id, offset, limit);
+  return store
+    .dequeue(q.realm, q.key, q.consumer_id)
+    .then((all) => all.slice(offset, offset + limit));
+}
+
+const ageMs = (createdAt: string, now: number) => Math.max(0, now - Date.parse(createdAt));
+
+/**
+ * `list_queues` `{realm?, consumer?, key?, limit?, cursor?}` → `{ok, realm|null, queues:
+ * [QueueRow…], total, next_cursor}`. `consumer` matches the consumer name or `consumer_id`;
+ * `cursor` is the `id` of the last row of the previous page (rows are ordered by it, so a
+ * queue removed meanwhile does not break paging). A realm manager key lists its own realm.
+ * @throws CommandError 400 for a malformed filter, limit or cursor.
+ */
+export async function listQueues(services: QueueServices, body: CommandBody) {
+  const realm = text(body, 'realm');
+  if (realm !== undefined) assertRealmName(realm);
+  const consumer = text(body, 'consumer');
+  const key = text(body, 'key');
+  const cursor = text(body, 'cursor');
+  const limit = limitParam(body, MAX_QUEUE_PAGE, MAX_QUEUE_PAGE);
+  await services.ledger.ready;
+  let rows = draftRows(services, realm);
+  if (consumer !== undefined) {
+    rows = rows.filter((r) => r.consumer === consumer || r.consumer_id === consumer);
+  }
+  if (key !== undefined) rows = rows.filter((r) => r.key === key);
+  const total = rows.length;
+  if (cursor !== undefined) rows = rows.filter((r) => r.id > cursor);
+  const next = rows.length > limit ? rows[limit - 1]!.id : null;
+  rows = rows.slice(0, limit);
+
+  const now = (services.now ?? Date.now)();
+  const flights = new Map<string, Map<string, Set<string>>>();
+  const inFlightOf = (r: Draft): Set<string> | undefined => {
+    let byQueue = flights.get(r.realm);
+    if (!byQueue) flights.set(r.realm, (byQueue = services.acks.inFlight(r.realm)));
+    return byQueue.get(inFlightKey(r.key, r.consumer_id));
+  };
+  const queues: QueueRow[] = [];
+  for (const r of rows) {
+    const flying = inFlightOf(r);
+    const inFlight = Math.min(flying?.size ?? 0, r.stored);
+    const ready = r.stored - inFlight;
+    let oldest: number | null = null;
+    if (ready > 0) {
+      // The oldest copy not in flight: the first of the queue's head past the in-flight ones.
+      const head = await page(services.store, r, 0, Math.min(inFlight + 1, MAX_AGE_SCAN));
+      const first = head.find((e) => !flying?.has(e.id));
+      if (first) oldest = ageMs(first.created_at, now);
+    }
+    queues.push({ ...r, ready, in_flight: inFlight, oldest_ready_age_ms: oldest });
+  }
+  return { ok: true as const, realm: realm ?? null, queues, total, next_cursor: next };
+}
+
+/** The queues of `consumer` (name or `consumer_id`) in `realm`, `key` narrowing them. */
+async function queuesOf(services: QueueServices, body: CommandBody): Promise<Draft[]> {
+  const realm = text(body, 'realm');
+  if (realm === undefined) throw new CommandError(400, 'realm is required');
+  assertRealmName(realm);
+  const consumer = text(body, 'consumer', 'consumer_id');
+  if (consumer === undefined) throw new CommandError(400, 'consumer is required');
+  const key = text(body, 'key');
+  await services.ledger.ready;
+  const rows = draftRows(services, realm).filter(
+    (r) =>
+      (r.consumer === consumer || r.consumer_id === consumer) &&
+      (key === undefined || r.key === key),
+  );
+  if (rows.length === 0) throw new CommandError(404, 'queue not found');
+  return rows;
+}
+
+/** A payload as `peek_queue` shows it: JSON text cut at `PREVIEW_CHARS`, and its size. */
+function preview(message: unknown): { size: number; preview: string; truncated: boolean } {
+  const json = typeof message === 'string' ? message : (JSON.stringify(message) ?? 'null');
+  return {
+    size: Buffer.byteLength(json, 'utf8'),
+    preview: json.length > PREVIEW_CHARS ? json.slice(0, PREVIEW_CHARS) : json,
+    truncated: json.length > PREVIEW_CHARS,
+  };
+}
+
+/**
+ * `peek_queue` `{realm, consumer, key?, limit?, cursor?}` → `{ok, realm, key, consumer,
+ * consumer_id, stored, messages, next_cursor}`: the stored copies oldest first, each `{msg_id,
+ * event, producer, created_at, age_ms, attempts, in_flight, size (bytes of the payload's
+ * JSON), preview, truncated}`. Reads only: no attempt is counted, nothing is delivered.
+ * `cursor` is the position (a decimal string) where the next page starts; copies ACKed
+ * meanwhile shift it, so a page may repeat or skip a copy then. `key` is required when the
+ * consumer has several queues.
+ * @throws CommandError 400 (missing realm/consumer, ambiguous key, bad limit/cursor),
+ *   404 `queue not found`.
+ */
+export async function peekQueue(services: QueueServices, body: CommandBody) {
+  const rows = await queuesOf(services, body);
+  if (rows.length > 1) {
+    throw new CommandError(400, `key is required: the consumer has ${rows.length} queues`);
+  }
+  const q = rows[0]!;
+  const limit = limitParam(body, MAX_PEEK_PAGE, DEFAULT_PEEK);
+  const cursor = text(body, 'cursor') ?? '0';
+  if (!/^\d{1,9}$/.test(cursor)) throw new CommandError(400, 'cursor must be a position');
+  const offset = Number(cursor);
+  const entries = await page(services.store, q, offset, limit + 1);
+  const flying = services.acks.inFlight(q.realm).get(inFlightKey(q.key, q.consumer_id));
+  const now = (services.now ?? Date.now)();
+  const messages = entries.slice(0, limit).map((e) => ({
+    msg_id: e.id,
+    event: e.message.event ?? e.event,
+    producer: e.producer || e.message.from || '',
+    created_at: e.created_at,
+    age_ms: ageMs(e.created_at, now),
+    attempts: e.attempts,
+    in_flight: flying?.has(e.id) ?? false,
+    ...preview(e.message.message),
+  }));
+  return {
+    ok: true as const,
+    realm: q.realm,
+    key: q.key,
+    consumer: q.consumer,
+    consumer_id: q.consumer_id,
+    stored: q.stored,
+    messages,
+    next_cursor: entries.length > limit ? String(offset + limit) : null,
+  };
+}
+
+/**
+ * `purge_queue` `{realm, consumer, key?}` → `{ok, realm, consumer, purged, in_flight_kept,
+ * queues: [{key, consumer_id, purged}]}`: deletes the ready copies of the consumer's queues
+ * (all of them without `key`). In-flight copies stay: their ACK, retry or dead-lettering is
+ * still on its way. Each copy leaves through the ledger, so caps and gauges stay exact.
+ * @throws CommandError 400 (missing realm/consumer), 404 `queue not found`.
+ */
+export async function purgeQueue(services: QueueServices, body: CommandBody) {
+  const rows = await queuesOf(services, body);
+  const realm = rows[0]!.realm;
+  const byQueue = services.acks.inFlight(realm);
+  let purged = 0;
+  let kept = 0;
+  const queues: Array<{ key: string; consumer_id: string; purged: number }> = [];
+  for (const q of rows) {
+    const flying = byQueue.get(inFlightKey(q.key, q.consumer_id));
+    let n = 0;
+    const ready: string[] = [];
+    for (const entry of await services.store.dequeue(realm, q.key, q.consumer_id)) {
+      if (flying?.has(entry.id)) kept++;
+      else ready.push(entry.id);
+    }
+    // Deletes in batches started together: the SQLite store commits each batch at once
+    // (group commit) rather than one fsync per copy.
+    for (let i = 0; i < ready.length; i += PURGE_BATCH) {
+      const done = await Promise.all(
+        ready
+          .slice(i, i + PURGE_BATCH)
+          .map((id) => services.ledger.ack(id, realm, q.key, q.consumer_id)),
+      );
+      n += done.filter(Boolean).length;
+    }
+    purged += n;
+    queues.push({ key: q.key, consumer_id: q.consumer_id, purged: n });
+  }
+  return {
+    ok: true as const,
+    realm,
+    consumer: rows[0]!.consumer,
+    purged,
+    in_flight_kept: kept,
+    queues,
+  };
+}

@@ -1,0 +1,170 @@
+/**
+ * The Queues part of the ConsoleService (`shared/console-api-queues.ts`): a broker's durable
+ * queues, a queue's stored copies and the purge of its ready copies, through the signed
+ * Switchboard commands `list_queues`, `peek_queue`, `purge_queue` (docs/management.md
+ * "Queues"). The purge goes through the audited pool, so Activity records it.
+ *
+ * A broker without `list_queues` (a plain tyo-mq broker, an older Switchboard) answers `400
+ * unknown management command`: `listQueues` reports `supported: false` then, and asks that
+ * client no more (the view polls every few seconds; each refusal is a warning in the broker's
+ * log). A new client (another address, a new credential) asks again.
+ */
+import { SwitchboardError } from '../../shared/error-catalogue';
+import type {
+  QueueList,
+  QueuePeek,
+  QueueRow,
+  QueuedMessage,
+  QueuesMethods,
+} from '../../shared/console-api-queues';
+import type { ManagerClient } from './manager-client';
+import type { ManagerPool } from './manager-pool';
+import type { z } from 'zod';
+
+type Methods = typeof QueuesMethods;
+type Input<M extends keyof Methods> = z.infer<Methods[M]['input']>;
+type Output<M extends keyof Methods> = z.infer<Methods[M]['output']>;
+
+/** The Queues methods, as `createConsoleService` spreads them. */
+export type QueuesService = { [M in keyof Methods]: (input: Input<M>) => Promise<Output<M>> };
+
+/** Clients whose broker refused `list_queues` as unknown. */
+const withoutQueues = new WeakSet<ManagerClient>();
+
+/** Whether `error` is a broker's refusal of a command it does not know. */
+function unknownCommand(error: unknown): boolean {
+  return (
+    error instanceof SwitchboardError &&
+    error.code === 'SWB_ERR_VALIDATION' &&
+    /unknown management command/i.test(error.message)
+  );
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : '');
+const int = (v: unknown): number =>
+  typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0;
+
+function toRow(raw: Record<string, unknown>): QueueRow {
+  const age = raw.oldest_ready_age_ms;
+  return {
+    id: str(raw.id),
+    realm: str(raw.realm),
+    key: str(raw.key),
+    consumer: str(raw.consumer),
+    consumerId: str(raw.consumer_id),
+    group: typeof raw.group === 'string' ? raw.group : null,
+    subscribed: raw.subscribed === true,
+    online: raw.online === true,
+    stored: int(raw.stored),
+    ready: int(raw.ready),
+    inFlight: int(raw.in_flight),
+    oldestReadyAgeMs: typeof age === 'number' && age >= 0 ? age : null,
+  };
+}
+
+function toMessage(raw: Record<string, unknown>): QueuedMessage {
+  const created = Date.parse(str(raw.created_at));
+  return {
+    msgId: str(raw.msg_id),
+    event: str(raw.event),
+    producer: str(raw.producer),
+    createdAt: Number.isFinite(created) ? created : null,
+    ageMs: int(raw.age_ms),
+    attempts: int(raw.attempts),
+    inFlight: raw.in_flight === true,
+    size: int(raw.size),
+    preview: str(raw.preview),
+    truncated: raw.truncated === true,
+  };
+}
+
+const records = (v: unknown): Record<string, unknown>[] =>
+  Array.isArray(v)
+    ? v.filter((x): x is Record<string, unknown> => !!x && typeof x === 'object')
+    : [];
+
+/** Builds the methods over the (audited) manager pool. Errors: see `QueuesMethods`. */
+export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): QueuesService {
+  const { pool } = deps;
+  const target = (input: { realm: string; consumer: string; key?: string }) => ({
+    realm: input.realm,
+    consumer: input.consumer,
+    ...(input.key ? { key: input.key } : {}),
+  });
+
+  return {
+    listQueues: async ({ connectionId, realm, cursor, limit }): Promise<QueueList> => {
+      const client = pool.get(connectionId);
+      const none: QueueList = {
+        connectionId,
+        supported: false,
+        queues: [],
+        total: 0,
+        nextCursor: null,
+        fetchedAt: Date.now(),
+      };
+      if (withoutQueues.has(client)) return none;
+      let reply;
+      try {
+        reply = await client.command({
+          command: 'list_queues',
+          ...(realm ? { realm } : {}),
+          ...(cursor ? { cursor } : {}),
+          ...(limit ? { limit } : {}),
+        });
+      } catch (error) {
+        if (!unknownCommand(error)) throw error;
+        withoutQueues.add(client);
+        return none;
+      }
+      const queues = records(reply.queues).map(toRow);
+      return {
+        connectionId,
+        supported: true,
+        queues,
+        total: typeof reply.total === 'number' ? reply.total : queues.length,
+        nextCursor: typeof reply.next_cursor === 'string' ? reply.next_cursor : null,
+        fetchedAt: Date.now(),
+      };
+    },
+    peekQueue: async (input): Promise<QueuePeek> => {
+      const reply = await pool.get(input.connectionId).command({
+        command: 'peek_queue',
+        ...target(input),
+        ...(input.cursor ? { cursor: input.cursor } : {}),
+        ...(input.limit ? { limit: input.limit } : {}),
+      });
+      return {
+        connectionId: input.connectionId,
+        realm: str(reply.realm) || input.realm,
+        key: str(reply.key),
+        consumer: str(reply.consumer) || input.consumer,
+        stored: int(reply.stored),
+        messages: records(reply.messages).map(toMessage),
+        nextCursor: typeof reply.next_cursor === 'string' ? reply.next_cursor : null,
+      };
+    },
+    purgeQueue: async (input) => {
+      if (input.confirmName !== input.consumer) {
+        throw new SwitchboardError(
+          'SWB_ERR_VALIDATION',
+          `Type the consumer's name (${input.consumer}) to purge its queue`,
+        );
+      }
+      const reply = await pool
+        .get(input.connectionId)
+        .command({ command: 'purge_queue', ...target(input) });
+      const purged = int(reply.purged);
+      const kept = int(reply.in_flight_kept);
+      const plural = (n: number) => (n === 1 ? 'message' : 'messages');
+      return {
+        connectionId: input.connectionId,
+        purged,
+        inFlightKept: kept,
+        summary:
+          `Purged ${purged} ready ${plural(purged)} of ${input.consumer} in ${input.realm}` +
+          (kept > 0 ? `; ${kept} in flight kept (awaiting their ACK).` : '.'),
+      };
+    },
+  };
+}

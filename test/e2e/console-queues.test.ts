@@ -1,0 +1,148 @@
+/**
+ * End to end (issue 27): the Queues view against the console's real local broker. A real
+ * offline durable consumer holds copies; the view lists its queue with the ready count, Peek
+ * shows the copies (and leaves them), Purge — after typing the consumer's name — deletes them,
+ * the row shows 0 and Activity records `purge_queue`. Screenshots at 1280 and 390 px go to
+ * `SHOTS_DIR` when it is set.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { LocalBrokerStatus } from '../../shared/console-api';
+import type { ActivityList } from '../../shared/console-api-activity';
+import { ClientEvent } from '../../shared/protocol-events';
+import {
+  consumerPayload,
+  jsProducerPayload,
+  jsSubscribePayload,
+  producePayload,
+} from '../helpers/stock-clients';
+import {
+  callApi,
+  startConsole,
+  type RunningConsole,
+  stopConsole,
+} from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
+
+const SHOTS = process.env.SHOTS_DIR;
+const CONSUMER = 'invoice-archiver-eu-west';
+const PRODUCER = 'billing-service-primary';
+const N = 4;
+
+const readyOf = (page: Page): Promise<string | null> =>
+  page.getByTestId(`queue-row-${CONSUMER}`).getByTestId('queue-ready').getAttribute('data-value');
+
+describe('queues view end to end', () => {
+  let dir: TempDir;
+  let app: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  let brokerUrl = '';
+  const sockets: Socket[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    dir = await makeTempDir('switchboard-e2e-queues-');
+    app = await startConsole(path.join(dir.path, 'data'));
+    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
+    brokerUrl = `http://127.0.0.1:${broker.port}`;
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(app.url);
+    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    await browser?.close();
+    await stopConsole(app);
+    await dir?.remove();
+  }, 30_000);
+
+  it('lists an offline durable queue, peeks it and purges it after confirmation', async () => {
+    // A durable subscriber that goes away: the broker stores copies for it.
+    const consumer = await connectSocket(brokerUrl, sockets);
+    consumer.emit(ClientEvent.CONSUMER, consumerPayload(CONSUMER));
+    consumer.emit(
+      ClientEvent.SUBSCRIBE,
+      jsSubscribePayload(CONSUMER, PRODUCER, 'invoices/issued/eu', { durable: true }),
+    );
+    // A PING round trip: the subscription is registered before the socket goes.
+    await consumer.timeout(5_000).emitWithAck(ClientEvent.PING, { sync: true });
+    consumer.close();
+
+    await page.getByTestId('nav-queues').click();
+    await page.getByTestId(`queue-row-${CONSUMER}`).waitFor({ timeout: 15_000 });
+    await expect.poll(() => readyOf(page), { timeout: 15_000 }).toBe('0');
+
+    const producer = await connectSocket(brokerUrl, sockets);
+    producer.emit(ClientEvent.PRODUCER, jsProducerPayload(PRODUCER));
+    for (let n = 1; n <= N; n += 1) {
+      producer.emit(
+        ClientEvent.PRODUCE,
+        producePayload('invoices/issued/eu', { invoice: n }, { from: PRODUCER }),
+      );
+    }
+    // The table refreshes on its own.
+    await expect.poll(() => readyOf(page), { timeout: 15_000 }).toBe(String(N));
+
+    // Filtering by another consumer hides the row; clearing the filter shows it again.
+    await page.getByTestId('queues-filter-consumer').fill('nobody');
+    await page.getByTestId('queues-empty').waitFor();
+    await page.getByTestId('queues-filter-consumer').fill('archiver');
+    await page.getByTestId(`queue-row-${CONSUMER}`).waitFor();
+
+    await page.getByTestId(`queue-row-${CONSUMER}`).getByRole('button').click();
+    await page.getByTestId('queue-peek').click();
+    await expect.poll(() => page.getByTestId('queue-peek-item').count()).toBe(N);
+    expect(await page.getByTestId('queue-peek-list').textContent()).toContain('"invoice":1');
+    // Peeking took nothing away.
+    await page.getByTestId('queue-peek').click();
+    await expect.poll(() => page.getByTestId('queue-peek-item').count()).toBe(N);
+    expect(await readyOf(page)).toBe(String(N));
+
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, 'queues-1280.png'), fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect
+        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .toBeLessThanOrEqual(390);
+      await page.screenshot({ path: path.join(SHOTS, 'queues-390.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    // Purge needs the consumer's name typed.
+    expect(await page.getByTestId('queue-purge').isDisabled()).toBe(true);
+    await page.getByTestId('queue-purge-confirm').fill('invoice-archiver');
+    expect(await page.getByTestId('queue-purge').isDisabled()).toBe(true);
+    await page.getByTestId('queue-purge-confirm').fill(CONSUMER);
+    await page.getByTestId('queue-purge').click();
+    await expect
+      .poll(() => page.getByTestId('queue-purge-message').textContent())
+      .toContain(`Purged ${N} ready messages`);
+    await expect.poll(() => readyOf(page), { timeout: 15_000 }).toBe('0');
+    expect(await page.getByTestId('queue-detail-ready').textContent()).toBe('0');
+
+    const activity = await callApi<ActivityList>(app, 'listActivity', {
+      actions: ['purge_queue'],
+    });
+    expect(activity.entries).toEqual([
+      expect.objectContaining({
+        action: 'purge_queue',
+        target: 'default',
+        params: expect.objectContaining({ consumer: CONSUMER }),
+      }),
+    ]);
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+});

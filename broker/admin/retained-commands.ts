@@ -36,7 +36,9 @@ export interface RetainedPacket {
 
 /** The MQTT listener's retained messages, in internal (scoped) names. */
 export interface RetainedStore {
-  retainedMatching(filters: string[]): Promise<Array<{ packet: RetainedPacket; storedAt?: number }>>;
+  retainedMatching(
+    filters: string[],
+  ): Promise<Array<{ packet: RetainedPacket; storedAt?: number }>>;
   clearRetained(topics: string[]): Promise<void>;
 }
 
@@ -79,15 +81,26 @@ function isUtf8(bytes: Buffer): boolean {
 }
 
 /** The shown part of `payload`: valid UTF-8 as text (never cut inside a character). */
-function preview(bytes: Buffer, max: number): Pick<RetainedEntry, 'payload' | 'payload_encoding' | 'truncated'> {
+function preview(
+  bytes: Buffer,
+  max: number,
+): Pick<RetainedEntry, 'payload' | 'payload_encoding' | 'truncated'> {
   const truncated = bytes.length > max;
   if (isUtf8(bytes)) {
     let end = Math.min(bytes.length, max);
     // Back off to the start of a character: continuation bytes are 0b10xxxxxx.
     while (truncated && end > 0 && (bytes[end]! & 0xc0) === 0x80) end--;
-    return { payload: bytes.subarray(0, end).toString('utf8'), payload_encoding: 'utf8', truncated };
+    return {
+      payload: bytes.subarray(0, end).toString('utf8'),
+      payload_encoding: 'utf8',
+      truncated,
+    };
   }
-  return { payload: bytes.subarray(0, max).toString('base64'), payload_encoding: 'base64', truncated };
+  return {
+    payload: bytes.subarray(0, max).toString('base64'),
+    payload_encoding: 'base64',
+    truncated,
+  };
 }
 
 function entryOf(
@@ -181,7 +194,12 @@ export async function listRetained(
   const filter = filterParam(body) ?? '#';
   const rawLimit = pick(body, 'limit');
   const limit = rawLimit === undefined ? DEFAULT_RETAINED_PAGE : rawLimit;
-  if (typeof limit !== 'number' || !Number.isInteger(limit) || limit < 1 || limit > MAX_RETAINED_PAGE) {
+  if (
+    typeof limit !== 'number' ||
+    !Number.isInteger(limit) ||
+    limit < 1 ||
+    limit > MAX_RETAINED_PAGE
+  ) {
     throw new CommandError(400, `limit must be an integer from 1 to ${MAX_RETAINED_PAGE}`);
   }
   const cursor = textParam(body, 'cursor');
@@ -189,7 +207,9 @@ export async function listRetained(
   const now = (services!.now ?? Date.now)();
   if (topic !== undefined) {
     const rows = (await matching(store, realm, topic)).filter((r) => r.topic === topic);
-    const entries = rows.map((r) => entryOf(r.packet, r.topic, r.storedAt, now, RETAINED_FULL_BYTES));
+    const entries = rows.map((r) =>
+      entryOf(r.packet, r.topic, r.storedAt, now, RETAINED_FULL_BYTES),
+    );
     return { ok: true, realm, topic, entries, next_cursor: null };
   }
   const rows = (await matching(store, realm, filter)).filter(

@@ -26,13 +26,11 @@ export const RETAINED_FULL_BYTES = 1_048_576;
 /** Longest topic or filter the commands accept (UTF-16 code units; MQTT allows 65,535 bytes). */
 const MAX_TOPIC = 65_535;
 
-/** A retained packet as aedes keeps it (MQTT 5 properties only on MQTT 5 publishes). */
-export interface RetainedPacket {
-  topic: string | Buffer;
-  payload: Buffer | string;
-  qos?: number;
-  properties?: { contentType?: string; messageExpiryInterval?: number };
-}
+/**
+ * A retained packet as aedes keeps it: `topic`, `payload` (Buffer), `qos`, and on an MQTT 5
+ * publish `properties` (`contentType`, `messageExpiryInterval` in seconds). Read defensively.
+ */
+export type RetainedPacket = { readonly [key: string]: unknown };
 
 /** The MQTT listener's retained messages, in internal (scoped) names. */
 export interface RetainedStore {
@@ -110,15 +108,20 @@ function entryOf(
   now: number,
   max: number,
 ): RetainedEntry {
-  const bytes = Buffer.isBuffer(packet.payload) ? packet.payload : Buffer.from(packet.payload);
-  const interval = packet.properties?.messageExpiryInterval;
+  const raw = packet.payload;
+  const bytes = Buffer.isBuffer(raw) ? raw : Buffer.from(typeof raw === 'string' ? raw : '');
+  const properties = (packet.properties ?? {}) as {
+    contentType?: unknown;
+    messageExpiryInterval?: unknown;
+  };
+  const interval = properties.messageExpiryInterval;
   const known = typeof interval === 'number';
   return {
     topic,
-    qos: packet.qos ?? 0,
+    qos: typeof packet.qos === 'number' ? packet.qos : 0,
     size_bytes: bytes.length,
     ...preview(bytes, max),
-    content_type: packet.properties?.contentType ?? null,
+    content_type: typeof properties.contentType === 'string' ? properties.contentType : null,
     message_expiry_interval_s: known ? interval : null,
     expires_in_s:
       known && storedAt !== undefined

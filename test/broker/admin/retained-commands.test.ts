@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 import type { Harness } from '../../helpers/broker-harness';
 import { mqttClient } from '../../helpers/mqtt-clients';
 import { useRestartingBrokers } from '../../helpers/mqtt-restarts';
-import { waitUntil } from '../../helpers/wait';
+import { waitUntil, waitUntilAsync } from '../../helpers/wait';
 import { adminSettings, manager } from './management-client';
 
 const ALPHA_KEY = 'alpha-manager-key-31c9';
@@ -70,7 +70,7 @@ describe('retained commands', () => {
       properties: { contentType: 'application/json', messageExpiryInterval: 3_600 },
     });
     await publishRetained(b, 'cfg/a', 'beta A');
-    await waitUntil(
+    await waitUntilAsync(
       async () => (await m.run({ command: 'list_retained', realm: 'alpha' })).entries?.length === 4,
       'alpha retained listed',
     );

@@ -11,7 +11,7 @@ import { confirmedCall } from '../../api/confirmed-call';
 import { ConfirmPanel } from '../../components/confirm-panel';
 import { ErrorBanner } from '../../components/error-banner';
 import { formatDuration } from '../../format';
-import { useConsoleAction } from '../../hooks/use-console-action';
+import type { ConsoleAction } from '../../hooks/use-console-action';
 import { sizeText } from '../queues/queues-model';
 
 export interface RetainedDetailProps {
@@ -23,14 +23,18 @@ export interface RetainedDetailProps {
   onClose: () => void;
   /** Reloads the table (after a delete). */
   reload: () => Promise<void>;
+  /**
+   * The view's delete action: its outcome is shown by the view, since a deleted row (and so
+   * this detail) is gone from the table once it reloads.
+   */
+  remove: ConsoleAction;
 }
 
 export function RetainedDetail(props: RetainedDetailProps) {
-  const { client, connectionId, realm, entry, onClose, reload } = props;
+  const { client, connectionId, realm, entry, onClose, reload, remove } = props;
   const [full, setFull] = useState<RetainedEntry | null>(null);
   const [loadError, setLoadError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
-  const remove = useConsoleAction();
   const ref = useRef<HTMLElement>(null);
 
   // Opened below the table: bring it into view (on a phone it starts off-screen).
@@ -50,7 +54,8 @@ export function RetainedDetail(props: RetainedDetailProps) {
   const deleteOne = () =>
     void remove
       .run(
-        () => confirmedCall(client.api, 'deleteRetained', { connectionId, realm, topic: entry.topic }),
+        () =>
+          confirmedCall(client.api, 'deleteRetained', { connectionId, realm, topic: entry.topic }),
         (v) => v.summary,
         reload,
       )
@@ -107,12 +112,6 @@ export function RetainedDetail(props: RetainedDetailProps) {
         <p className="muted small">Only the first {sizeText(shown.payload.length)} are shown.</p>
       )}
 
-      <ErrorBanner title="Delete:" message={remove.error?.message} testId="retained-delete-error" />
-      {remove.message && (
-        <p className="action-line" role="status" data-testid="retained-delete-message">
-          {remove.message}
-        </p>
-      )}
       {confirming ? (
         <ConfirmPanel
           confirmLabel="Delete"
@@ -120,8 +119,8 @@ export function RetainedDetail(props: RetainedDetailProps) {
           onCancel={() => setConfirming(false)}
           testId="retained-delete-confirm"
         >
-          Delete the retained message of <code>{entry.topic}</code>? New subscribers will no
-          longer get it; clients already subscribed are not told.
+          Delete the retained message of <code>{entry.topic}</code>? New subscribers will no longer
+          get it; clients already subscribed are not told.
         </ConfirmPanel>
       ) : (
         <div className="row-actions">

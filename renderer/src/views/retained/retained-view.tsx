@@ -57,7 +57,7 @@ export function RetainedView({ client }: { client: ConsoleClient }) {
   const [filter, setFilter] = useState('#');
   const [selected, setSelected] = useState<string | null>(null);
   const [typed, setTyped] = useState('');
-  const bulk = useConsoleAction();
+  const deletion = useConsoleAction();
 
   const call = useCallback(
     () => client.api.listRetained({ connectionId, realm, filter, limit: PAGE }),
@@ -72,10 +72,10 @@ export function RetainedView({ client }: { client: ConsoleClient }) {
     setFilter(draft.trim() || '#');
     setSelected(null);
     setTyped('');
-    bulk.clear();
+    deletion.clear();
   };
   const deleteAll = () =>
-    void bulk
+    void deletion
       .run(
         () =>
           confirmedCall(client.api, 'deleteRetained', {
@@ -114,7 +114,7 @@ export function RetainedView({ client }: { client: ConsoleClient }) {
             onChange={(e) => {
               setRealm(e.target.value);
               setSelected(null);
-              bulk.clear();
+              deletion.clear();
             }}
             data-testid="retained-realm"
           >
@@ -140,10 +140,14 @@ export function RetainedView({ client }: { client: ConsoleClient }) {
         </button>
       </form>
 
-      <ErrorBanner title="Delete:" message={bulk.error?.message} testId="retained-bulk-error" />
-      {bulk.message && (
-        <p className="action-line" role="status" data-testid="retained-bulk-message">
-          {bulk.message}
+      <ErrorBanner
+        title="Delete:"
+        message={deletion.error?.message}
+        testId="retained-action-error"
+      />
+      {deletion.message && (
+        <p className="action-line" role="status" data-testid="retained-action-message">
+          {deletion.message}
         </p>
       )}
       {list?.state === 'unsupported' && (
@@ -213,6 +217,7 @@ export function RetainedView({ client }: { client: ConsoleClient }) {
           entry={chosen}
           onClose={() => setSelected(null)}
           reload={reload}
+          remove={deletion}
         />
       )}
 
@@ -236,7 +241,7 @@ export function RetainedView({ client }: { client: ConsoleClient }) {
             <button
               type="button"
               className="button button--danger"
-              disabled={bulk.busy || typed !== filter}
+              disabled={deletion.busy || typed !== filter}
               onClick={deleteAll}
               data-testid="retained-bulk-delete"
             >

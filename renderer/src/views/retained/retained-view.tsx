@@ -126,11 +126,12 @@ export function RetainedView({ client }: { client: ConsoleClient }) {
           </select>
         </label>
         <label className="field field--grow">
-          Topic filter (MQTT wildcards + and #)
+          Topic filter
           <input
             type="search"
             value={draft}
-            placeholder="#"
+            placeholder="# = all, + = one level"
+            title="An MQTT topic filter: + matches one level, a final # everything below"
             onChange={(e) => setDraft(e.target.value)}
             data-testid="retained-filter"
           />

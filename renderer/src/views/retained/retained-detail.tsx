@@ -4,7 +4,7 @@
  * when not valid UTF-8, base64, and Delete behind an inline confirmation (`deleteRetained`
  * with the topic: the same as an MQTT client publishing an empty retained payload to it).
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { RetainedEntry } from '../../../../shared/console-api-retained';
 import type { ConsoleClient } from '../../api/console-client';
 import { confirmedCall } from '../../api/confirmed-call';
@@ -41,14 +41,18 @@ export function RetainedDetail(props: RetainedDetailProps) {
   useEffect(() => {
     ref.current?.scrollIntoView?.({ block: 'nearest' });
   }, []);
-  const load = useCallback(async () => {
-    const result = await client.api.getRetained({ connectionId, realm, topic: entry.topic });
-    if (result.ok) setFull(result.value);
-    else setLoadError(result.error.message);
-  }, [client, connectionId, realm, entry.topic]);
+  // The whole payload (the row holds a preview); a late answer for another row is dropped.
   useEffect(() => {
-    void load();
-  }, [load]);
+    let current = true;
+    void client.api.getRetained({ connectionId, realm, topic: entry.topic }).then((result) => {
+      if (!current) return;
+      if (result.ok) setFull(result.value);
+      else setLoadError(result.error.message);
+    });
+    return () => {
+      current = false;
+    };
+  }, [client, connectionId, realm, entry.topic]);
 
   const shown = full ?? entry;
   const deleteOne = () =>

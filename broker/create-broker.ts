@@ -308,6 +308,8 @@ export function createBroker(
         mqttClients: (realm) => mqtt.realmClients(realm),
         logger,
       }),
+      // The listener is built below; `retained` is null while it is not listening (MQTT off).
+      retained: { store: () => mqtt.retained },
       pendingRequests: async (realm) =>
         admin.context.clusterRequests
           ? admin.context.clusterRequests.pendingList(realm)

@@ -14,6 +14,7 @@ import { ActivityEvents, ActivityMethods } from './console-api-activity';
 import { RealmsEvents, RealmsMethods } from './console-api-realms';
 import { OperationsEvents, OperationsMethods } from './console-api-operations';
 import { QueuesMethods } from './console-api-queues';
+import { RetainedMethods } from './console-api-retained';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
 import { ClusterRelaySchema } from './console-api-cluster';
@@ -226,6 +227,7 @@ export const ConsoleMethods = {
   ...ActivityMethods,
   ...OperationsMethods,
   ...QueuesMethods,
+  ...RetainedMethods,
   ...TapMethods,
   ...localMethods(LocalBrokerStatusSchema),
   ...ConfirmMethods,

@@ -49,6 +49,10 @@ export const CONSOLE_METHOD_NAMES = [
   'listQueues',
   'peekQueue',
   'purgeQueue',
+  // Retained view (shared/console-api-retained.ts).
+  'listRetained',
+  'getRetained',
+  'deleteRetained',
   // Live tap and test publisher (console-api-tap.ts).
   'tapStart',
   'tapStop',

@@ -17,6 +17,7 @@ import type { ManagementServices, RealmRenameNotices } from './management-comman
 import type { PersistenceView } from './public-settings';
 import type { QueueServices } from './queue-commands';
 import type { RealmDataMover } from './realm-data-move';
+import type { RetainedServices } from './retained-commands';
 import { RealmLifecycle } from './realm-lifecycle';
 import { collectStats } from './stats-command';
 
@@ -52,6 +53,8 @@ export interface ManagementDeps {
   acks?: QueueServices['acks'];
   /** The live sessions of a realm (`end_sessions`). */
   sessions?: ManagementServices['sessions'];
+  /** MQTT retained messages (`list_retained`, `delete_retained`). */
+  retained?: RetainedServices;
   /** Every pending authorization request, oldest first (`list_requests`). */
   pendingRequests?: ManagementServices['pendingRequests'];
   /** Online backup of the SQLite stores (`backup_store`); absent → 501. */
@@ -124,6 +127,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     sessions: deps.sessions,
     clients: deps.clients,
     backup: deps.backup,
+    retained: deps.retained,
   };
   lifecycle.start();
   return services;

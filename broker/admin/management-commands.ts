@@ -19,6 +19,7 @@ import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
 import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
 import { listRequests, type RequestServices } from './request-commands';
+import { deleteRetained, listRetained, type RetainedServices } from './retained-commands';
 import type { RealmSessions } from './realm-sessions';
 import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
 import * as realmCommands from './realm-commands';
@@ -50,6 +51,8 @@ export interface ManagementServices extends DlqServices, RequestServices, Backup
   queues?: QueueServices;
   /** Moves a renamed realm's data (`rename_realm`); absent = only the config moves. */
   realmData?: RealmDataMover;
+  /** MQTT retained messages (`list_retained`, `delete_retained`); absent → 501. */
+  retained?: RetainedServices;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
   reloadSettings?: () => unknown;
   /** The live sessions of a realm (`end_sessions`, `ended_sessions` of key changes). */
@@ -93,8 +96,8 @@ export interface CommandSpec {
 /**
  * The commands a realm manager key may run: the four of §6.5, plus Switchboard's
  * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key), the
- * realm's own clients (`client_detail`, `close_client`, issue 27) and its own queues (the queue
- * commands).
+ * realm's own clients (`client_detail`, `close_client`, issue 27), its own queues (the queue
+ * commands) and its own MQTT retained messages (`list_retained`, `delete_retained`).
  */
 export const REALM_SCOPABLE = new Set([
   'set_realm_lifetime',
@@ -109,6 +112,8 @@ export const REALM_SCOPABLE = new Set([
   'list_queues',
   'peek_queue',
   'purge_queue',
+  'list_retained',
+  'delete_retained',
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
@@ -410,6 +415,20 @@ export const COMMANDS: Record<string, CommandSpec> = {
   list_queues: queueCommand(true, listQueues),
   peek_queue: queueCommand(true, peekQueue),
   purge_queue: queueCommand(false, purgeQueue),
+  // A realm manager key browses and clears its own realm's retained messages only.
+  list_retained: {
+    privilege: 'A/R',
+    async: true,
+    readOnly: true,
+    run: (s, b, scope) =>
+      listRetained(s.retained, scope.kind === 'realm' ? { ...b, realm: scope.realm } : b),
+  },
+  delete_retained: {
+    privilege: 'A/R',
+    async: true,
+    run: (s, b, scope) =>
+      deleteRetained(s.retained, scope.kind === 'realm' ? { ...b, realm: scope.realm } : b),
+  },
   list_requests: {
     privilege: 'A/R',
     async: true,

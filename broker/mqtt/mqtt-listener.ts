@@ -358,6 +358,14 @@ export class MqttListener {
     return (await this.persistence?.renameRealm(from, to)) ?? { retained: 0, sessions: 0 };
   }
 
+  /**
+   * The retained messages of this listener (`list_retained`, `delete_retained`), or null when
+   * it is not listening (MQTT off): internal (scoped) names, realm-topics.ts.
+   */
+  get retained(): Pick<StoredPersistence, 'retainedMatching' | 'clearRetained'> | null {
+    return this.aedes ? this.persistence : null;
+  }
+
   /** Whether aedes' working copy holds MQTT state of `realm` (false when not listening). */
   async holdsRealm(realm: string): Promise<boolean> {
     return (await this.persistence?.holdsRealm(realm)) ?? false;

@@ -19,6 +19,7 @@
 import type { Aedes, Client, Subscription } from 'aedes';
 import mqttPacket from 'mqtt-packet';
 import type { MqttAuth } from './mqtt-auth';
+import { isMqttTopicFilter } from './filter-match';
 import { addPacketRewrite } from './packet-writes';
 import { realmPrefix, scopeTopic } from './realm-topics';
 import type { SharedSubscriptions } from './shared-subscriptions';
@@ -66,22 +67,10 @@ export function parseShare(
   const slash = rest.indexOf('/');
   const group = slash < 0 ? rest : rest.slice(0, slash);
   const topicFilter = slash < 0 ? '' : rest.slice(slash + 1);
-  if (group.length === 0 || /[+#]/.test(group) || !validFilter(topicFilter)) {
+  if (group.length === 0 || /[+#]/.test(group) || !isMqttTopicFilter(topicFilter)) {
     return { invalid: true };
   }
   return { group, filter: topicFilter };
-}
-
-/** [MQTT-4.7.1]: `#` alone and last, `+` alone in its level, no NUL, not empty. */
-function validFilter(filter: string): boolean {
-  if (filter.length === 0 || filter.includes('\0')) return false;
-  const levels = filter.split('/');
-  return levels.every(
-    (level, i) =>
-      (level === '#' && i === levels.length - 1) ||
-      level === '+' ||
-      (!level.includes('#') && !level.includes('+')),
-  );
 }
 
 /**

@@ -58,6 +58,8 @@ export class StoredPersistence extends SessionExpiryPersistence {
   private readonly subscribed = new Set<string>();
   private readonly receipts = new Set<string>();
   private readonly willed = new Set<string>();
+  /** When each retained message was stored here (ms): its MQTT 5 expiry remaining is shown. */
+  private readonly retainedAt = new Map<string, number>();
 
   /**
    * @param state the store's MQTT state (read at `setup`, written on every change); undefined =
@@ -129,6 +131,7 @@ export class StoredPersistence extends SessionExpiryPersistence {
     for await (const packet of retained as AsyncIterable<Pkt>) topics.push(String(packet.topic));
     for (const topic of topics) {
       const empty = { topic, payload: Buffer.alloc(0) } as unknown as AedesPacket;
+      this.retainedAt.delete(topic);
       done.push(super.storeRetained(empty));
     }
     done.push(this.save(() => ({ op: 'purgePrefixes', prefixes })));
@@ -208,6 +211,36 @@ export class StoredPersistence extends SessionExpiryPersistence {
     return { retained: packets.length, sessions: sessions.size };
   }
 
+  /**
+   * The retained messages whose internal topics match any of `filters` (internal, scoped
+   * filters), each with when this broker stored it (ms since epoch; undefined when it was
+   * restored from the store, which keeps no time). Read from the working copy only.
+   */
+  async retainedMatching(filters: string[]): Promise<Array<{ packet: Pkt; storedAt?: number }>> {
+    const found: Array<{ packet: Pkt; storedAt?: number }> = [];
+    const stream = super.createRetainedStreamCombi(filters);
+    for await (const packet of stream as AsyncIterable<Pkt>) {
+      found.push({ packet, storedAt: this.retainedAt.get(String(packet.topic)) });
+    }
+    return found;
+  }
+
+  /**
+   * Clears the retained message of each internal topic (`delete_retained`): the same empty
+   * retained payload an MQTT client would publish ([MQTT-3.3.1-6]), stored without being
+   * routed (live subscribers get nothing), and resolves once the store's delete is committed,
+   * so a restart cannot bring it back.
+   */
+  async clearRetained(topics: string[]): Promise<void> {
+    await Promise.all(
+      topics.map(async (topic) => {
+        await super.storeRetained({ topic, payload: Buffer.alloc(0) } as unknown as AedesPacket);
+        this.retainedAt.delete(topic);
+        await this.save(() => ({ op: 'retained', topic, packet: null }));
+      }),
+    );
+  }
+
   /** Whether aedes' working copy holds any state under `realm`'s internal names. */
   async holdsRealm(realm: string): Promise<boolean> {
     const prefixes = realmPrefixes(realm);
@@ -272,6 +305,8 @@ export class StoredPersistence extends SessionExpiryPersistence {
     await super.storeRetained(packet);
     const { topic, payload } = packet as unknown as { topic: string; payload: Buffer };
     const empty = payload.length === 0;
+    if (empty) this.retainedAt.delete(topic);
+    else this.retainedAt.set(topic, Date.now());
     // In the background, like queued copies: aedes stores the retained copy first in the same
     // routing turn, and waiting here let later messages overtake this one into the queues.
     this.saveInBackground(() => ({

@@ -82,6 +82,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   end_sessions: REALM,
   close_client: { ...REALM, client_id: 'plain' },
   purge_queue: { ...REALM, consumer: 'plain', key: 'plain' },
+  delete_retained: { ...REALM, topic: 'plain', filter: 'plain' },
   [SignedAction.AUTHORIZATION_DECIDE]: {
     request_id: 'plain',
     approved: 'plain',
@@ -102,6 +103,7 @@ export const UNAUDITED_ACTIONS = new Set([
   'client_detail',
   'list_queues',
   'peek_queue',
+  'list_retained',
   'AUTHORIZATION_NEXT',
 ]);
 
@@ -156,6 +158,9 @@ export function auditResult(action: string, reply: unknown): string | null {
   if (action === 'purge_queue' && typeof r.purged === 'number') {
     const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;
     return `purged ${r.purged}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}`;
+  }
+  if (action === 'delete_retained' && typeof r.deleted === 'number') {
+    return `deleted ${r.deleted} retained`;
   }
   if (action === SignedAction.AUTHORIZATION_DECIDE) {
     // The reply is the decided request: say whose it was, since the body holds only its id.

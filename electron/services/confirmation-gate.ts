@@ -163,5 +163,9 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
     }
     case 'purgeQueue':
       return `Purge the ready messages queued for "${s('consumer')}"${input.key ? ` (${s('key')})` : ''} in "${s('realm')}"?`;
+    case 'deleteRetained':
+      return input.filter
+        ? `Delete every retained message matching "${s('filter')}" in "${s('realm')}"?`
+        : `Delete the retained message of "${s('topic')}" in "${s('realm')}"?`;
   }
 }

@@ -26,6 +26,7 @@ import { useRequestNotifications } from './views/requests/request-notifications'
 import { ClientsView } from './views/clients/clients-view';
 import { DeadLettersView } from './views/dead-letters/dead-letters-view';
 import { QueuesView } from './views/queues/queues-view';
+import { RetainedView } from './views/retained/retained-view';
 import { DemoView } from './views/demo/demo-view';
 import { LocalBrokerView } from './views/local-broker/local-broker-view';
 import { TapView } from './views/tap/tap-view';
@@ -50,6 +51,7 @@ const SECTIONS: Section[] = [
   { id: 'realms', label: 'Realms', group: 'Manage', View: RealmsView },
   { id: 'tokens', label: 'Tokens', group: 'Manage', View: TokensView },
   { id: 'queues', label: 'Queues', group: 'Operations', View: QueuesView },
+  { id: 'retained', label: 'Retained', group: 'Operations', View: RetainedView },
   { id: 'dead-letters', label: 'Dead letters', group: 'Operations', View: DeadLettersView },
   { id: 'activity', label: 'Activity', group: 'Operations', View: ActivityView },
   { id: 'local', label: 'Broker process', group: 'Local', View: LocalBrokerView },

@@ -27,6 +27,7 @@ const LABELS: Record<string, string> = {
   dlq_replay: 'Replay dead letters',
   dlq_discard: 'Discard dead letters',
   remove_consumer: 'Remove consumer',
+  delete_retained: 'Delete retained messages',
   AUTHORIZATION_DECIDE: 'Decide request',
   console_publish: 'Publish test message',
 };

@@ -1,0 +1,172 @@
+/**
+ * End to end (issue 27): the Retained view against the console's real local broker, with a
+ * real MQTT.js client that publishes retained messages. The view lists them (topic, size,
+ * preview; no realm prefix), a row shows its whole payload, Delete (confirmed) clears one so a
+ * new subscriber no longer gets it, "Delete all matching" — after typing the filter — clears
+ * the rest, and Activity records `delete_retained`. Screenshots at 1280 and 390 px go to
+ * `SHOTS_DIR` when it is set.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { connectAsync, type MqttClient } from 'mqtt';
+import { type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ActivityList } from '../../shared/console-api-activity';
+import { launchChromium } from '../support/chromium';
+import {
+  callApi,
+  freePort,
+  startConsole,
+  stopConsole,
+  type RunningConsole,
+} from '../support/console-process';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const SHOTS = process.env.SHOTS_DIR;
+const LONG = JSON.stringify({ firmware: '4.2.1', notes: 'x'.repeat(1_500), end: 'END-MARK' });
+
+const topicsShown = (page: Page): Promise<Array<string | null>> =>
+  page
+    .getByTestId('retained-row')
+    .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-topic')));
+
+describe('retained view end to end', () => {
+  let dir: TempDir;
+  let app: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  let mqttUrl = '';
+  const clients: MqttClient[] = [];
+  const pageErrors: string[] = [];
+
+  const mqtt = async (): Promise<MqttClient> => {
+    const client = await connectAsync(mqttUrl, { reconnectPeriod: 0, connectTimeout: 5_000 });
+    clients.push(client);
+    return client;
+  };
+
+  /** The retained messages a new subscriber to `filter` gets (a live marker ends the wait). */
+  const retainedSeen = async (filter: string): Promise<string[]> => {
+    const sub = await mqtt();
+    const seen: string[] = [];
+    let marked = false;
+    sub.on('message', (topic, _payload, packet) => {
+      if (topic === 'zz/marker') marked = true;
+      else if (packet.retain) seen.push(topic);
+    });
+    await sub.subscribeAsync([filter, 'zz/marker'], { qos: 1 });
+    await sub.publishAsync('zz/marker', 'end', { qos: 1 });
+    await expect.poll(() => marked).toBe(true);
+    await sub.endAsync();
+    return seen.sort();
+  };
+
+  beforeAll(async () => {
+    dir = await makeTempDir('switchboard-e2e-retained-');
+    const mqttPort = await freePort();
+    mqttUrl = `mqtt://127.0.0.1:${mqttPort}`;
+    app = await startConsole(path.join(dir.path, 'data'), { mqttPort });
+    browser = await launchChromium();
+    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(app.url);
+    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    for (const client of clients) await client.endAsync(true);
+    await browser?.close();
+    await stopConsole(app);
+    await dir?.remove();
+  }, 30_000);
+
+  it('lists, shows, deletes one and deletes all matching', async () => {
+    const device = await mqtt();
+    await device.publishAsync('plant/line-1/config', LONG, { qos: 1, retain: true });
+    await device.publishAsync('plant/line-2/config', '{"speed":12}', { qos: 1, retain: true });
+    await device.publishAsync('plant/line-2/state', Buffer.from([0xde, 0xad, 0xbe, 0xef]), {
+      qos: 0,
+      retain: true,
+    });
+    await device.publishAsync('office/lights', 'on', { qos: 1, retain: true });
+
+    await page.getByTestId('nav-retained').click();
+    await expect
+      .poll(() => topicsShown(page), { timeout: 15_000 })
+      .toEqual([
+        'office/lights',
+        'plant/line-1/config',
+        'plant/line-2/config',
+        'plant/line-2/state',
+      ]);
+    const binary = page.locator('[data-topic="plant/line-2/state"]');
+    expect(await binary.textContent()).toContain('base64 3q2+7w==');
+
+    // A filter narrows the table (applied on Enter).
+    await page.getByTestId('retained-filter').fill('plant/+/config');
+    await page.getByTestId('retained-filter').press('Enter');
+    await expect
+      .poll(() => topicsShown(page))
+      .toEqual(['plant/line-1/config', 'plant/line-2/config']);
+
+    // The row's payload in full (the table shows a preview of 1 KiB at most).
+    await page.locator('[data-topic="plant/line-1/config"]').getByRole('button').click();
+    await expect.poll(() => page.getByTestId('retained-payload').textContent()).toBe(LONG);
+
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, 'retained-1280.png'), fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect
+        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .toBeLessThanOrEqual(390);
+      await page.screenshot({ path: path.join(SHOTS, 'retained-390.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+
+    // Delete one, confirmed.
+    await page.getByTestId('retained-delete').click();
+    await page.getByTestId('retained-delete-confirm-yes').click();
+    await expect
+      .poll(() => page.getByTestId('retained-action-message').textContent())
+      .toContain('Deleted 1 retained message of plant/line-1/config');
+    await expect.poll(() => topicsShown(page)).toEqual(['plant/line-2/config']);
+    expect(await retainedSeen('plant/#')).toEqual(['plant/line-2/config', 'plant/line-2/state']);
+
+    // Delete all matching needs the filter typed.
+    await page.getByTestId('retained-filter').fill('plant/#');
+    await page.getByTestId('retained-apply').click();
+    await expect
+      .poll(() => topicsShown(page))
+      .toEqual(['plant/line-2/config', 'plant/line-2/state']);
+    await page.getByTestId('retained-bulk-confirm').fill('plant/+');
+    expect(await page.getByTestId('retained-bulk-delete').isDisabled()).toBe(true);
+    await page.getByTestId('retained-bulk-confirm').fill('plant/#');
+    await page.getByTestId('retained-bulk-delete').click();
+    await expect
+      .poll(() => page.getByTestId('retained-action-message').textContent())
+      .toContain('Deleted 2 retained messages matching plant/#');
+    await page.getByTestId('retained-empty').waitFor();
+    expect(await retainedSeen('#')).toEqual(['office/lights']);
+
+    const activity = await callApi<ActivityList>(app, 'listActivity', {
+      actions: ['delete_retained'],
+    });
+    expect(activity.entries).toHaveLength(2);
+    expect(activity.entries).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          target: 'default',
+          params: expect.objectContaining({ filter: 'plant/#' }),
+        }),
+        expect.objectContaining({
+          params: expect.objectContaining({ topic: 'plant/line-1/config' }),
+        }),
+      ]),
+    );
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+});

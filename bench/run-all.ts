@@ -67,10 +67,15 @@
  *   BENCH_REPEATS=<n>           repeats per configuration (default 3; quick 1)
  *   BENCH_FANOUT_CONSUMERS=1,10 consumer counts;  BENCH_FANOUT_PAYLOADS=100,1024 sizes (bytes)
  *   BENCH_DURABLE_MODES=sqlite-full,…  durable modes to run (default all)
+ *   BENCH_DURABLE_PATTERNS=stock  durable producer patterns (confirms,stock; default both)
+ *   BENCH_DURABLE_STOCK_PAYLOADS=1024  stock-pattern payload sizes, bytes (default 100,1024)
+ *   BENCH_DURABLE_STORE_ONLY=0  skip the durable scenario's storage-only step
  *   BENCH_REDIS_URL=redis://…   also run the durable `redis` mode against that Redis
  *   BENCH_CPU_PROF_DIR=<dir>    V8 CPU profile of every server during each throughput phase,
  *                               one `.cpuprofile` per phase into <dir> (summarise with
- *                               `npx tsx bench/profile-summary.ts <file>`); perturbs the numbers
+ *                               `npx tsx bench/profile-summary.ts <file>`); perturbs the numbers.
+ *                               The durable scenario also puts each configuration's top 10
+ *                               frames and groups in its JSON (`cpu_profile`) and log
  *   BENCH_RELAY_EMIT=per-socket relay emits per socket instead of one room broadcast
  *   BENCH_CLIENT_PROFILE=websocket-no-deflate  clients as before issue 7 (default: stock)
  *   BENCH_OUT=<file>            also write the JSON to <file>

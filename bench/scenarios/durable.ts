@@ -15,7 +15,7 @@
  * default document keeps its four modes).
  * Units: messages/s; latency in ms (send → counted); CPU in % of one core.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,6 +36,7 @@ import {
   type Socket,
 } from '../lib/clients';
 import { median, round, summariseLatency } from '../lib/stats';
+import { summariseProfiles, type ProfileRow } from '../profile-summary';
 import { forkServer, serverLoad, threadLoad, type ForkOptions } from '../servers/server-process';
 import { runStoreThroughput } from './store-throughput';
 
@@ -79,6 +80,36 @@ export interface DurableResult {
   thread_cpu_us_per_message: { main: number | null; worker: number | null; other: number | null };
   /** 1-minute load average at the end of the configuration. */
   load_avg_1m: number | null;
+  /**
+   * Where the broker's CPU went over the measured runs (V8 CPU profile, self time): the top
+   * functions and the top groups (broker folder / npm package / native / GC), `pct` of the busy
+   * time. Null unless profiling was asked for (`BENCH_CPU_PROF_DIR`): the profiler itself adds
+   * ~10–20 % CPU, so the numbers of a profiled run are not the headline ones.
+   */
+  cpu_profile: DurableProfile | null;
+}
+
+/** The summary of one configuration's profile (see `DurableResult.cpu_profile`). */
+export interface DurableProfile {
+  busy_ms: number;
+  top_functions: ProfileRow[];
+  top_groups: ProfileRow[];
+}
+
+/** Rows of a profile summary kept in the JSON (the full one: `bench/profile-summary.ts`). */
+const PROFILE_TOP = 10;
+
+/** Summarises the profile written to `file` (null: no profiling) and logs its top frames. */
+function profileTop(file: string | null, log: (l: string) => void): DurableProfile | null {
+  if (file === null) return null;
+  const summary = summariseProfiles([JSON.parse(readFileSync(file, 'utf8'))], PROFILE_TOP);
+  const rows = (r: ProfileRow) => `${r.pct.toFixed(1)} % ${r.name}${r.where ? ` ${r.where}` : ''}`;
+  log(
+    `  profile (${summary.busy_ms} ms busy), top self time: ${summary.functions.map(rows).join('; ')}`,
+  );
+  const groups = summary.groups.slice(0, PROFILE_TOP);
+  log(`  by group: ${groups.map(rows).join('; ')}`);
+  return { busy_ms: summary.busy_ms, top_functions: summary.functions, top_groups: groups };
 }
 
 const settingsFor = (mode: DurableMode): object =>
@@ -306,7 +337,7 @@ async function runMode(
           `CPU µs/msg main ${perThread.main[r]!.toFixed(1)} worker ${perThread.worker[r]!.toFixed(1)}`,
       );
     }
-    await server.profile('stop');
+    const cpuProfile = profileTop(await server.profile('stop'), log);
     const lat = summariseLatency(latencies);
     return {
       mode,
@@ -323,6 +354,7 @@ async function runMode(
         other: round(median(perThread.other), 1),
       },
       load_avg_1m: round(loadavg()[0]!, 2),
+      cpu_profile: cpuProfile,
     };
   } finally {
     side?.detach();
@@ -365,24 +397,33 @@ export async function runDurable(
   const wanted = process.env.BENCH_DURABLE_MODES?.split(',');
   const pick = (modes: readonly DurableMode[]) =>
     wanted ? modes.filter((m) => wanted.includes(m)) : modes;
+  // BENCH_DURABLE_PATTERNS=stock and BENCH_DURABLE_STOCK_PAYLOADS=1024 narrow it further.
+  const patterns = process.env.BENCH_DURABLE_PATTERNS?.split(',') ?? ['confirms', 'stock'];
+  const stockBytes = process.env.BENCH_DURABLE_STOCK_PAYLOADS
+    ? process.env.BENCH_DURABLE_STOCK_PAYLOADS.split(',').map(Number)
+    : config.stockPayloadBytes;
   const modes: readonly DurableMode[] = REDIS_URL ? [...DURABLE_MODES, 'redis'] : DURABLE_MODES;
-  for (const mode of pick(modes)) {
+  for (const mode of patterns.includes('confirms') ? pick(modes) : []) {
     const r = await tryMode([mode, 'confirms', config.payloadBytes], config, fork, log, errors);
     if (r) results.push(r);
   }
   const stock: DurableResult[] = [];
-  for (const bytes of config.stockPayloadBytes) {
+  for (const bytes of patterns.includes('stock') ? stockBytes : []) {
     for (const mode of pick(REDIS_URL ? [...STOCK_MODES, 'redis'] : STOCK_MODES)) {
       const r = await tryMode([mode, 'stock', bytes], config, fork, log, errors);
       if (r) stock.push(r);
     }
   }
   // Storage alone, in bursts of the window size (what group commit sees at that load).
-  const storeOnly = await runStoreThroughput({
-    messages: config.messages,
-    burst: config.window,
-    payloadBytes: config.payloadBytes,
-  });
+  // BENCH_DURABLE_STORE_ONLY=0 skips it (profiling the broker alone).
+  const storeOnly =
+    process.env.BENCH_DURABLE_STORE_ONLY === '0'
+      ? null
+      : await runStoreThroughput({
+          messages: config.messages,
+          burst: config.window,
+          payloadBytes: config.payloadBytes,
+        });
   const plain = results.find((r) => r.mode === 'plain')?.messages_per_s ?? null;
   const full = results.find((r) => r.mode === 'sqlite-full')?.messages_per_s ?? null;
   const stockFull = stock.filter((r) => r.mode === 'sqlite-full');
@@ -405,6 +446,7 @@ export async function runDurable(
     sqlite_full_meets_target: full !== null && full >= TARGET_PER_S,
     stock_sqlite_full_meets_target:
       stockFull.length === config.stockPayloadBytes.length &&
+      stockFull.length > 0 &&
       stockFull.every((r) => (r.messages_per_s ?? 0) >= TARGET_PER_S),
   };
 }

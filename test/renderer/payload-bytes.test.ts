@@ -10,6 +10,7 @@ import {
   hexRows,
   isBase64,
   toBase64,
+  type HexRow,
 } from '../../renderer/src/components/payload-bytes';
 import { formatBytes } from '../../renderer/src/format';
 
@@ -82,16 +83,17 @@ describe('hex dump', () => {
     const bytes = new TextEncoder().encode('Hello, hex dump!\n\u0001z');
     const rows = hexRows(bytes);
     expect(rows).toHaveLength(2);
-    expect(rows[0]).toEqual({
+    const [one, two] = rows as [HexRow, HexRow];
+    expect(one).toEqual({
       offset: '00000000',
       hex: '48 65 6c 6c 6f 2c 20 68  65 78 20 64 75 6d 70 21',
       ascii: 'Hello, hex dump!',
     });
-    expect(rows[1].offset).toBe('00000010');
-    expect(rows[1].hex.startsWith('0a 01 7a ')).toBe(true);
+    expect(two.offset).toBe('00000010');
+    expect(two.hex.startsWith('0a 01 7a ')).toBe(true);
     // Padded to full width, so the ASCII column lines up.
-    expect(rows[1].hex).toHaveLength(rows[0].hex.length);
-    expect(rows[1].ascii).toBe('..z');
+    expect(two.hex).toHaveLength(one.hex.length);
+    expect(two.ascii).toBe('..z');
     expect(hexDumpText(rows).split('\n')[0]).toBe(
       '00000000  48 65 6c 6c 6f 2c 20 68  65 78 20 64 75 6d 70 21  |Hello, hex dump!|',
     );
@@ -103,7 +105,7 @@ describe('hex dump', () => {
     expect(hexRows(bytes)).toHaveLength(HEX_PAGE_ROWS);
     const last = hexRows(bytes, HEX_PAGE_ROWS * 2);
     expect(last).toHaveLength(1);
-    expect(last[0].offset).toBe((HEX_PAGE_ROWS * 2 * 16).toString(16).padStart(8, '0'));
+    expect(last[0]?.offset).toBe((HEX_PAGE_ROWS * 2 * 16).toString(16).padStart(8, '0'));
     expect(hexRows(new Uint8Array(0))).toEqual([]);
   });
 });

@@ -92,7 +92,13 @@ export function describePayload(jsonText: string, enc?: string | null): PayloadM
   try {
     value = JSON.parse(jsonText) as unknown;
   } catch {
-    return { kind: 'text', value: undefined, text: jsonText, bytes: utf8Bytes(jsonText), note: null };
+    return {
+      kind: 'text',
+      value: undefined,
+      text: jsonText,
+      bytes: utf8Bytes(jsonText),
+      note: null,
+    };
   }
   let note: string | null = null;
   if (enc === 'base64' && typeof value === 'string') {

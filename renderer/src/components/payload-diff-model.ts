@@ -72,7 +72,8 @@ export function diffJson(a: unknown, b: unknown, max = MAX_JSON_CHANGES): JsonDi
         else walk(x[key], y[key], p);
       }
       for (const key of Object.keys(y)) {
-        if (!Object.hasOwn(x, key)) push({ path: childPath(path, key), kind: 'added', after: y[key] });
+        if (!Object.hasOwn(x, key))
+          push({ path: childPath(path, key), kind: 'added', after: y[key] });
       }
       return;
     }
@@ -109,32 +110,36 @@ export function diffLines(a: string, b: string, maxCells = MAX_LINE_DIFF_CELLS):
     middle.push(...xs.map((text): DiffLine => ({ op: 'removed', text })));
     middle.push(...ys.map((text): DiffLine => ({ op: 'added', text })));
   } else {
-    // lcs[i][j]: LCS length of xs[i..] and ys[j..], in one flat array.
+    // lcs[i * w + j]: LCS length of xs[i..] and ys[j..], in one flat array (a cell past the
+    // end reads 0, hence the `?? 0`s that satisfy noUncheckedIndexedAccess).
     const w = ys.length + 1;
     const lcs = new Uint32Array((xs.length + 1) * w);
+    const at = (i: number, j: number): number => lcs[i * w + j] ?? 0;
     for (let i = xs.length - 1; i >= 0; i--) {
       for (let j = ys.length - 1; j >= 0; j--) {
         lcs[i * w + j] =
-          xs[i] === ys[j]
-            ? lcs[(i + 1) * w + j + 1] + 1
-            : Math.max(lcs[(i + 1) * w + j], lcs[i * w + j + 1]);
+          xs[i] === ys[j] ? at(i + 1, j + 1) + 1 : Math.max(at(i + 1, j), at(i, j + 1));
       }
     }
     let i = 0;
     let j = 0;
     while (i < xs.length && j < ys.length) {
-      if (xs[i] === ys[j]) {
-        middle.push({ op: 'same', text: xs[i] });
+      const left = xs[i]!;
+      const right = ys[j]!;
+      if (left === right) {
+        middle.push({ op: 'same', text: left });
         i++;
         j++;
-      } else if (lcs[(i + 1) * w + j] >= lcs[i * w + j + 1]) {
-        middle.push({ op: 'removed', text: xs[i++] });
+      } else if (at(i + 1, j) >= at(i, j + 1)) {
+        middle.push({ op: 'removed', text: left });
+        i++;
       } else {
-        middle.push({ op: 'added', text: ys[j++] });
+        middle.push({ op: 'added', text: right });
+        j++;
       }
     }
-    while (i < xs.length) middle.push({ op: 'removed', text: xs[i++] });
-    while (j < ys.length) middle.push({ op: 'added', text: ys[j++] });
+    middle.push(...xs.slice(i).map((text): DiffLine => ({ op: 'removed', text })));
+    middle.push(...ys.slice(j).map((text): DiffLine => ({ op: 'added', text })));
   }
   return [...same(x.slice(0, head)), ...middle, ...same(x.slice(x.length - tail))];
 }
@@ -145,9 +150,7 @@ export function shortJson(value: unknown, max = 120): string {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
 
-export type PayloadDiff =
-  | { kind: 'json'; diff: JsonDiff }
-  | { kind: 'lines'; lines: DiffLine[] };
+export type PayloadDiff = { kind: 'json'; diff: JsonDiff } | { kind: 'lines'; lines: DiffLine[] };
 
 /**
  * Diff of two payloads given as JSON text: structural when both parse, else by lines (of
@@ -165,6 +168,10 @@ export function diffPayloads(a: string, b: string): PayloadDiff {
   const pb = parse(b);
   if (pa.ok && pb.ok) return { kind: 'json', diff: diffJson(pa.value, pb.value) };
   const lines = (t: string, p: typeof pa): string =>
-    p.ok && typeof p.value !== 'string' ? JSON.stringify(p.value, null, 2) : p.ok ? String(p.value) : t;
+    p.ok && typeof p.value !== 'string'
+      ? JSON.stringify(p.value, null, 2)
+      : p.ok
+        ? String(p.value)
+        : t;
   return { kind: 'lines', lines: diffLines(lines(a, pa), lines(b, pb)) };
 }

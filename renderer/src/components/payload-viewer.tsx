@@ -105,8 +105,11 @@ export function PayloadViewer({
   const [decode, setDecode] = useState(false);
   const effectiveEnc = enc ?? (decode ? 'base64' : null);
   const payload = useMemo(() => describePayload(text, effectiveEnc), [text, effectiveEnc]);
+  // Once decoded the reading is binary: the switch stays, so it can be turned off again.
   const offerDecode =
-    !enc && payload.kind === 'json' && typeof payload.value === 'string' && isBase64(payload.value);
+    !enc &&
+    (decode ||
+      (payload.kind === 'json' && typeof payload.value === 'string' && isBase64(payload.value)));
   const treeFits =
     payload.kind === 'json' && typeof payload.value === 'object' && payload.value !== null;
   const offered = (tabs ?? ['tree', 'text', 'hex', 'base64']).filter(

@@ -72,11 +72,11 @@ function HexDump({ bytes, testId }: { bytes: Uint8Array; testId: string }) {
   return (
     <>
       <pre className="payload-pre payload-hex" data-testid={testId} data-rows={shown.length}>
-        {shown.map((r) => (
+        {shown.map((r, i) => (
           <span key={r.offset} className="payload-hex__row">
+            {i > 0 && '\n'}
             <span className="payload-hex__offset">{r.offset}</span> {r.hex}{' '}
             <span className="payload-hex__ascii">{r.ascii}</span>
-            {'\n'}
           </span>
         ))}
       </pre>

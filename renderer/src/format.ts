@@ -44,3 +44,16 @@ export function formatChars(length: number): string {
   if (length < 1_000_000) return `${oneDecimal.format(length / 1_000)} K characters`;
   return `${oneDecimal.format(length / 1_000_000)} M characters`;
 }
+
+/** `1.5 MiB`-style sizes (binary units): `512` → `"512 B"`, `1536` → `"1.5 KiB"`; null → `"—"`. */
+export function formatBytes(n: number | null | undefined): string {
+  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
+  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
+  let v = n;
+  let i = 0;
+  while (Math.abs(v) >= 1024 && i < units.length - 1) {
+    v /= 1024;
+    i++;
+  }
+  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
+}

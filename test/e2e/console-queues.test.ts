@@ -110,14 +110,39 @@ describe('queues view end to end', () => {
     await expect.poll(() => page.getByTestId('queue-peek-item').count()).toBe(N);
     expect(await readyOf(page)).toBe(String(N));
 
+    // A peeked preview opens as Text / Hex (issue 27): no JSON tree, the preview's bytes.
+    const firstItem = page.getByTestId('queue-peek-item').first();
+    const preview = (await firstItem.locator('.queue-peek__payload').textContent()) ?? '';
+    await firstItem.getByTestId('queue-peek-view').click();
+    expect(await firstItem.getByTestId('queue-peek-payload-tab-tree').count()).toBe(0);
+    await firstItem.getByTestId('queue-peek-payload-tab-hex').click();
+    const hex = (await firstItem.getByTestId('queue-peek-payload-hex').textContent()) ?? '';
+    expect(
+      hex.startsWith(
+        `00000000 ${Buffer.from(preview)
+          .subarray(0, 4)
+          .toString('hex')
+          .replace(/(..)(?!$)/g, '$1 ')}`,
+      ),
+    ).toBe(true);
+    expect(await firstItem.getByTestId('queue-peek-payload-size').getAttribute('data-bytes')).toBe(
+      String(Buffer.byteLength(preview)),
+    );
+
     if (SHOTS) {
       mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, 'queues-1280.png'), fullPage: true });
+      await page.screenshot({
+        path: path.join(SHOTS, 'queues-1280.png'),
+        fullPage: true,
+      });
       await page.setViewportSize({ width: 390, height: 844 });
       await expect
         .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
         .toBeLessThanOrEqual(390);
-      await page.screenshot({ path: path.join(SHOTS, 'queues-390.png'), fullPage: true });
+      await page.screenshot({
+        path: path.join(SHOTS, 'queues-390.png'),
+        fullPage: true,
+      });
       await page.setViewportSize({ width: 1280, height: 900 });
     }
 

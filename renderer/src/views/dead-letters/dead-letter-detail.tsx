@@ -1,7 +1,7 @@
 /** Details of one dead letter: where it came from, why, when, its payload, and its actions. */
 import { useEffect, useRef } from 'react';
 import type { DeadLetter } from '../../../../shared/console-api-operations';
-import { JsonViewer } from '../../components/json-viewer';
+import { PayloadViewer } from '../../components/payload-viewer';
 
 const STAMP = new Intl.DateTimeFormat('en-GB', { dateStyle: 'short', timeStyle: 'medium' });
 
@@ -68,7 +68,7 @@ export function DeadLetterDetail({ entry, busy, onClose, onAction }: DeadLetterD
       {entry.payload === null ? (
         <p className="muted">The broker omitted this payload (larger than its page limit).</p>
       ) : (
-        <JsonViewer text={entry.payload} testId="dlq-payload" />
+        <PayloadViewer key={entry.id} text={entry.payload} testId="dlq-payload" />
       )}
       <div className="ops-wrap">
         <button

@@ -5,6 +5,7 @@
 import type { LocalBrokerState, LocalBrokerStatus, Overview } from '../../../../shared/console-api';
 import type { Stats } from '../../../../shared/http-api';
 import type { BadgeTone } from '../../components/status-badge';
+import { formatBytes } from '../../format';
 
 export interface OnlineTotal {
   online: number;
@@ -94,18 +95,8 @@ export function needsAdminToken(message: string | null | undefined): boolean {
   return !!message && message.includes('needs an admin token');
 }
 
-/** `1.5 MiB`-style sizes (binary units), for the free-space notice. */
-export function formatBytes(n: number | null | undefined): string {
-  if (n === null || n === undefined || !Number.isFinite(n)) return '—';
-  const units = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];
-  let v = n;
-  let i = 0;
-  while (Math.abs(v) >= 1024 && i < units.length - 1) {
-    v /= 1024;
-    i++;
-  }
-  return `${i === 0 ? v : v.toFixed(1)} ${units[i]}`;
-}
+/** Re-exported: the helper moved to format.ts (the payload viewer shows sizes too). */
+export { formatBytes };
 
 /** The Overview's sentence for a store that refuses new durable copies, or null. */
 export function storageRefusal(storage: Stats['storage']): string | null {

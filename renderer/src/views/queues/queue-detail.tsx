@@ -12,11 +12,46 @@ import { ErrorBanner } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import { formatCount } from '../../format';
 import { useConsoleAction } from '../../hooks/use-console-action';
+import { PayloadViewer } from '../../components/payload-viewer';
 import { ageText, sizeText } from './queues-model';
 import '../../styles/realms.css';
 
 /** Copies per Peek page. */
 const PEEK_PAGE = 20;
+
+/**
+ * A peeked copy's payload: the one-line preview, or Text / Hex of it on demand. The preview is
+ * the payload's JSON cut by the host, so it is shown as text, not as a tree.
+ */
+function PeekPayload({ preview, truncated }: { preview: string; truncated: boolean }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      {open ? (
+        <PayloadViewer
+          text={preview}
+          tabs={['text', 'hex']}
+          cutNote={truncated ? 'The preview is cut: the start of the payload is shown.' : null}
+          testId="queue-peek-payload"
+        />
+      ) : (
+        <pre className="queue-peek__payload">
+          {preview}
+          {truncated && '…'}
+        </pre>
+      )}
+      <button
+        type="button"
+        className="payload-more"
+        aria-expanded={open}
+        onClick={() => setOpen(!open)}
+        data-testid="queue-peek-view"
+      >
+        {open ? 'hide Text / Hex' : 'Text / Hex'}
+      </button>
+    </>
+  );
+}
 
 export interface QueueDetailProps {
   client: ConsoleClient;
@@ -156,10 +191,7 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
                 </span>
                 {m.inFlight && <StatusBadge label="in flight" tone="busy" />}
               </div>
-              <pre className="queue-peek__payload">
-                {m.preview}
-                {m.truncated && '…'}
-              </pre>
+              <PeekPayload preview={m.preview} truncated={m.truncated} />
             </li>
           ))}
         </ol>

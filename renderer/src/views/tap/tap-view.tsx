@@ -3,7 +3,7 @@
  * arrive (newest first, capped, sampled by the host above a rate), with pause, clear and a
  * filter; below, the test publisher (publish-form.tsx).
  */
-import { memo, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
+import { memo, useCallback, useEffect, useMemo, useState, useSyncExternalStore } from 'react';
 import {
   TAP_DEFAULT_MAX_RATE,
   type TapMessage,
@@ -30,6 +30,8 @@ import {
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { TextField } from '../../components/form-fields';
 import { Page } from '../../components/page';
+import { PayloadViewer } from '../../components/payload-viewer';
+import { PayloadDiff } from '../../components/payload-diff';
 
 type Mode = 'topic' | 'event';
 
@@ -48,10 +50,29 @@ function RealmOptions({ connectionId }: { connectionId: string }) {
   );
 }
 
+/** How much of a cut payload the page holds, in words. */
+function cutNote(m: TapMessage): string | null {
+  return m.truncated
+    ? `showing the first ${formatCount(m.payload.length)} of ${formatChars(m.size)}`
+    : null;
+}
+
+interface TapRowProps {
+  message: TapMessage;
+  open: boolean;
+  picked: boolean;
+  onOpen: (seq: number) => void;
+  onPick: (seq: number, on: boolean) => void;
+}
+
 /** One message row; memoised, so a new batch renders only its new rows. */
-const TapRow = memo(function TapRow({ message: m }: { message: TapMessage }) {
+const TapRow = memo(function TapRow({ message: m, open, picked, onOpen, onPick }: TapRowProps) {
   return (
-    <li className="tap-row" data-testid="tap-row">
+    <li
+      className={`tap-row${open ? ' tap-row--open' : ''}`}
+      data-testid="tap-row"
+      aria-current={open || undefined}
+    >
       <span className="tap-row__time">{new Date(m.at).toLocaleTimeString('en-GB')}</span>
       <span className="tap-row__event" data-testid="tap-row-event">
         {m.event}
@@ -61,14 +82,39 @@ const TapRow = memo(function TapRow({ message: m }: { message: TapMessage }) {
         {m.payload}
         {m.truncated && '…'}
       </code>
+      <span className="tap-row__tools">
+        <label className="tap-row__pick" title="Pick two messages to compare their payloads">
+          <input
+            type="checkbox"
+            checked={picked}
+            onChange={(e) => onPick(m.seq, e.target.checked)}
+            data-testid="tap-row-pick"
+          />{' '}
+          compare
+        </label>
+        <button
+          type="button"
+          className="button tap-row__view"
+          aria-expanded={open}
+          onClick={() => onOpen(m.seq)}
+          data-testid="tap-row-view"
+        >
+          {open ? 'Hide' : 'View'}
+        </button>
+      </span>
       {m.truncated && (
         <span className="tap-row__size" data-testid="tap-row-size" data-size={m.size}>
-          showing the first {formatCount(m.payload.length)} of {formatChars(m.size)}
+          {cutNote(m)}
         </span>
       )}
     </li>
   );
 });
+
+/** Time and event of a message, naming it in the diff. */
+function label(m: TapMessage): string {
+  return `${new Date(m.at).toLocaleTimeString('en-GB')} ${m.event}`;
+}
 
 export function TapView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
@@ -85,6 +131,19 @@ export function TapView({ client }: { client: ConsoleClient }) {
   const [error, setError] = useState<ErrorInfo | null>(null);
   /** What the running tap subscribed to (the form fields may be edited once it stops). */
   const [tapped, setTapped] = useState<TapTarget | null>(null);
+  /** The row whose payload is open below the list, by `seq`. */
+  const [openSeq, setOpenSeq] = useState<number | null>(null);
+  /** Up to two rows picked for the diff, by `seq`, oldest pick first. */
+  const [picked, setPicked] = useState<number[]>([]);
+  const onOpen = useCallback((seq: number) => setOpenSeq((o) => (o === seq ? null : seq)), []);
+  const onPick = useCallback(
+    (seq: number, on: boolean) =>
+      // A third pick replaces the older of the two.
+      setPicked((p) =>
+        on ? [...p.filter((s) => s !== seq), seq].slice(-2) : p.filter((s) => s !== seq),
+      ),
+    [],
+  );
 
   useEffect(() => client.api.on('tapBatch', (batch) => model.apply(batch)), [client, model]);
   // Leaving the view stops its tap.
@@ -141,6 +200,12 @@ export function TapView({ client }: { client: ConsoleClient }) {
   };
 
   const emptyText = tapEmptyText(snap);
+  // Rows leave the ring (capacity, Clear): an open or picked row that is gone is dropped.
+  const openMessage = openSeq === null ? undefined : snap.rows.find((m) => m.seq === openSeq);
+  const pickedMessages = picked
+    .map((seq) => snap.rows.find((m) => m.seq === seq))
+    .filter((m): m is TapMessage => m !== undefined);
+  const [first, second] = pickedMessages;
 
   const canStart =
     !busy &&
@@ -273,7 +338,11 @@ export function TapView({ client }: { client: ConsoleClient }) {
         <button
           type="button"
           className="button"
-          onClick={() => model.clear()}
+          onClick={() => {
+            model.clear();
+            setOpenSeq(null);
+            setPicked([]);
+          }}
           data-testid="tap-clear"
         >
           Clear
@@ -334,9 +403,53 @@ export function TapView({ client }: { client: ConsoleClient }) {
 
       <ol className="tap-list" data-testid="tap-list" data-rows={snap.rows.length}>
         {snap.rows.map((m) => (
-          <TapRow key={m.seq} message={m} />
+          <TapRow
+            key={m.seq}
+            message={m}
+            open={m.seq === openSeq}
+            picked={picked.includes(m.seq)}
+            onOpen={onOpen}
+            onPick={onPick}
+          />
         ))}
       </ol>
+      {first && !second && (
+        <p className="muted tap-pick-hint" data-testid="tap-pick-hint">
+          Pick one more message to compare it with {label(first)}.
+        </p>
+      )}
+      {first && second && (
+        <PayloadDiff
+          a={first.payload}
+          b={second.payload}
+          aLabel={label(first)}
+          bLabel={label(second)}
+          onClose={() => setPicked([])}
+          testId="tap-diff"
+        />
+      )}
+      {openMessage && (
+        <section className="panel tap-message" aria-label="Message" data-testid="tap-message">
+          <header className="tap-message__header">
+            <h3 className="section-title tap-message__title">
+              {openMessage.event} <span className="muted">from {openMessage.from}</span>
+            </h3>
+            <button type="button" className="button" onClick={() => setOpenSeq(null)}>
+              Close
+            </button>
+          </header>
+          <p className="muted tap-message__facts">
+            {new Date(openMessage.at).toLocaleTimeString('en-GB')}
+            {openMessage.msgId && ` · message id ${openMessage.msgId}`}
+          </p>
+          <PayloadViewer
+            key={openMessage.seq}
+            text={openMessage.payload}
+            cutNote={cutNote(openMessage)}
+            testId="tap-payload"
+          />
+        </section>
+      )}
       {emptyText && (
         <p className="panel muted" data-testid="tap-empty">
           {emptyText}

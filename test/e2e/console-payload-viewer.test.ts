@@ -1,0 +1,213 @@
+/**
+ * End to end (issue 27): the live tap opens a message's payload in the payload viewer (JSON
+ * tree, Text, Hex, Base64, size, Copy), shows a binary (MQTT) message as bytes, pages a big array in
+ * the tree, and diffs two picked messages. Real console (web host), real broker, real
+ * socket.io producer, Chromium. Screenshots at 1280 and 390 px go to `SHOTS_DIR` when set.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, type BrowserContext, type Page } from 'playwright-core';
+import type { Socket } from 'socket.io-client';
+import { connectAsync } from 'mqtt';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ManagerClient } from '../../electron/services/manager-client';
+import type { LocalBrokerStatus } from '../../shared/console-api';
+import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
+import {
+  callApi,
+  localAdminToken,
+  startConsole,
+  type RunningConsole,
+  stopConsole,
+} from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { launchChromium } from '../support/chromium';
+
+const SHOTS = process.env.SHOTS_DIR;
+const REALM = 'lab';
+const FIRST = { order: 42, items: ['a', 'b'], note: 'café' };
+const SECOND = { order: 43, items: ['a'], note: 'café', rush: true };
+const BYTES = [0x00, 0xff, 0x48, 0x69, 0x0a];
+
+describe('payload viewer end to end', () => {
+  let dir: TempDir;
+  let app: RunningConsole;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let manager: ManagerClient;
+  let producer: Socket;
+  let mqttPort = 0;
+  const sockets: Socket[] = [];
+  const pageErrors: string[] = [];
+
+  const row = (event: string) => page.getByTestId('tap-row').filter({ hasText: event });
+  const text = async (testId: string): Promise<string> =>
+    (await page.getByTestId(testId).first().textContent()) ?? '';
+
+  async function shoot(name: string): Promise<void> {
+    if (!SHOTS) return;
+    mkdirSync(SHOTS, { recursive: true });
+    for (const width of [1280, 390]) {
+      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+    }
+    await page.setViewportSize({ width: 1280, height: 900 });
+  }
+
+  beforeAll(async () => {
+    dir = await makeTempDir('switchboard-e2e-payload-');
+    app = await startConsole(path.join(dir.path, 'data'), { mqttPort: 0 });
+    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
+    const brokerUrl = `http://127.0.0.1:${broker.port}`;
+    mqttPort = broker.mqttPort ?? 0;
+    manager = new ManagerClient({
+      url: brokerUrl,
+      secret: localAdminToken(path.join(dir.path, 'data')),
+    });
+    await manager.command({ command: 'add_realm', realm: REALM, required: false });
+    producer = await connectSocket(brokerUrl, sockets);
+    await new Promise<void>((resolve, reject) => {
+      producer.once(ServerEvent.AUTH_OK, () => resolve());
+      producer.once(ServerEvent.AUTH_FAIL, (reply) => reject(new Error(JSON.stringify(reply))));
+      producer.emit(ClientEvent.AUTHENTICATION, { realm: REALM, role: 'both' });
+    });
+    browser = await launchChromium();
+    context = await browser.newContext({
+      viewport: { width: 1280, height: 900 },
+      permissions: ['clipboard-read', 'clipboard-write'],
+    });
+    page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (message.type() === 'error') pageErrors.push(message.text());
+    });
+    await page.goto(app.url);
+    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+  }, 120_000);
+
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    manager?.close();
+    await context?.close();
+    await browser?.close();
+    await stopConsole(app);
+    await dir?.remove();
+  }, 30_000);
+
+  it('taps a JSON, a binary and an array message', async () => {
+    await page.getByTestId('nav-tap').click();
+    await page.getByTestId('tap-realm').fill(REALM);
+    await page.getByTestId('tap-pattern').fill('lab/#');
+    await page.getByTestId('tap-start').click();
+    await expect.poll(() => text('tap-state'), { timeout: 15_000 }).toBe('tapping');
+    const publish = (event: string, message: unknown): void => {
+      producer.emit(ClientEvent.PRODUCE, { event, from: 'orders', message });
+    };
+    publish('lab/first', FIRST);
+    publish('lab/second', SECOND);
+    // Binary reaches a tyo-mq realm only from MQTT: bytes that are not UTF-8 become a base64
+    // string (envelope `enc: "base64"`, docs/mqtt.md), which the tap row carries as a string.
+    const device = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, {
+      reconnectPeriod: 0,
+      username: REALM,
+    });
+    try {
+      await device.publishAsync('lab/binary', Buffer.from(BYTES));
+    } finally {
+      await device.endAsync();
+    }
+    publish(
+      'lab/list',
+      Array.from({ length: 150 }, (_, i) => i),
+    );
+    await expect.poll(() => page.getByTestId('tap-row').count(), { timeout: 15_000 }).toBe(4);
+  }, 60_000);
+
+  it('shows a JSON payload as a tree, text, hex and base64, with its size and Copy', async () => {
+    const json = JSON.stringify(FIRST);
+    await row('lab/first').getByTestId('tap-row-view').click();
+    const viewer = page.getByTestId('tap-payload');
+    await viewer.waitFor();
+    expect(await viewer.getAttribute('data-kind')).toBe('json');
+    // "é" is two bytes in UTF-8: the size counts bytes, not characters.
+    expect(Number(await page.getByTestId('tap-payload-size').getAttribute('data-bytes'))).toBe(
+      Buffer.byteLength(json),
+    );
+    expect(await text('tap-payload-size')).toBe(`${Buffer.byteLength(json)} B`);
+    expect(await text('tap-payload-tree')).toContain('"order": 42');
+    await shoot('payload-tap-tree');
+
+    await page.getByTestId('tap-payload-tab-text').click();
+    expect(await text('tap-payload-text')).toBe(JSON.stringify(FIRST, null, 2));
+
+    await page.getByTestId('tap-payload-tab-hex').click();
+    const hex = await text('tap-payload-hex');
+    // `{"order` = 7b 22 6f 72 64 65 72; the ASCII column repeats it.
+    expect(hex.startsWith('00000000 7b 22 6f 72 64 65 72')).toBe(true);
+    expect(hex).toContain('{"order":42,"ite');
+    await shoot('payload-tap-hex');
+
+    await page.getByTestId('tap-payload-tab-base64').click();
+    const base64 = Buffer.from(json).toString('base64');
+    expect(await text('tap-payload-base64')).toBe(base64);
+    await page.getByTestId('tap-payload-copy').click();
+    await expect.poll(() => text('tap-payload-copy')).toBe('Copied');
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(base64);
+  }, 60_000);
+
+  it('shows a binary payload as bytes, without a JSON tree', async () => {
+    await row('lab/binary').getByTestId('tap-row-view').click();
+    const viewer = page.getByTestId('tap-payload');
+    // The tap gets the base64 text without its `enc`: the viewer offers to decode it.
+    await expect.poll(() => viewer.getAttribute('data-kind')).toBe('json');
+    expect(await text('tap-payload-text')).toBe(Buffer.from(BYTES).toString('base64'));
+    await page.getByTestId('tap-payload-decode').check();
+    await expect.poll(() => viewer.getAttribute('data-kind')).toBe('binary');
+    expect(await page.getByTestId('tap-payload-tab-tree').count()).toBe(0);
+    expect(await page.getByTestId('tap-payload-size').getAttribute('data-bytes')).toBe(
+      String(BYTES.length),
+    );
+    // Hex is the first tab for bytes.
+    const hex = await text('tap-payload-hex');
+    expect(hex).toContain('00000000 00 ff 48 69 0a');
+    expect(hex.trimEnd().endsWith('..Hi.')).toBe(true);
+    await page.getByTestId('tap-payload-tab-base64').click();
+    expect(await text('tap-payload-base64')).toBe(Buffer.from(BYTES).toString('base64'));
+    await shoot('payload-tap-binary');
+  }, 30_000);
+
+  it('pages a big array in the tree', async () => {
+    await row('lab/list').getByTestId('tap-row-view').click();
+    const more = page.getByTestId('payload-tree-more');
+    await expect.poll(() => more.textContent()).toBe('show 50 more of 50 left');
+    expect(await text('tap-payload-tree')).not.toContain('149');
+    await more.click();
+    await expect.poll(() => text('tap-payload-tree')).toContain('149');
+    expect(await more.count()).toBe(0);
+  }, 30_000);
+
+  it('diffs two picked messages by JSON path', async () => {
+    await row('lab/first').getByTestId('tap-row-pick').check();
+    expect(await text('tap-pick-hint')).toContain('lab/first');
+    await row('lab/second').getByTestId('tap-row-pick').check();
+    const diff = page.getByTestId('tap-diff');
+    await diff.waitFor();
+    expect(await diff.getAttribute('data-kind')).toBe('json');
+    const changes = page.getByTestId('tap-diff-change');
+    const listed = await changes.evaluateAll((items) =>
+      items.map((li) => `${li.getAttribute('data-kind')} ${li.getAttribute('data-path')}`),
+    );
+    expect(listed).toEqual(['changed $.order', 'removed $.items[1]', 'added $.rush']);
+    expect(await changes.first().textContent()).toContain('42 → 43');
+    await shoot('payload-tap-diff');
+
+    // A third pick replaces the older of the two.
+    await row('lab/binary').getByTestId('tap-row-pick').check();
+    expect(await row('lab/first').getByTestId('tap-row-pick').isChecked()).toBe(false);
+    await page.getByTestId('tap-diff-close').click();
+    expect(await diff.count()).toBe(0);
+    expect(pageErrors).toEqual([]);
+  }, 30_000);
+});

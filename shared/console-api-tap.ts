@@ -62,6 +62,11 @@ export const TapMessageSchema = z.object({
   size: z.number().int().nonnegative(),
   /** Present on ACK deliveries (the tap never ACKs; it subscribes without ACK). */
   msgId: z.string().nullable(),
+  /**
+   * The envelope's `enc` (`"base64"`: the payload is bytes written as base64, e.g. a binary MQTT
+   * publish, docs/mqtt.md "Payload mapping"); absent for plain payloads.
+   */
+  enc: z.string().max(32).optional(),
 });
 export type TapMessage = z.infer<typeof TapMessageSchema>;
 

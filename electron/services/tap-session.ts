@@ -176,6 +176,7 @@ export class TapSession {
       from: typeof envelope?.from === 'string' ? envelope.from : '',
       ...preview(envelope?.message),
       msgId: typeof raw?.msgId === 'string' ? raw.msgId : null,
+      ...(typeof raw?.enc === 'string' ? { enc: raw.enc.slice(0, 32) } : {}),
     });
   }
 

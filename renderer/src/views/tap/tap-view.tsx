@@ -445,6 +445,7 @@ export function TapView({ client }: { client: ConsoleClient }) {
           <PayloadViewer
             key={openMessage.seq}
             text={openMessage.payload}
+            enc={openMessage.enc ?? null}
             cutNote={cutNote(openMessage)}
             testId="tap-payload"
           />

@@ -19,6 +19,8 @@ export default defineConfig({
     // are restored after each test in any case.
     isolate: false,
     restoreMocks: true,
+    // ...and each file leaves the process (env, cwd, umask) as it found it.
+    setupFiles: ['./test/support/restore-process-state.ts'],
     // A broker started with auth on and no env file bootstraps its admin token into `.env` of
     // the working directory (spec §5): tests must never write, nor read, the repository's own.
     env: { TYO_MQ_ENV_FILE: join(tmpdir(), `switchboard-test-${process.pid}.env`) },

@@ -163,6 +163,12 @@ describe('a clustered broker in the Overview', () => {
         { timeout: 20_000 },
       )
       .toBe(true);
+    // Probes of the poll may still be on their way: one last marked probe, relayed after them in
+    // order, and once it arrived node-a has counted every probe it relayed.
+    probe.emit(ClientEvent.PRODUCE, { event: 'job', message: 'last-probe', from: 'fleet' });
+    await expect
+      .poll(() => consumer.received.includes('last-probe'), { timeout: 10_000 })
+      .toBe(true);
     const sentBefore = await relayedSent(nodeA.url);
     produceBatch(producer, 'job', 'fleet', 5);
     await consumer.waitFor(consumer.received.length + 5);

@@ -65,6 +65,9 @@ describe('broker CLI settings and auth store', () => {
     expect(existsSync(join(tmp.path, 'conf', 'tyo-mq.auth.sqlite'))).toBe(true);
     const health = () => fetch(`${proc!.url}/health`).then((r) => r.status);
     expect(await health()).toBe(200);
+    // The broker seeds its settings file in the background: overwrite it only once that write
+    // is done, or the seed could land after ours (seen on a loaded machine).
+    await waitUntil(() => existsSync(settings), 'the settings file is created');
     writeFileSync(settings, JSON.stringify({ http_api: { enabled: false } }));
     proc.child.kill('SIGHUP');
     let status = await health();

@@ -23,7 +23,8 @@ import type { SubscriptionRecord } from '../routing/registry-types';
 import type { MessageStore, StoredEntry } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker } from './ack-tracker';
-import { liveSocket, reliableCopy, type Delivery } from './delivery';
+import type { Delivery } from './delivery';
+import { liveSocket, reliableCopy } from './reliable-copy';
 import type { QueueLedger, QueueState } from './queue-ledger';
 
 export class Replayer {

@@ -26,7 +26,8 @@ import {
   subscriptionKey,
   type DeliveryEnvelope,
 } from '../../shared/protocol-events';
-import { liveSocket, type Delivery, type StoreOutcome } from '../delivery/delivery';
+import type { Delivery, StoreOutcome } from '../delivery/delivery';
+import { liveSocket } from '../delivery/reliable-copy';
 import type { BrokerSocket } from '../transport/socket-types';
 import { deliverBroadcast } from './broadcast';
 import {

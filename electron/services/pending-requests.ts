@@ -9,9 +9,9 @@
  * overall plus the oldest of each configured realm, and says it is incomplete.
  */
 import type { RequestQueue } from '../../shared/console-api-realms';
-import { SwitchboardError } from '../../shared/error-catalogue';
 import { toAuthorizationRequest, toRealmList } from './manager-pool';
 import type { ManagerClient } from './manager-client';
+import { isUnknownCommand } from './unknown-command';
 
 /** Most realms asked for their oldest pending request on a broker without `list_requests`. */
 const MAX_QUEUE_REALMS = 50;
@@ -26,15 +26,6 @@ type Client = Pick<ManagerClient, 'command' | 'next'>;
  * a new credential) asks again.
  */
 const withoutList = new WeakSet<Client>();
-
-/** Whether `error` is a broker's refusal of a command it does not know. */
-function unknownCommand(error: unknown): boolean {
-  return (
-    error instanceof SwitchboardError &&
-    error.code === 'SWB_ERR_VALIDATION' &&
-    /unknown management command/i.test(error.message)
-  );
-}
 
 function counts(value: unknown): Record<string, number> {
   const out: Record<string, number> = {};
@@ -76,7 +67,7 @@ export async function pendingPage(
       complete: true,
     };
   } catch (error) {
-    if (!unknownCommand(error)) throw error;
+    if (!isUnknownCommand(error)) throw error;
     withoutList.add(client);
   }
   return oldestPerRealm(client, connectionId, realm);
@@ -142,7 +133,7 @@ export async function oldestPending(
       typeof first === 'object' && first !== null ? (first as Record<string, unknown>) : null;
     return { request, total: typeof reply.total === 'number' ? reply.total : request ? 1 : 0 };
   } catch (error) {
-    if (!unknownCommand(error)) throw error;
+    if (!isUnknownCommand(error)) throw error;
     withoutList.add(client);
   }
   const request = await client.next(realm);

@@ -18,6 +18,7 @@ import type {
   QueuesMethods,
 } from '../../shared/console-api-queues';
 import type { ManagerClient } from './manager-client';
+import { isUnknownCommand } from './unknown-command';
 import type { ManagerPool } from './manager-pool';
 import type { z } from 'zod';
 
@@ -30,15 +31,6 @@ export type QueuesService = { [M in keyof Methods]: (input: Input<M>) => Promise
 
 /** Clients whose broker refused `list_queues` as unknown. */
 const withoutQueues = new WeakSet<ManagerClient>();
-
-/** Whether `error` is a broker's refusal of a command it does not know. */
-function unknownCommand(error: unknown): boolean {
-  return (
-    error instanceof SwitchboardError &&
-    error.code === 'SWB_ERR_VALIDATION' &&
-    /unknown management command/i.test(error.message)
-  );
-}
 
 const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const int = (v: unknown): number =>
@@ -113,7 +105,7 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
           ...(limit ? { limit } : {}),
         });
       } catch (error) {
-        if (!unknownCommand(error)) throw error;
+        if (!isUnknownCommand(error)) throw error;
         withoutQueues.add(client);
         return none;
       }

@@ -16,6 +16,7 @@ import type {
   RetainedMethods,
 } from '../../shared/console-api-retained';
 import type { ManagerClient } from './manager-client';
+import { isUnknownCommand } from './unknown-command';
 import type { ManagerPool } from './manager-pool';
 import type { z } from 'zod';
 
@@ -28,14 +29,6 @@ export type RetainedService = { [M in keyof Methods]: (input: Input<M>) => Promi
 
 /** Clients whose broker refused `list_retained` as unknown. */
 const withoutRetained = new WeakSet<ManagerClient>();
-
-function unknownCommand(error: unknown): boolean {
-  return (
-    error instanceof SwitchboardError &&
-    error.code === 'SWB_ERR_VALIDATION' &&
-    /unknown management command/i.test(error.message)
-  );
-}
 
 function mqttOff(error: unknown): boolean {
   return (
@@ -98,7 +91,7 @@ export function createRetainedService(deps: { pool: Pick<ManagerPool, 'get'> }):
         });
       } catch (error) {
         if (mqttOff(error)) return empty('mqtt-off');
-        if (!unknownCommand(error)) throw error;
+        if (!isUnknownCommand(error)) throw error;
         withoutRetained.add(client);
         return empty('unsupported');
       }

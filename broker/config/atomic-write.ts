@@ -4,6 +4,16 @@
  * or the new content, never a torn file (`spec/protocol-admin.md` §12.4 note, §5 note).
  */
 import { randomBytes } from 'node:crypto';
+import {
+  closeSync,
+  fchmodSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { chmod, mkdir, open, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
@@ -38,6 +48,45 @@ export async function writeFileAtomic(
     throw err;
   }
   await syncDir(dir);
+}
+
+/**
+ * `writeFileAtomic`, synchronously: for the few writes that must be on disk before the caller
+ * goes on (a settings file seeded at start-up, before the broker listens and an operator can
+ * edit it). Same guarantees and errors.
+ */
+export function writeFileAtomicSync(
+  path: string,
+  text: string,
+  mode: number = SECRET_FILE_MODE,
+): void {
+  const dir = dirname(path);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const tmp = join(dir, `.${basename(path)}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
+  try {
+    const fd = openSync(tmp, 'wx', mode);
+    try {
+      writeFileSync(fd, text, 'utf8');
+      fchmodSync(fd, mode);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(tmp, path);
+  } catch (err) {
+    rmSync(tmp, { force: true });
+    throw err;
+  }
+  try {
+    const fd = openSync(dir, 'r');
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    // Best effort, as in syncDir.
+  }
 }
 
 /** Makes a rename durable; some platforms cannot open directories, which is harmless. */

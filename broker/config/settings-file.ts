@@ -11,7 +11,7 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, watch, type FSWatcher } f
 import { readFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { SwitchboardError } from '../../shared/error-catalogue';
-import { writeFileAtomic } from './atomic-write';
+import { writeFileAtomic, writeFileAtomicSync } from './atomic-write';
 
 /** Debounce (ms) between a file-system event and the reload it triggers (§12.3). */
 export const WATCH_DEBOUNCE_MS = 150;
@@ -143,6 +143,17 @@ export class SettingsFile {
     const next = this.writes.then(run, run);
     this.writes = next.catch(() => undefined);
     return next;
+  }
+
+  /**
+   * Rewrites the file now, synchronously (start-up only, when no write is queued: a queued
+   * one would land after it).
+   * @throws Error from the file system (the previous content is then intact).
+   */
+  writeSync(value: unknown): void {
+    const text = formatSettings(value);
+    this.known = text;
+    writeFileAtomicSync(this.path, text);
   }
 
   /** Resolves when every queued write has finished (successfully or not). */

@@ -149,14 +149,29 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     if (Object.keys(block).length === 0 && !('auth' in fileContent)) return { ...fileContent };
     return { ...fileContent, auth: block };
   };
+  // Until this function returns, writes are synchronous: the seed of a new file (and its
+  // rewrite after the auth store import) is on disk before the broker listens, so an operator's
+  // first edit cannot be overwritten by a write still in flight.
+  let startingUp = true;
+  let seedWritten = false;
   const persist = (force = false) => {
     if (!file) return;
     const content = fileView();
     if (!force && stableJson(content) === stableJson(fileContent)) return;
     fileContent = content;
-    file.write(content).catch((err: unknown) => {
+    const failed = (err: unknown) => {
       logger.error({ err: (err as Error).message, file: file.path }, 'settings file not written');
-    });
+    };
+    if (!startingUp) {
+      file.write(content).catch(failed);
+      return;
+    }
+    try {
+      file.writeSync(content);
+      seedWritten = true;
+    } catch (err) {
+      failed(err);
+    }
   };
 
   let runtimeChanges = 0;
@@ -192,7 +207,8 @@ export function createSettingsRuntime(options: SettingsRuntimeOptions): Settings
     auth.replace(store.importInto(auth.config), 'store');
   };
   activate(initial.auth_store as AuthStoreSetting | undefined);
-  if (loaded?.created && !store) persist(true);
+  if (loaded?.created && !seedWritten) persist(true);
+  startingUp = false;
 
   const reload = async (): Promise<Settings> => {
     if (!file) {

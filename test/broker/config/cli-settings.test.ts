@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SqliteAuthStore } from '../../../broker/auth/store/sqlite-auth-store';
 import { startBrokerProcess, type BrokerProcess } from '../../helpers/broker-process';
-import { delay, waitUntil } from '../../helpers/wait';
+import { delay } from '../../helpers/wait';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
 let tmp: TempDir;
@@ -37,8 +37,9 @@ describe('broker CLI settings and auth store', () => {
     );
     process.env.TYO_MQ_ENV_FILE = envFile;
     proc = await startBrokerProcess(['--port', '0', '--data-dir', tmp.path]);
-    // The settings file was created, seeded; with the store active its realms live in SQLite.
-    await waitUntil(() => existsSync(settings), 'the settings file is created');
+    // The settings file was created, seeded, before the broker listened; with the store active
+    // its realms live in SQLite.
+    expect(existsSync(settings)).toBe(true);
     expect(statSync(settings).mode & 0o777).toBe(0o600);
     expect(statSync(store).mode & 0o777).toBe(0o600);
     const held = new SqliteAuthStore(store);
@@ -65,9 +66,9 @@ describe('broker CLI settings and auth store', () => {
     expect(existsSync(join(tmp.path, 'conf', 'tyo-mq.auth.sqlite'))).toBe(true);
     const health = () => fetch(`${proc!.url}/health`).then((r) => r.status);
     expect(await health()).toBe(200);
-    // The broker seeds its settings file in the background: overwrite it only once that write
-    // is done, or the seed could land after ours (seen on a loaded machine).
-    await waitUntil(() => existsSync(settings), 'the settings file is created');
+    // The seed is written before the broker listens: an edit made as soon as it answers
+    // cannot be overwritten by a seed write still in flight.
+    expect(existsSync(settings)).toBe(true);
     writeFileSync(settings, JSON.stringify({ http_api: { enabled: false } }));
     proc.child.kill('SIGHUP');
     let status = await health();

@@ -4,7 +4,9 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import pino from 'pino';
 import { writeFileAtomic } from '../../../broker/config/atomic-write';
+import { createSettingsRuntime } from '../../../broker/config/settings-runtime';
 import {
   parseSettingsText,
   SettingsFile,
@@ -105,6 +107,49 @@ describe('watching the settings file (§12.3)', () => {
       content: { seeded: true },
       created: true,
     });
+  });
+});
+
+describe('the seed of a new settings file', () => {
+  it('writeSync: on disk when it returns, 0600, parents created, not reported as an edit', async () => {
+    const path = join(tmp.path, 'deep', 'settings.json');
+    const file = new SettingsFile(path);
+    let edits = 0;
+    file.watch(() => edits++);
+    try {
+      file.writeSync({ seeded: true });
+      expect(readFileSync(path, 'utf8')).toBe('{\n  "seeded": true\n}\n');
+      expect(mode(path)).toBe(0o600);
+      expect(readdirSync(join(tmp.path, 'deep'))).toEqual(['settings.json']);
+      writeFileSync(path, '{"operator": 1}\n');
+      await waitUntil(() => edits === 1, 'the operator edit is reported');
+    } finally {
+      await file.close();
+    }
+  });
+
+  it('createSettingsRuntime returns with the seed on disk, so a first edit is never overwritten', async () => {
+    for (const input of [{}, { auth_store: join(tmp.path, 'auth.sqlite') }]) {
+      const path = join(tmp.path, `settings-${Object.keys(input).length}.json`);
+      const runtime = createSettingsRuntime({
+        input,
+        env: {},
+        logger: pino({ level: 'silent' }),
+        dataDir: tmp.path,
+        settingsFile: path,
+        watch: false,
+      });
+      try {
+        // No await between the return and the edit: nothing may still be in flight.
+        const seeded = JSON.parse(readFileSync(path, 'utf8')) as { auth: object };
+        expect(seeded.auth).toBeDefined();
+        writeFileSync(path, '{"operator": 1}\n');
+        await runtime.flush();
+        expect(JSON.parse(readFileSync(path, 'utf8'))).toEqual({ operator: 1 });
+      } finally {
+        await runtime.close();
+      }
+    }
   });
 });
 

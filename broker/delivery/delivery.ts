@@ -29,7 +29,8 @@ import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker } from './ack-tracker';
 import { liveSocket, reliableCopy } from './reliable-copy';
 import { emitDelivery, encodableBase, needsChunking } from './chunked-emit';
-import type { QueueLedger, QueueState, Refusal } from './queue-ledger';
+import type { QueueLedger } from './queue-ledger';
+import type { QueueState, Refusal } from './queue-state';
 import type { SocketForward } from './socket-forward';
 
 /** Outcome of storing one durable copy; never a rejected promise. */

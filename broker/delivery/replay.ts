@@ -25,7 +25,8 @@ import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker } from './ack-tracker';
 import type { Delivery } from './delivery';
 import { liveSocket, reliableCopy } from './reliable-copy';
-import type { QueueLedger, QueueState } from './queue-ledger';
+import type { QueueLedger } from './queue-ledger';
+import type { QueueState } from './queue-state';
 
 export class Replayer {
   constructor(

@@ -11,7 +11,8 @@ import {
   RequestFailure,
   type PendingCaps,
 } from '../../../broker/auth/authorization-requests';
-import { QueueLedger, type QueueOwners } from '../../../broker/delivery/queue-ledger';
+import { QueueLedger } from '../../../broker/delivery/queue-ledger';
+import type { QueueOwners } from '../../../broker/delivery/queue-state';
 import { DEFAULT_BOUNDS, LimitsConfig } from '../../../broker/limits/limits-config';
 import { deepestQueues } from '../../../broker/metrics/broker-metrics';
 import {

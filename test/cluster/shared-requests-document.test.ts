@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DEFAULT_REQUEST_TTL_MS } from '../../broker/auth/authorization-requests';
-import { parseRequests } from '../../broker/cluster/shared-auth-requests';
+import { parseRequests } from '../../broker/cluster/shared-request-document';
 
 const NOW = Date.parse('2026-01-01T12:00:00.000Z');
 

@@ -6,12 +6,10 @@
  * them (`MessageStore.mqttState`, the SQLite store; stored-persistence.ts), else in aedes'
  * in-memory persistence.
  */
-import { readFileSync } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
-import { createServer as createNetServer, type AddressInfo, type Server } from 'node:net';
-import { createServer as createTlsServer } from 'node:tls';
+import type { AddressInfo, Server } from 'node:net';
 import type { Aedes, AedesOptions, Client } from 'aedes';
-import { createWebSocketStream, WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import type { ClientMqtt } from '../../shared/http-api';
 import type { AuthState } from '../auth/auth-state';
 import type { SessionCredential } from '../auth/session-credential';
@@ -31,9 +29,9 @@ import {
 } from './mqtt-realm-purge';
 import { guardConnection } from './connection-guards';
 import { OutboundLimits } from './outbound-limits';
-import { portInUse } from './mqtt-port-in-use';
 import { watchMqttRevocations } from './mqtt-revocation';
 import type { MqttSettings } from './mqtt-schema';
+import { bindMqttTransports, type VerifyWebSocket } from './mqtt-transports';
 import { cleanIncomingOfCleanSessions, mqtt5Options } from './mqtt5-options';
 import { ReceiveMaximumGuard } from './receive-maximum-guard';
 import { enforceStoredSessionExpiry } from './session-expiry-persistence';
@@ -57,10 +55,7 @@ export interface MqttListenerOptions {
    * The broker's request policy for WebSocket upgrades (`http/request-policy.ts`: Host
    * and Origin, issue 19); refused upgrades get 403. Undefined = every upgrade accepted.
    */
-  verifyWebSocket?: (
-    info: { req: IncomingMessage },
-    callback: (ok: boolean, code?: number, message?: string) => void,
-  ) => void;
+  verifyWebSocket?: VerifyWebSocket;
 }
 
 type AuthenticateHook = NonNullable<AedesOptions['authenticate']>;
@@ -276,39 +271,13 @@ export class MqttListener {
     };
     const bindHost = settings.host ?? host;
     try {
-      const server = settings.tls
-        ? createTlsServer(
-            { key: readFileSync(settings.tls.key), cert: readFileSync(settings.tls.cert) },
-            (conn) => handle(conn),
-          )
-        : createNetServer((conn) => handle(conn));
-      this.server = server;
-      await new Promise<void>((resolve, reject) => {
-        server.once('error', (err) => reject(portInUse(err, settings.port, 'tcp')));
-        server.listen(settings.port, bindHost, () => {
-          server.off('error', reject);
-          resolve();
-        });
+      const { server, wsPort } = await bindMqttTransports(settings, bindHost, handle, {
+        verifyWebSocket: this.options.verifyWebSocket,
+        opened: (server, wss) => {
+          this.server = server;
+          this.wss = wss;
+        },
       });
-      let wsPort: number | null = null;
-      if (settings.ws_port !== undefined) {
-        const wss = new WebSocketServer({
-          port: settings.ws_port,
-          host: bindHost,
-          path: settings.ws_path,
-          ...(this.options.verifyWebSocket && { verifyClient: this.options.verifyWebSocket }),
-        });
-        this.wss = wss;
-        await new Promise<void>((resolve, reject) => {
-          wss.once('error', (err) => reject(portInUse(err, settings.ws_port ?? 0, 'ws')));
-          wss.once('listening', () => {
-            wss.off('error', reject);
-            resolve();
-          });
-        });
-        wss.on('connection', (ws, req) => handle(createWebSocketStream(ws), req));
-        wsPort = (wss.address() as AddressInfo).port;
-      }
       const stops = [this.bridge.start(aedes), shared.start()];
       this.stopBridge = () => stops.forEach((stop) => stop());
       publishPresence(aedes, this.auth, this.logger);

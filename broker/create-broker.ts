@@ -62,6 +62,8 @@ import { onConnection } from './handlers/connection-lifecycle';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
+import { processMetrics, ResourceMonitor, storeFiles } from './metrics/resource-monitor';
+import { queueStaleness } from './admin/resource-commands';
 import { GracefulDrain } from './transport/graceful-drain';
 import { closeForReconnect } from './transport/reconnect-close';
 import { RequestPolicy } from './http/request-policy';
@@ -167,6 +169,17 @@ export function createBroker(
   const storageStatus = store.storageStatus?.bind(store);
   if (storageStatus) metrics.watchStorage(storageStatus);
   metrics.watchTransports(() => transportCounts(io, mqttConnected()));
+  // Resources and alarms (issue 27): the `resources` command and /api/metrics.
+  const resources = new ResourceMonitor(metrics.registry, {
+    storeBackend: store.backend,
+    storeFiles: () => storeFiles(store.filename, runtime.authStoreFile()),
+    storage: storageStatus,
+    dlqDepths,
+    queues: () => queueStaleness({ realms, store, ledger, acks }),
+    thresholds: () => live.current.alarms,
+    logger,
+  });
+  metrics.append(processMetrics());
   const remoteTickets = new TicketStore();
   const router = new Router(realms, delivery);
   // Clustering over Redis (docs/cluster.md): relay, heartbeat; a no-op when not enabled.
@@ -310,6 +323,7 @@ export function createBroker(
       }),
       // The listener is built below; `retained` is null while it is not listening (MQTT off).
       retained: { store: () => mqtt.retained },
+      resources,
       pendingRequests: async (realm) =>
         admin.context.clusterRequests
           ? admin.context.clusterRequests.pendingList(realm)
@@ -424,7 +438,8 @@ export function createBroker(
   });
   // What a stop closes once the transports are closed, the store last (its writes commit).
   const release = async (): Promise<void> => {
-    for (const part of [acks, repeated, backPressure, ledger, chunks, remoteTickets]) part.close();
+    for (const part of [acks, repeated, backPressure, ledger, chunks, remoteTickets, resources])
+      part.close();
     expiry.stop();
     await mqtt.close();
     admin.close();

@@ -69,6 +69,14 @@ export const MetricName = {
   CLUSTER_RELAY_MISSED_TOTAL: 'tyo_mq_cluster_relay_missed_total',
   /** Switchboard: entries in this node's inbox not read yet (gauge, at the last check). */
   CLUSTER_RELAY_BACKLOG: 'tyo_mq_cluster_relay_backlog',
+  /** Switchboard: 1 while an alarm is raised, by `alarm` (every id always present; issue 27). */
+  ALARM_ACTIVE: 'tyo_mq_alarm_active',
+  /** Switchboard: bytes of each store file on disk, by `file` (messages, messages-wal, auth…). */
+  STORE_FILE_BYTES: 'tyo_mq_store_file_bytes',
+  /** Switchboard: event-loop delay p99 of the last 30–60 s, seconds (gauge). */
+  EVENT_LOOP_DELAY_P99: 'tyo_mq_event_loop_delay_p99_seconds',
+  /** Switchboard: age of the oldest ready durable copy, seconds (gauge; 0 when none). */
+  QUEUE_OLDEST_READY_AGE: 'tyo_mq_queue_oldest_ready_age_seconds',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

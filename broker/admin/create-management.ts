@@ -17,6 +17,7 @@ import type { ManagementServices, RealmRenameNotices } from './management-comman
 import type { PersistenceView } from './public-settings';
 import type { QueueServices } from './queue-commands';
 import type { RealmDataMover } from './realm-data-move';
+import type { ResourceServices } from './resource-commands';
 import type { RetainedServices } from './retained-commands';
 import { RealmLifecycle } from './realm-lifecycle';
 import { collectStats } from './stats-command';
@@ -55,6 +56,8 @@ export interface ManagementDeps {
   sessions?: ManagementServices['sessions'];
   /** MQTT retained messages (`list_retained`, `delete_retained`). */
   retained?: RetainedServices;
+  /** The broker's resources and alarms (`resources`). */
+  resources?: ResourceServices;
   /** Every pending authorization request, oldest first (`list_requests`). */
   pendingRequests?: ManagementServices['pendingRequests'];
   /** Online backup of the SQLite stores (`backup_store`); absent → 501. */
@@ -128,6 +131,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     clients: deps.clients,
     backup: deps.backup,
     retained: deps.retained,
+    resources: deps.resources,
   };
   lifecycle.start();
   return services;

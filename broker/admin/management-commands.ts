@@ -19,6 +19,7 @@ import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
 import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
 import { listRequests, type RequestServices } from './request-commands';
+import { readResources, type ResourceServices } from './resource-commands';
 import { deleteRetained, listRetained, type RetainedServices } from './retained-commands';
 import type { RealmSessions } from './realm-sessions';
 import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
@@ -53,6 +54,8 @@ export interface ManagementServices extends DlqServices, RequestServices, Backup
   realmData?: RealmDataMover;
   /** MQTT retained messages (`list_retained`, `delete_retained`); absent → 501. */
   retained?: RetainedServices;
+  /** The broker's resources and alarms (`resources`); absent → 501. */
+  resources?: ResourceServices;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
   reloadSettings?: () => unknown;
   /** The live sessions of a realm (`end_sessions`, `ended_sessions` of key changes). */
@@ -410,6 +413,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
       if (!s.clients) throw new CommandError(501, 'close_client is not available');
       return closeClient(s.clients, b, scope, s.logger);
     },
+  },
+  resources: {
+    privilege: 'A',
+    async: true,
+    readOnly: true,
+    run: (s) => readResources(s.resources),
   },
   dlq_list: { privilege: 'A', async: true, readOnly: true, run: (s, b) => dlqList(s, b) },
   list_queues: queueCommand(true, listQueues),

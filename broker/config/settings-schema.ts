@@ -12,6 +12,7 @@ import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration
 import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
 import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
 import { ClusterSettingsSchema } from '../cluster/cluster-schema';
+import { AlarmsSchema } from '../metrics/resource-alarms';
 import { MqttSettingsSchema } from '../mqtt/mqtt-schema';
 import { RedisStorageOptionsShape } from '../storage/redis-options';
 
@@ -286,6 +287,8 @@ export const SettingsSchema = z
     cluster: ClusterSettingsSchema.optional(),
     /** Graceful stop: grace and bound (see `ShutdownSchema`). */
     shutdown: ShutdownSchema.default(ShutdownSchema.parse({})),
+    /** When the broker raises an alarm (metrics/resource-alarms.ts; issue 27). */
+    alarms: AlarmsSchema.default(AlarmsSchema.parse({})),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),
     remote: z.unknown().optional(),

@@ -434,8 +434,18 @@ export class BrokerMetrics {
   }
   private binaryRefusedTotal: Counter<'event'> | undefined;
 
+  /** Registries rendered after this broker's own (the process's default metrics). */
+  private readonly appended: Registry[] = [];
+
+  /** Adds `registry`'s metrics to `render` (its names must not clash with this broker's). */
+  append(registry: Registry): void {
+    if (!this.appended.includes(registry)) this.appended.push(registry);
+  }
+
   /** Prometheus text exposition of every metric. */
   async render(): Promise<{ contentType: string; body: string }> {
-    return { contentType: this.registry.contentType, body: await this.registry.metrics() };
+    const parts = [await this.registry.metrics()];
+    for (const registry of this.appended) parts.push(await registry.metrics());
+    return { contentType: this.registry.contentType, body: parts.join('\n') };
   }
 }

@@ -123,6 +123,8 @@ export interface StoreBackup {
 export interface MessageStore {
   /** Backend name: `memory`, `sqlite` or `redis`. */
   readonly backend: string;
+  /** The database file of a store on local disk (SQLite); undefined for the others. */
+  readonly filename?: string;
   /** Stores one copy; resolves with its id once it is committed. */
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string>;
   /** Non-destructive: the unexpired copies of `(realm, event, consumer)`, oldest first. */

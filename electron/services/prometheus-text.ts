@@ -1,7 +1,7 @@
 /**
  * A small parser for the Prometheus text exposition format (version 0.0.4), enough to read a
  * broker's `/api/metrics`: `# TYPE` lines, samples with optional labels and timestamp, the
- * label-value escapes `\\`, `\"` and `\n`, and the values `NaN`, `+Inf`, `-Inf`.
+ * label-value escapes `\\`, `\"` and `\n`, and the values `NaN`, `+Inf`, `-Inf` (any case).
  *
  * Source: `spec/protocol-admin.md` §10.4 and the Prometheus "Exposition formats" document.
  * No npm dependency: prom-client only writes this format, and the parsers on npm are unmaintained.
@@ -99,10 +99,15 @@ function parseLabels(text: string, labels: Record<string, string>, lineNo: numbe
   return rest.slice(1);
 }
 
+/**
+ * Prometheus reads the special values case-insensitively (Go's `strconv.ParseFloat`), and
+ * prom-client writes NaN as `Nan` (its default metrics before their first sample).
+ */
 function parseValue(raw: string, lineNo: number): number {
-  if (raw === 'NaN') return Number.NaN;
-  if (raw === '+Inf' || raw === 'Inf') return Number.POSITIVE_INFINITY;
-  if (raw === '-Inf') return Number.NEGATIVE_INFINITY;
+  const special = raw.toLowerCase();
+  if (special === 'nan') return Number.NaN;
+  if (special === '+inf' || special === 'inf') return Number.POSITIVE_INFINITY;
+  if (special === '-inf') return Number.NEGATIVE_INFINITY;
   const value = Number(raw);
   if (Number.isNaN(value)) throw new PromParseError(`invalid value "${raw}"`, lineNo);
   return value;

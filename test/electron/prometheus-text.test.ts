@@ -43,9 +43,17 @@ describe('parsePrometheusText', () => {
 
   it('accepts timestamps, special values, HELP lines and CRLF', () => {
     const parsed = parsePrometheusText(
-      '# HELP x Help text\r\nx 1 1700000000000\r\ny +Inf\r\nz NaN\r\nw{} -Inf\r\n',
+      '# HELP x Help text\r\nx 1 1700000000000\r\ny +Inf\r\nz NaN\r\nw{} -Inf\r\nv Nan\r\nu +inf\r\n',
     );
-    expect(parsed.samples.map((s) => s.value)).toEqual([1, Infinity, NaN, -Infinity]);
+    // prom-client writes `Nan`; Prometheus reads special values in any case.
+    expect(parsed.samples.map((s) => s.value)).toEqual([
+      1,
+      Infinity,
+      NaN,
+      -Infinity,
+      NaN,
+      Infinity,
+    ]);
   });
 
   it('rejects malformed lines with the line number', () => {

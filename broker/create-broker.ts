@@ -59,6 +59,7 @@ import { createStore, storeOpened } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { backupStores } from './storage/store-backup';
 import { onConnection } from './handlers/connection-lifecycle';
+import { ExtensionState } from './extensions/extension-state';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
@@ -240,8 +241,11 @@ export function createBroker(
     storeName: () => sharedStoreName(settings, store.backend),
     logger,
   });
+  // The extensions' per-identity state (E2EE keys, pins): restored before clients are served.
+  const extensions = new ExtensionState(store, logger);
   // `rename_realm`'s data move, on the node that runs it and on its cluster peers.
   const realmData = new RealmDataMover({
+    extensions,
     store,
     realms,
     ledger,
@@ -292,6 +296,7 @@ export function createBroker(
       purgeRequests: (realm) => admin.dropRealm(realm),
       realmPurged: (realm) => ledger.clearRealm(realm),
       purgeMqtt: (realm) => purgeMqtt(realm),
+      purgeExtensions: (realm) => extensions.purgeRealm(realm),
       realmData,
       renames: admin.renames,
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
@@ -321,6 +326,7 @@ export function createBroker(
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     embed,
     clients: clientRecords.sockets,
+    extensions,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
   const mqtt = createMqttListener(
@@ -414,7 +420,7 @@ export function createBroker(
     logger,
     auth,
     store,
-    ready: () => Promise.all([restored, namespacesReady]),
+    ready: () => Promise.all([restored, namespacesReady, extensions.ready]),
     start: () => cluster.start().then(() => admin.start()),
     host,
     io,

@@ -12,6 +12,7 @@ import {
   type RealmRenameCounts,
   type StoredEntry,
 } from './message-store';
+import { IdentityStatements } from './identity-state';
 import { MqttStatements } from './mqtt-state';
 
 /** A `messages` row as stored: the envelope is JSON text. */
@@ -101,9 +102,12 @@ export class SqliteStatements {
 
   /** The MQTT session state tables (migration 5). */
   readonly mqtt: MqttStatements;
+  /** The extensions' per-identity state (migration 6). */
+  readonly identities: IdentityStatements;
 
   constructor(db: Database) {
     this.mqtt = new MqttStatements(db);
+    this.identities = new IdentityStatements(db);
     this.insert = db.prepare(
       `INSERT OR REPLACE INTO messages (${COLUMNS})
        VALUES (@id, @realm, @event, @consumer, @payload, @producer, @created_at, @expires_at, @attempts)`,
@@ -314,12 +318,14 @@ export class SqliteStatements {
       subscriptions: this.renameSubscriptions.run(to, from).changes,
       retained: mqtt.retained,
       mqtt_sessions: mqtt.sessions,
+      identities: this.identities.renameRealm(from, to),
     };
   }
 
   /** Deletes a realm's copies, DLQ and durable subscriptions; returns copies + DLQ removed. */
   purgeRealm(realm: string): number {
     this.purgeSubscriptions.run(realm);
+    this.identities.purgeRealm(realm);
     return this.purgeMessages.run(realm).changes + this.purgeDlq.run(realm).changes;
   }
 }

@@ -8,7 +8,10 @@
  *  1. the name was registered on this socket by `CONSUMER` or `PRODUCER`
  *     (`socket.data.registeredNames`; implicit bindings by `SUBSCRIBE`/`PRODUCE` do not count);
  *  2. the realm's consumer or producer entry for the name is bound to this very socket now
- *     (core §5.1): a socket that lost the name to another one also lost the right to act;
+ *     (core §5.1): a socket that lost the name to another one also lost the right to act.
+ *     Before any pin, an entry of the name held by *another* live socket makes it contested
+ *     and neither may act (Switchboard decision: a second socket's `PRODUCER {name}` must not
+ *     take over a connected consumer's identity);
  *  3. principal pinning: once a socket with a principal (SHA-256 hex of its token) succeeded
  *     in an acting event for (realm, identity), only that principal may act as it; a socket
  *     without a principal then fails too. Before any pin, and in deployments where sockets
@@ -24,11 +27,19 @@ export function ownsIdentity(ctx: HandlerContext, socket: BrokerSocket, identity
   if (!data.registeredNames.has(identity)) return false;
   const realm = ctx.realms.get(data.realm);
   if (!realm) return false;
-  const bound =
-    realm.consumers.get(identity)?.socket === socket || realm.producer(identity)?.socket === socket;
-  if (!bound) return false;
+  const consumer = realm.consumers.get(identity)?.socket ?? null;
+  const producer = realm.producer(identity)?.socket ?? null;
+  if (consumer !== socket && producer !== socket) return false;
   const pin = ctx.extensions.pins.get(data.realm, identity);
-  return pin === undefined || pin === data.principal;
+  if (pin !== undefined) return pin === data.principal;
+  // Unpinned, the name is contested when another live socket holds its other entry (the
+  // verified attack: `PRODUCER {name:"alice"}` while consumer alice is connected). Neither
+  // side may act then: the newcomer cannot take the identity over, at worst block it.
+  return !liveOther(consumer, socket) && !liveOther(producer, socket);
+}
+
+function liveOther(holder: BrokerSocket | null, socket: BrokerSocket): boolean {
+  return holder !== null && holder !== socket && holder.connected;
 }
 
 /**

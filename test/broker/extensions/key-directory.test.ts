@@ -179,7 +179,7 @@ describe('realm scoping and the auth gate (R5, §1.4, Note 1.4-A)', () => {
     const h = await startAuthBroker({ realms: { default: { required: true } } });
     try {
       const s = await h.connect();
-      const authFail = waitFor(s, ServerEvent.AUTH_FAIL);
+      const authFail = waitFor<{ code: number; message: string }>(s, ServerEvent.AUTH_FAIL);
       const reply = await publishKey(s, { identity: 'x', public_key: 'p' });
       expect(reply).toEqual({ ok: false, ...(await authFail) });
       expect(reply.code).toBe(401);

@@ -103,8 +103,6 @@ export interface RealmRenameCounts {
   retained: number;
   /** MQTT client sessions: distinct client ids with stored state (as `retained`). */
   mqtt_sessions: number;
-  /** Extension identity-state rows (stores with `identityState`; absent elsewhere). */
-  identities?: number;
 }
 
 export interface RenameRealmOptions {

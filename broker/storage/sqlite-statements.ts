@@ -312,13 +312,14 @@ export class SqliteStatements {
     const mqtt = mqttPrefixes
       ? this.mqtt.renamePrefixes(mqttPrefixes, to)
       : { retained: 0, sessions: 0 };
+    // The extensions' identity state follows the realm (not counted: `moved` lists core data).
+    this.identities.renameRealm(from, to);
     return {
       queued: this.renameMessages.run(to, from).changes,
       dlq: this.renameDlq.run(to, from).changes,
       subscriptions: this.renameSubscriptions.run(to, from).changes,
       retained: mqtt.retained,
       mqtt_sessions: mqtt.sessions,
-      identities: this.identities.renameRealm(from, to),
     };
   }
 

@@ -15,6 +15,7 @@ import {
   useBroker,
   type Harness,
 } from '../../helpers/broker-harness';
+import { chunkFrames } from '../../helpers/stock-clients';
 import { expectNothing, waitFor } from '../../helpers/wait';
 import { adminSettings, manager } from '../admin/management-client';
 import { call, lookupKey, publishKey } from './key-clients';
@@ -212,6 +213,17 @@ describe('the realm E2EE policy on PRODUCE (§1.6, §2.6, R8, R9, Note 2-E)', ()
         code: ProtocolErrorCode.E2EE_REQUIRED,
       });
       await nothing;
+      // A reassembled PRODUCE_CHUNK transfer is refused the same way.
+      const chunked = waitFor<{ code: number }>(producer, ServerEvent.ERROR);
+      const quiet = expectNothing(consumer, delivery, 300);
+      for (const frame of chunkFrames(
+        { event: 'cmd', message: 'x'.repeat(300), from: 'op-console' },
+        100,
+      )) {
+        producer.emit(ClientEvent.PRODUCE_CHUNK, frame);
+      }
+      expect((await chunked).code).toBe(ProtocolErrorCode.E2EE_REQUIRED);
+      await quiet;
       // Note 2-E: a truthy but shapeless `enc` is cleartext too; a confirm callback is answered.
       const confirm = await producer.timeout(2_000).emitWithAck(ClientEvent.PRODUCE, {
         event: 'cmd',

@@ -60,6 +60,7 @@ import type { MessageStore } from './storage/message-store';
 import { backupStores } from './storage/store-backup';
 import { onConnection } from './handlers/connection-lifecycle';
 import { ExtensionState } from './extensions/extension-state';
+import { keyDirectorySync } from './extensions/key-directory-sync';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
@@ -241,8 +242,10 @@ export function createBroker(
     storeName: () => sharedStoreName(settings, store.backend),
     logger,
   });
-  // The extensions' per-identity state (E2EE keys, pins): restored before clients are served.
+  // The extensions' per-identity state (E2EE keys, pins): restored before clients are served,
+  // shared over Redis when clustered (§2.4).
   const extensions = new ExtensionState(store, logger);
+  extensions.sync = keyDirectorySync(cluster, extensions, logger);
   // `rename_realm`'s data move, on the node that runs it and on its cluster peers.
   const realmData = new RealmDataMover({
     extensions,

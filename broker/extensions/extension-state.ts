@@ -14,6 +14,7 @@ import { ExtensionLimit, type PublishedKey } from '../../shared/protocol-extensi
 import type { Logger } from '../logging/logger';
 import type { MessageStore } from '../storage/message-store';
 import { IdentityStateMap } from './identity-state-map';
+import type { KeyDirectorySync } from './key-directory-sync';
 
 /** The `kind` of each family's rows in `identity_state`. */
 export const IdentityKind = {
@@ -37,6 +38,11 @@ export class ExtensionState {
   readonly pins: IdentityStateMap<string>;
   /** (realm, identity) → its published keys, in publish order (§2.1). */
   readonly keys: IdentityStateMap<PublishedKey[]>;
+  /**
+   * Clustered: the directory and pins shared over Redis (`key-directory-sync.ts`), set by the
+   * composition root once the cluster's links exist; null on a single node.
+   */
+  sync: KeyDirectorySync | null = null;
   /** Resolves once stored rows are adopted (never rejects: a failure is logged). */
   readonly ready: Promise<void>;
   private readonly maps: ReadonlyMap<string, IdentityStateMap<unknown>>;
@@ -69,6 +75,7 @@ export class ExtensionState {
   /** `remove_realm` / ephemeral disposal: every family's state of `realm`, pins included. */
   purgeRealm(realm: string): void {
     for (const map of this.maps.values()) map.purgeRealm(realm);
+    this.sync?.removeRealm(realm);
   }
 
   /**
@@ -78,5 +85,6 @@ export class ExtensionState {
   renameRealm(from: string, to: string): void {
     const move = [...this.maps.values()].every((map) => map.size(to) === 0);
     for (const map of this.maps.values()) map.renameRealm(from, to, move);
+    this.sync?.renameRealm(from, to);
   }
 }

@@ -50,6 +50,24 @@ export class IdentityStateMap<T> {
     });
   }
 
+  /** Every (realm, identity) holding state of this kind (a snapshot). */
+  entries(): Array<[string, string]> {
+    const out: Array<[string, string]> = [];
+    for (const [realm, identities] of this.realms) {
+      for (const identity of identities.keys()) out.push([realm, identity]);
+    }
+    return out;
+  }
+
+  /** Removes the value (memory at once, then the store); resolves once committed. */
+  delete(realm: string, identity: string): Promise<void> {
+    const identities = this.realms.get(realm);
+    if (!identities?.delete(identity)) return Promise.resolve();
+    if (identities.size === 0) this.realms.delete(realm);
+    if (!this.store) return Promise.resolve();
+    return this.store.write({ op: 'delete', realm, identity, kind: this.kind });
+  }
+
   /** Adopts one stored row of this kind at start-up; returns whether it was valid. */
   adopt(row: IdentityStateRow): boolean {
     let value: unknown;

@@ -12,7 +12,7 @@
  *
  * `KEY_LOOKUP {identity|name}` → `{keys:[{key_id, alg, public_key, updated_at}, …]}` from the
  * socket's realm; never fails (`{keys:[]}` for an unknown or missing identity or bad JSON).
- * Cluster sharing (§2.4) is not implemented yet: each node has its own directory.
+ * Clustered, the directory and the pins are shared over Redis (`key-directory-sync.ts`).
  */
 import { ClientEvent } from '../../shared/protocol-events';
 import {
@@ -63,6 +63,15 @@ export const handleKeyPublish = defineExtension(
       return refuse(ExtensionCode.FORBIDDEN, notRegisteredText(identity));
     }
     const realm = socket.data.realm;
+    // Clustered: the pin is the cluster's (first principal anywhere wins, Note 1.5-A).
+    const sync = ctx.extensions.sync;
+    if (sync) {
+      const pin = await sync.claimPin(realm, identity, socket.data.principal);
+      if (pin !== null && pin !== socket.data.principal) {
+        return refuse(ExtensionCode.FORBIDDEN, notRegisteredText(identity));
+      }
+    }
+    // Read after any await: a concurrent publish for the identity is not lost.
     const current = ctx.extensions.keys.get(realm, identity) ?? [];
     const at = current.findIndex((k) => k.key_id === keyId);
     if (at < 0 && current.length >= ExtensionLimit.E2EE_MAX_KEYS_PER_IDENTITY) {
@@ -85,6 +94,7 @@ export const handleKeyPublish = defineExtension(
       ctx.logger.error({ err, socket: socket.id, realm }, 'published key not stored');
       return reply({ ok: false, code: ExtensionCode.STORAGE, message: 'key not stored' });
     }
+    sync?.mirror(realm, identity);
     ctx.logger.debug({ socket: socket.id, realm, keys: next.length }, 'key published');
     reply({ ok: true });
   },

@@ -92,7 +92,8 @@ function adoptable(list: unknown): PublishedKey[] {
 const pinField = (realm: string, identity: string) => `${realm}\u0000${identity}`;
 
 export class KeyDirectorySync {
-  private chain: Promise<unknown> = Promise.resolve();
+  /** The per-node chain; it starts once the stored state is restored (no stale overwrite). */
+  private chain: Promise<unknown>;
   /** (realm, identity) fields with a local publish not yet mirrored: adoption skips them. */
   private readonly unmirrored = new Map<string, number>();
   private readonly docKey: string;
@@ -109,6 +110,7 @@ export class KeyDirectorySync {
     this.docKey = `${prefix}:e2eekeys`;
     this.channel = `${prefix}:e2eekeys:changed`;
     this.pinKey = `${prefix}:e2eepins`;
+    this.chain = state.ready;
   }
 
   /** Subscribes to the change channel and adopts whenever Redis is (again) ready. */
@@ -180,11 +182,6 @@ export class KeyDirectorySync {
       await this.links.command.eval(PINS_SCRIPT, 1, this.pinKey, `${from}\u0000`, `${to}\u0000`);
       await this.update('move', from, to, '');
     });
-  }
-
-  /** Resolves once the chain's work so far is done (tests, shutdown). */
-  idle(): Promise<void> {
-    return this.chain.then(() => undefined);
   }
 
   private async update(op: string, realm: string, arg: string, list: string): Promise<void> {

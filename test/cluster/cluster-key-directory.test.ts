@@ -6,7 +6,8 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ClientEvent } from '../../shared/protocol-events';
-import { authenticate } from '../helpers/auth-clients';
+import { ADMIN_TOKEN, authenticate, signedCall } from '../helpers/auth-clients';
+import { SignedAction } from '../../shared/admin-signature';
 import type { Harness } from '../helpers/broker-harness';
 import { freshPrefix, startAuthNode } from '../helpers/cluster-auth-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
@@ -17,9 +18,9 @@ import { lookupKey, publishKey } from '../broker/extensions/key-clients';
 const ALICE = 'alice-token-0123456789abcdef0123456789';
 const MALLORY = 'mallory-token-0123456789abcdef01234567';
 const AUTH = {
-  realms: { default: { required: false } },
+  realms: { default: { required: false }, acme: { required: false } },
   tokens: [
-    { token: 'test-admin-token-0123456789abcdef', realm: '*', role: 'admin' },
+    { token: ADMIN_TOKEN, realm: '*', role: 'admin' },
     { token: ALICE, realm: 'default', role: 'both' },
     { token: MALLORY, realm: 'default', role: 'both' },
   ],
@@ -90,5 +91,30 @@ describe('cluster key directory (§2.4)', () => {
       code: 403,
     });
     expect((await lookupKey(late, 'p6-consumer')).map((k) => k.public_key)).toEqual(['P6-PUBKEY']);
+  });
+
+  it('Note 2-D: remove_realm on one node removes the keys on the others', async () => {
+    const prefix = freshPrefix();
+    const a = await node('node-a', prefix);
+    const b = await node('node-b', prefix);
+    const dev = await client(a, { realm: 'acme', role: 'both' }, 'dev');
+    expect(await publishKey(dev, { identity: 'dev', public_key: 'D' })).toEqual({ ok: true });
+    const watcher = await client(b, { realm: 'acme', role: 'both' }, 'watcher');
+    await waitUntilAsync(async () => (await lookupKey(watcher, 'dev')).length === 1, 'B sees it');
+    const cmd = (body: Record<string, unknown>) =>
+      signedCall(a, SignedAction.AUTH_MANAGEMENT_COMMAND, ADMIN_TOKEN, body);
+    expect(await cmd({ command: 'remove_realm', realm: 'acme' })).toMatchObject({ ok: true });
+    expect(await cmd({ command: 'add_realm', realm: 'acme', required: false })).toMatchObject({
+      ok: true,
+    });
+    await waitUntilAsync(async () => {
+      const again = await b.connect();
+      try {
+        const reply = await authenticate(again, { realm: 'acme', role: 'both' });
+        return reply.event === 'AUTH_OK' && (await lookupKey(again, 'dev')).length === 0;
+      } finally {
+        again.disconnect();
+      }
+    }, "node B dropped the removed realm's keys");
   });
 });

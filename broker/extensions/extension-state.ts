@@ -14,7 +14,6 @@ import { ExtensionLimit, type PublishedKey } from '../../shared/protocol-extensi
 import type { Logger } from '../logging/logger';
 import type { MessageStore } from '../storage/message-store';
 import { IdentityStateMap } from './identity-state-map';
-import type { KeyDirectorySync } from './key-directory-sync';
 
 /** The `kind` of each family's rows in `identity_state`. */
 export const IdentityKind = {
@@ -33,6 +32,16 @@ const PublishedKeySchema: z.ZodType<PublishedKey> = z.object({
 /** A principal: SHA-256 hex of a token. */
 const PrincipalSchema = z.string().regex(/^[0-9a-f]{64}$/);
 
+/** What the state needs of the cluster sync (`key-directory-sync.ts` implements it). */
+export interface KeyDirectoryMirror {
+  /** The cluster-wide pin of (realm, identity) after claiming it for `principal` (null: read). */
+  claimPin(realm: string, identity: string, principal: string | null): Promise<string | null>;
+  /** Mirrors the local list of (realm, identity) to the other nodes. */
+  mirror(realm: string, identity: string): void;
+  removeRealm(realm: string): void;
+  renameRealm(from: string, to: string): void;
+}
+
 export class ExtensionState {
   /** (realm, identity) → the principal pinned to it (Note 1.5-A, Fix item 3). */
   readonly pins: IdentityStateMap<string>;
@@ -42,7 +51,7 @@ export class ExtensionState {
    * Clustered: the directory and pins shared over Redis (`key-directory-sync.ts`), set by the
    * composition root once the cluster's links exist; null on a single node.
    */
-  sync: KeyDirectorySync | null = null;
+  sync: KeyDirectoryMirror | null = null;
   /** Resolves once stored rows are adopted (never rejects: a failure is logged). */
   readonly ready: Promise<void>;
   private readonly maps: ReadonlyMap<string, IdentityStateMap<unknown>>;

@@ -26,7 +26,7 @@ import { z } from 'zod';
 import { ExtensionLimit, type PublishedKey } from '../../shared/protocol-extensions';
 import type { RedisLinks } from '../cluster/redis-links';
 import type { Logger } from '../logging/logger';
-import type { ExtensionState } from './extension-state';
+import type { ExtensionState, KeyDirectoryMirror } from './extension-state';
 
 /** KEYS[1] doc; ARGV: op, realm, identity|to, list JSON. Returns nothing. */
 const UPDATE_SCRIPT = `
@@ -91,7 +91,7 @@ function adoptable(list: unknown): PublishedKey[] {
 
 const pinField = (realm: string, identity: string) => `${realm}\u0000${identity}`;
 
-export class KeyDirectorySync {
+export class KeyDirectorySync implements KeyDirectoryMirror {
   /** The per-node chain; it starts once the stored state is restored (no stale overwrite). */
   private chain: Promise<unknown>;
   /** (realm, identity) fields with a local publish not yet mirrored: adoption skips them. */

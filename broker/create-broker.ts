@@ -59,6 +59,8 @@ import { createStore, storeOpened } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { backupStores } from './storage/store-backup';
 import { onConnection } from './handlers/connection-lifecycle';
+import { ExtensionState } from './extensions/extension-state';
+import { keyDirectorySync } from './extensions/key-directory-sync';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
@@ -253,8 +255,13 @@ export function createBroker(
     storeName: () => sharedStoreName(settings, store.backend),
     logger,
   });
+  // The extensions' per-identity state (E2EE keys, pins): restored before clients are served,
+  // shared over Redis when clustered (§2.4).
+  const extensions = new ExtensionState(store, logger);
+  extensions.sync = keyDirectorySync(cluster, extensions, logger);
   // `rename_realm`'s data move, on the node that runs it and on its cluster peers.
   const realmData = new RealmDataMover({
+    extensions,
     store,
     realms,
     ledger,
@@ -305,6 +312,7 @@ export function createBroker(
       purgeRequests: (realm) => admin.dropRealm(realm),
       realmPurged: (realm) => ledger.clearRealm(realm),
       purgeMqtt: (realm) => purgeMqtt(realm),
+      purgeExtensions: (realm) => extensions.purgeRealm(realm),
       realmData,
       renames: admin.renames,
       // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
@@ -335,6 +343,7 @@ export function createBroker(
     halfOpenMarginMs: options.halfOpenMarginMs ?? 2_000,
     embed,
     clients: clientRecords.sockets,
+    extensions,
     dispatch: (socket, event, raw, ack) => dispatch(ctx, socket, event, raw, ack),
   };
   const mqtt = createMqttListener(
@@ -428,7 +437,7 @@ export function createBroker(
     logger,
     auth,
     store,
-    ready: () => Promise.all([restored, namespacesReady]),
+    ready: () => Promise.all([restored, namespacesReady, extensions.ready]),
     start: () => cluster.start().then(() => admin.start()),
     host,
     io,

@@ -30,6 +30,10 @@ export const ClientEvent = {
   AUTH_MANAGEMENT_COMMAND: 'AUTH_MANAGEMENT_COMMAND',
   /** One-time ticket for the `/remote` namespace (`spec/protocol-admin.md` §16.2). */
   REMOTE_TICKET_REQUEST: 'REMOTE_TICKET_REQUEST',
+  /** tyo-mq 1.1: publish an E2EE public key (`spec/protocol-extensions.md` §2.1). */
+  KEY_PUBLISH: 'KEY_PUBLISH',
+  /** tyo-mq 1.1: look up an identity's E2EE public keys (`spec/protocol-extensions.md` §2.2). */
+  KEY_LOOKUP: 'KEY_LOOKUP',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -132,6 +136,11 @@ export const ProtocolErrorCode = {
   LIMIT_EXCEEDED: -7,
   /** Switchboard extension: a durable copy could not be stored (store error or queue cap). */
   NOT_STORED: -8,
+  /**
+   * Switchboard extension: a durable `SUBSCRIBE` names a `consumer_id` owned by another
+   * connection or principal (`spec/protocol-extensions.md` Note 1.5-A; docs/e2ee.md).
+   */
+  IDENTITY_NOT_OWNED: -9,
 } as const;
 
 /** Verbatim `ERROR` texts the reference sends and clients may match on (§4). */
@@ -230,6 +239,8 @@ export interface ClientToServerEvents {
   AUTHORIZATION_DECIDE: (payload: unknown, ack?: Ack<unknown>) => void;
   AUTH_MANAGEMENT_COMMAND: (envelope: unknown, ack?: Ack<ManagementReply>) => void;
   REMOTE_TICKET_REQUEST: (payload: unknown, ack?: Ack<RemoteTicketReply>) => void;
+  KEY_PUBLISH: (payload: unknown, ack?: Ack<unknown>) => void;
+  KEY_LOOKUP: (payload: unknown, ack?: Ack<unknown>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */

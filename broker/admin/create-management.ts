@@ -40,6 +40,8 @@ export interface ManagementDeps {
   realmPurged?(realm: string): void;
   /** Closes a disposed realm's MQTT clients and deletes its MQTT state. */
   purgeMqtt?(realm: string): Promise<void>;
+  /** Drops a disposed realm's extension state: E2EE keys and pins (extensions/, §10). */
+  purgeExtensions?(realm: string): void;
   /** Moves a renamed realm's data (`rename_realm`). */
   realmData?: RealmDataMover;
   /** Tells a cluster's other nodes about a rename, so each moves its own data. */
@@ -100,6 +102,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     purgeRequests: deps.purgeRequests,
     realmPurged: deps.realmPurged,
     purgeMqtt: deps.purgeMqtt,
+    purgeExtensions: deps.purgeExtensions,
   });
   let persistence: PersistenceView = {
     storage: settings().storage,

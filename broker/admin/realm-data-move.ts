@@ -47,6 +47,8 @@ export interface RealmDataDeps {
     holdsRealm(realm: string): Promise<boolean>;
   } | null;
   dropRequests?(realm: string): number;
+  /** The extensions' state in memory (E2EE keys, pins): follows the realm (§10's Fix). */
+  readonly extensions?: { renameRealm(from: string, to: string): void };
   readonly logger: Logger;
 }
 
@@ -91,6 +93,7 @@ export class RealmDataMover {
       logger.warn({ from, to }, 'queue counts of the renamed realm not moved: target had counts');
     }
     const pending = this.deps.acks?.renameRealm(from, to) ?? 0;
+    this.deps.extensions?.renameRealm(from, to);
     realms.delete(from);
     await this.deps.persistence.restore(realms, to);
     const dropped = this.deps.dropRequests?.(from) ?? 0;

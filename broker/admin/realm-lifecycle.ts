@@ -34,6 +34,11 @@ export interface LifecycleDeps {
   realmPurged?(realm: string): void;
   /** Closes the realm's MQTT clients (no wills) and deletes its MQTT state (docs/mqtt.md). */
   purgeMqtt?(realm: string): Promise<void>;
+  /**
+   * Drops the realm's extension state in memory (E2EE keys, principal pins;
+   * `spec/protocol-extensions.md` §10); the store deletes its rows in `purgeRealm`.
+   */
+  purgeExtensions?(realm: string): void;
 }
 
 /** What the runtime part of a disposal did. */
@@ -117,6 +122,7 @@ export class RealmLifecycle {
     const disconnected = sockets.size;
     this.deps.realms.delete(realm);
     this.deps.purgeRequests?.(realm);
+    this.deps.purgeExtensions?.(realm);
     this.deps.purgeMqtt?.(realm).catch((err: unknown) => {
       this.deps.logger.error({ err, realm }, 'realm MQTT state not purged');
     });

@@ -16,6 +16,7 @@
 import { Protocol, ServerEvent } from '../../shared/protocol-events';
 import { CONNECT_ROLES, RealmName } from '../auth/auth-schema';
 import { grantCredential } from '../auth/rate-credential';
+import { tokenHash as principalOf } from '../auth/auth-state';
 import {
   acceptanceRequired,
   authRequired,
@@ -70,11 +71,13 @@ function admit(
   rateKey: string | null = null,
   /** A token-less consumer admitted under `allow_tokenless_consumers` (issue 20). */
   tokenless = false,
+  /** SHA-256 hex of the token that admitted it (E2EE identity pinning, Note 1.5-A). */
+  principal: string | null = null,
 ): Promise<void> | undefined {
   return admitSocket(
     ctx,
     socket,
-    { realm, role, tokenHash, credential, tokenless, via },
+    { realm, role, tokenHash, principal, credential, tokenless, via },
     socketCredentials(socket, payload),
     () => {
       ctx.limits.credentialAdmitted(socket, rateKey);
@@ -208,6 +211,8 @@ function validateToken(
           payload,
           grant.credential,
           rateKey,
+          false,
+          principalOf(token),
         );
       },
       (err: unknown) => {

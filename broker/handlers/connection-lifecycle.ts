@@ -23,6 +23,7 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.role = 'both';
   socket.data.pendingRealm = null;
   socket.data.tokenHash = null;
+  socket.data.principal = null;
   socket.data.credential = null;
   socket.data.cancelExpiry = null;
   socket.data.tokenless = false;
@@ -30,6 +31,7 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
   socket.data.lastSeenAt = Date.now();
   socket.data.producers = new Set();
   socket.data.consumers = new Set();
+  socket.data.registeredNames = new Set();
   socket.data.deliveriesSent = 0;
   socket.data.deliveriesFlushed = 0;
   ctx.metrics.connection();

@@ -84,5 +84,7 @@ export function bindConsumer(
 export const handleConsumer: EventHandler<ConsumerPayload> = (ctx, socket, payload) => {
   if (refuseAnonymous(ctx, socket, payload.name, 'consumer')) return;
   if (!claimConsumerName(ctx, socket, payload.name)) return;
+  // §1.5: registered after the anonymous and duplicate checks passed.
+  socket.data.registeredNames.add(payload.name);
   bindConsumer(ctx, socket, payload.name, payload.id ?? socket.id, payload.id || undefined);
 };

@@ -56,6 +56,7 @@ import { handleRemoteTicketRequest } from './remote-ticket-handler';
 import { handleDebug, handleHello, handlePing, handleQuit } from './session-handlers';
 import { handleSubscribe, handleUnsubscribe } from './subscribe-handler';
 import { answerUnknownEvent } from './unknown-event';
+import { EXTENSION_ROUTES, type ExtensionEventName } from '../extensions/extension-routes';
 
 type Ack = ((reply: unknown) => void) | undefined;
 
@@ -75,6 +76,22 @@ interface Route {
 
 function badField(socket: BrokerSocket, message: string): void {
   socket.emit(ServerEvent.ERROR, { message, code: ProtocolErrorCode.BAD_FIELD });
+}
+
+/**
+ * The route of an extension event: no string parsing or schema here (the family's handler
+ * applies §1.3 with the spec's texts), and a refusal of the structural guard answered through
+ * the callback only (§1.2: these events have no reply event).
+ */
+function extensionRoute(event: ExtensionEventName): Route {
+  const { handler, invalidReply } = EXTENSION_ROUTES[event];
+  return {
+    parseString: false,
+    schema: null,
+    handler,
+    invalidAnswersAck: true,
+    invalid: (_socket, detail, _raw, ack) => ack?.(invalidReply(detail)),
+  };
 }
 
 /** One route per client event; `satisfies` makes the compiler check it is exhaustive. */
@@ -185,6 +202,9 @@ export const ROUTES = {
     schema: null,
     handler: handleRemoteTicketRequest,
   },
+  // tyo-mq 1.1 extensions (`spec/protocol-extensions.md` §1): the handler parses (§1.3).
+  [ClientEvent.KEY_PUBLISH]: extensionRoute(ClientEvent.KEY_PUBLISH),
+  [ClientEvent.KEY_LOOKUP]: extensionRoute(ClientEvent.KEY_LOOKUP),
 } satisfies Record<ClientEventName, Route>;
 
 /** The names `ROUTES` handles, for the per-packet "is this routed?" check (no prototype keys). */

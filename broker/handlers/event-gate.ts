@@ -46,6 +46,10 @@ export const EVENT_GATES = {
   [ClientEvent.QUIT]: 'authenticated',
   // §3.3: any authenticated socket may ask for a /remote ticket.
   [ClientEvent.REMOTE_TICKET_REQUEST]: 'authenticated',
+  // `spec/protocol-extensions.md` §1.4: any real role; a refusal also answers the callback
+  // with the AUTH_FAIL payload (Note 1.4-A), as every refusal here does.
+  [ClientEvent.KEY_PUBLISH]: 'authenticated',
+  [ClientEvent.KEY_LOOKUP]: 'authenticated',
 } as const satisfies Record<ClientEventName, EventGate>;
 
 /** Most events a socket may send while its `AUTHENTICATION` is being validated. */

@@ -29,6 +29,7 @@ import type { Router } from '../routing/router';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { PendingWork } from './pending-work';
 import type { SocketClients } from '../clients/socket-clients';
+import type { ExtensionState } from '../extensions/extension-state';
 
 export interface HandlerContext {
   /** The settings in force: a getter over the live settings, so reloads apply at once. */
@@ -83,6 +84,8 @@ export interface HandlerContext {
   readonly embed?: Embedding;
   /** Per-connection records and history (`client_detail`, issue 27); absent in bare contexts. */
   readonly clients?: SocketClients;
+  /** The extension families' per-identity state: pins, the key directory (§1.5, §2). */
+  readonly extensions: ExtensionState;
   /** Runs an event through the dispatcher's pipeline (used for reassembled chunks). */
   readonly dispatch: (
     socket: BrokerSocket,

@@ -21,7 +21,10 @@ import type { ProducedMessage } from '../routing/produced-message';
 import { PRODUCER_RECENT_EVENTS, type ProducerEntry } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
-import type { EventHandler } from './handler-context';
+import type { EventHandler, HandlerContext } from './handler-context';
+import { cleartextRefused } from '../extensions/e2ee-policy';
+import { e2eeRequiredText } from '../../shared/protocol-extensions';
+import { RejectReason } from '../limits/limit-metrics';
 
 const GUARANTEED_VALUE = 'guaranteed';
 
@@ -51,6 +54,12 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   payload,
   ack,
 ) => {
+  // §2.6: a `required` realm refuses cleartext before anything else (not delivered, stored,
+  // relayed or shown to the embedding); the policy is read live on every event (§1.6).
+  if (cleartextRefused(ctx.auth, socket.data.realm, payload)) {
+    refuseCleartext(ctx, socket, ack);
+    return;
+  }
   // The embedding `authorizePublish` hook decides first, asynchronously (socket-policy.ts).
   const embed = ctx.embed;
   if (embed?.hooks.authorizePublish) {
@@ -62,6 +71,20 @@ export const handleProduce: EventHandler<ProducePayload & { event: string }> = (
   }
   produce(ctx, socket, payload, ack);
 };
+
+/** `ERROR {message, code:-6}` to the producer, and the same failure to a confirm callback. */
+function refuseCleartext(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  ack: ((reply: unknown) => void) | undefined,
+): void {
+  const realm = socket.data.realm;
+  const message = e2eeRequiredText(realm);
+  ctx.logger.info({ socket: socket.id, realm }, 'cleartext PRODUCE refused (e2ee required)');
+  ctx.limits.rejectedInput(RejectReason.UNAUTHORIZED);
+  socket.emit(ServerEvent.ERROR, { message, code: ProtocolErrorCode.E2EE_REQUIRED });
+  ack?.({ ok: false, code: ProtocolErrorCode.E2EE_REQUIRED, message });
+}
 
 /** Keeps `event` among the producer's recent events (bounded; one Set lookup when known). */
 function rememberEvent(producer: ProducerEntry, event: string): void {

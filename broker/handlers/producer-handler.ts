@@ -31,6 +31,7 @@ export const handleProducer: EventHandler<ProducerPayload> = (ctx, socket, paylo
     producer.defaultTtl = parseTtlSeconds(payload.default_ttl);
   }
   socket.data.producers.add(name);
+  socket.data.registeredNames.add(name);
 
   // Group this producer's subscriptions by consumer, in registration order.
   const byConsumer = new Map<string, string[]>();

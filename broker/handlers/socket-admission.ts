@@ -22,6 +22,8 @@ export interface SocketGrant {
   realm: string;
   role: string;
   tokenHash: string | null;
+  /** SHA-256 hex of the token presented, whatever validated it (`SocketData.principal`). */
+  principal?: string | null;
   /** What admitted the session and until when; null/absent for no credential (issue 20). */
   credential?: SessionCredential | null;
   /** A token-less consumer of a realm requiring auth (issue 20; `SocketData.tokenless`). */
@@ -61,6 +63,7 @@ function grantTo(data: SocketData, grant: SocketGrant): void {
   data.realm = grant.realm;
   data.role = grant.role;
   data.tokenHash = grant.tokenHash;
+  data.principal = grant.principal ?? null;
   data.credential = grant.credential ?? null;
   data.tokenless = grant.tokenless === true;
 }
@@ -95,6 +98,7 @@ export function admitSocket(
     realm: data.realm,
     role: data.role,
     tokenHash: data.tokenHash,
+    principal: data.principal,
     credential: data.credential,
     tokenless: data.tokenless,
   };

@@ -21,6 +21,8 @@ import { guardAsync } from './async-guard';
 import { bindConsumer } from './consumer-handler';
 import type { EventHandler } from './handler-context';
 import { notifySubscribeTo } from './notify';
+import { consumerIdRefusal } from '../extensions/identity-ownership';
+import { RejectReason } from '../limits/limit-metrics';
 
 export const handleSubscribe: EventHandler<SubscribePayload & { event: string }> = (
   ctx,
@@ -51,6 +53,21 @@ const subscribe: EventHandler<SubscribePayload & { event: string }> = (ctx, sock
   if (problem) {
     ctx.logger.info({ consumer: consumerName, key: record.key, problem }, 'SUBSCRIBE refused');
     socket.emit(ServerEvent.ERROR, { message: problem, code: ProtocolErrorCode.BAD_FIELD });
+    return;
+  }
+  // Note 1.5-A applied to the durable queue identity (issue 28): no client drains a queue
+  // whose identity another live connection or another principal holds.
+  const spoofed = consumerIdRefusal(ctx, socket, record.consumerId);
+  if (spoofed) {
+    ctx.logger.warn(
+      { socket: socket.id, realm: realm.name, key: record.key },
+      'SUBSCRIBE refused: consumer_id not owned',
+    );
+    ctx.limits.rejectedInput(RejectReason.UNAUTHORIZED);
+    socket.emit(ServerEvent.ERROR, {
+      message: spoofed,
+      code: ProtocolErrorCode.IDENTITY_NOT_OWNED,
+    });
     return;
   }
   if (bind) {

@@ -1,7 +1,7 @@
 /**
  * No silent calls (issue 19): an event on `/` that no route of the dispatcher handles — tyo-mq
- * 1.1's `KEY_PUBLISH` / `KEY_LOOKUP` (`spec/protocol-extensions.md` §2), which Switchboard does
- * not implement yet, or any other name — is answered instead of being ignored, so a stock
+ * 1.1's `PREKEY_*`, `SEALED_*` or `PUSH_*` (`spec/protocol-extensions.md` §3, §4, §6), which
+ * Switchboard does not implement yet, or any other name — is answered instead of being ignored, so a stock
  * client's promise settles:
  * - with an acknowledgement callback (socket.io passes it as the last argument): the callback
  *   gets `unknownEventReply(name)`, the protocol's error object (`spec/protocol-admin.md` §1,

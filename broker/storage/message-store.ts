@@ -10,6 +10,7 @@
 import { randomFillSync } from 'node:crypto';
 import type { StorageStatus } from '../../shared/http-api';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
+import type { IdentityStateStore } from './identity-state';
 import type { MqttStateStore } from './mqtt-state';
 import type { WriteFailureListener } from './store-write-failures';
 
@@ -236,6 +237,11 @@ export interface MessageStore {
    * Without it the MQTT listener keeps them in memory.
    */
   readonly mqttState?: MqttStateStore;
+  /**
+   * Optional: the extensions' per-identity state (E2EE keys, principal pins) kept across
+   * restarts (the SQLite store; `identity-state.ts`). Without it that state is memory-only.
+   */
+  readonly identityState?: IdentityStateStore;
 }
 
 /** Random bytes drawn in blocks: one `randomFillSync` per 4 KiB instead of one call per id. */

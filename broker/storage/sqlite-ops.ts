@@ -14,6 +14,7 @@
  * repeating its keys) cost the event loop several times more per message.
  */
 import type { MessagePort } from 'node:worker_threads';
+import type { IdentityStateWrite } from './identity-state';
 import type { MqttStateWrite } from './mqtt-state';
 import type { Row, SqliteStatements } from './sqlite-statements';
 import { StoreWriteOp, type StoreWriteOpValue } from './store-write-failures';
@@ -101,6 +102,8 @@ export const SQLITE_OPS = {
   loadSubscriptions: (s: SqliteStatements) => s.loadSubscriptions(),
   mqttWrite: (s: SqliteStatements, change: MqttStateWrite) => s.mqtt.write(change),
   mqttLoad: (s: SqliteStatements) => s.mqtt.load(),
+  identityWrite: (s: SqliteStatements, change: IdentityStateWrite) => s.identities.write(change),
+  identityLoad: (s: SqliteStatements) => s.identities.load(),
 } satisfies Record<string, (s: SqliteStatements, ...args: never[]) => unknown>;
 
 export type SqliteOps = typeof SQLITE_OPS;
@@ -130,6 +133,7 @@ export const WRITE_OP_LABELS: Partial<Record<OpName, StoreWriteOpValue>> = {
   saveSubscription: StoreWriteOp.SAVE_SUBSCRIPTION,
   deleteSubscription: StoreWriteOp.DELETE_SUBSCRIPTION,
   mqttWrite: StoreWriteOp.MQTT_WRITE,
+  identityWrite: StoreWriteOp.IDENTITY_WRITE,
 };
 
 /** The names of `batch`'s operations, in order (walks the flat layout; failure paths only). */

@@ -12,6 +12,7 @@ import {
   type RealmRenameCounts,
   type StoredEntry,
 } from './message-store';
+import { IdentityStatements } from './identity-state';
 import { MqttStatements } from './mqtt-state';
 
 /** A `messages` row as stored: the envelope is JSON text. */
@@ -101,9 +102,12 @@ export class SqliteStatements {
 
   /** The MQTT session state tables (migration 5). */
   readonly mqtt: MqttStatements;
+  /** The extensions' per-identity state (migration 6). */
+  readonly identities: IdentityStatements;
 
   constructor(db: Database) {
     this.mqtt = new MqttStatements(db);
+    this.identities = new IdentityStatements(db);
     this.insert = db.prepare(
       `INSERT OR REPLACE INTO messages (${COLUMNS})
        VALUES (@id, @realm, @event, @consumer, @payload, @producer, @created_at, @expires_at, @attempts)`,
@@ -308,6 +312,8 @@ export class SqliteStatements {
     const mqtt = mqttPrefixes
       ? this.mqtt.renamePrefixes(mqttPrefixes, to)
       : { retained: 0, sessions: 0 };
+    // The extensions' identity state follows the realm (not counted: `moved` lists core data).
+    this.identities.renameRealm(from, to);
     return {
       queued: this.renameMessages.run(to, from).changes,
       dlq: this.renameDlq.run(to, from).changes,
@@ -320,6 +326,7 @@ export class SqliteStatements {
   /** Deletes a realm's copies, DLQ and durable subscriptions; returns copies + DLQ removed. */
   purgeRealm(realm: string): number {
     this.purgeSubscriptions.run(realm);
+    this.identities.purgeRealm(realm);
     return this.purgeMessages.run(realm).changes + this.purgeDlq.run(realm).changes;
   }
 }

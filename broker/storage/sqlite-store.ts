@@ -48,6 +48,7 @@ import {
   type StoredEntry,
 } from './message-store';
 import type { MqttStateStore } from './mqtt-state';
+import type { IdentityStateStore } from './identity-state';
 import {
   opNames,
   pushOp,
@@ -319,6 +320,12 @@ export class SqliteStore implements MessageStore {
   readonly mqttState: MqttStateStore = {
     load: () => this.read('mqttLoad'),
     write: (change) => this.write('mqttWrite', change),
+  };
+
+  /** The extensions' per-identity state (migration 6), through the same group commit. */
+  readonly identityState: IdentityStateStore = {
+    load: () => this.read('identityLoad'),
+    write: (change) => this.write('identityWrite', change),
   };
 
   /** Reports each committed write batch's round trip in ms (one call per batch, not per row). */

@@ -26,6 +26,7 @@ export const StoreWriteOp = {
   SAVE_SUBSCRIPTION: 'save_subscription',
   DELETE_SUBSCRIPTION: 'delete_subscription',
   MQTT_WRITE: 'mqtt_write',
+  IDENTITY_WRITE: 'identity_write',
 } as const;
 export type StoreWriteOpValue = (typeof StoreWriteOp)[keyof typeof StoreWriteOp];
 

@@ -17,6 +17,12 @@ export interface SocketData {
   /** Consumer names bound to this socket. */
   consumers: Set<string>;
   /**
+   * Names registered on this socket by `CONSUMER` or `PRODUCER` (never by the implicit
+   * bindings of `SUBSCRIBE`/`PRODUCE`); it only grows. The first condition of identity
+   * ownership (`spec/protocol-extensions.md` §1.5, `extensions/identity-ownership.ts`).
+   */
+  registeredNames: Set<string>;
+  /**
    * Whether the socket passed authentication (explicitly, implicitly §3.4, or because auth is
    * disabled §2.1). `spec/protocol-admin.md` §2.1.
    */
@@ -30,6 +36,12 @@ export interface SocketData {
    * disconnects it (§3.5 note, §18 item 7); null for every other kind of admission.
    */
   tokenHash: string | null;
+  /**
+   * SHA-256 hex of any token this session authenticated with (static, JWT, external): the
+   * principal an E2EE identity is pinned to (`spec/protocol-extensions.md` Note 1.5-A); null
+   * when admitted without a token (auth off, open realms, role-declared, implicit).
+   */
+  principal: string | null;
   /**
    * What admitted the session (a JWT with its expiry, a realm key, an external validator…), so
    * it ends when that credential expires or changes (issue 20); null when admitted without one.

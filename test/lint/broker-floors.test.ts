@@ -33,7 +33,8 @@ export const FLOORS: readonly (readonly string[])[] = [
   // The embedding hooks in force, which both transports call.
   ['policy'],
   ['mqtt', 'cluster', 'namespaces'],
-  ['admin', 'clients'],
+  // The tyo-mq 1.1 extension events (their handlers, the dispatcher routes them).
+  ['admin', 'clients', 'extensions'],
   ['handlers', 'http'],
   // The public in-process API over both transports.
   ['embedding'],

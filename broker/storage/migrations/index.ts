@@ -109,6 +109,20 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    description:
+      'per-identity state of the tyo-mq 1.1 extensions (E2EE key lists, principal pins), keyed (realm, identity, kind)',
+    sql: `
+      CREATE TABLE IF NOT EXISTS identity_state (
+        realm TEXT NOT NULL,
+        identity TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        value TEXT NOT NULL,
+        PRIMARY KEY (realm, identity, kind)
+      );
+    `,
+  },
 ];
 
 /** Highest schema version this build knows. */

@@ -108,6 +108,24 @@ describe('SQLite migrations', () => {
     db.close();
   });
 
+  it('6: adds identity_state keyed by (realm, identity, kind), keeping existing rows', () => {
+    const db = fresh();
+    migrate(db, 5);
+    db.prepare("INSERT INTO mqtt_retained (topic, packet) VALUES ('default/t', '{}')").run();
+    expect(migrate(db, 6)).toBe(6);
+    expect(db.prepare('SELECT COUNT(*) AS n FROM mqtt_retained').get()).toEqual({ n: 1 });
+    const put = db.prepare(
+      "INSERT INTO identity_state (realm, identity, kind, value) VALUES ('default', 'alice', 'keys', '[]')",
+    );
+    put.run();
+    expect(() => put.run()).toThrow(/UNIQUE/);
+    db.prepare(
+      "INSERT INTO identity_state (realm, identity, kind, value) VALUES ('default', 'alice', 'pin', '\"x\"')",
+    ).run();
+    expect(db.prepare('SELECT COUNT(*) AS n FROM identity_state').get()).toEqual({ n: 2 });
+    db.close();
+  });
+
   it('is idempotent and a store opens a file migrated by an older build', async () => {
     const file = join(dir, 'old.sqlite');
     const db = new Database(file);

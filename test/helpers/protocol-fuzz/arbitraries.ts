@@ -353,6 +353,15 @@ export const EVENT_PAYLOADS: Record<
     token: tokenLike,
     key: edgeString,
   }),
+  [ClientEvent.KEY_PUBLISH]: nearValid({
+    identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
+    key_id: fc.oneof(edgeString, fc.integer()),
+    alg: edgeString,
+    public_key: fc.oneof(edgeString, fc.constant('x'.repeat(4097))),
+  }),
+  [ClientEvent.KEY_LOOKUP]: nearValid({
+    identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,28 @@
+/**
+ * The extension events the dispatcher routes (`spec/protocol-extensions.md` §1.1), one entry
+ * per event: its handler (from the family's module) and what a payload refused before the
+ * handler — by the dispatcher's structural guard (depth, binary data, §19) — is answered.
+ * A new family adds its events here, its names to `shared/protocol-events.ts` and its gate to
+ * `handlers/event-gate.ts`; the compiler then asks for the rest.
+ */
+import { ClientEvent } from '../../shared/protocol-events';
+import { ExtensionCode } from '../../shared/protocol-extensions';
+import type { EventHandler } from '../handlers/handler-context';
+import { failure } from './extension-reply';
+import { handleKeyLookup, handleKeyPublish } from './key-directory-handlers';
+
+export interface ExtensionRoute {
+  handler: EventHandler<unknown>;
+  /** The acknowledgement answer to a payload the dispatcher refused (`detail`: why). */
+  invalidReply(detail: string): object;
+}
+
+const badInput = (detail: string) => failure(ExtensionCode.BAD_INPUT, detail);
+
+export const EXTENSION_ROUTES = {
+  [ClientEvent.KEY_PUBLISH]: { handler: handleKeyPublish, invalidReply: badInput },
+  // §2.2: a lookup never fails.
+  [ClientEvent.KEY_LOOKUP]: { handler: handleKeyLookup, invalidReply: () => ({ keys: [] }) },
+} as const satisfies Record<string, ExtensionRoute>;
+
+export type ExtensionEventName = keyof typeof EXTENSION_ROUTES;

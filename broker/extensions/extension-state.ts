@@ -1,0 +1,99 @@
+/**
+ * The state of the extension families, per (realm, identity): the principal pins of Note
+ * 1.5-A and the E2EE key directory (§2), with what remove/rename of a realm does to them
+ * (§10, with its Fix). A later family (prekeys, UAKs, push endpoints) adds its own
+ * `IdentityStateMap` here with a new `kind`; loading, purging and renaming then cover it.
+ *
+ * Persistence (§10; docs/e2ee.md): in memory, as in the reference, and in the SQLite message
+ * store when that is the storage (the store's `identityState` facet), so a restart keeps the
+ * keys and the pins. The memory and Redis stores have no facet: there the state is lost at a
+ * restart, as in the reference. `ready` resolves once the stored rows are adopted.
+ */
+import { z } from 'zod';
+import { ExtensionLimit, type PublishedKey } from '../../shared/protocol-extensions';
+import type { Logger } from '../logging/logger';
+import type { MessageStore } from '../storage/message-store';
+import { IdentityStateMap } from './identity-state-map';
+
+/** The `kind` of each family's rows in `identity_state`. */
+export const IdentityKind = {
+  PIN: 'pin',
+  KEYS: 'keys',
+} as const;
+
+/** §2.1: one stored key entry (validated again when loaded, §2.4's adoption filter). */
+const PublishedKeySchema: z.ZodType<PublishedKey> = z.object({
+  key_id: z.string().max(ExtensionLimit.E2EE_MAX_KEY_ID_LENGTH),
+  alg: z.string().max(ExtensionLimit.E2EE_MAX_KEY_ID_LENGTH),
+  public_key: z.string().max(ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH),
+  updated_at: z.string(),
+});
+
+/** A principal: SHA-256 hex of a token. */
+const PrincipalSchema = z.string().regex(/^[0-9a-f]{64}$/);
+
+/** What the state needs of the cluster sync (`key-directory-sync.ts` implements it). */
+export interface KeyDirectoryMirror {
+  /** The cluster-wide pin of (realm, identity) after claiming it for `principal` (null: read). */
+  claimPin(realm: string, identity: string, principal: string | null): Promise<string | null>;
+  /** Mirrors the local list of (realm, identity) to the other nodes. */
+  mirror(realm: string, identity: string): void;
+  removeRealm(realm: string): void;
+  renameRealm(from: string, to: string): void;
+}
+
+export class ExtensionState {
+  /** (realm, identity) → the principal pinned to it (Note 1.5-A, Fix item 3). */
+  readonly pins: IdentityStateMap<string>;
+  /** (realm, identity) → its published keys, in publish order (§2.1). */
+  readonly keys: IdentityStateMap<PublishedKey[]>;
+  /**
+   * Clustered: the directory and pins shared over Redis (`key-directory-sync.ts`), set by the
+   * composition root once the cluster's links exist; null on a single node.
+   */
+  sync: KeyDirectoryMirror | null = null;
+  /** Resolves once stored rows are adopted (never rejects: a failure is logged). */
+  readonly ready: Promise<void>;
+  private readonly maps: ReadonlyMap<string, IdentityStateMap<unknown>>;
+
+  constructor(store: MessageStore, logger: Logger) {
+    const facet = store.identityState;
+    this.pins = new IdentityStateMap(IdentityKind.PIN, PrincipalSchema, facet, logger);
+    this.keys = new IdentityStateMap(
+      IdentityKind.KEYS,
+      z.array(PublishedKeySchema).max(ExtensionLimit.E2EE_MAX_KEYS_PER_IDENTITY),
+      facet,
+      logger,
+    );
+    this.maps = new Map<string, IdentityStateMap<unknown>>([
+      [this.pins.kind, this.pins as IdentityStateMap<unknown>],
+      [this.keys.kind, this.keys as IdentityStateMap<unknown>],
+    ]);
+    this.ready = facet
+      ? facet.load().then(
+          (rows) => {
+            let adopted = 0;
+            for (const row of rows) if (this.maps.get(row.kind)?.adopt(row)) adopted += 1;
+            if (adopted > 0) logger.info({ rows: adopted }, 'extension identity state restored');
+          },
+          (err: unknown) => logger.error({ err }, 'extension identity state not restored'),
+        )
+      : Promise.resolve();
+  }
+
+  /** `remove_realm` / ephemeral disposal: every family's state of `realm`, pins included. */
+  purgeRealm(realm: string): void {
+    for (const map of this.maps.values()) map.purgeRealm(realm);
+    this.sync?.removeRealm(realm);
+  }
+
+  /**
+   * `rename_realm`: every family's state follows the realm (§10's Fix), all or nothing: when
+   * `to` already holds any, `from`'s is dropped (§2.4), as the store does with its rows.
+   */
+  renameRealm(from: string, to: string): void {
+    const move = [...this.maps.values()].every((map) => map.size(to) === 0);
+    for (const map of this.maps.values()) map.renameRealm(from, to, move);
+    this.sync?.renameRealm(from, to);
+  }
+}

@@ -1,0 +1,103 @@
+/**
+ * The tyo-mq 1.1 extension events' constants, reply codes and message texts, in one place.
+ *
+ * Source: `spec/protocol-extensions.md` §1.2 (reply convention: HTTP-like codes), §1.7
+ * (constants, from tyo-mq `cd08b98` `lib/constants.js`) and §2.1 (the key directory's texts).
+ * Clients match on substrings of the texts, so they are part of the contract character for
+ * character (the em dash is U+2014). Event names live in `protocol-events.ts`.
+ */
+
+/** §1.7: the numeric limits. None is a setting in the reference. */
+export const ExtensionLimit = {
+  /** Chars: `public_key`, every prekey field, `identity_key` of `SEALED_CERT_REQUEST`. */
+  E2EE_MAX_PUBLIC_KEY_LENGTH: 4096,
+  /** Chars: `key_id` and `alg` of `KEY_PUBLISH`. */
+  E2EE_MAX_KEY_ID_LENGTH: 128,
+  /** Distinct `key_id`s per (realm, identity). */
+  E2EE_MAX_KEYS_PER_IDENTITY: 8,
+  /** One-time prekeys per identity (§3). */
+  PREKEY_POOL_MAX: 100,
+  /** One-time prekeys in one `PREKEY_PUBLISH` (§3). */
+  PREKEY_PUBLISH_BATCH_MAX: 100,
+  /** Ms: sender-certificate lifetime (§4). */
+  SEALED_CERT_TTL_MS: 86_400_000,
+  /** Bytes: UAK after base64 decoding (§4). */
+  SEALED_UAK_LENGTH: 16,
+  /** Chars: `SEALED_DELIVER.blob` (65,536 bytes as base64: ceil(65536×4/3)+4). */
+  SEALED_MAX_BLOB_CHARS: 87_386,
+  /** Per socket per fixed 60 s window (§4.6). */
+  SEALED_SENDS_PER_MIN: 60,
+  /** Messages per `SEALED_SUBSCRIBE` (§4.8). */
+  SEALED_REPLAY_BATCH: 100,
+  /** Push endpoints per identity (§6). */
+  PUSH_MAX_TOKENS_PER_IDENTITY: 10,
+  /** Ms: one wake per (realm, identity) per window (§6.5). */
+  PUSH_COALESCE_WINDOW_MS: 30_000,
+  /** Chars: push token or endpoint URL (§6.2). */
+  PUSH_MAX_TOKEN_LENGTH: 4096,
+  /** Chars: `app_id` (§6.2). */
+  PUSH_MAX_APP_ID_LENGTH: 128,
+  /** Per socket per fixed 60 s window, `PUSH_REGISTER` and `PUSH_UNREGISTER` together. */
+  PUSH_REGISTERS_PER_MIN: 30,
+} as const;
+
+/** §1.2: the `code` of a failure reply (HTTP-like). */
+export const ExtensionCode = {
+  BAD_INPUT: 400,
+  UNAUTHENTICATED: 401,
+  FORBIDDEN: 403,
+  NOT_FOUND: 404,
+  RATE_LIMITED: 429,
+  STORAGE: 500,
+  NOT_CONFIGURED: 501,
+  QUEUE_FULL: 507,
+} as const;
+
+/** §1.2: a failure reply, `{ok:false, code, message}`. */
+export interface ExtensionFailure {
+  ok: false;
+  code: number;
+  message: string;
+}
+
+/** §1.3, §2.1: the texts shared by the families and the key directory's own. */
+export const ExtensionText = {
+  INVALID_JSON: 'invalid JSON',
+  IDENTITY_REQUIRED: 'identity is required',
+  PUBLIC_KEY_REQUIRED: 'public_key is required',
+  PUBLIC_KEY_TOO_LONG: `public_key exceeds ${ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH} characters`,
+  BAD_KEY_ID: `key_id must be a string of at most ${ExtensionLimit.E2EE_MAX_KEY_ID_LENGTH} characters`,
+  BAD_ALG: `alg must be a string of at most ${ExtensionLimit.E2EE_MAX_KEY_ID_LENGTH} characters`,
+  TOO_MANY_KEYS: `identity already has ${ExtensionLimit.E2EE_MAX_KEYS_PER_IDENTITY} published keys \u2014 republish an existing key_id or rotate`,
+} as const;
+
+/** §2.1 check 7 (and the other acting events' 403): the identity is not this socket's. */
+export function notRegisteredText(identity: string): string {
+  return `identity '${identity}' is not registered on this connection`;
+}
+
+/** §2.6: the `ERROR` text (code -6) of a cleartext `PRODUCE` into a `required` realm. */
+export function e2eeRequiredText(realm: string): string {
+  return `Realm '${realm}' requires end-to-end encrypted messages`;
+}
+
+/** §2.1: the defaults of `KEY_PUBLISH`. */
+export const KeyDefaults = {
+  KEY_ID: 'default',
+  ALG: 'ecdh-es-p256-a256gcm',
+} as const;
+
+/** §2.1–§2.2: one entry of an identity's key list, as stored and as answered. */
+export interface PublishedKey {
+  key_id: string;
+  alg: string;
+  public_key: string;
+  /** ISO-8601 time of the last publish of this `key_id`. */
+  updated_at: string;
+}
+
+/** §1.6: the values of `auth.realms.<realm>.e2ee` that mean something; anything else is off. */
+export const E2eePolicy = {
+  OPPORTUNISTIC: 'opportunistic',
+  REQUIRED: 'required',
+} as const;

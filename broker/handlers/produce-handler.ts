@@ -21,6 +21,7 @@ import type { ProducedMessage } from '../routing/produced-message';
 import { PRODUCER_RECENT_EVENTS, type ProducerEntry } from '../routing/registry-types';
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
+import { clientDeliveryId } from '../routing/delivery-id';
 import type { EventHandler } from './handler-context';
 
 const GUARANTEED_VALUE = 'guaranteed';
@@ -113,6 +114,8 @@ const produce: EventHandler<ProducePayload & { event: string }> = (ctx, socket, 
     to: payload.to,
     contentType: payload.contentType,
     origin: 'socket.io',
+    // The SSE delivery id (extensions §5.6): a well-formed client `id`; the fan-out makes one.
+    deliveryId: clientDeliveryId(payload.id),
     receivedAt: performance.now(),
   };
   ctx.metrics.messageProduced(realmName, msg.event);

@@ -34,7 +34,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['policy'],
   ['mqtt', 'cluster', 'namespaces'],
   ['admin', 'clients'],
-  ['handlers', 'http'],
+  ['handlers', 'http', 'http-publish'],
   // The public in-process API over both transports.
   ['embedding'],
   // The settings schema, composed from every feature's own schema.

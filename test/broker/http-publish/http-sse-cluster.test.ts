@@ -1,0 +1,80 @@
+/**
+ * SSE across a cluster (`spec/protocol-extensions.md` §5.6, §5.9, R67) over a real Redis: a
+ * message relayed from a peer — a reference node's wrapper, or an HTTP publish on another
+ * Switchboard node — reaches the local streams with a fresh `sse-` id.
+ */
+import { Redis } from 'ioredis';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Harness } from '../../helpers/broker-harness';
+import { startCluster, type ClusterNodes } from '../../helpers/cluster-nodes';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server';
+import { openSse } from '../../helpers/sse-reader';
+import { bearer, ON, publishJson, TOKENS } from './http-publish-fixtures';
+
+let redis: RedisServer;
+let cluster: ClusterNodes;
+let a: Harness;
+let b: Harness;
+
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis.stop();
+});
+beforeEach(async () => {
+  cluster = await startCluster(
+    redis.url,
+    ['node-a', 'node-b'],
+    { ...ON, auth: { enabled: true, auto_admin_token: false, tokens: TOKENS } },
+    { env: {} },
+  );
+  [a, b] = cluster.nodes as [Harness, Harness];
+});
+afterEach(async () => {
+  await cluster.close();
+});
+
+describe('SSE and the cluster relay', () => {
+  it("R67: a peer's relayed payload reaches a local stream as event: message", async () => {
+    const s = await openSse(b, '/sub/acme/relayed', bearer('sub-acme'));
+    const pub = new Redis(redis.url);
+    try {
+      await pub.publish(
+        `${cluster.prefix}:messages`,
+        JSON.stringify({
+          node_id: '9f1c2e3a4b5c6d7e',
+          payload: {
+            realm: 'acme',
+            event: 'relayed',
+            message: { from: 'peer-node', k: 9 },
+            producer: 'http:peer',
+            contentType: 'application/json',
+          },
+        }),
+      );
+      const [frame] = await s.waitFrames(1);
+      expect(frame?.event).toBe('message');
+      expect(frame?.id).toMatch(/^sse-[0-9a-f]{16}$/);
+      expect(frame?.data).toEqual({
+        event: 'relayed',
+        data: { from: 'peer-node', k: 9 },
+        producer: 'http:peer',
+        content_type: 'application/json',
+      });
+    } finally {
+      pub.disconnect();
+    }
+  });
+
+  it('an HTTP publish on node A reaches a stream on node B', async () => {
+    const s = await openSse(b, '/sub/acme/notify', bearer('sub-acme'));
+    expect((await publishJson(a, '/pub/acme/notify', { n: 1 })).status).toBe(202);
+    const [frame] = await s.waitFrames(1);
+    expect(frame?.data).toMatchObject({
+      event: 'notify',
+      data: { n: 1 },
+      producer: 'http:581e7ddd',
+    });
+  });
+});

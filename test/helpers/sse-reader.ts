@@ -25,6 +25,9 @@ export interface SseReader {
   waitFrames(n: number, timeoutMs?: number): Promise<SseFrame[]>;
   /** True once the server ended or cut the stream. */
   readonly ended: boolean;
+  /** Stops reading (the socket's buffers fill, the broker sees back-pressure). */
+  pause(): void;
+  resume(): void;
   close(): void;
 }
 
@@ -91,6 +94,8 @@ export function openSse(
         get ended() {
           return ended;
         },
+        pause: () => res.pause(),
+        resume: () => res.resume(),
         close: () => req.destroy(),
       };
       h.onClose(() => req.destroy());

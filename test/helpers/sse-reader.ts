@@ -98,7 +98,7 @@ export function openSse(
         resume: () => res.resume(),
         close: () => req.destroy(),
       };
-      h.onClose(() => req.destroy());
+      h.onClose(() => void req.destroy());
       resolve(reader);
     });
     req.on('error', reject);

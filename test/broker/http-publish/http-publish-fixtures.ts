@@ -18,7 +18,7 @@ export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 export interface PublishOptions {
   token?: string | null;
-  body?: string | Buffer;
+  body?: string;
   type?: string;
   method?: string;
   headers?: Record<string, string>;

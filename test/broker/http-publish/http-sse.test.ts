@@ -158,7 +158,7 @@ describe('GET /sub (flag on)', () => {
   it('R68: a reader that never reads is dropped while 7 MiB flow; the count returns to baseline', async () => {
     const base = ctx.h.broker.httpPublish.streams();
     const raw = connect(ctx.h.port, '127.0.0.1');
-    ctx.h.onClose(() => raw.destroy());
+    ctx.h.onClose(() => void raw.destroy());
     await new Promise<void>((resolve) => raw.once('connect', () => resolve()));
     raw.write(
       'GET /sub/acme/flood HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer sub-acme\r\n\r\n',

@@ -22,6 +22,7 @@ import { fail, pathSegments } from './http-reply';
 import { handlePublish, type PublishDeps } from './publish-route';
 import { SseHub } from './sse-hub';
 import { SseTickets } from './sse-tickets';
+import { watchStreamRevocations } from './stream-revocation';
 import { handleSubscribe, handleTicket } from './subscribe-route';
 
 export interface HttpPublishDeps extends Omit<PublishDeps, 'buckets'> {
@@ -76,6 +77,7 @@ export function createHttpPublish(deps: HttpPublishDeps): HttpPublish {
     interestChanged: () => deps.router.tapInterestChanged(),
   });
   const removeTap = deps.router.addTap(hub.routed, hub.hasRealm, hub.realms);
+  const stopRevocations = watchStreamRevocations(deps.auth, hub, deps.logger);
   deps.onSettingsChange(() => {
     if (!enabled() && hub.size > 0) hub.closeAll('HTTP publish turned off');
   });
@@ -108,6 +110,7 @@ export function createHttpPublish(deps: HttpPublishDeps): HttpPublish {
     enabled,
     close() {
       removeTap();
+      stopRevocations();
       hub.closeAll('broker closing');
       tickets.close();
       hub.history.clear();

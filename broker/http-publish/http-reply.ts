@@ -5,6 +5,7 @@
  * (Note 5-A) and the token checks of §5.2.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SessionCredential } from '../auth/session-credential';
 import type { TokenValidator } from '../auth/token-validator';
 import { isGrant } from '../auth/token-validator';
 import type { Logger } from '../logging/logger';
@@ -91,11 +92,17 @@ export function pathSegments(
   return { segments, query: parsed.searchParams };
 }
 
-/** A principal admitted by §5.2: its realm, role and the token's SHA-256 hex (Note 5-G). */
+/**
+ * A principal admitted by §5.2: its realm, role, the token's SHA-256 hex, whether it is a
+ * static token (revocable by removing it), and the credential that admitted it (expiry, rotated
+ * secrets). Streams keep it to close when it no longer holds (Note 5-G).
+ */
 export interface HttpPrincipal {
   realm: string;
   role: string;
   tokenHash: string;
+  isStatic: boolean;
+  credential: SessionCredential;
 }
 
 /** The §5.2 outcome: the principal, or the status and message to answer. */
@@ -133,5 +140,12 @@ export async function checkToken(
   }
   const role = grant.role || 'both';
   if (role !== need && !ANY_ROLE.has(role)) return { ok: false, status: 403, message: refusedText };
-  return { ok: true, principal: { realm, role, tokenHash } };
+  const principal: HttpPrincipal = {
+    realm,
+    role: grant.role,
+    tokenHash,
+    isStatic: grant.via === 'static',
+    credential: grant.credential,
+  };
+  return { ok: true, principal };
 }

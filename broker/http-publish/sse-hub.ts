@@ -13,6 +13,7 @@ import type { Logger } from '../logging/logger';
 import { newDeliveryId } from '../routing/delivery-id';
 import type { ProducedMessage } from '../routing/produced-message';
 import type { HttpPublishSettings } from './http-publish-schema';
+import type { HttpPrincipal } from './http-reply';
 import { SseHistory } from './sse-history';
 import { SseStream } from './sse-stream';
 
@@ -90,7 +91,7 @@ export class SseHub {
     realm: string,
     event: string,
     ip: string,
-    principal: string,
+    principal: HttpPrincipal,
     res: ServerResponse,
   ): SseStream {
     const stream = new SseStream(
@@ -128,6 +129,11 @@ export class SseHub {
     if (msg.guaranteed && msg.relayedFrom === undefined && this.deps.enabled())
       this.remember(msg, key, id, frame);
   };
+
+  /** Every open stream. */
+  *all(): Iterable<SseStream> {
+    for (const set of [...this.streams.values()]) yield* [...set];
+  }
 
   /** Closes every stream (the flag went off, Note 5-G; or the broker stops). */
   closeAll(reason: string): void {

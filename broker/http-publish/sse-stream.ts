@@ -9,6 +9,7 @@
  * only, and to the live frames buffered while the catch-up runs (with 1,000 frames).
  */
 import type { ServerResponse } from 'node:http';
+import type { HttpPrincipal } from './http-reply';
 import type { HistoryRow } from './sse-history';
 import {
   SSE_MAX_PENDING_BYTES,
@@ -39,8 +40,8 @@ export class SseStream {
     readonly realm: string,
     readonly event: string,
     readonly ip: string,
-    /** SHA-256 hex of the token behind the stream (Note 5-G). */
-    readonly principal: string,
+    /** Who opened the stream, directly or through a ticket (Note 5-G). */
+    readonly principal: HttpPrincipal,
     private readonly res: ServerResponse,
     keepAliveMs: number,
     /** Called once, when the stream ends for any reason. */

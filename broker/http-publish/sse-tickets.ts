@@ -7,11 +7,12 @@
  */
 import { randomBytes } from 'node:crypto';
 import { SSE_MAX_TICKETS_PER_TOKEN } from './http-publish-schema';
+import type { HttpPrincipal } from './http-reply';
 
 interface Ticket {
   realm: string;
-  /** SHA-256 hex of the token that bought it (the stream's principal, Note 5-G). */
-  principal: string;
+  /** Who bought it: the principal of the stream it opens (Note 5-G). */
+  principal: HttpPrincipal;
   expiresAt: number;
 }
 
@@ -27,9 +28,9 @@ export class SseTickets {
   }
 
   /** Issues a ticket for `realm`, valid for `ttlMs`. */
-  issue(realm: string, principal: string, ttlMs: number): string {
+  issue(realm: string, principal: HttpPrincipal, ttlMs: number): string {
     this.expire();
-    const mine = [...this.tickets].filter(([, t]) => t.principal === principal);
+    const mine = [...this.tickets].filter(([, t]) => t.principal.tokenHash === principal.tokenHash);
     if (mine.length >= SSE_MAX_TICKETS_PER_TOKEN) this.tickets.delete(mine[0]![0]);
     const ticket = randomBytes(24).toString('hex');
     this.tickets.set(ticket, { realm, principal, expiresAt: this.now() + ttlMs });
@@ -37,7 +38,7 @@ export class SseTickets {
   }
 
   /** Consumes `ticket`: its realm and principal, or null when unknown, used or expired. */
-  take(ticket: string): { realm: string; principal: string } | null {
+  take(ticket: string): { realm: string; principal: HttpPrincipal } | null {
     const t = this.tickets.get(ticket);
     if (!t) return null;
     this.tickets.delete(ticket);

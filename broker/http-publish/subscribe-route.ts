@@ -18,9 +18,11 @@ import {
   isPrototypeKey,
   methodNotAllowed,
   sendJson,
+  type HttpPrincipal,
   type pathSegments,
 } from './http-reply';
 import type { SseHub } from './sse-hub';
+import { closeOnExpiry } from './stream-revocation';
 import type { SseTickets } from './sse-tickets';
 
 export interface SubscribeDeps {
@@ -76,7 +78,7 @@ export async function handleTicket(
   );
   if (!auth.ok) return fail(res, auth.status, auth.message);
   const ttl = deps.settings().ticket_ttl_ms;
-  const ticket = deps.tickets.issue(realm, auth.principal.tokenHash, ttl);
+  const ticket = deps.tickets.issue(realm, auth.principal, ttl);
   sendJson(res, 200, { ok: true, ticket, expires_in: Math.ceil(ttl / 1000) });
 }
 
@@ -96,7 +98,7 @@ export async function handleSubscribe(
     return fail(res, 400, 'invalid realm or event');
   const token = bearerToken(req);
   const ticket = path.query.get('ticket');
-  let principal: string;
+  let principal: HttpPrincipal;
   if (token) {
     const auth = await checkToken(
       deps.tokens,
@@ -109,7 +111,7 @@ export async function handleSubscribe(
       sha256(token),
     );
     if (!auth.ok) return fail(res, auth.status, auth.message);
-    principal = auth.principal.tokenHash;
+    principal = auth.principal;
   } else if (path.query.has('token')) {
     return fail(res, 401, 'use a ticket, not a token, in the query string');
   } else if (ticket) {
@@ -132,6 +134,8 @@ export async function handleSubscribe(
   res.flushHeaders();
   res.write(': ok\n\n');
   const stream = deps.hub.open(realm, event, ip, principal, res);
+  const cancelExpiry = closeOnExpiry(stream);
+  res.once('close', cancelExpiry);
   deps.logger.debug({ realm, event }, 'SSE stream opened');
   const lastId = req.headers['last-event-id'];
   const resume =

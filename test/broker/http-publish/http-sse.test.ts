@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { anyProducerKey, consumeEvent, Protocol } from '../../../shared/protocol-events';
 import { consumerIn, useAuthBroker } from '../../helpers/auth-clients';
 import { subscribe } from '../../helpers/broker-harness';
+import { mqttClient } from '../../helpers/mqtt-clients';
 import { openSse } from '../../helpers/sse-reader';
 import { waitFor, waitUntil } from '../../helpers/wait';
 import { bearer, ON, publish, publishJson, TOKENS } from './http-publish-fixtures';
@@ -193,5 +194,40 @@ describe('GET /sub: keep-alive', () => {
       'two keep-alives',
       2_000,
     );
+  });
+});
+
+describe('GET /sub with limits, MQTT and metrics', () => {
+  const ctx = useAuthBroker(
+    { tokens: TOKENS },
+    {
+      ...ON,
+      limits: { enabled: true, messages_per_second: 1, message_burst: 2 },
+      mqtt: { enabled: true, port: 0 },
+      http_api: { enabled: true, metrics_auth: false },
+    },
+  );
+
+  it('an MQTT publish reaches a stream; streams opened are counted', async () => {
+    const s = await openSse(ctx.h, '/sub/acme/sensors%2Ftemp', bearer('sub-acme'));
+    const m = await mqttClient(ctx.h, { username: 'acme', password: 'pub-acme' });
+    await m.publishAsync('sensors/temp', '21.5', { qos: 1 });
+    const [frame] = await s.waitFrames(1);
+    // The MQTT bridge parses a JSON-looking payload (docs/mqtt.md).
+    expect(frame?.data).toMatchObject({ event: 'sensors/temp', data: 21.5 });
+    const metrics = await (await fetch(`${ctx.h.url}/api/metrics`)).text();
+    expect(metrics).toMatch(/tyo_mq_sse_connections_total\{realm="acme"\} 1/);
+  });
+
+  it('POST /sub-ticket and GET /sub share the sse: bucket; a refusal is 429 and counted', async () => {
+    expect((await publish(ctx.h, '/sub-ticket/acme', { token: 'sub-acme' })).status).toBe(200);
+    expect((await openSse(ctx.h, '/sub/acme/notify', bearer('sub-acme'))).status).toBe(200);
+    const r = await publish(ctx.h, '/sub/acme/notify', { method: 'GET', token: 'sub-acme' });
+    expect(r.status).toBe(429);
+    expect(r.body).toMatchObject({ code: 429, message: 'rate limit reached' });
+    // The publish bucket is another one.
+    expect((await publish(ctx.h, '/pub/acme/notify')).status).toBe(202);
+    const metrics = await (await fetch(`${ctx.h.url}/api/metrics`)).text();
+    expect(metrics).toMatch(/tyo_mq_rate_limited_total\{reason="messages_per_second"\} 1/);
   });
 });

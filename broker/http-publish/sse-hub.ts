@@ -120,10 +120,11 @@ export class SseHub {
     const key = keyOf(msg.realm, msg.event);
     const set = this.streams.get(key);
     if (!set && !msg.guaranteed) return;
-    // A peer's message without an id gets a fresh one (§5.6, Note 5-D).
-    const id =
-      msg.deliveryId ??
-      (msg.relayedFrom !== undefined ? `sse-${randomBytes(8).toString('hex')}` : newDeliveryId());
+    // Note 5-D: the id made here travels in the relay (routing relays after the taps), so
+    // every node shows one id; a peer's message without one (a reference node) gets `sse-…`.
+    if (msg.deliveryId === undefined && msg.relayedFrom === undefined)
+      msg.deliveryId = newDeliveryId();
+    const id = msg.deliveryId ?? `sse-${randomBytes(8).toString('hex')}`;
     const frame = frameOf(msg);
     if (set) for (const stream of set) stream.deliver(id, frame);
     if (msg.guaranteed && msg.relayedFrom === undefined && this.deps.enabled())

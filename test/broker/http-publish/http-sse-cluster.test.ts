@@ -67,10 +67,12 @@ describe('SSE and the cluster relay', () => {
     }
   });
 
-  it('an HTTP publish on node A reaches a stream on node B', async () => {
+  it('an HTTP publish on node A reaches a stream on node B with the same id (Note 5-D)', async () => {
     const s = await openSse(b, '/sub/acme/notify', bearer('sub-acme'));
-    expect((await publishJson(a, '/pub/acme/notify', { n: 1 })).status).toBe(202);
+    const r = await publishJson(a, '/pub/acme/notify', { n: 1 });
+    expect(r.status).toBe(202);
     const [frame] = await s.waitFrames(1);
+    expect(frame?.id).toBe(r.body.msg_id);
     expect(frame?.data).toMatchObject({
       event: 'notify',
       data: { n: 1 },

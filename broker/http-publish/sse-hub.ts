@@ -117,9 +117,12 @@ export class SseHub {
 
   /** Router tap: fan-out to exact (realm, event) streams, and the history (§5.6, §5.7). */
   readonly routed = (msg: ProducedMessage): void => {
+    // The common case — no stream on the event, nothing to record — costs one map lookup.
+    if (this.streams.size === 0 && !msg.guaranteed) return;
     const key = keyOf(msg.realm, msg.event);
     const set = this.streams.get(key);
-    if (!set && !msg.guaranteed) return;
+    const record = msg.guaranteed && msg.relayedFrom === undefined && this.deps.enabled();
+    if (!set && !record) return;
     // Note 5-D: the id made here travels in the relay (routing relays after the taps), so
     // every node shows one id; a peer's message without one (a reference node) gets `sse-…`.
     if (msg.deliveryId === undefined && msg.relayedFrom === undefined)
@@ -127,8 +130,7 @@ export class SseHub {
     const id = msg.deliveryId ?? `sse-${randomBytes(8).toString('hex')}`;
     const frame = frameOf(msg);
     if (set) for (const stream of set) stream.deliver(id, frame);
-    if (msg.guaranteed && msg.relayedFrom === undefined && this.deps.enabled())
-      this.remember(msg, key, id, frame);
+    if (record) this.remember(msg, key, id, frame);
   };
 
   /** Every open stream. */

@@ -9,6 +9,7 @@ import type { Harness } from '../../helpers/broker-harness';
 import { startCluster, type ClusterNodes } from '../../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server';
 import { openSse } from '../../helpers/sse-reader';
+import { waitUntilAsync } from '../../helpers/wait';
 import { bearer, ON, publishJson, TOKENS } from './http-publish-fixtures';
 
 let redis: RedisServer;
@@ -69,14 +70,18 @@ describe('SSE and the cluster relay', () => {
 
   it('an HTTP publish on node A reaches a stream on node B with the same id (Note 5-D)', async () => {
     const s = await openSse(b, '/sub/acme/notify', bearer('sub-acme'));
-    const r = await publishJson(a, '/pub/acme/notify', { n: 1 });
-    expect(r.status).toBe(202);
+    // B's new interest reaches A asynchronously (docs/cluster.md "The race"): publish until
+    // one arrives, then check that it carries the id A answered for it.
+    const ids: unknown[] = [];
+    await waitUntilAsync(async () => {
+      const r = await publishJson(a, '/pub/acme/notify', { n: ids.length });
+      expect(r.status).toBe(202);
+      ids.push(r.body.msg_id);
+      return s.frames.length > 0;
+    }, 'a publish on A reached the stream on B');
     const [frame] = await s.waitFrames(1);
-    expect(frame?.id).toBe(r.body.msg_id);
-    expect(frame?.data).toMatchObject({
-      event: 'notify',
-      data: { n: 1 },
-      producer: 'http:581e7ddd',
-    });
+    const n = (frame?.data as { data: { n: number } }).data.n;
+    expect(frame?.id).toBe(ids[n]);
+    expect(frame?.data).toMatchObject({ event: 'notify', producer: 'http:581e7ddd' });
   });
 });

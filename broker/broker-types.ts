@@ -16,6 +16,8 @@ import type { DrainOptions, DrainReport } from './transport/graceful-drain';
 
 export type { DrainOptions, DrainReport };
 
+import type { SseHistory } from './http-publish/sse-history';
+
 export interface BrokerOptions {
   logger?: Logger;
   /**
@@ -127,6 +129,11 @@ export interface Broker extends EmbeddingApi {
    */
   settled(timeoutMs?: number): Promise<number>;
   getStats(): Stats;
+  /**
+   * HTTP publish and SSE subscribe (`spec/protocol-extensions.md` §5): open streams and the
+   * SSE history (tests seed it, R74).
+   */
+  readonly httpPublish: { streams(): number; readonly history: SseHistory };
   /**
    * One pass of the durable-subscription expiry (`limits.expire_durable_after_ms`) as of `now`
    * (epoch ms, default the current time); resolves with the subscriptions removed (0 when off).

@@ -37,6 +37,8 @@ import { brokerClients } from './http/broker-clients';
 import { clientTracking } from './clients/client-tracking';
 import { forbidden } from './http/http-api';
 import { createBrokerHttp } from './http/broker-http';
+import { createHttpPublish } from './http-publish/http-publish';
+import { DEFAULT_STORE_TTL_SECONDS } from './storage/message-store';
 import { brokerReadiness } from './http/broker-readiness';
 import { brokerHealth, brokerStats } from './http/broker-stats';
 import { LimitMetrics } from './limits/limit-metrics';
@@ -409,7 +411,18 @@ export function createBroker(
     cluster: () => cluster.readiness(),
     phase: () => drain.phase,
   });
-  const httpApi = createBrokerHttp({
+  // `/pub`, `/sub`, `/sub-ticket` before the admin HTTP API (extensions §5.1).
+  const httpPublish = createHttpPublish({
+    ...{ auth, tokens: ctx.tokens, router, embed, metrics, logger, limitMetrics, env },
+    settings: () => live.current.http_publish,
+    defaultTtlS: () => live.current.default_ttl ?? DEFAULT_STORE_TTL_SECONDS,
+    limits: rateLimits.config,
+    registry: metrics.registry,
+    requestIp: (req) => rateLimits.requestIp(req),
+    admit: (req, res) => policy.admitHttp(req, res),
+    onSettingsChange: (listener) => void live.onChange(listener),
+  });
+  const adminHttp = createBrokerHttp({
     settings: () => live.current,
     health,
     ready: readiness,
@@ -422,6 +435,8 @@ export function createBroker(
     logger,
     rateLimits,
   });
+  const httpApi: typeof adminHttp = (req, res) =>
+    httpPublish.handle(req, res) || adminHttp(req, res);
 
   const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
   const stopSweep = settings.idle_eviction.enabled
@@ -447,7 +462,16 @@ export function createBroker(
   });
   // What a stop closes once the transports are closed, the store last (its writes commit).
   const release = async (): Promise<void> => {
-    for (const part of [acks, repeated, backPressure, ledger, chunks, remoteTickets, resources])
+    for (const part of [
+      acks,
+      repeated,
+      backPressure,
+      ledger,
+      chunks,
+      remoteTickets,
+      resources,
+      httpPublish,
+    ])
       part.close();
     expiry.stop();
     await mqtt.close();
@@ -484,6 +508,7 @@ export function createBroker(
       }),
     readiness,
     getStats,
+    httpPublish: { streams: () => httpPublish.hub.size, history: httpPublish.hub.history },
     expireDurableSubscriptions: (now) => expiry.sweep(now),
     sweepIdleRegistrations: () => {
       const evicted = sweeper.sweepAll();

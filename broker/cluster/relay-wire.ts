@@ -15,6 +15,7 @@
  * wrapper is stored at `<key>` for 60 s (see `MessageRelay`).
  */
 import { z } from 'zod';
+import { CLIENT_ID_PATTERN } from '../routing/delivery-id';
 import type { ProducedMessage } from '../routing/produced-message';
 
 /** Largest realm/event/producer/group name a relayed payload may carry (characters). */
@@ -38,6 +39,8 @@ const RelayedPayload = z.object({
     .array(z.tuple([z.string().max(NAME_MAX), z.string().max(NAME_MAX)]))
     .max(10_000)
     .optional(),
+  /** Switchboard extension: the delivery id (SSE `id:`; extensions §5.6, Note 5-D). */
+  id: z.string().regex(CLIENT_ID_PATTERN).optional(),
   /** Switchboard extension: the origin's sequence number of the message. */
   seq: z.number().int().nonnegative().optional(),
   /** Switchboard extension: the origin's interest position `[epoch, rev]` (interest-sync.ts). */
@@ -98,6 +101,7 @@ export function relayText(
       // Extensions (reference nodes ignore them): which groups still need a node (docs/cluster.md).
       groups_served: msg.groupsServed ?? [],
       seq,
+      ...(msg.deliveryId !== undefined ? { id: msg.deliveryId } : {}),
       ...(interest ? { interest: [interest.epoch, interest.rev] } : {}),
     },
   });
@@ -151,6 +155,7 @@ export function parseRelayed(
   if (p.enc !== null && p.enc !== undefined) msg.enc = p.enc;
   if (p.to !== null && p.to !== undefined) msg.to = p.to;
   if (p.contentType !== null && p.contentType !== undefined) msg.contentType = p.contentType;
+  if (p.id !== undefined) msg.deliveryId = p.id;
   if (p.interest) msg.relayInterest = { epoch: p.interest[0], rev: p.interest[1] };
   if (p.groups_served && p.seq !== undefined) {
     msg.groupsServed = p.groups_served;

@@ -4,8 +4,8 @@
  *
  * Source: `spec/protocol-admin.md` §12.1 (top-level keys and aliases), §10.1 (`http_api`),
  * `spec/protocol-core.md` §15 (`idle_eviction`), §14 (chunking limits), §18 (defaults).
- * Keys of features not implemented (`http_publish`) are accepted so existing settings files
- * load, and reported by `unsupportedKeys()`.
+ * Keys of features not implemented (`limits.max_connections`…) are accepted so existing
+ * settings files load, and reported by `unsupportedKeys()`.
  */
 import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
@@ -14,6 +14,7 @@ import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
 import { ClusterSettingsSchema } from '../cluster/cluster-schema';
 import { AlarmsSchema } from '../metrics/resource-alarms';
 import { MqttSettingsSchema } from '../mqtt/mqtt-schema';
+import { HttpPublishSchema } from '../http-publish/http-publish-schema';
 import { RedisStorageOptionsShape } from '../storage/redis-options';
 
 /** Default socket.io `maxHttpBufferSize` (§1.1, §18): 50 MiB, as the reference. */
@@ -290,16 +291,14 @@ export const SettingsSchema = z
     /** When the broker raises an alarm (metrics/resource-alarms.ts; issue 27). */
     alarms: AlarmsSchema.default(AlarmsSchema.parse({})),
     namespaces: z.unknown().optional(),
-    http_publish: z.unknown().optional(),
+    /** HTTP publish and SSE subscribe (`spec/protocol-extensions.md` §5); off when absent. */
+    http_publish: HttpPublishSchema.optional(),
     remote: z.unknown().optional(),
   })
   .strict();
 
 export type SettingsInput = z.input<typeof SettingsSchema>;
 export type Settings = Readonly<z.infer<typeof SettingsSchema>>;
-
-/** Top-level keys of tyo-mq features this build does not implement (accepted, then ignored). */
-const LATER_KEYS = ['http_publish'] as const;
 
 /**
  * What the broker logs (warn) for each key of `unsupportedKeys`, and what the console's
@@ -309,12 +308,12 @@ export const UNSUPPORTED_KEY_MESSAGE = 'settings key accepted but not implemente
 
 /**
  * Keys present in `settings` whose features this build does not implement, as dotted paths
- * (`http_publish`, `limits.max_connections`): the broker accepts them so that existing tyo-mq
+ * (`limits.max_connections`): the broker accepts them so that existing tyo-mq
  * settings files load, and ignores them. The single list of such keys: the broker logs each
  * at start and on reload, the console's settings editor warns about each.
  */
-export function unsupportedKeys(settings: Pick<Settings, 'limits' | 'http_publish'>): string[] {
-  const keys: string[] = LATER_KEYS.filter((k) => settings[k] !== undefined);
+export function unsupportedKeys(settings: Pick<Settings, 'limits'>): string[] {
+  const keys: string[] = [];
   for (const k of Object.keys(settings.limits ?? {})) {
     if (!(k in LimitsSchema.shape)) keys.push(`limits.${k}`);
   }

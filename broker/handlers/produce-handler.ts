@@ -25,6 +25,7 @@ import type { EventHandler, HandlerContext } from './handler-context';
 import { cleartextRefused } from '../extensions/e2ee-policy';
 import { e2eeRequiredText } from '../../shared/protocol-extensions';
 import { RejectReason } from '../limits/limit-metrics';
+import { clientDeliveryId } from '../routing/delivery-id';
 
 const GUARANTEED_VALUE = 'guaranteed';
 
@@ -136,6 +137,8 @@ const produce: EventHandler<ProducePayload & { event: string }> = (ctx, socket, 
     to: payload.to,
     contentType: payload.contentType,
     origin: 'socket.io',
+    // The SSE delivery id (extensions §5.6): a well-formed client `id`; the fan-out makes one.
+    deliveryId: clientDeliveryId(payload.id),
     receivedAt: performance.now(),
   };
   ctx.metrics.messageProduced(realmName, msg.event);

@@ -46,6 +46,11 @@ export interface ProducedMessage {
    * the receiving node sends the origin everything until it has applied that position.
    */
   relayInterest?: { epoch: string; rev: number };
+  /**
+   * The delivery id of `spec/protocol-extensions.md` §5.6 (SSE frames, `POST /pub`'s
+   * `msg_id`), when the producer path set one; the SSE fan-out generates one otherwise.
+   */
+  deliveryId?: string;
   /** `performance.now()` (ms) when the broker accepted it, for the publish→deliver histogram. */
   receivedAt?: number;
 }

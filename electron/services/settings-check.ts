@@ -95,7 +95,6 @@ export function checkSettingsText(text: string, previousText: string | null): Se
     result.success
       ? result.data
       : {
-          http_publish: normalized.http_publish,
           limits: isObject(normalized.limits) ? normalized.limits : undefined,
         },
   );

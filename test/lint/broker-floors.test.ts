@@ -35,7 +35,7 @@ export const FLOORS: readonly (readonly string[])[] = [
   ['mqtt', 'cluster', 'namespaces'],
   // The tyo-mq 1.1 extension events (their handlers, the dispatcher routes them).
   ['admin', 'clients', 'extensions'],
-  ['handlers', 'http'],
+  ['handlers', 'http', 'http-publish'],
   // The public in-process API over both transports.
   ['embedding'],
   // The settings schema, composed from every feature's own schema.

@@ -9,7 +9,7 @@ import net from 'node:net';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io } from 'socket.io-client';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
 import { processAlive } from '../support/supervisor-helpers';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
@@ -17,19 +17,27 @@ import { makeTempDir, type TempDir } from '../support/temp-dir';
 const PARENT = fileURLToPath(new URL('../support/broker-parent.ts', import.meta.url));
 const CLI = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
 
-let dir: TempDir | null = null;
+// The cases run concurrently (issue 26): each has its own port and data directory, and most of
+// their time is waiting for processes to start and exit. What they open is closed at the end.
+const dirs: TempDir[] = [];
 const pids: number[] = [];
 const brokers: BrokerProcess[] = [];
 const parents: ChildProcess[] = [];
 
-afterEach(async () => {
-  for (const broker of brokers.splice(0)) await broker.stop();
+afterAll(async () => {
+  await Promise.all(brokers.splice(0).map((broker) => broker.stop()));
   for (const parent of parents.splice(0)) if (parent.exitCode === null) parent.kill('SIGKILL');
   // Whatever a failed test left behind must not keep running.
   for (const pid of pids.splice(0)) if (processAlive(pid)) process.kill(pid, 'SIGKILL');
-  await dir?.remove();
-  dir = null;
+  await Promise.all(dirs.splice(0).map((dir) => dir.remove()));
 });
+
+/** A data directory of the case's own, removed at the end of the file. */
+async function dataDirectory(): Promise<string> {
+  const dir = await makeTempDir();
+  dirs.push(dir);
+  return path.join(dir.path, 'data');
+}
 
 /** A port that was free a moment ago (the broker under test binds it explicitly). */
 async function freePort(): Promise<number> {
@@ -93,10 +101,9 @@ async function expectReusable(port: number, dataDir: string): Promise<void> {
   expect(next.port).toBe(port);
 }
 
-describe('a broker whose parent dies', () => {
-  it('exits when the parent is killed between fork and ready', async () => {
-    dir = await makeTempDir();
-    const dataDir = path.join(dir.path, 'data');
+describe.concurrent('a broker whose parent dies', () => {
+  it('exits when the parent is killed between fork and ready', async ({ expect }) => {
+    const dataDir = await dataDirectory();
     const port = await freePort();
     const { line, exited } = startParent('die-at-once', [
       '--port',
@@ -110,9 +117,8 @@ describe('a broker whose parent dies', () => {
     await expectReusable(port, dataDir);
   }, 180_000);
 
-  it('exits when the parent is killed after the ready message', async () => {
-    dir = await makeTempDir();
-    const dataDir = path.join(dir.path, 'data');
+  it('exits when the parent is killed after the ready message', async ({ expect }) => {
+    const dataDir = await dataDirectory();
     const port = await freePort();
     const { line, exited } = startParent('die-on-ready', [
       '--port',
@@ -128,10 +134,9 @@ describe('a broker whose parent dies', () => {
   }, 180_000);
 });
 
-describe('a broker whose log pipe is closed', () => {
-  it('does not spin on EPIPE and honours SIGTERM (supervised)', async () => {
-    dir = await makeTempDir();
-    const dataDir = path.join(dir.path, 'data');
+describe.concurrent('a broker whose log pipe is closed', () => {
+  it('does not spin on EPIPE and honours SIGTERM (supervised)', async ({ expect }) => {
+    const dataDir = await dataDirectory();
     const { line } = startParent('close-logs', ['--port', '0', '--data-dir', dataDir]);
     const pid = await brokerPid(line);
     const port = Number((await line('ready ')).slice(6));
@@ -146,9 +151,8 @@ describe('a broker whose log pipe is closed', () => {
     await expectReusable(port, dataDir);
   }, 180_000);
 
-  it('does not spin on EPIPE and honours SIGTERM (run from a shell)', async () => {
-    dir = await makeTempDir();
-    const dataDir = path.join(dir.path, 'data');
+  it('does not spin on EPIPE and honours SIGTERM (run from a shell)', async ({ expect }) => {
+    const dataDir = await dataDirectory();
     const child = spawn(
       process.execPath,
       ['--import', 'tsx', CLI, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir],
@@ -176,8 +180,10 @@ describe('a broker whose log pipe is closed', () => {
   }, 180_000);
 });
 
-describe('the broker logger on a closed pipe', () => {
-  it('stops writing instead of retrying (info lines, then fatal, then exit)', async () => {
+describe.concurrent('the broker logger on a closed pipe', () => {
+  it('stops writing instead of retrying (info lines, then fatal, then exit)', async ({
+    expect,
+  }) => {
     const logger = fileURLToPath(new URL('../../broker/logging/logger.ts', import.meta.url));
     const script = [
       `const { createLogger } = await import(${JSON.stringify(logger)});`,

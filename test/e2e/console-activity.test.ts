@@ -17,7 +17,7 @@ import {
   type RunningConsole,
 } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage } from '../support/console-page';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = path.join(REPO, 'test-results');
@@ -92,14 +92,7 @@ describe('Activity page: operator actions and the console’s own', () => {
     });
     await callApi(app, 'startDemo', LOCAL);
     await callApi(app, 'stopDemo', LOCAL);
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors));
   }, 120_000);
 
   afterAll(async () => {

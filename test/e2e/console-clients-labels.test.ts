@@ -24,7 +24,7 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage } from '../support/console-page';
 
 const SHOTS = process.env.SHOTS_DIR;
 
@@ -44,14 +44,7 @@ describe('clients view labels end to end', () => {
     dir = await makeTempDir('switchboard-e2e-clients-');
     const mqttPort = await freePort();
     app = await startConsole(path.join(dir.path, 'data'), { mqttPort });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors));
     device = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, {
       clientId: 'dashboard-1',
       reconnectPeriod: 0,

@@ -9,7 +9,6 @@ import path from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { LocalBrokerStatus } from '../../shared/console-api';
 import { ClientEvent } from '../../shared/protocol-events';
 import { exactConsumeEvent } from '../helpers/broker-harness';
 import {
@@ -18,15 +17,10 @@ import {
   jsSubscribePayload,
   producePayload,
 } from '../helpers/stock-clients';
-import {
-  callApi,
-  startConsole,
-  type RunningConsole,
-  stopConsole,
-} from '../support/console-process';
+import { startConsole, type RunningConsole, stopConsole } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage, localBrokerUrl } from '../support/console-page';
 
 const SHOTS = process.env.SHOTS_DIR;
 const CONSUMER = 'invoice-archiver-eu-west';
@@ -45,16 +39,8 @@ describe('dead letters follow mode end to end', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-dlq-follow-');
     app = await startConsole(path.join(dir.path, 'data'));
-    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
-    brokerUrl = `http://127.0.0.1:${broker.port}`;
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    brokerUrl = await localBrokerUrl(app);
+    ({ browser, page } = await openConsolePage(app, pageErrors));
   }, 120_000);
 
   afterAll(async () => {

@@ -6,7 +6,7 @@
  *     demo realm is removed at start, and the console reports no demo running.
  */
 import path from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it, type TestContext } from 'vitest';
 import { BrokerSupervisor } from '../../electron/services/broker-supervisor';
 import { localBrokerEnv } from '../../electron/services/local-console';
 import { ManagerClient } from '../../electron/services/manager-client';
@@ -26,19 +26,25 @@ import { makeTempDir, type TempDir } from '../support/temp-dir';
 const DEMO = 'switchboard-demo';
 const LOCAL = { connectionId: 'local' };
 
-let dir: TempDir | undefined;
-let app: RunningConsole | null = null;
-let supervisor: BrokerSupervisor | null = null;
-let manager: ManagerClient | null = null;
+/** What one case opened; the case's own `onTestFinished` closes it (the cases run at once). */
+interface Opened {
+  dir?: TempDir;
+  app: RunningConsole | null;
+  supervisor: BrokerSupervisor | null;
+  manager: ManagerClient | null;
+}
 
-afterEach(async () => {
-  manager?.close();
-  await supervisor?.stop();
-  await stopConsole(app, 'SIGKILL');
-  await dir?.remove();
-  app = supervisor = manager = null;
-  dir = undefined;
-});
+/** A case's resources, closed when it finishes, pass or fail. */
+function opened(onTestFinished: TestContext['onTestFinished']): Opened {
+  const o: Opened = { app: null, supervisor: null, manager: null };
+  onTestFinished(async () => {
+    o.manager?.close();
+    await o.supervisor?.stop();
+    await stopConsole(o.app, 'SIGKILL');
+    await o.dir?.remove();
+  });
+  return o;
+}
 
 async function realmNames(console_: RunningConsole): Promise<string[]> {
   const list = await callApi<RealmList>(console_, 'listRealms', LOCAL);
@@ -51,47 +57,59 @@ async function startDemo(console_: RunningConsole): Promise<void> {
   expect(await realmNames(console_)).toContain(DEMO);
 }
 
-describe('demo mode across console stops', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)(
+// The three cases run concurrently (issue 26): each has its own console, data directory and
+// clean-up, and most of their time is waiting for consoles and brokers to start and stop.
+describe.concurrent('demo mode across console stops', () => {
+  it.for(['SIGTERM', 'SIGINT'] as const)(
     'stops the demo and removes its realm when the console is stopped with %s',
-    async (signal) => {
-      dir = await makeTempDir('switchboard-e2e-demo-stop-');
-      const dataDir = path.join(dir.path, 'data');
-      app = await startConsole(dataDir);
+    { timeout: 180_000 },
+    async (signal, { onTestFinished, expect }) => {
+      const o = opened(onTestFinished);
+      o.dir = await makeTempDir('switchboard-e2e-demo-stop-');
+      const dataDir = path.join(o.dir.path, 'data');
+      const app = await startConsole(dataDir);
+      o.app = app;
       await startDemo(app);
       // To the whole process group, as a terminal sends Ctrl-C.
       await stopConsole(app, signal);
-      app = null;
+      o.app = null;
 
       // The same broker data, opened by a bare supervisor (no console that could clean up).
       const token = localAdminToken(dataDir);
-      supervisor = new BrokerSupervisor({
+      const supervisor = new BrokerSupervisor({
         port: 0,
         dataDir,
         settingsFile: path.join(dataDir, 'settings.json'),
         env: localBrokerEnv(process.env, dataDir, token),
       });
+      o.supervisor = supervisor;
       const status = await supervisor.start();
-      manager = new ManagerClient({ url: `http://127.0.0.1:${status.port}`, secret: token });
+      const manager = new ManagerClient({ url: `http://127.0.0.1:${status.port}`, secret: token });
+      o.manager = manager;
       const reply = await manager.command({ command: 'get' });
       const names = toRealmList('local', reply.settings).realms.map((r) => r.name);
       expect(names).not.toContain(DEMO);
       expect(names).toContain('default');
     },
-    180_000,
   );
 
-  it('removes a demo realm left by a killed console when the next console starts', async () => {
-    dir = await makeTempDir('switchboard-e2e-demo-kill-');
-    const dataDir = path.join(dir.path, 'data');
-    app = await startConsole(dataDir);
-    await startDemo(app);
-    await stopConsole(app, 'SIGKILL');
+  it('removes a demo realm left by a killed console when the next console starts', async ({
+    onTestFinished,
+    expect,
+  }) => {
+    const o = opened(onTestFinished);
+    o.dir = await makeTempDir('switchboard-e2e-demo-kill-');
+    const dataDir = path.join(o.dir.path, 'data');
+    const first = await startConsole(dataDir);
+    o.app = first;
+    await startDemo(first);
+    await stopConsole(first, 'SIGKILL');
 
-    app = await startConsole(dataDir);
+    const app = await startConsole(dataDir);
+    o.app = app;
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     expect(broker.state).toBe('running');
-    await expect.poll(() => realmNames(app!), { timeout: 15_000 }).not.toContain(DEMO);
+    await expect.poll(() => realmNames(app), { timeout: 15_000 }).not.toContain(DEMO);
     expect(await realmNames(app)).toContain('default');
     const demo = await callApi<DemoStatus>(app, 'getDemo', LOCAL);
     expect(demo.running).toBe(false);

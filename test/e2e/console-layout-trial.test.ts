@@ -25,7 +25,7 @@ import {
   type RunningConsole,
 } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage } from '../support/console-page';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = path.join(REPO, 'test-results');
@@ -42,11 +42,7 @@ describe('console layout an operator tripped over', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-layout-');
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors, { consoleErrors: false }));
   }, 120_000);
 
   afterAll(async () => {

@@ -18,19 +18,17 @@ import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { runAdminCli } from '../../broker/admin-cli/main';
 import { ManagerClient } from '../../electron/services/manager-client';
-import type { LocalBrokerStatus } from '../../shared/console-api';
 import { ClientEvent } from '../../shared/protocol-events';
 import { connectSocket } from '../support/connect-socket';
 import { openSection } from '../support/console-nav';
 import {
-  callApi,
   localAdminToken,
   startConsole,
   stopConsole,
   type RunningConsole,
 } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage, localBrokerUrl } from '../support/console-page';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = process.env.SHOTS_DIR ?? path.join(REPO, 'test-results');
@@ -66,17 +64,9 @@ describe('Local broker view: log filter, quiet polling, settings warnings', () =
     dir = await makeTempDir('switchboard-e2e-local-broker-');
     dataDir = path.join(dir.path, 'data');
     app = await startConsole(dataDir, { logLevel: 'info' });
-    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
-    brokerUrl = `http://127.0.0.1:${broker.port}`;
+    brokerUrl = await localBrokerUrl(app);
     manager = new ManagerClient({ url: brokerUrl, secret: localAdminToken(dataDir) });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors));
   }, 120_000);
 
   afterAll(async () => {

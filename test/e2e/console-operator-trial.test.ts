@@ -34,7 +34,7 @@ import {
 import { connectSocket } from '../support/connect-socket';
 import { openSection } from '../support/console-nav';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage } from '../support/console-page';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = path.join(REPO, 'test-results');
@@ -70,11 +70,7 @@ describe('console details an operator tripped over', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-trial-');
     app = await startConsole(path.join(dir.path, 'data'));
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors, { consoleErrors: false }));
   }, 120_000);
 
   afterAll(async () => {

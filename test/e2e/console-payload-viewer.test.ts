@@ -22,7 +22,7 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage } from '../support/console-page';
 
 const SHOTS = process.env.SHOTS_DIR;
 const REALM = 'lab';
@@ -73,18 +73,10 @@ describe('payload viewer end to end', () => {
       producer.once(ServerEvent.AUTH_FAIL, (reply) => reject(new Error(JSON.stringify(reply))));
       producer.emit(ClientEvent.AUTHENTICATION, { realm: REALM, role: 'both' });
     });
-    browser = await launchChromium();
-    context = await browser.newContext({
-      viewport: { width: 1280, height: 900 },
-      permissions: ['clipboard-read', 'clipboard-write'],
-    });
-    page = await context.newPage();
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors, {
+      context: { permissions: ['clipboard-read', 'clipboard-write'] },
+    }));
+    context = page.context();
   }, 120_000);
 
   afterAll(async () => {

@@ -12,7 +12,7 @@ import { connectAsync, type MqttClient } from 'mqtt';
 import { type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ActivityList } from '../../shared/console-api-activity';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage } from '../support/console-page';
 import {
   callApi,
   freePort,
@@ -66,14 +66,7 @@ describe('retained view end to end', () => {
     const mqttPort = await freePort();
     mqttUrl = `mqtt://127.0.0.1:${mqttPort}`;
     app = await startConsole(path.join(dir.path, 'data'), { mqttPort });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors));
   }, 120_000);
 
   afterAll(async () => {

@@ -12,7 +12,6 @@ import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagerClient } from '../../electron/services/manager-client';
-import type { LocalBrokerStatus } from '../../shared/console-api';
 import { ClientEvent, Protocol, ServerEvent } from '../../shared/protocol-events';
 import {
   callApi,
@@ -23,7 +22,7 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { localBrokerUrl, openConsolePage } from '../support/console-page';
 
 const SHOTS = process.env.SHOTS_DIR;
 const REALM = 'lab';
@@ -66,21 +65,15 @@ describe('live tap details end to end', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-tap-details-');
     app = await startConsole(path.join(dir.path, 'data'));
-    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
-    brokerUrl = `http://127.0.0.1:${broker.port}`;
+    brokerUrl = await localBrokerUrl(app);
     manager = new ManagerClient({
       url: brokerUrl,
       secret: localAdminToken(path.join(dir.path, 'data')),
     });
     await manager.command({ command: 'add_realm', realm: REALM, required: false });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors, {
+      context: { acceptDownloads: true },
+    }));
   }, 120_000);
 
   afterAll(async () => {

@@ -17,7 +17,7 @@ import { type Browser, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ManagerClient } from '../../electron/services/manager-client';
-import type { LocalBrokerStatus, PendingRequest, RealmList } from '../../shared/console-api';
+import type { PendingRequest, RealmList } from '../../shared/console-api';
 import {
   ClientEvent,
   Protocol,
@@ -34,7 +34,7 @@ import {
 } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { openConsolePage, localBrokerUrl } from '../support/console-page';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = path.join(REPO, 'test-results');
@@ -88,21 +88,13 @@ describe('console tap, publisher, local broker and demo end to end', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-tap-');
     app = await startConsole(path.join(dir.path, 'data'));
-    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
-    brokerUrl = `http://127.0.0.1:${broker.port}`;
+    brokerUrl = await localBrokerUrl(app);
     manager = new ManagerClient({
       url: brokerUrl,
       secret: localAdminToken(path.join(dir.path, 'data')),
     });
     await manager.command({ command: 'add_realm', realm: REALM, manager_key: MANAGER_KEY });
-    browser = await launchChromium();
-    page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (message.type() === 'error') pageErrors.push(message.text());
-    });
-    await page.goto(app.url);
-    await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
+    ({ browser, page } = await openConsolePage(app, pageErrors));
   }, 120_000);
 
   afterAll(async () => {

@@ -53,7 +53,9 @@ async function takenPort(): Promise<{ port: number; close: () => Promise<void> }
   };
 }
 
-// Each case starts real Node processes (through tsx): slow on a loaded machine.
+// Each case starts real Node processes (through tsx): slow on a loaded machine. The cases run
+// concurrently (issue 26): each waits mostly on its own processes' start-up and exit, and each
+// has a data directory of its own.
 vi.setConfig({ testTimeout: 180_000 });
 
 let dir: TempDir;
@@ -64,7 +66,7 @@ afterAll(async () => {
   await dir.remove();
 });
 
-describe.each([
+describe.concurrent.each([
   ['broker', BROKER, /^Usage: switchboard-broker \[options\]\n.*npm run broker -- \[options\]/],
   ['console', CONSOLE, /^Usage: npm run console -- \[options\]/],
 ])('%s CLI', (_name, entry, usage) => {
@@ -102,25 +104,26 @@ describe.each([
   });
 });
 
-describe('broker CLI failures', () => {
+describe.concurrent('broker CLI failures', () => {
   it('exits 3 when its port is taken and 2 when its address is unusable', async () => {
     const blocker = await takenPort();
     try {
-      const taken = await run(BROKER, ['--port', String(blocker.port), '--data-dir', dir.path]);
+      const dataDir = path.join(dir.path, 'broker-taken');
+      const taken = await run(BROKER, ['--port', String(blocker.port), '--data-dir', dataDir]);
       expect(taken.code).toBe(3);
       expect(taken.stderr).toContain(`Port ${blocker.port} is already in use`);
     } finally {
       await blocker.close();
     }
     const args = ['--host', '192.0.2.1', '--port', '0', '--storage', 'memory'];
-    const unusable = await run(BROKER, [...args, '--data-dir', dir.path]);
+    const unusable = await run(BROKER, [...args, '--data-dir', path.join(dir.path, 'broker-nic')]);
     expect(unusable.code).toBe(2);
     expect(unusable.stderr).toContain('192.0.2.1 is not an address of this machine');
   });
 });
 
-describe('console CLI failures', () => {
-  const common = () => ['--port', '0', '--data-dir', path.join(dir.path, 'console-data')];
+describe.concurrent('console CLI failures', () => {
+  const common = (name: string) => ['--port', '0', '--data-dir', path.join(dir.path, name)];
 
   it('refuses a non-loopback --host (the token would cross the network in clear)', async () => {
     expect(() => parseConsoleFlags(['--host', '0.0.0.0'], {})).toThrow(
@@ -129,7 +132,7 @@ describe('console CLI failures', () => {
     for (const host of ['127.0.0.1', '127.1.2.3', 'localhost', '::1', '[::1]']) {
       expect(parseConsoleFlags(['--host', host], {}).host).toBe(host);
     }
-    const result = await run(CONSOLE, ['--host', '0.0.0.0', ...common()]);
+    const result = await run(CONSOLE, ['--host', '0.0.0.0', ...common('console-host')]);
     expect(result.code).toBe(2);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain('ssh -L 17353:127.0.0.1:17353');
@@ -138,7 +141,7 @@ describe('console CLI failures', () => {
   it('exits 2 at once, without retrying, when the broker address is unusable', async () => {
     const result = await run(
       CONSOLE,
-      ['--broker-host', '192.0.2.1', '--broker-port', '0', ...common()],
+      ['--broker-host', '192.0.2.1', '--broker-port', '0', ...common('console-nic')],
       { SWITCHBOARD_LOG_LEVEL: 'silent' },
       150_000,
     );
@@ -151,11 +154,12 @@ describe('console CLI failures', () => {
   }, 180_000);
 
   it('exits 3 when the console port is taken', async () => {
+    const dataDir = path.join(dir.path, 'console-taken');
     const blocker = await takenPort();
     try {
       const result = await run(
         CONSOLE,
-        ['--port', String(blocker.port), '--broker-port', '0', '--data-dir', dir.path],
+        ['--port', String(blocker.port), '--broker-port', '0', '--data-dir', dataDir],
         { SWITCHBOARD_LOG_LEVEL: 'silent' },
         150_000,
       );

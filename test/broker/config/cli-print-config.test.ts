@@ -118,13 +118,14 @@ describe('broker CLI configuration', () => {
     const env = { TYO_MQ_SETTINGS_FILE: settings };
     const line = (out: string, path: string) =>
       out.split('\n').find((l) => l.startsWith(`${path} = `));
+    // The three runs are independent: started together, their start-ups overlap (issue 26).
     const on = run(['--print-config', '--storage', 'memory'], env);
+    const off = run(['--print-config', '--storage', 'memory', '--mqtt-port', 'off'], env);
+    const junk = run(['--check-config', '--mqtt-port', 'of'], env);
     expect(await on.exited).toBe(0);
     expect(line(on.stdout(), 'mqtt.enabled')).toMatch(/= true +# settings file/);
-    const off = run(['--print-config', '--storage', 'memory', '--mqtt-port', 'off'], env);
     expect(await off.exited).toBe(0);
     expect(line(off.stdout(), 'mqtt.enabled')).toMatch(/= false +# --mqtt-port$/);
-    const junk = run(['--check-config', '--mqtt-port', 'of'], env);
     expect(await junk.exited).toBe(2);
     expect(junk.stderr()).toContain(
       'Invalid --mqtt-port of: use 0-65535 (0 = any free port) or off',
@@ -132,17 +133,22 @@ describe('broker CLI configuration', () => {
   });
 
   it('--check-config exits 0 when valid and 2 naming every error', async () => {
+    // The three runs are independent: started together, their start-ups overlap (issue 26).
     const ok = run(['--check-config', '--data-dir', tmp.path], secretsEnv());
-    expect(await ok.exited).toBe(0);
-    expect(ok.stderr()).toContain('configuration is valid');
-    expect(ok.stdout()).toBe('');
-
     const bad = run(['--check-config'], {
       TYO_MQ_PING_INTERVAL: 'soon',
       TYO_MQ_LIMITS__MAX_QUEUED_PER_RELAM: '1',
       TYO_MQ_STORAGE_OPTIONS__SYNCHRONOUS: 'SOMETIMES',
       TYO_MQ_AUTH__JWT_SECRET: 'short',
     });
+    const both = run(['--check-config'], {
+      TYO_MQ_ADMIN_TOKEN: 'x',
+      TYO_MQ_ADMIN_TOKEN_FILE: join(tmp.path, 'nope'),
+    });
+    expect(await ok.exited).toBe(0);
+    expect(ok.stderr()).toContain('configuration is valid');
+    expect(ok.stdout()).toBe('');
+
     expect(await bad.exited).toBe(2);
     const err = bad.stderr();
     expect(err).toContain('TYO_MQ_PING_INTERVAL: "soon" is not a number');
@@ -151,10 +157,6 @@ describe('broker CLI configuration', () => {
     expect(err).toContain('auth.jwt_secret: is too weak');
     expect(err).not.toContain('configuration is valid');
 
-    const both = run(['--check-config'], {
-      TYO_MQ_ADMIN_TOKEN: 'x',
-      TYO_MQ_ADMIN_TOKEN_FILE: join(tmp.path, 'nope'),
-    });
     expect(await both.exited).toBe(2);
     expect(both.stderr()).toContain('TYO_MQ_ADMIN_TOKEN and TYO_MQ_ADMIN_TOKEN_FILE are both set');
   });

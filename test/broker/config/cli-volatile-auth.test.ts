@@ -16,20 +16,24 @@ const ADMIN = 'd'.repeat(64);
 
 let tmp: TempDir;
 let proc: BrokerProcess | null = null;
+const others: BrokerProcess[] = [];
 
 beforeEach(async () => {
   tmp = await makeTempDir();
 });
 afterEach(async () => {
-  await proc?.stop();
+  await Promise.all([proc?.stop(), ...others.splice(0).map((p) => p.stop())]);
   proc = null;
   await tmp.remove();
 });
 
-/** Starts the CLI with `env` and waits until its start-up log lines are in. */
-async function start(args: string[], env: NodeJS.ProcessEnv): Promise<BrokerProcess> {
+/**
+ * Starts the CLI with `env` (data in `tmp`, or in its sub-directory `dir`) and waits until its
+ * start-up log lines are in.
+ */
+async function start(args: string[], env: NodeJS.ProcessEnv, dir = ''): Promise<BrokerProcess> {
   const p = await startBrokerProcess(
-    ['--port', '0', '--data-dir', tmp.path, ...args],
+    ['--port', '0', '--data-dir', join(tmp.path, dir), ...args],
     20_000,
     {
       TYO_MQ_ENV_FILE: join(tmp.path, 'none.env'),
@@ -62,15 +66,20 @@ describe('warning when runtime auth changes are not persisted', () => {
   }, 30_000);
 
   it('stays quiet with an auth store, with a settings file, or with auth off', async () => {
-    proc = await start([], { TYO_MQ_AUTH__ENABLED: 'true', TYO_MQ_AUTH_STORE: 'true' });
-    expect(proc.stdout()).not.toContain(WARNING);
-    await proc.stop();
-    proc = await start(['--settings', join(tmp.path, 'settings.json')], {
-      TYO_MQ_AUTH__ENABLED: 'true',
-    });
-    expect(proc.stdout()).not.toContain(WARNING);
-    await proc.stop();
-    proc = await start([], {});
-    expect(proc.stdout()).not.toContain(WARNING);
+    // Three brokers side by side (issue 26: their start-ups overlap), each on its own data.
+    const started = await Promise.allSettled([
+      start([], { TYO_MQ_AUTH__ENABLED: 'true', TYO_MQ_AUTH_STORE: 'true' }, 'store'),
+      start(
+        ['--settings', join(tmp.path, 'settings.json')],
+        { TYO_MQ_AUTH__ENABLED: 'true' },
+        'file',
+      ),
+      start([], {}, 'off'),
+    ]);
+    for (const result of started) if (result.status === 'fulfilled') others.push(result.value);
+    for (const result of started) {
+      if (result.status === 'rejected') throw result.reason;
+      expect(result.value.stdout()).not.toContain(WARNING);
+    }
   }, 60_000);
 });

@@ -5,6 +5,10 @@
  * password, the realm as username). `dollar_publish_refused` asserts our documented `$`-topic
  * policy (docs/mqtt.md, Roles) instead of Paho's expectation. A case the broker does not offer
  * (server topic aliases; a refused subscription with auth off) is reported skipped.
+ *
+ * The cases run concurrently (issue 26): each has its own `Scope` (client ids and topics under a
+ * random prefix), and most of a case's time is protocol timers (keep alive, Will Delay, Session
+ * and Message Expiry intervals of 1 s) and "nothing arrives" windows, which overlap.
  */
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import {
@@ -55,7 +59,7 @@ const modes: {
 ];
 
 for (const { mode, start, target } of modes) {
-  describe(`MQTT conformance set, ${mode}`, () => {
+  describe.concurrent(`MQTT conformance set, ${mode}`, () => {
     let h: Harness | undefined;
     beforeAll(async () => {
       h = await start();

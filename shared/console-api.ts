@@ -14,6 +14,7 @@ import { ActivityEvents, ActivityMethods } from './console-api-activity';
 import { RealmsEvents, RealmsMethods } from './console-api-realms';
 import { OperationsEvents, OperationsMethods } from './console-api-operations';
 import { QueuesMethods } from './console-api-queues';
+import { ResourcesMethods } from './console-api-resources';
 import { RetainedMethods } from './console-api-retained';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
@@ -228,6 +229,7 @@ export const ConsoleMethods = {
   ...OperationsMethods,
   ...QueuesMethods,
   ...RetainedMethods,
+  ...ResourcesMethods,
   ...TapMethods,
   ...localMethods(LocalBrokerStatusSchema),
   ...ConfirmMethods,

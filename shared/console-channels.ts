@@ -53,6 +53,8 @@ export const CONSOLE_METHOD_NAMES = [
   'listRetained',
   'getRetained',
   'deleteRetained',
+  // Resources view (shared/console-api-resources.ts).
+  'getResources',
   // Live tap and test publisher (console-api-tap.ts).
   'tapStart',
   'tapStop',

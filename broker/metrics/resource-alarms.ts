@@ -37,6 +37,13 @@ export type AlarmInput = Omit<BrokerResources, 'alarms'> & { dlq_added: number }
 
 type Draft = Omit<Alarm, 'since'>;
 
+/** `250 ms`, `5 s`, `5 min`: a threshold as an operator set it. */
+function duration(ms: number): string {
+  if (ms < 1_000) return `${ms} ms`;
+  if (ms < 120_000 || ms % 60_000 !== 0) return `${Math.round(ms / 1000)} s`;
+  return `${ms / 60_000} min`;
+}
+
 function conditions(r: AlarmInput, t: AlarmSettings): Draft[] {
   const out: Draft[] = [];
   const delay = r.event_loop.p99_ms;
@@ -94,7 +101,7 @@ function conditions(r: AlarmInput, t: AlarmSettings): Draft[] {
     out.push({
       id: 'dlq_growing',
       level: 'warning',
-      message: `${r.dlq_added} messages dead-lettered in the last ${Math.round(t.dlq_window_ms / 1000)} s`,
+      message: `${r.dlq_added} ${r.dlq_added === 1 ? 'message' : 'messages'} dead-lettered in the last ${duration(t.dlq_window_ms)}`,
       value: r.dlq_added,
       threshold: t.dlq_growth,
       unit: 'entries',
@@ -105,7 +112,7 @@ function conditions(r: AlarmInput, t: AlarmSettings): Draft[] {
     out.push({
       id: 'queue_stale',
       level: 'warning',
-      message: `A durable queue's oldest ready message is ${Math.round(age / 1000)} s old (threshold ${Math.round(t.queue_oldest_age_ms / 1000)} s): its consumer is gone or stuck`,
+      message: `A durable queue's oldest ready message is ${Math.round(age / 1000)} s old (threshold ${duration(t.queue_oldest_age_ms)}): its consumer is gone or stuck`,
       value: age,
       threshold: t.queue_oldest_age_ms,
       unit: 'ms',

@@ -104,6 +104,7 @@ export const UNAUDITED_ACTIONS = new Set([
   'list_queues',
   'peek_queue',
   'list_retained',
+  'resources',
   'AUTHORIZATION_NEXT',
 ]);
 

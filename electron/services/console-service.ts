@@ -11,6 +11,7 @@ import type { ConnectionProfileStore } from './connection-profiles';
 import { createConnectionsService } from './connections-console-service';
 import { createOperationsService } from './operations-console-service';
 import { createQueuesService } from './queues-console-service';
+import { createResourcesService } from './resources-console-service';
 import { createRetainedService } from './retained-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
@@ -145,6 +146,7 @@ export function createConsoleService({
     ...operations,
     ...createQueuesService({ pool }),
     ...createRetainedService({ pool }),
+    ...createResourcesService({ pool }),
     ...tap.methods,
     // Test publishes are operator actions too: recorded in Activity (without the message).
     publishMessage: (input) =>

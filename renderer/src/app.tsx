@@ -27,6 +27,9 @@ import { ClientsView } from './views/clients/clients-view';
 import { DeadLettersView } from './views/dead-letters/dead-letters-view';
 import { QueuesView } from './views/queues/queues-view';
 import { RetainedView } from './views/retained/retained-view';
+import { ResourcesView } from './views/resources/resources-view';
+import { AlarmChip } from './views/resources/alarm-chip';
+import { useAlarmWatch } from './views/resources/alarm-watch';
 import { DemoView } from './views/demo/demo-view';
 import { LocalBrokerView } from './views/local-broker/local-broker-view';
 import { TapView } from './views/tap/tap-view';
@@ -47,6 +50,7 @@ const SECTIONS: Section[] = [
   { id: 'overview', label: 'Overview', group: 'Monitor', View: OverviewView },
   { id: 'clients', label: 'Clients', group: 'Monitor', View: ClientsView },
   { id: 'tap', label: 'Live tap', group: 'Monitor', View: TapView },
+  { id: 'resources', label: 'Resources', group: 'Monitor', View: ResourcesView },
   { id: 'requests', label: 'Requests', group: 'Manage', View: RequestsView },
   { id: 'realms', label: 'Realms', group: 'Manage', View: RealmsView },
   { id: 'tokens', label: 'Tokens', group: 'Manage', View: TokensView },
@@ -78,6 +82,7 @@ export function App({ client }: { client: ConsoleClient | null }) {
     window.scrollTo(0, 0);
   }, [sectionId]);
   useRequestNotifications(client);
+  const alarms = useAlarmWatch(client);
   useEffect(() => {
     if (!client) return undefined;
     // A new client is a new console (a new link): nothing of the previous one applies.
@@ -103,6 +108,7 @@ export function App({ client }: { client: ConsoleClient | null }) {
         <h1 className="topbar__brand">Switchboard</h1>
         <fieldset className="topbar__tools" disabled={stale}>
           <ConnectionSwitcher />
+          <AlarmChip alarms={alarms} />
           <StatusBadge
             label={linkLabel}
             tone={LINK_TONES[connection] ?? 'idle'}

@@ -29,7 +29,7 @@ export interface RunningConsole {
  */
 export function startConsole(
   dataDir: string,
-  options: { mqttPort?: number; logLevel?: string } = {},
+  options: { mqttPort?: number; logLevel?: string; env?: Record<string, string> } = {},
 ): Promise<RunningConsole> {
   const child = spawn(
     'npm',
@@ -51,7 +51,11 @@ export function startConsole(
       cwd: REPO,
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, SWITCHBOARD_LOG_LEVEL: options.logLevel ?? 'warn' },
+      env: {
+        ...process.env,
+        SWITCHBOARD_LOG_LEVEL: options.logLevel ?? 'warn',
+        ...options.env,
+      },
     },
   );
   const stdout: string[] = [];

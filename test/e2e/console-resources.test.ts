@@ -1,0 +1,112 @@
+/**
+ * End to end (issue 27, "Broker resources and alarms"): the Resources view against the
+ * console's real local broker (its `alarms.queue_oldest_age_ms` set to 200 ms through the
+ * broker's environment). A healthy broker shows no alarms with its memory, event loop, files,
+ * store and disk; a stock client's offline durable queue then raises `queue_stale`, which the
+ * view lists and the top bar's alarm chip counts on every view; the chip leads back to
+ * Resources. Screenshots at 1280 and 390 px go to `SHOTS_DIR` when it is set.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import type { Socket } from 'socket.io-client';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClientEvent } from '../../shared/protocol-events';
+import {
+  consumerPayload,
+  jsProducerPayload,
+  jsSubscribePayload,
+  producePayload,
+} from '../helpers/stock-clients';
+import { connectSocket } from '../support/connect-socket';
+import { localBrokerUrl, openConsolePage } from '../support/console-page';
+import { startConsole, stopConsole, type RunningConsole } from '../support/console-process';
+import { makeTempDir, type TempDir } from '../support/temp-dir';
+
+const SHOTS = process.env.SHOTS_DIR;
+const CONSUMER = 'ledger-sync-worker';
+const PRODUCER = 'payments-api';
+
+const value = (page: Page, testId: string) => page.getByTestId(testId).getAttribute('data-value');
+
+describe('resources view end to end', () => {
+  let dir: TempDir;
+  let app: RunningConsole;
+  let browser: Browser;
+  let page: Page;
+  let brokerUrl = '';
+  const sockets: Socket[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    dir = await makeTempDir('switchboard-e2e-resources-');
+    app = await startConsole(path.join(dir.path, 'data'), {
+      env: { TYO_MQ_ALARMS__QUEUE_OLDEST_AGE_MS: '200' },
+    });
+    brokerUrl = await localBrokerUrl(app);
+    ({ browser, page } = await openConsolePage(app, pageErrors));
+  }, 120_000);
+
+  afterAll(async () => {
+    sockets.forEach((socket) => socket.close());
+    await browser?.close();
+    await stopConsole(app);
+    await dir?.remove();
+  }, 30_000);
+
+  it('shows a healthy broker, then the stale queue alarm in the view and the top bar', async () => {
+    await page.getByTestId('nav-resources').click();
+    await page.getByTestId('resources-no-alarms').waitFor({ timeout: 15_000 });
+    expect(Number(await value(page, 'resources-rss'))).toBeGreaterThan(10 * 1024 * 1024);
+    expect(Number(await value(page, 'resources-fds'))).toBeGreaterThan(3);
+    expect(Number(await value(page, 'resources-disk'))).toBeGreaterThan(0);
+    // The local broker's SQLite store: its files with their sizes.
+    const files = await page.getByTestId('resources-files').textContent();
+    expect(files).toContain('messages');
+    expect(files).toContain('.sqlite');
+    expect(await page.getByTestId('alarm-chip').count()).toBe(0);
+
+    // A stock client's durable queue, its consumer offline, two copies stored.
+    const consumer = await connectSocket(brokerUrl, sockets);
+    consumer.emit(ClientEvent.CONSUMER, consumerPayload(CONSUMER));
+    consumer.emit(
+      ClientEvent.SUBSCRIBE,
+      jsSubscribePayload(CONSUMER, PRODUCER, 'ledger/entries', { durable: true }),
+    );
+    await consumer.timeout(5_000).emitWithAck(ClientEvent.PING, { sync: true });
+    consumer.close();
+    const producer = await connectSocket(brokerUrl, sockets);
+    producer.emit(ClientEvent.PRODUCER, jsProducerPayload(PRODUCER));
+    for (const n of [1, 2]) {
+      producer.emit(
+        ClientEvent.PRODUCE,
+        producePayload('ledger/entries', { n }, { from: PRODUCER }),
+      );
+    }
+
+    const alarm = page.locator('[data-testid="resources-alarm"][data-alarm="queue_stale"]');
+    await alarm.waitFor({ timeout: 20_000 });
+    expect(await alarm.textContent()).toMatch(/oldest ready message is \d+ s old/);
+    expect(Number(await value(page, 'resources-oldest'))).toBeGreaterThan(200);
+    // The chip is in the top bar of every view.
+    await page.getByTestId('nav-overview').click();
+    const chip = page.getByTestId('alarm-chip');
+    await chip.waitFor({ timeout: 20_000 });
+    expect(await chip.getAttribute('data-count')).toBe('1');
+    await chip.click();
+    await page.getByTestId('resources-view').waitFor();
+    await alarm.waitFor();
+
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.screenshot({ path: path.join(SHOTS, 'resources-1280.png'), fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect
+        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .toBeLessThanOrEqual(390);
+      await page.screenshot({ path: path.join(SHOTS, 'resources-390.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
+});

@@ -6,13 +6,14 @@
  */
 import { describe, expect, it } from 'vitest';
 import { proofMatches, signProof } from '../../../broker/auth/proof';
-import { stableJson } from '../../../shared/admin-signature';
+import { stableJson, type SignedActionName } from '../../../shared/admin-signature';
 
 const TS = 1760000000000;
 const NONCE = '00112233445566778899aabbccddeeff';
 const ADD_REALM = { command: 'add_realm', realm: 'org:acme', required: true };
 const DECIDE = { approved: true, request_id: 'r1', role: 'producer' };
 
+/** §7.2 item 2: the helper signs any action string (`"X"`), hence the casts below. */
 const VECTORS = [
   {
     secret: 'secret',
@@ -42,7 +43,7 @@ const VECTORS = [
 
 describe('admin signature facts (§7.2)', () => {
   it.each(VECTORS)('signs $action under "$secret" as the reference helper', (v) => {
-    expect(signProof(v.secret, v.action, TS, NONCE, v.body)).toBe(v.signature);
+    expect(signProof(v.secret, v.action as SignedActionName, TS, NONCE, v.body)).toBe(v.signature);
   });
 
   it('R131: a proof verifies for its secret and fails under "other"', () => {
@@ -56,7 +57,9 @@ describe('admin signature facts (§7.2)', () => {
     const roundTripped = JSON.parse(JSON.stringify({ ...DECIDE, reason: undefined })) as object;
     expect(proofMatches('k', 'AUTHORIZATION_DECIDE', roundTripped, proof, TS)).toBe(true);
     expect(stableJson({ b: undefined, a: 1 })).toBe('{"a":1}');
-    expect(signProof('k', 'X', TS, NONCE, { a: 1, b: 2, c: 3 })).toBe(VECTORS[3].signature);
+    expect(signProof('k', 'X' as SignedActionName, TS, NONCE, { a: 1, b: 2, c: 3 })).toBe(
+      VECTORS[3].signature,
+    );
     expect(stableJson([1, undefined, 3])).toBe('[1,null,3]');
   });
 

@@ -34,6 +34,10 @@ export const ClientEvent = {
   KEY_PUBLISH: 'KEY_PUBLISH',
   /** tyo-mq 1.1: look up an identity's E2EE public keys (`spec/protocol-extensions.md` §2.2). */
   KEY_LOOKUP: 'KEY_LOOKUP',
+  /** tyo-mq 1.1: publish a Signal prekey bundle (`spec/protocol-extensions.md` §3.1). */
+  PREKEY_PUBLISH: 'PREKEY_PUBLISH',
+  /** tyo-mq 1.1: take an identity's bundle and one one-time prekey (`…extensions.md` §3.2). */
+  PREKEY_TAKE: 'PREKEY_TAKE',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -241,6 +245,8 @@ export interface ClientToServerEvents {
   REMOTE_TICKET_REQUEST: (payload: unknown, ack?: Ack<RemoteTicketReply>) => void;
   KEY_PUBLISH: (payload: unknown, ack?: Ack<unknown>) => void;
   KEY_LOOKUP: (payload: unknown, ack?: Ack<unknown>) => void;
+  PREKEY_PUBLISH: (payload: unknown, ack?: Ack<unknown>) => void;
+  PREKEY_TAKE: (payload: unknown, ack?: Ack<unknown>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */

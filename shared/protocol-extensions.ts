@@ -101,3 +101,44 @@ export const E2eePolicy = {
   OPPORTUNISTIC: 'opportunistic',
   REQUIRED: 'required',
 } as const;
+
+/** §3.1, with Note 3-C's ranges (Switchboard decision: libsignal's, as §4.3 uses). */
+export const PrekeyLimit = {
+  /** Largest `id`, `registration_id`, `signed_prekey_id`, `kyber_prekey_id` (uint32). */
+  MAX_ID: 4_294_967_295,
+  /** `device_id` range. */
+  MIN_DEVICE_ID: 1,
+  MAX_DEVICE_ID: 127,
+  /** Note 3-B: default of `e2ee.prekey_takes_per_minute` (per socket, fixed 60 s window). */
+  TAKES_PER_MINUTE: 60,
+  /** Note 3-B's per-target budget: one-time keys one requester may take of one identity an hour. */
+  TAKES_PER_TARGET_PER_HOUR: 5,
+} as const;
+
+/** §3.1: the texts of `PREKEY_PUBLISH`'s checks 4–6 (and Note 3-C's range check). */
+export const PrekeyText = {
+  STATIC_REQUIRED: `identity_key, signed_prekey (+sig) and kyber_prekey (+sig) are required (base64, <= ${ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH} chars)`,
+  TOO_MANY: `one_time_prekeys exceeds ${ExtensionLimit.PREKEY_PUBLISH_BATCH_MAX} per publish`,
+  BAD_ONE_TIME: `each one-time prekey must be {id: integer, key: base64 <= ${ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH} chars}`,
+  /** Switchboard (Note 3-C): the reference coerces these silently. */
+  BAD_IDS: `registration_id, signed_prekey_id and kyber_prekey_id must be integers in 0..${PrekeyLimit.MAX_ID}, device_id in ${PrekeyLimit.MIN_DEVICE_ID}..${PrekeyLimit.MAX_DEVICE_ID}`,
+} as const;
+
+/** §3.1: the static part of a prekey bundle, as stored and as served by `PREKEY_TAKE`. */
+export interface PrekeyBundle {
+  identity_key: string;
+  registration_id: number;
+  device_id: number;
+  signed_prekey_id: number;
+  signed_prekey: string;
+  signed_prekey_sig: string;
+  kyber_prekey_id: number;
+  kyber_prekey: string;
+  kyber_prekey_sig: string;
+}
+
+/** §3.1: one one-time prekey. */
+export interface OneTimePrekey {
+  id: number;
+  key: string;
+}

@@ -11,6 +11,8 @@ import type { PersistenceView } from './public-settings';
 import { isRedisUrl } from '../storage/redis-options';
 
 const BACKENDS = new Set(['memory', 'sqlite', 'redis', 'custom']);
+/** `storage_options.fallback` values (§16.1: `redis` means `sqlite`). */
+const FALLBACKS = new Set(['memory', 'sqlite', 'redis']);
 
 /** Settings key that allows remote `custom` storage modules. */
 export const ALLOW_CUSTOM_STORAGE_KEY = 'allow_custom_storage';
@@ -39,6 +41,16 @@ export function setPersistence(body: CommandBody, allowCustom: boolean): Persist
   if (storage === 'redis') {
     copy('url');
     copy('prefix');
+    // `spec/protocol-extensions.md` Note 7-B: an unknown fallback is refused now, not found
+    // at the next probe (where the reference leaves the old store in place without a word).
+    const fallback = options.fallback;
+    if (
+      fallback !== undefined &&
+      fallback !== true &&
+      !FALLBACKS.has(String(fallback).toLowerCase())
+    ) {
+      throw new CommandError(400, 'unsupported storage backend');
+    }
     const url = options.url;
     if (url !== undefined && (typeof url !== 'string' || !isRedisUrl(url))) {
       throw new CommandError(400, 'storage_options.url must be a redis:// or rediss:// URL');

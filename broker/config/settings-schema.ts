@@ -150,6 +150,14 @@ const StorageOptionsSchema = z
   })
   .strict();
 
+/** `e2ee` (`spec/protocol-extensions.md` §9): Switchboard's extension settings. */
+const E2eeSettingsSchema = z
+  .object({
+    /** Note 3-B: one-time prekeys one socket may take per 60 s window; default 60. */
+    prekey_takes_per_minute: z.number().int().positive().max(1_000_000).default(60),
+  })
+  .strict();
+
 /** zlib options of `per_message_deflate` (node:zlib's, snake_case). */
 const ZlibOptionsSchema = z
   .object({
@@ -290,6 +298,8 @@ export const SettingsSchema = z
     shutdown: ShutdownSchema.default(ShutdownSchema.parse({})),
     /** When the broker raises an alarm (metrics/resource-alarms.ts; issue 27). */
     alarms: AlarmsSchema.default(AlarmsSchema.parse({})),
+    /** tyo-mq 1.1 extension settings (`spec/protocol-extensions.md` §9). */
+    e2ee: E2eeSettingsSchema.default(E2eeSettingsSchema.parse({})),
     namespaces: z.unknown().optional(),
     /** HTTP publish and SSE subscribe (`spec/protocol-extensions.md` §5); off when absent. */
     http_publish: HttpPublishSchema.optional(),

@@ -10,6 +10,7 @@ import { ExtensionCode } from '../../shared/protocol-extensions';
 import type { EventHandler } from '../handlers/handler-context';
 import { failure } from './extension-reply';
 import { handleKeyLookup, handleKeyPublish } from './key-directory-handlers';
+import { handlePrekeyPublish, handlePrekeyTake } from './prekey-handlers';
 
 export interface ExtensionRoute {
   handler: EventHandler<unknown>;
@@ -23,6 +24,9 @@ export const EXTENSION_ROUTES = {
   [ClientEvent.KEY_PUBLISH]: { handler: handleKeyPublish, invalidReply: badInput },
   // §2.2: a lookup never fails.
   [ClientEvent.KEY_LOOKUP]: { handler: handleKeyLookup, invalidReply: () => ({ keys: [] }) },
+  [ClientEvent.PREKEY_PUBLISH]: { handler: handlePrekeyPublish, invalidReply: badInput },
+  // §3.2: a take never fails.
+  [ClientEvent.PREKEY_TAKE]: { handler: handlePrekeyTake, invalidReply: () => ({ found: false }) },
 } as const satisfies Record<string, ExtensionRoute>;
 
 export type ExtensionEventName = keyof typeof EXTENSION_ROUTES;

@@ -14,11 +14,14 @@ import { ExtensionLimit, type PublishedKey } from '../../shared/protocol-extensi
 import type { Logger } from '../logging/logger';
 import type { MessageStore } from '../storage/message-store';
 import { IdentityStateMap } from './identity-state-map';
+import { StoredPrekeysSchema, type StoredPrekeys } from './prekey-bundle';
+import { PrekeyTakeLimiter } from './prekey-take-limiter';
 
 /** The `kind` of each family's rows in `identity_state`. */
 export const IdentityKind = {
   PIN: 'pin',
   KEYS: 'keys',
+  PREKEYS: 'prekeys',
 } as const;
 
 /** §2.1: one stored key entry (validated again when loaded, §2.4's adoption filter). */
@@ -47,6 +50,10 @@ export class ExtensionState {
   readonly pins: IdentityStateMap<string>;
   /** (realm, identity) → its published keys, in publish order (§2.1). */
   readonly keys: IdentityStateMap<PublishedKey[]>;
+  /** (realm, identity) → its Signal prekey bundle and one-time pool (§3). */
+  readonly prekeys: IdentityStateMap<StoredPrekeys>;
+  /** Note 3-B: how many one-time prekeys a requester may take. */
+  readonly prekeyTakes = new PrekeyTakeLimiter();
   /**
    * Clustered: the directory and pins shared over Redis (`key-directory-sync.ts`), set by the
    * composition root once the cluster's links exist; null on a single node.
@@ -65,9 +72,11 @@ export class ExtensionState {
       facet,
       logger,
     );
+    this.prekeys = new IdentityStateMap(IdentityKind.PREKEYS, StoredPrekeysSchema, facet, logger);
     this.maps = new Map<string, IdentityStateMap<unknown>>([
       [this.pins.kind, this.pins as IdentityStateMap<unknown>],
       [this.keys.kind, this.keys as IdentityStateMap<unknown>],
+      [this.prekeys.kind, this.prekeys as IdentityStateMap<unknown>],
     ]);
     this.ready = facet
       ? facet.load().then(

@@ -205,6 +205,8 @@ export const ROUTES = {
   // tyo-mq 1.1 extensions (`spec/protocol-extensions.md` §1): the handler parses (§1.3).
   [ClientEvent.KEY_PUBLISH]: extensionRoute(ClientEvent.KEY_PUBLISH),
   [ClientEvent.KEY_LOOKUP]: extensionRoute(ClientEvent.KEY_LOOKUP),
+  [ClientEvent.PREKEY_PUBLISH]: extensionRoute(ClientEvent.PREKEY_PUBLISH),
+  [ClientEvent.PREKEY_TAKE]: extensionRoute(ClientEvent.PREKEY_TAKE),
 } satisfies Record<ClientEventName, Route>;
 
 /** The names `ROUTES` handles, for the per-packet "is this routed?" check (no prototype keys). */

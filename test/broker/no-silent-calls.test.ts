@@ -45,7 +45,7 @@ async function rejected(h: Harness, reason: string): Promise<number> {
 }
 
 describe('events no route handles', () => {
-  it.each(['PREKEY_PUBLISH', 'SEALED_DELIVER', 'no-such-event'])(
+  it.each(['UNROUTED_PUBLISH', 'SEALED_DELIVER', 'no-such-event'])(
     '%s with a callback is answered with the error object naming it',
     async (name) => {
       const h = await broker();
@@ -65,11 +65,11 @@ describe('events no route handles', () => {
   it('is answered with no payload at all, and with several arguments (the ack comes last)', async () => {
     const h = await broker();
     const s = await h.connect();
-    await expect(s.timeout(1_000).emitWithAck('PREKEY_TAKE')).resolves.toMatchObject({
+    await expect(s.timeout(1_000).emitWithAck('UNROUTED_TAKE')).resolves.toMatchObject({
       ok: false,
-      event: 'PREKEY_TAKE',
+      event: 'UNROUTED_TAKE',
     });
-    await expect(s.timeout(1_000).emitWithAck('PREKEY_TAKE', 1, 2, 3)).resolves.toMatchObject({
+    await expect(s.timeout(1_000).emitWithAck('UNROUTED_TAKE', 1, 2, 3)).resolves.toMatchObject({
       ok: false,
       code: 501,
     });
@@ -79,9 +79,9 @@ describe('events no route handles', () => {
     const h = await broker();
     const s = await h.connect();
     const error = waitFor(s, ServerEvent.ERROR, 1_000);
-    s.emit('PREKEY_PUBLISH', { identity: 'alice', public_key: 'x' });
+    s.emit('UNROUTED_PUBLISH', { identity: 'alice', public_key: 'x' });
     expect(await error).toEqual({
-      message: "Unknown event 'PREKEY_PUBLISH': not handled by this broker",
+      message: "Unknown event 'UNROUTED_PUBLISH': not handled by this broker",
       code: ProtocolErrorCode.BAD_FIELD,
     });
   });
@@ -111,7 +111,7 @@ describe('events no route handles', () => {
     const h = await broker(lines);
     const s = await h.connect();
     for (let i = 0; i < 30; i++) s.emit(`invented-${i}`, { i });
-    await s.timeout(1_000).emitWithAck('PREKEY_PUBLISH', {});
+    await s.timeout(1_000).emitWithAck('UNROUTED_PUBLISH', {});
     await sync(s);
     expect(await rejected(h, 'unknown_event')).toBe(31);
     const logged = lines.filter((l) => l.msg === 'unknown event answered');

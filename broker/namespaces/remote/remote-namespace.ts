@@ -10,15 +10,15 @@
  * - After `auth`, every event is relayed per the rule table (`remote-options.ts`); `auth`,
  *   `auth_ok`, `auth_error` and socket.io's reserved names are never relayed, and ack callbacks
  *   are stripped (a peer cannot make another peer call back into it).
- * - Under a `binary` rule, ArrayBuffers and typed arrays reach the peers as Buffers (binary
- *   attachments), and so does an older agent's `frame` in its JSON form `{frame: "<base64>"}`:
- *   the base64 text is decoded and viewers get the bytes, as from the reference (§16.2 "base64
- *   `{frame}` or binary → Buffer").
+ * - Under a `binary` rule, exactly one binary argument reaches the peers, or nothing
+ *   (`spec/protocol-extensions.md` §8, Note 8-A: `legacy-frame.ts`): the first argument when it
+ *   is binary, or an older agent's `{frame: "<base64>"}` decoded; anything else is dropped.
  */
 import type { Socket } from 'socket.io';
 import { RemoteErrorText, RemoteEvent, REMOTE_NAMESPACE } from '../../../shared/protocol-events';
 import type { Logger } from '../../logging/logger';
 import type { BrokerServer } from '../../transport/socket-types';
+import { binaryRelayPayload } from './legacy-frame';
 import { remoteOptions, type RelayRule } from './remote-options';
 import type { RemoteRole, TicketStore } from './ticket-store';
 
@@ -43,31 +43,6 @@ const room = (realm: string, sessionId: string, side: 'agent' | 'viewers') =>
 function target(rule: RelayRule, from: RemoteRole): 'agent' | 'viewers' {
   if (rule.to === 'opposite') return from === 'agent' ? 'viewers' : 'agent';
   return rule.to;
-}
-
-/** The built-in event whose legacy JSON form carries base64 (§16.2). */
-export const FRAME_EVENT = 'frame';
-
-function asBuffer(arg: unknown): unknown {
-  if (arg instanceof ArrayBuffer) return Buffer.from(arg);
-  if (ArrayBuffer.isView(arg) && !Buffer.isBuffer(arg)) {
-    return Buffer.from(arg.buffer, arg.byteOffset, arg.byteLength);
-  }
-  return arg;
-}
-
-/**
- * An argument of `frame` as viewers receive it: `{frame: "<base64>"}` (older agents, which
- * could not send binary) becomes the decoded Buffer; anything else as `asBuffer`. Base64 is
- * decoded leniently, as Node does (characters outside the alphabet are skipped), so a frame
- * never throws.
- */
-function frameAsBuffer(arg: unknown): unknown {
-  if (typeof arg === 'object' && arg !== null && !ArrayBuffer.isView(arg)) {
-    const text = (arg as { frame?: unknown }).frame;
-    if (typeof text === 'string') return Buffer.from(text, 'base64');
-  }
-  return asBuffer(arg);
 }
 
 /**
@@ -132,8 +107,11 @@ export function attachRemote(
       if (rule.from !== 'any' && rule.from !== session.role) return;
       // Ack callbacks stay here: a peer must not be able to call back into another.
       const data = args.filter((a) => typeof a !== 'function');
-      const out = rule.binary ? data.map(event === FRAME_EVENT ? frameAsBuffer : asBuffer) : data;
-      socket.to(room(session.realm, session.id, target(rule, session.role))).emit(event, ...out);
+      const to = socket.to(room(session.realm, session.id, target(rule, session.role)));
+      if (!rule.binary) return void to.emit(event, ...data);
+      // §8: one binary argument (a legacy `{frame: base64}` decoded), or nothing at all.
+      const bytes = binaryRelayPayload(args);
+      if (bytes) to.emit(event, bytes);
     });
   });
 }

@@ -375,6 +375,13 @@ describe('management commands', () => {
     expect((await m.run({ command: 'set_persistence', storage: 'floppy' })).message).toBe(
       'unsupported storage backend',
     );
+    // Note 7-B: an unknown fallback name is refused when set, not at the next probe.
+    const floppy = { command: 'set_persistence', storage: 'redis', storage_options: {} };
+    expect(await m.run({ ...floppy, storage_options: { fallback: 'floppy' } })).toMatchObject({
+      ok: false,
+      code: 400,
+      message: 'unsupported storage backend',
+    });
     expect((await m.run({ command: 'set_persistence', default_ttl: '12' })).message).toBe(
       'default_ttl must be a number',
     );

@@ -107,13 +107,67 @@ describe('/remote (§16.2)', () => {
       agent.emit('frame', { frame: bytes.toString('base64') });
       // A current agent sends the bytes themselves; both reach viewers the same way.
       agent.emit('frame', new Uint8Array(bytes));
-      // Not the legacy shape (no base64 string in `frame`): relayed as sent.
-      agent.emit('frame', { frame: 42, note: 'kept' });
+      // A non-string `frame` is String()-ed and decoded (§8 rule 3); other properties dropped.
+      agent.emit('frame', { frame: 123, note: 'dropped' });
       await waitUntil(() => frames.length === 3, 'three frames');
       expect(Buffer.isBuffer(frames[0]![0])).toBe(true);
       expect(frames[0]).toEqual([bytes]);
       expect(frames[1]).toEqual([bytes]);
-      expect(frames[2]).toEqual([{ frame: 42, note: 'kept' }]);
+      expect(frames[2]).toEqual([Buffer.from([0xd7, 0x6d])]);
+    });
+  });
+
+  it('§8: the legacy frame rule — first argument only, lenient base64, the rest dropped', async () => {
+    const settings = {
+      remote: { relay: { snap: { from: 'agent', to: 'viewers', binary: true } } },
+    };
+    await withBroker(settings, async (h) => {
+      const agent = await join(h, await ticket(h, { role: 'agent', session_id: 'l' }));
+      const viewer = await join(h, await ticket(h, { role: 'viewer', session_id: 'l' }));
+      const got: unknown[][] = [];
+      viewer.on('frame', (...args: unknown[]) => got.push(args));
+      viewer.on('snap', (...args: unknown[]) => got.push(args));
+      const sent: Array<[string, unknown]> = [
+        ['AAEC', [0, 1, 2]],
+        ['AA EC', [0, 1, 2]],
+        ['AA$EC', [0, 1, 2]],
+        ['AAEC\n', [0, 1, 2]],
+        ['-_8=', [0xfb, 0xff]],
+        ['+/8=', [0xfb, 0xff]],
+        ['AAE', [0, 1]],
+        ['AA==AA', [0]],
+        ['A', []],
+      ];
+      for (const [frame] of sent) agent.emit('frame', { session_id: 'l', frame, ts: 1 });
+      // Dropped silently: nothing, a string, a number, no `frame`, falsy `frame`s.
+      for (const bad of [
+        undefined,
+        'AAEC',
+        7,
+        { x: 1 },
+        { frame: '' },
+        { frame: 0 },
+        { frame: null },
+      ]) {
+        if (bad === undefined) agent.emit('frame');
+        else agent.emit('frame', bad);
+      }
+      // Only the first argument counts; an ack is never called.
+      agent.emit('frame', { frame: 'AAEC' }, Buffer.from([9]), () => got.push(['acked']));
+      // Note 8-A: a binary `frame` is forwarded unchanged, not decoded as text.
+      agent.emit('frame', { frame: Buffer.from([0xff, 0xfe, 0x00]) });
+      // Any binary rule follows it, not only `frame`.
+      agent.emit('snap', { frame: 'AAEC', keep: 1 });
+      agent.emit('snap', Buffer.from([5, 6]), 'extra');
+      await waitUntil(() => got.length === sent.length + 4, 'every frame');
+      const bytes = (b: number[]) => [Buffer.from(b)];
+      expect(got).toEqual([
+        ...sent.map(([, b]) => bytes(b as number[])),
+        bytes([0, 1, 2]),
+        bytes([0xff, 0xfe, 0x00]),
+        bytes([0, 1, 2]),
+        bytes([5, 6]),
+      ]);
     });
   });
 

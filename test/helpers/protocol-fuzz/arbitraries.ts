@@ -362,6 +362,24 @@ export const EVENT_PAYLOADS: Record<
   [ClientEvent.KEY_LOOKUP]: nearValid({
     identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
   }),
+  [ClientEvent.PREKEY_PUBLISH]: nearValid({
+    identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
+    identity_key: edgeString,
+    signed_prekey: edgeString,
+    signed_prekey_sig: edgeString,
+    kyber_prekey: fc.oneof(edgeString, fc.constant('x'.repeat(4097))),
+    kyber_prekey_sig: edgeString,
+    device_id: fc.oneof(fc.integer(), edgeString),
+    one_time_prekeys: fc.oneof(
+      fc.array(nearValid({ id: fc.oneof(fc.integer(), edgeString), key: edgeString }), {
+        maxLength: 3,
+      }),
+      edgeString,
+    ),
+  }),
+  [ClientEvent.PREKEY_TAKE]: nearValid({
+    identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------

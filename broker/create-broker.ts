@@ -165,6 +165,8 @@ export function createBroker(
   const clientRecords = clientTracking(rateLimits, backPressure);
   store.observeCommits?.((ms) => metrics.storageCommitted(ms));
   const storeMetrics = new StoreMetrics(metrics.registry);
+  const fellBack = () => store.fallbackStatus?.().fell_back ?? false;
+  storeMetrics.watchFallback(fellBack);
   store.observeWriteFailures?.((op, reason) => storeMetrics.writeFailed(op, reason));
   // Online backup of the SQLite files (docs/backup.md): `broker.backup`, `backup_store`.
   const backup = (destDir: string) => backupStores(store, runtime, destDir);
@@ -178,6 +180,7 @@ export function createBroker(
     storeBackend: store.backend,
     storeFiles: () => storeFiles(store.filename, runtime.authStoreFile()),
     storage: storageStatus,
+    fallback: store.fallbackStatus?.bind(store),
     dlqDepths,
     queues: () => queueStaleness({ realms, store, ledger, acks }),
     thresholds: () => live.current.alarms,
@@ -385,8 +388,9 @@ export function createBroker(
       mqtt.realmCounts(),
       cluster.status(),
       store.storageStatus?.(),
+      fellBack(),
     );
-  const health = (): Health => brokerHealth(startedAt, cluster.nodeId ?? undefined);
+  const health = (): Health => brokerHealth(startedAt, cluster.nodeId ?? undefined, fellBack());
   // A stop (issue 23): readiness turns 503 first, then the steps of graceful-drain.ts.
   const drain = new GracefulDrain({
     logger,

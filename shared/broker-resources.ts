@@ -30,6 +30,7 @@ export const ALARM_IDS = [
   'store_refusing',
   'dlq_growing',
   'queue_stale',
+  'storage_fell_back',
 ] as const;
 export type AlarmId = (typeof ALARM_IDS)[number];
 
@@ -41,7 +42,7 @@ export interface Alarm {
   message: string;
   value: number;
   threshold: number;
-  unit: 'ms' | 'bytes' | 'entries';
+  unit: 'ms' | 'bytes' | 'entries' | 'state';
   /** Epoch ms when this alarm was first seen raised (kept while it stays raised). */
   since: number;
 }
@@ -62,6 +63,10 @@ export interface BrokerResources {
     /** Durable queues and the age (ms) of the oldest ready copy among them; null = none. */
     queues: number;
     oldest_ready_age_ms: number | null;
+    /** The Redis store fell back at start-up (Note 7-A); messages since live on this node only. */
+    fell_back: boolean;
+    /** After a fallback, whether Redis answers again (null before the first re-probe). */
+    redis_reachable: boolean | null;
   };
   /** Free space under the store's directory and its reserve; null for stores off local disk. */
   disk: StorageStatus | null;

@@ -19,7 +19,7 @@ export const AlarmSchema = z.object({
   message: z.string().max(1_000),
   value: z.number(),
   threshold: z.number(),
-  unit: z.enum(['ms', 'bytes', 'entries']),
+  unit: z.enum(['ms', 'bytes', 'entries', 'state']),
   since: z.number(),
 });
 
@@ -42,6 +42,9 @@ export const BrokerResourcesSchema = z.object({
     dlq_entries: count,
     queues: count,
     oldest_ready_age_ms: z.number().nonnegative().nullable(),
+    // Older Switchboard brokers did not send these.
+    fell_back: z.boolean().default(false),
+    redis_reachable: z.boolean().nullable().default(null),
   }),
   disk: StorageStatusSchema.nullable(),
   alarms: z.array(AlarmSchema).max(32),

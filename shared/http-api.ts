@@ -31,6 +31,11 @@ export const HealthSchema = z.object({
   version: z.string(),
   uptime_seconds: z.number().int().nonnegative(),
   node_id: z.string().nullable(),
+  /**
+   * Switchboard (Note 7-A of spec/protocol-extensions.md §7.1): present, `true`, once the Redis
+   * store fell back at start-up (durable messages then live on this node only).
+   */
+  storage_fell_back: z.literal(true).optional(),
 });
 export type Health = z.infer<typeof HealthSchema>;
 
@@ -191,6 +196,8 @@ export const StatsSchema = z.object({
   cluster: ClusterStatusSchema.optional(),
   /** The store's free-space state (SQLite stores only). */
   storage: StorageStatusSchema.optional(),
+  /** As `Health.storage_fell_back`. */
+  storage_fell_back: z.literal(true).optional(),
 });
 export type Stats = z.infer<typeof StatsSchema>;
 

@@ -69,6 +69,8 @@ export const MetricName = {
   CLUSTER_RELAY_MISSED_TOTAL: 'tyo_mq_cluster_relay_missed_total',
   /** Switchboard: entries in this node's inbox not read yet (gauge, at the last check). */
   CLUSTER_RELAY_BACKLOG: 'tyo_mq_cluster_relay_backlog',
+  /** Switchboard: 1 once the Redis store fell back at start-up, else 0 (Note 7-A; gauge). */
+  STORAGE_FALLBACK: 'tyo_mq_storage_fallback',
   /** Switchboard: 1 while an alarm is raised, by `alarm` (every id always present; issue 27). */
   ALARM_ACTIVE: 'tyo_mq_alarm_active',
   /** Switchboard: bytes of each store file on disk, by `file` (messages, messages-wal, auth…). */

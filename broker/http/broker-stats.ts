@@ -31,6 +31,7 @@ export function brokerStats(
   mqttClients: ReadonlyMap<string, number> = new Map(),
   cluster?: ClusterStatus,
   storage?: StorageStatus,
+  storageFellBack = false,
 ): Stats {
   const out: Stats = { realms: {}, connections_current: connectionsCurrent };
   for (const realm of realms.values()) {
@@ -63,15 +64,21 @@ export function brokerStats(
   if (nodeId) out.cluster_node_id = nodeId;
   if (cluster) out.cluster = cluster;
   if (storage) out.storage = storage;
+  if (storageFellBack) out.storage_fell_back = true;
   return out;
 }
 
 /** `GET /health` (§10.3); `startedAt` is epoch ms. */
-export function brokerHealth(startedAt: number, nodeId: string | undefined): Health {
+export function brokerHealth(
+  startedAt: number,
+  nodeId: string | undefined,
+  storageFellBack = false,
+): Health {
   return {
     status: 'ok',
     version: BROKER_VERSION,
     uptime_seconds: Math.floor((Date.now() - startedAt) / 1000),
     node_id: nodeId ?? null,
+    ...(storageFellBack ? { storage_fell_back: true as const } : {}),
   };
 }

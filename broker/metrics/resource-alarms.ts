@@ -15,6 +15,8 @@
  *   `alarms.dlq_window_ms` (defaults 1 entry, 5 min); 0 turns it off.
  * - `queue_stale`: a durable queue's oldest ready copy older than `alarms.queue_oldest_age_ms`
  *   (default 5 min; 0 turns it off): a consumer that is gone or stuck.
+ * - `storage_fell_back`: the Redis store fell back at start-up (spec/protocol-extensions.md
+ *   §7.1 Note 7-A); critical once Redis answers again (the operator's move: drain, restart).
  */
 import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS } from '../../shared/duration';
@@ -116,6 +118,18 @@ function conditions(r: AlarmInput, t: AlarmSettings): Draft[] {
       value: age,
       threshold: t.queue_oldest_age_ms,
       unit: 'ms',
+    });
+  }
+  if (r.store.fell_back) {
+    out.push({
+      id: 'storage_fell_back',
+      level: r.store.redis_reachable ? 'critical' : 'warning',
+      message: r.store.redis_reachable
+        ? 'Redis answers again, but this node still stores durable messages in its fallback store: drain it, then restart on Redis'
+        : "Redis was unreachable at start-up: durable messages are stored on this node only, out of its cluster peers' reach",
+      value: 1,
+      threshold: 0,
+      unit: 'state',
     });
   }
   return out;

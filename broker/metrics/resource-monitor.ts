@@ -25,6 +25,7 @@ import {
 import type { StorageStatus } from '../../shared/http-api';
 import { MetricName } from '../../shared/metric-names';
 import type { Logger } from '../logging/logger';
+import type { FallbackStatus } from '../storage/message-store';
 import { AlarmBook, type AlarmSettings } from './resource-alarms';
 
 /** A reading is reused for this long (ms): many consoles polling cost one reading. */
@@ -39,6 +40,8 @@ export interface ResourceSources {
   /** The store files to size (missing ones count 0). */
   storeFiles: () => Array<{ name: string; path: string }>;
   storage?: () => StorageStatus;
+  /** The Redis start-up store's fallback state (Note 7-A). */
+  fallback?: () => FallbackStatus;
   dlqDepths?: () => Promise<Array<{ realm: string; n: number }>>;
   /** Durable queues and the oldest ready copy's age (ms). */
   queues?: () => Promise<{ queues: number; oldest_ready_age_ms: number | null }>;
@@ -212,6 +215,7 @@ export class ResourceMonitor {
       s.queues ? s.queues() : Promise.resolve({ queues: 0, oldest_ready_age_ms: null }),
     ]);
     const dlqEntries = dlq.reduce((sum, d) => sum + d.n, 0);
+    const fallback = s.fallback?.();
     this.dlqSamples = this.dlqSamples.filter((x) => now - x.at <= thresholds.dlq_window_ms);
     const base = this.dlqSamples[0]?.n ?? dlqEntries;
     this.dlqSamples.push({ at: now, n: dlqEntries });
@@ -226,7 +230,14 @@ export class ResourceMonitor {
       },
       event_loop: this.loopDelay(),
       open_fds: fds,
-      store: { backend: s.storeBackend, files, dlq_entries: dlqEntries, ...queues },
+      store: {
+        backend: s.storeBackend,
+        files,
+        dlq_entries: dlqEntries,
+        ...queues,
+        fell_back: fallback?.fell_back ?? false,
+        redis_reachable: fallback?.redis_reachable ?? null,
+      },
       disk: s.storage?.() ?? null,
     };
     const alarms = this.book.evaluate(

@@ -44,6 +44,7 @@ export function createStore(settings: Settings, dataDir: string, logger: Logger)
       prefix: o.prefix,
       connectTimeout: o.connect_timeout,
       probeTimeout: o.probe_timeout,
+      reprobeIntervalMs: o.reprobe_interval_ms,
       defaultTtl,
       logger,
       fallback:

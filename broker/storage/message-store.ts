@@ -121,11 +121,27 @@ export interface StoreBackup {
   bytes: number;
 }
 
+/** A store's fallback state, for `/health`, stats, metrics and alarms. */
+export interface FallbackStatus {
+  fell_back: boolean;
+  /** Epoch ms of the fallback; null when none. */
+  since: number | null;
+  /** Whether the last re-probe reached Redis; null before the first one (or no fallback). */
+  redis_reachable: boolean | null;
+  /** The error that caused the fallback (credentials never included). */
+  error: string | null;
+}
+
 export interface MessageStore {
   /** Backend name: `memory`, `sqlite` or `redis`. */
   readonly backend: string;
   /** The database file of a store on local disk (SQLite); undefined for the others. */
   readonly filename?: string;
+  /**
+   * Whether the store fell back from Redis at start-up (Note 7-A of
+   * `spec/protocol-extensions.md` §7.1); only the Redis start-up store has it.
+   */
+  fallbackStatus?(): FallbackStatus;
   /** Stores one copy; resolves with its id once it is committed. */
   enqueue(realm: string, event: string, input: EnqueueInput): Promise<string>;
   /** Non-destructive: the unexpired copies of `(realm, event, consumer)`, oldest first. */

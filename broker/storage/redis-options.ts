@@ -46,4 +46,6 @@ export const RedisStorageOptionsShape = {
   fallback_filename: z.string().min(1).optional(),
   /** ms the start-up probe (connect, then PING) may take. */
   probe_timeout: ms.optional(),
+  /** ms between probes of Redis after a start-up fallback (Note 7-A); default 30,000. */
+  reprobe_interval_ms: ms.optional(),
 };

@@ -21,6 +21,7 @@ import { SwitchboardError } from '../../shared/error-catalogue';
 import type {
   DlqEntry,
   EnqueueInput,
+  FallbackStatus,
   MessageStore,
   PersistedSubscription,
   RenameRealmOptions,
@@ -28,6 +29,7 @@ import type {
   StoreBackup,
   StoredEntry,
 } from './message-store';
+import { RedisReprobe } from './redis-reprobe';
 import { RedisStore, type RedisStoreOptions } from './redis-store';
 import {
   failureReason,
@@ -52,6 +54,8 @@ export interface RedisStartupOptions extends RedisStoreOptions {
   probeTimeout?: number;
   /** Builds the fallback store; absent = no fallback. */
   fallback?: () => MessageStore;
+  /** ms between probes of Redis after a fallback (Note 7-A); default 30,000. */
+  reprobeIntervalMs?: number;
 }
 
 export class RedisStartupStore implements MessageStore {
@@ -63,6 +67,7 @@ export class RedisStartupStore implements MessageStore {
   private commitListener: ((ms: number) => void) | null = null;
   private failureListener: WriteFailureListener | null = null;
   private readonly failures = new WriteFailureCounts();
+  private reprobe: RedisReprobe | null = null;
 
   constructor(options: RedisStartupOptions) {
     const { logger } = options;
@@ -81,15 +86,24 @@ export class RedisStartupStore implements MessageStore {
           );
         }
         const store = options.fallback();
-        logger.warn(
+        logger.error(
           { url: redis.safeUrl, error: error.message, fallback: store.backend },
-          'Redis store unreachable at start-up; using the fallback store until restart',
+          'Redis store unreachable at start-up: durable storage fell back to the fallback store until restart',
         );
+        this.reprobe = new RedisReprobe(options, logger, error.message, options.reprobeIntervalMs);
         return this.settle({ store, backend: store.backend, fellBack: true, error });
       },
     );
     // Awaited by listen() and by every call; never an unhandled rejection on its own.
     this.opened.catch(() => {});
+  }
+
+  /** Note 7-A: whether the store fell back, and whether Redis answers again since. */
+  fallbackStatus(): FallbackStatus {
+    const r = this.reprobe;
+    return r
+      ? { fell_back: true, since: r.since, redis_reachable: r.redisReachable, error: r.error }
+      : { fell_back: false, since: null, redis_reachable: null, error: null };
   }
 
   /** `redis` until the probe fell back, then the fallback's backend. */
@@ -180,6 +194,7 @@ export class RedisStartupStore implements MessageStore {
   /** Closes the store in use; during the probe, stops it (no fallback is opened then). */
   async close(): Promise<void> {
     this.closing = true;
+    this.reprobe?.stop();
     // Still probing: dropping the connection ends the probe now, not after its timeout.
     if (!this.inner) await this.redis.close();
     try {

@@ -140,7 +140,10 @@ describe('Redis start-up probe and fallback', () => {
     await expect(store.backup!(join(dir, 'fallback-copy.sqlite'))).resolves.toMatchObject({
       source: join(dir, 'fallback.sqlite'),
     });
-    const warning = log.lines.map((l) => JSON.parse(l)).find((l) => l.level === 40);
+    // Note 7-A: logged at error level (the reference's "critical"): an operator must know.
+    const warning = log.lines
+      .map((l) => JSON.parse(l))
+      .find((l) => l.level === 50 && 'fallback' in l);
     expect(warning).toMatchObject({
       fallback: 'sqlite',
       url: `redis://user:***@127.0.0.1:${port}`,

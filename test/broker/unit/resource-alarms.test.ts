@@ -15,7 +15,15 @@ function reading(patch: Partial<AlarmInput> = {}, at = 1_000): AlarmInput {
     memory: { rss_bytes: 100e6, heap_used_bytes: 50e6, heap_total_bytes: 60e6 },
     event_loop: { p50_ms: 1, p99_ms: 5, max_ms: 10 },
     open_fds: 20,
-    store: { backend: 'sqlite', files: [], dlq_entries: 0, queues: 0, oldest_ready_age_ms: null },
+    store: {
+      backend: 'sqlite',
+      files: [],
+      dlq_entries: 0,
+      queues: 0,
+      oldest_ready_age_ms: null,
+      fell_back: false,
+      redis_reachable: null,
+    },
     disk: {
       refusing_writes: false,
       reason: null,
@@ -85,6 +93,8 @@ describe('alarm rules', () => {
         dlq_entries: 9,
         queues: 3,
         oldest_ready_age_ms: 400_000,
+        fell_back: false,
+        redis_reachable: null,
       },
     });
     expect(new AlarmBook().evaluate(r, defaults).map((a) => a.id)).toEqual([
@@ -108,6 +118,30 @@ describe('alarm rules', () => {
     expect(book.evaluate(reading({}, 3_000), defaults)).toEqual([]);
     expect([...book.active()]).toEqual([]);
     expect(book.evaluate(slow(4_000), defaults)[0]?.since).toBe(4_000);
+  });
+
+  it('storage_fell_back: a warning after a fallback, critical once Redis answers again', () => {
+    const fell = (redis_reachable: boolean | null) =>
+      reading({
+        store: {
+          backend: 'memory',
+          files: [],
+          dlq_entries: 0,
+          queues: 0,
+          oldest_ready_age_ms: null,
+          fell_back: true,
+          redis_reachable,
+        },
+      });
+    const book = new AlarmBook();
+    expect(book.evaluate(fell(null), defaults)).toMatchObject([
+      { id: 'storage_fell_back', level: 'warning' },
+    ]);
+    expect(book.evaluate(fell(true), defaults)[0]).toMatchObject({
+      id: 'storage_fell_back',
+      level: 'critical',
+      message: expect.stringMatching(/Redis answers again/),
+    });
   });
 
   it('refuses unknown threshold keys and a factor below 1', () => {

@@ -34,6 +34,14 @@ export const ClientEvent = {
   KEY_PUBLISH: 'KEY_PUBLISH',
   /** tyo-mq 1.1: look up an identity's E2EE public keys (`spec/protocol-extensions.md` §2.2). */
   KEY_LOOKUP: 'KEY_LOOKUP',
+  /** tyo-mq 1.1: a broker-signed sender certificate (`spec/protocol-extensions.md` §4.4). */
+  SEALED_CERT_REQUEST: 'SEALED_CERT_REQUEST',
+  /** tyo-mq 1.1: set the recipient's unidentified access key (§4.5). */
+  SEALED_UAK_SET: 'SEALED_UAK_SET',
+  /** tyo-mq 1.1: deliver a sealed-sender blob to (realm, identity) (§4.6). */
+  SEALED_DELIVER: 'SEALED_DELIVER',
+  /** tyo-mq 1.1: drain the caller's offline sealed inbox (§4.8). */
+  SEALED_SUBSCRIBE: 'SEALED_SUBSCRIBE',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -61,6 +69,8 @@ export const ServerEvent = {
   AUTH_MANAGEMENT_FAIL: 'AUTH_MANAGEMENT_FAIL',
   REMOTE_TICKET: 'REMOTE_TICKET',
   REMOTE_TICKET_FAIL: 'REMOTE_TICKET_FAIL',
+  /** A sealed-sender blob for this socket's identity, `{blob, msg_id}` (extensions §4.7). */
+  SEALED_MESSAGE: 'SEALED_MESSAGE',
 } as const;
 export type ServerEventName = (typeof ServerEvent)[keyof typeof ServerEvent];
 
@@ -241,6 +251,10 @@ export interface ClientToServerEvents {
   REMOTE_TICKET_REQUEST: (payload: unknown, ack?: Ack<RemoteTicketReply>) => void;
   KEY_PUBLISH: (payload: unknown, ack?: Ack<unknown>) => void;
   KEY_LOOKUP: (payload: unknown, ack?: Ack<unknown>) => void;
+  SEALED_CERT_REQUEST: (payload: unknown, ack?: Ack<unknown>) => void;
+  SEALED_UAK_SET: (payload: unknown, ack?: Ack<unknown>) => void;
+  SEALED_DELIVER: (payload: unknown, ack?: Ack<unknown>) => void;
+  SEALED_SUBSCRIBE: (payload: unknown, ack?: Ack<unknown>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */
@@ -263,6 +277,7 @@ export interface ServerToClientEvents {
   AUTH_MANAGEMENT_FAIL: (reply: ManagementReply) => void;
   REMOTE_TICKET: (reply: RemoteTicketReply) => void;
   REMOTE_TICKET_FAIL: (reply: RemoteTicketReply) => void;
+  SEALED_MESSAGE: (payload: { blob: string; msg_id: string }) => void;
   [composed: `CONSUME-${string}`]: (envelope: DeliveryEnvelope) => void;
   [volatileExtra: `${string}-TM-ALL-CONSUME`]: (envelope: DeliveryEnvelope) => void;
   [notification: `SUBSCRIBE-TO-${string}`]: (payload: SubscribeToNotice) => void;

@@ -10,6 +10,9 @@ import { ExtensionCode } from '../../shared/protocol-extensions';
 import type { EventHandler } from '../handlers/handler-context';
 import { failure } from './extension-reply';
 import { handleKeyLookup, handleKeyPublish } from './key-directory-handlers';
+import { handleSealedCertRequest, handleSealedUakSet } from './sealed/sealed-identity-handlers';
+import { handleSealedDeliver } from './sealed/sealed-deliver';
+import { handleSealedSubscribe } from './sealed/sealed-subscribe';
 
 export interface ExtensionRoute {
   handler: EventHandler<unknown>;
@@ -23,6 +26,10 @@ export const EXTENSION_ROUTES = {
   [ClientEvent.KEY_PUBLISH]: { handler: handleKeyPublish, invalidReply: badInput },
   // §2.2: a lookup never fails.
   [ClientEvent.KEY_LOOKUP]: { handler: handleKeyLookup, invalidReply: () => ({ keys: [] }) },
+  [ClientEvent.SEALED_CERT_REQUEST]: { handler: handleSealedCertRequest, invalidReply: badInput },
+  [ClientEvent.SEALED_UAK_SET]: { handler: handleSealedUakSet, invalidReply: badInput },
+  [ClientEvent.SEALED_DELIVER]: { handler: handleSealedDeliver, invalidReply: badInput },
+  [ClientEvent.SEALED_SUBSCRIBE]: { handler: handleSealedSubscribe, invalidReply: badInput },
 } as const satisfies Record<string, ExtensionRoute>;
 
 export type ExtensionEventName = keyof typeof EXTENSION_ROUTES;

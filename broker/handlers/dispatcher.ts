@@ -205,6 +205,10 @@ export const ROUTES = {
   // tyo-mq 1.1 extensions (`spec/protocol-extensions.md` §1): the handler parses (§1.3).
   [ClientEvent.KEY_PUBLISH]: extensionRoute(ClientEvent.KEY_PUBLISH),
   [ClientEvent.KEY_LOOKUP]: extensionRoute(ClientEvent.KEY_LOOKUP),
+  [ClientEvent.SEALED_CERT_REQUEST]: extensionRoute(ClientEvent.SEALED_CERT_REQUEST),
+  [ClientEvent.SEALED_UAK_SET]: extensionRoute(ClientEvent.SEALED_UAK_SET),
+  [ClientEvent.SEALED_DELIVER]: extensionRoute(ClientEvent.SEALED_DELIVER),
+  [ClientEvent.SEALED_SUBSCRIBE]: extensionRoute(ClientEvent.SEALED_SUBSCRIBE),
 } satisfies Record<ClientEventName, Route>;
 
 /** The names `ROUTES` handles, for the per-packet "is this routed?" check (no prototype keys). */

@@ -50,6 +50,10 @@ export const EVENT_GATES = {
   // with the AUTH_FAIL payload (Note 1.4-A), as every refusal here does.
   [ClientEvent.KEY_PUBLISH]: 'authenticated',
   [ClientEvent.KEY_LOOKUP]: 'authenticated',
+  [ClientEvent.SEALED_CERT_REQUEST]: 'authenticated',
+  [ClientEvent.SEALED_UAK_SET]: 'authenticated',
+  [ClientEvent.SEALED_DELIVER]: 'authenticated',
+  [ClientEvent.SEALED_SUBSCRIBE]: 'authenticated',
 } as const satisfies Record<ClientEventName, EventGate>;
 
 /** Most events a socket may send while its `AUTHENTICATION` is being validated. */

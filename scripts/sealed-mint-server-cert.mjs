@@ -14,6 +14,8 @@
  * certificate under key id n (n ≥ 1; the revoked id 0xDEADC357 is refused).
  * Run it on an offline machine; the output holds private keys.
  */
+import { Buffer } from 'node:buffer';
+import process from 'node:process';
 import { parseArgs } from 'node:util';
 import { PrivateKey, ServerCertificate } from '@signalapp/libsignal-client';
 

@@ -16,9 +16,11 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { ExtensionLimit, SealedEnv, SealedLimit } from '../../../shared/protocol-extensions';
 
-type Libsignal = typeof import('@signalapp/libsignal-client');
-type ServerCertificate = import('@signalapp/libsignal-client').ServerCertificate;
-type PrivateKey = import('@signalapp/libsignal-client').PrivateKey;
+// Type-only: nothing is loaded until `loadLibsignal` runs.
+import type * as LibsignalModule from '@signalapp/libsignal-client';
+import type { PrivateKey, ServerCertificate } from '@signalapp/libsignal-client';
+
+type Libsignal = typeof LibsignalModule;
 
 /** A configured sealed sender: mints sender certificates (§4.3, §4.4). */
 export interface SealedConfig {

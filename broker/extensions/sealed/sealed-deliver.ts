@@ -4,7 +4,8 @@
  *
  * Checks in order: 400 `invalid JSON`; 501 not configured; 429 over 60 calls of this socket in
  * its fixed 60 s window (every call past the 501 counts); 400 destination / blob not strings
- * (or destination over 256 chars); 400 `blob too large` (empty, or over 87,386 chars); 400
+ * (or destination over 256 chars, or an empty blob: Note 4-I); 400 `blob too large` (over
+ * 87,386 chars); 400
  * `invalid msg_id` (present, `null` included, and not a string of at most 128 chars); 403 the
  * destination realm exists at runtime with policy off; 404 no runtime realm or no UAK record
  * (own keys only); 403 `not authorised` when `require-uak` and the presented UAK (lenient
@@ -73,12 +74,14 @@ export const handleSealedDeliver = defineExtension(
       typeof realm !== 'string' ||
       typeof identity !== 'string' ||
       typeof blob !== 'string' ||
+      // Note 4-I: an empty blob is missing, not too large.
+      blob === '' ||
       realm.length > SealedLimit.MAX_DESTINATION_CHARS ||
       identity.length > SealedLimit.MAX_DESTINATION_CHARS
     ) {
       return refuse(ExtensionCode.BAD_INPUT, SealedText.DELIVER_FIELDS);
     }
-    if (blob === '' || blob.length > ExtensionLimit.SEALED_MAX_BLOB_CHARS) {
+    if (blob.length > ExtensionLimit.SEALED_MAX_BLOB_CHARS) {
       return refuse(ExtensionCode.BAD_INPUT, SealedText.BLOB_TOO_LARGE);
     }
     const hasMsgId = Object.prototype.hasOwnProperty.call(p, 'msg_id');

@@ -4,12 +4,8 @@
  * broker with it, and the stock client's wrappers (`requestSenderCert`, `setUak`,
  * `sendSealed`, `sealedSubscribe`: an object payload with a socket.io acknowledgement).
  */
-import {
-  PrivateKey,
-  PublicKey,
-  SenderCertificate,
-  ServerCertificate,
-} from '@signalapp/libsignal-client';
+import type { PublicKey } from '@signalapp/libsignal-client';
+import { PrivateKey, SenderCertificate, ServerCertificate } from '@signalapp/libsignal-client';
 import type { Socket } from 'socket.io-client';
 import { ClientEvent } from '../../../../shared/protocol-events';
 import { SealedEnv } from '../../../../shared/protocol-extensions';

@@ -249,8 +249,10 @@ describe('SEALED_DELIVER online (§4.6, §4.7)', () => {
       code: 400,
       message: 'blob too large',
     });
-    expect(await sendSealed(anon, 'default', 'bob', uakOf(9), '', 'b')).toMatchObject({
+    expect(await sendSealed(anon, 'default', 'bob', uakOf(9), '', 'b')).toEqual({
+      ok: false,
       code: 400,
+      message: 'to.realm, to.identity, blob required',
     });
     expect(await sendSealed(anon, 'default', '__proto__', uakOf(9), b64('x'), 'b')).toMatchObject({
       code: 404,

@@ -4,6 +4,7 @@
  * and decryption as a real client does them (`spec/protocol-extensions.md` §4, R48). The stores
  * are the client's, not the broker's: the broker never sees any of this.
  */
+import type { PublicKey, SessionRecord } from '@signalapp/libsignal-client';
 import {
   IdentityChange,
   IdentityKeyStore,
@@ -15,9 +16,7 @@ import {
   PreKeyStore,
   PrivateKey,
   ProtocolAddress,
-  PublicKey,
   SenderCertificate,
-  SessionRecord,
   SessionStore,
   SignedPreKeyRecord,
   SignedPreKeyStore,

@@ -12,7 +12,7 @@ import { failure } from './extension-reply';
 import { handleKeyLookup, handleKeyPublish } from './key-directory-handlers';
 import { handleSealedCertRequest, handleSealedUakSet } from './sealed/sealed-identity-handlers';
 import { handleSealedDeliver } from './sealed/sealed-deliver';
-import { handleSealedSubscribe } from './sealed/sealed-subscribe';
+import { handleSealedSubscribe } from './sealed/sealed-inbox';
 
 export interface ExtensionRoute {
   handler: EventHandler<unknown>;

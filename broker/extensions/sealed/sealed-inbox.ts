@@ -1,6 +1,11 @@
 /**
- * The sealed inbox drain of `SEALED_SUBSCRIBE` (`spec/protocol-extensions.md` §4.8, §4.9) with
- * Note 4-C's Fix: entries are not deleted as they are emitted. An emitted entry is *in flight*
+ * `SEALED_SUBSCRIBE {identity|name}` and its inbox drain (`spec/protocol-extensions.md` §4.8,
+ * §4.9): only the identity's owner drains it (Note 1.5-A's Fix, Note 4-B). Checks: the shared
+ * ones (`sealed-guard.ts`), then a store failure answers `{ok:false, code:500}` with no
+ * message. Success, after the `SEALED_MESSAGE` events: `{ok:true, replayed, more}` (at most
+ * `SEALED_REPLAY_BATCH` = 100 per call; the client calls again while `more`).
+ *
+ * The drain follows Note 4-C's Fix: entries are not deleted as they are emitted. An emitted entry is *in flight*
  * until the connection proves it received it: an Engine.IO pong answering a ping the broker
  * sends right after the batch (the connection is ordered, so the client had the batch when it
  * answered). Then the entries are deleted; if the socket closes first they are pending again
@@ -8,10 +13,12 @@
  * flight is never emitted twice at once, so a second drain right after the first answers
  * `replayed:0`. With an Engine.IO 3 client (which pings itself) the proof is its next ping.
  */
-import { ServerEvent } from '../../../shared/protocol-events';
-import { ExtensionLimit } from '../../../shared/protocol-extensions';
+import { ClientEvent, ServerEvent } from '../../../shared/protocol-events';
+import { ExtensionCode, ExtensionLimit } from '../../../shared/protocol-extensions';
 import type { HandlerContext } from '../../handlers/handler-context';
 import type { BrokerSocket } from '../../transport/socket-types';
+import { defineExtension } from '../extension-reply';
+import { sealedActing } from './sealed-guard';
 import type { SealedEntry } from './sealed-records';
 
 /** The entries not yet expired (TTL, §4.9), oldest first. */
@@ -101,3 +108,19 @@ function awaitReceipt(
   // After the batch in the same ordered stream: the pong proves the batch arrived.
   if (proof === 'pong') engine.sendPacket?.('ping');
 }
+
+export const handleSealedSubscribe = defineExtension(
+  ClientEvent.SEALED_SUBSCRIBE,
+  async (ctx, socket, payload, reply) => {
+    const acting = await sealedActing(ctx, socket, ClientEvent.SEALED_SUBSCRIBE, payload, reply);
+    if (!acting) return;
+    let result: DrainResult;
+    try {
+      result = await drainInbox(ctx, socket, acting.identity);
+    } catch (err) {
+      ctx.logger.error({ err, socket: socket.id }, 'sealed inbox not read');
+      return reply({ ok: false, code: ExtensionCode.STORAGE });
+    }
+    reply({ ok: true, ...result });
+  },
+);

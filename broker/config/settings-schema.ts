@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
 import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
 import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
+import { SealedSettingsSchema } from '../extensions/sealed/sealed-config';
 import { ClusterSettingsSchema } from '../cluster/cluster-schema';
 import { AlarmsSchema } from '../metrics/resource-alarms';
 import { MqttSettingsSchema } from '../mqtt/mqtt-schema';
@@ -289,6 +290,8 @@ export const SettingsSchema = z
     shutdown: ShutdownSchema.default(ShutdownSchema.parse({})),
     /** When the broker raises an alarm (metrics/resource-alarms.ts; issue 27). */
     alarms: AlarmsSchema.default(AlarmsSchema.parse({})),
+    /** Sealed sender's Switchboard extensions (`extensions/sealed/sealed-config.ts`). */
+    sealed: SealedSettingsSchema.default(SealedSettingsSchema.parse({})),
     namespaces: z.unknown().optional(),
     http_publish: z.unknown().optional(),
     remote: z.unknown().optional(),

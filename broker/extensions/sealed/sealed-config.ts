@@ -14,6 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
+import { z } from 'zod';
 import { ExtensionLimit, SealedEnv, SealedLimit } from '../../../shared/protocol-extensions';
 
 // Type-only: nothing is loaded until `loadLibsignal` runs.
@@ -21,6 +22,23 @@ import type * as LibsignalModule from '@signalapp/libsignal-client';
 import type { PrivateKey, ServerCertificate } from '@signalapp/libsignal-client';
 
 type Libsignal = typeof LibsignalModule;
+
+/**
+ * The `sealed` settings (Switchboard extensions, §9; hot-reloaded, read on every event):
+ * - `uniform_errors` (default false, Note 4-D): every refusal of `SEALED_DELIVER` checks 7–9
+ *   is `403 "not authorised"` and `delivered` is always `"queued"`, so an anonymous sender
+ *   cannot enumerate identities or watch presence;
+ * - `sends_per_minute_per_ip` (default 600) and `sends_per_minute_per_recipient` (default 120,
+ *   Note 4-E): fixed 60 s budgets of `SEALED_DELIVER` per client IP and per destination
+ *   (realm, identity), beside the per-socket 60; a breach is `429 "sealed send rate exceeded"`.
+ */
+export const SealedSettingsSchema = z
+  .object({
+    uniform_errors: z.boolean().default(false),
+    sends_per_minute_per_ip: z.number().int().positive().default(600),
+    sends_per_minute_per_recipient: z.number().int().positive().default(120),
+  })
+  .strict();
 
 /** A configured sealed sender: mints sender certificates (§4.3, §4.4). */
 export interface SealedConfig {

@@ -16,7 +16,9 @@
  * `{ok:true, delivered:"online"}`; otherwise queued in the sealed inbox for the inbox TTL,
  * answering `{ok:true, delivered:"queued"}`, or 507 `recipient queue full` when limits cap
  * the destination realm's queue (durable copies plus sealed entries; check and insert
- * serialized per realm, Note 4-F), or 500 `delivery failed`. Nothing about the blob, the UAK
+ * serialized per realm, Note 4-F), or 500 `delivery failed`. The `sealed` settings add
+ * per-IP and per-recipient budgets (Note 4-E) and `uniform_errors` (Note 4-D;
+ * `sealed-config.ts`). Nothing about the blob, the UAK
  * or the sender is logged.
  */
 import { randomUUID } from 'node:crypto';
@@ -62,9 +64,16 @@ export const handleSealedDeliver = defineExtension(
     const config = ctx.extensions.sealed;
     if (!config) return refuse(ExtensionCode.NOT_CONFIGURED, SealedText.NOT_CONFIGURED);
     const runtime = ctx.extensions.sealedRuntime;
-    if (!runtime.allowSend(socket, Date.now(), ExtensionLimit.SEALED_SENDS_PER_MIN)) {
-      return refuse(ExtensionCode.RATE_LIMITED, SealedText.RATE_EXCEEDED);
-    }
+    const budgets = ctx.settings.sealed;
+    const now = Date.now();
+    // Both budgets count every call (no short-circuit): a refused call still spends them.
+    const perSocket = runtime.allowSend(socket, now, ExtensionLimit.SEALED_SENDS_PER_MIN);
+    const perIp = runtime.allowKeyed(
+      `ip:${ctx.limits.clientIp(socket)}`,
+      now,
+      budgets.sends_per_minute_per_ip,
+    );
+    if (!perSocket || !perIp) return refuse(ExtensionCode.RATE_LIMITED, SealedText.RATE_EXCEEDED);
     const p = payload.value;
     const to = own(p, 'to');
     const realm = isObject(to) ? own(to, 'realm') : undefined;
@@ -89,25 +98,33 @@ export const handleSealedDeliver = defineExtension(
     if (hasMsgId && (typeof msgId !== 'string' || msgId.length > SealedLimit.MAX_MSG_ID_CHARS)) {
       return refuse(ExtensionCode.BAD_INPUT, SealedText.INVALID_MSG_ID);
     }
+    const destination = `to:${realm.length}:${realm}${identity}`;
+    if (!runtime.allowKeyed(destination, now, budgets.sends_per_minute_per_recipient)) {
+      return refuse(ExtensionCode.RATE_LIMITED, SealedText.RATE_EXCEEDED);
+    }
+    // Note 4-D: under `uniform_errors` checks 7–9 all answer the same 403.
+    const uniform = budgets.uniform_errors;
+    const deny = (code: number, message: string) =>
+      uniform ? refuse(ExtensionCode.FORBIDDEN, SealedText.NOT_AUTHORISED) : refuse(code, message);
     // Own keys only: the realm directory and the UAK map are `Map`s (`__proto__` never matches).
     const runtimeRealm = ctx.realms.get(realm);
     if (runtimeRealm && realmE2eePolicy(ctx.auth, realm) === 'off') {
-      return refuse(ExtensionCode.FORBIDDEN, SealedText.DESTINATION_OFF);
+      return deny(ExtensionCode.FORBIDDEN, SealedText.DESTINATION_OFF);
     }
     const record = runtimeRealm ? ctx.extensions.uaks.get(realm, identity) : undefined;
-    if (!record) return refuse(ExtensionCode.NOT_FOUND, SealedText.NOT_REACHABLE);
+    if (!record) return deny(ExtensionCode.NOT_FOUND, SealedText.NOT_REACHABLE);
     if (record.mode === SealedMode.REQUIRE_UAK) {
       const presented = own(p, 'uak');
       const given = lenientBase64(typeof presented === 'string' ? presented : '');
       if (!uakEquals(given, lenientBase64(record.uak ?? ''))) {
-        return refuse(ExtensionCode.FORBIDDEN, SealedText.NOT_AUTHORISED);
+        return deny(ExtensionCode.FORBIDDEN, SealedText.NOT_AUTHORISED);
       }
     }
     const message = { blob, msg_id: typeof msgId === 'string' ? msgId : '' };
     const target = recipientSocket(ctx, realm, identity);
     if (target) {
       target.emit(ServerEvent.SEALED_MESSAGE, message);
-      return reply({ ok: true, delivered: 'online' });
+      return reply({ ok: true, delivered: uniform ? 'queued' : 'online' });
     }
     reply(await enqueue(ctx, config, realm, identity, message));
   },

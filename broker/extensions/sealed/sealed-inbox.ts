@@ -80,13 +80,12 @@ function awaitReceipt(
   ids: readonly string[],
 ): void {
   const realm = socket.data.realm;
-  const inflight = ctx.extensions.sealedRuntime.inFlight(realm, identity);
   const engine = socket.conn as unknown as EngineSocket;
   const proof = engine.protocol === 3 ? 'ping' : 'pong';
   const release = () => {
     engine.off('packet', onPacket);
     socket.off('disconnect', onClose);
-    for (const id of ids) inflight.delete(id);
+    ctx.extensions.sealedRuntime.land(realm, identity, ids);
   };
   const onClose = () => release();
   const onPacket = (packet: { type: string }) => {

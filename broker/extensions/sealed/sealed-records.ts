@@ -43,6 +43,8 @@ export const SealedInboxSchema: z.ZodType<SealedEntry[]> = z.array(
   }),
 );
 
+const inflightKey = (realm: string, identity: string) => `${realm.length}:${realm}${identity}`;
+
 /** A fixed send window (§4.6 check 3). */
 interface Window {
   opened: number;
@@ -57,6 +59,8 @@ export class SealedRuntime {
   private readonly inflight = new Map<string, Set<string>>();
   /** Per destination realm: the tail of the cap-check-then-insert chain (Note 4-F). */
   private readonly chains = new Map<string, Promise<unknown>>();
+  /** Fixed 60 s windows per client IP and per destination (Note 4-E), pruned as they lapse. */
+  private readonly keyed = new Map<string, Window>();
 
   /** Counts one call of `socket`; false when it is over `limit` in the current window. */
   allowSend(socket: object, now: number, limit: number): boolean {
@@ -69,15 +73,43 @@ export class SealedRuntime {
     return w.count <= limit;
   }
 
+  /**
+   * Counts one call under `key` (`ip:<addr>`, `to:<realm>…`); false when it is over `limit`
+   * in the current window. Lapsed windows are dropped once the map grows.
+   */
+  allowKeyed(key: string, now: number, limit: number): boolean {
+    if (this.keyed.size > 10_000) {
+      for (const [k, w] of this.keyed) {
+        if (now - w.opened >= SealedLimit.SEND_WINDOW_MS) this.keyed.delete(k);
+      }
+    }
+    let w = this.keyed.get(key);
+    if (!w || now - w.opened >= SealedLimit.SEND_WINDOW_MS) {
+      w = { opened: now, count: 0 };
+      this.keyed.set(key, w);
+    }
+    w.count += 1;
+    return w.count <= limit;
+  }
+
   /** The in-flight set of (realm, identity), created on demand. */
   inFlight(realm: string, identity: string): Set<string> {
-    const key = `${realm.length}:${realm}${identity}`;
+    const key = inflightKey(realm, identity);
     let set = this.inflight.get(key);
     if (!set) {
       set = new Set();
       this.inflight.set(key, set);
     }
     return set;
+  }
+
+  /** Drops `ids` from the in-flight set of (realm, identity) (and the set once empty). */
+  land(realm: string, identity: string, ids: readonly string[]): void {
+    const key = inflightKey(realm, identity);
+    const set = this.inflight.get(key);
+    if (!set) return;
+    for (const id of ids) set.delete(id);
+    if (set.size === 0) this.inflight.delete(key);
   }
 
   /** Runs `task` after every earlier task of `realm` settled (Note 4-F). */

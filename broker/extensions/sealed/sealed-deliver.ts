@@ -18,7 +18,8 @@
  * the destination realm's queue (durable copies plus sealed entries; check and insert
  * serialized per realm, Note 4-F), or 500 `delivery failed`. The `sealed` settings add
  * per-IP and per-recipient budgets (Note 4-E) and `uniform_errors` (Note 4-D;
- * `sealed-config.ts`). Nothing about the blob, the UAK
+ * `sealed-config.ts`); a destination realm with `sealed_accept_from: "same-realm"` refuses
+ * senders of other realms with `403 "not authorised"` (Note 4-G). Nothing about the blob, the UAK
  * or the sender is logged.
  */
 import { randomUUID } from 'node:crypto';
@@ -110,6 +111,10 @@ export const handleSealedDeliver = defineExtension(
     const runtimeRealm = ctx.realms.get(realm);
     if (runtimeRealm && realmE2eePolicy(ctx.auth, realm) === 'off') {
       return deny(ExtensionCode.FORBIDDEN, SealedText.DESTINATION_OFF);
+    }
+    // Note 4-G: a realm may accept sealed blobs from its own sockets only.
+    if (ctx.auth.realm(realm)?.sealed_accept_from === 'same-realm' && socket.data.realm !== realm) {
+      return refuse(ExtensionCode.FORBIDDEN, SealedText.NOT_AUTHORISED);
     }
     const record = runtimeRealm ? ctx.extensions.uaks.get(realm, identity) : undefined;
     if (!record) return deny(ExtensionCode.NOT_FOUND, SealedText.NOT_REACHABLE);

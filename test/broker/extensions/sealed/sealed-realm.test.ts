@@ -35,10 +35,13 @@ afterEach(async () => {
   await dir.remove();
 });
 
-async function broker(extra: Record<string, unknown> = {}): Promise<Harness> {
+async function broker(
+  extra: Record<string, unknown> = {},
+  acme: Record<string, unknown> = ON,
+): Promise<Harness> {
   const settings = adminSettings(
     { storage: 'sqlite', storage_options: { filename: join(dir.path, 's.sqlite') }, ...extra },
-    { realms: { default: ON, acme: ON, acme2: ON } },
+    { realms: { default: ON, acme, acme2: ON } },
   ) as BrokerSettings;
   const h = await startBroker(settings, { env: material.env });
   open.push(h);
@@ -158,5 +161,24 @@ describe('sealed settings', () => {
       delivered: 'queued',
     });
     expect(await got).toEqual({ blob: b64('u'), msg_id: 'u' });
+  });
+
+  it('Note 4-G: a same-realm realm refuses senders of other realms', async () => {
+    const h = await broker({}, { ...ON, sealed_accept_from: 'same-realm' });
+    const bob = await consumerIn(h, { realm: 'acme', role: 'both' }, 'bob');
+    await h.settle(bob);
+    await setUak(bob, 'bob', undefined, 'unrestricted');
+    const outsider = await loggedIn(h, { realm: 'default', role: 'both' });
+    expect(await sendSealed(outsider, 'acme', 'bob', undefined, b64('o'), 'o')).toEqual({
+      ok: false,
+      code: 403,
+      message: 'not authorised',
+    });
+    const insider = await loggedIn(h, { realm: 'acme', role: 'both' });
+    const got = waitFor(bob, ServerEvent.SEALED_MESSAGE);
+    expect(await sendSealed(insider, 'acme', 'bob', undefined, b64('i'), 'i')).toMatchObject({
+      delivered: 'online',
+    });
+    expect(await got).toEqual({ blob: b64('i'), msg_id: 'i' });
   });
 });

@@ -158,9 +158,13 @@ function enqueue(
       }
     }
     const entry = { id: randomUUID(), ...message, expires_at: now + config.inboxTtlMs };
+    const before = inbox.get(realm, identity);
     try {
-      await inbox.set(realm, identity, [...liveEntries(inbox.get(realm, identity), now), entry]);
+      await inbox.set(realm, identity, [...liveEntries(before, now), entry]);
     } catch (err) {
+      // A blob answered 500 must not be delivered later: memory goes back to what is stored.
+      const restore = before ? inbox.set(realm, identity, before) : inbox.delete(realm, identity);
+      restore.catch(() => undefined);
       ctx.logger.error({ err, realm }, 'sealed delivery not stored');
       return { ok: false, code: ExtensionCode.STORAGE, message: SealedText.DELIVERY_FAILED };
     }

@@ -63,6 +63,7 @@ import { backupStores } from './storage/store-backup';
 import { onConnection } from './handlers/connection-lifecycle';
 import { ExtensionState } from './extensions/extension-state';
 import { keyDirectorySync } from './extensions/key-directory-sync';
+import { loadSealedConfig } from './extensions/sealed/sealed-config';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
@@ -103,6 +104,8 @@ export function createBroker(
   }
   const startedAt = Date.now();
   const env = options.env ?? process.env;
+  // §4.1: read once; malformed sealed material stops the broker before anything is opened.
+  const sealed = loadSealedConfig(env);
   // One live auth config, persisted by the settings runtime (file / auth store).
   const auth = runtime.auth;
   keepAdminToken(auth, logger, env);
@@ -264,6 +267,7 @@ export function createBroker(
   // shared over Redis when clustered (§2.4).
   const extensions = new ExtensionState(store, logger);
   extensions.sync = keyDirectorySync(cluster, extensions, logger);
+  extensions.sealed = sealed;
   // `rename_realm`'s data move, on the node that runs it and on its cluster peers.
   const realmData = new RealmDataMover({
     extensions,

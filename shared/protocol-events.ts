@@ -38,6 +38,14 @@ export const ClientEvent = {
   PREKEY_PUBLISH: 'PREKEY_PUBLISH',
   /** tyo-mq 1.1: take an identity's bundle and one one-time prekey (`…extensions.md` §3.2). */
   PREKEY_TAKE: 'PREKEY_TAKE',
+  /** tyo-mq 1.1: a broker-signed sender certificate (`spec/protocol-extensions.md` §4.4). */
+  SEALED_CERT_REQUEST: 'SEALED_CERT_REQUEST',
+  /** tyo-mq 1.1: set the recipient's unidentified access key (§4.5). */
+  SEALED_UAK_SET: 'SEALED_UAK_SET',
+  /** tyo-mq 1.1: deliver a sealed-sender blob to (realm, identity) (§4.6). */
+  SEALED_DELIVER: 'SEALED_DELIVER',
+  /** tyo-mq 1.1: drain the caller's offline sealed inbox (§4.8). */
+  SEALED_SUBSCRIBE: 'SEALED_SUBSCRIBE',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -65,6 +73,8 @@ export const ServerEvent = {
   AUTH_MANAGEMENT_FAIL: 'AUTH_MANAGEMENT_FAIL',
   REMOTE_TICKET: 'REMOTE_TICKET',
   REMOTE_TICKET_FAIL: 'REMOTE_TICKET_FAIL',
+  /** A sealed-sender blob for this socket's identity, `{blob, msg_id}` (extensions §4.7). */
+  SEALED_MESSAGE: 'SEALED_MESSAGE',
 } as const;
 export type ServerEventName = (typeof ServerEvent)[keyof typeof ServerEvent];
 
@@ -247,6 +257,10 @@ export interface ClientToServerEvents {
   KEY_LOOKUP: (payload: unknown, ack?: Ack<unknown>) => void;
   PREKEY_PUBLISH: (payload: unknown, ack?: Ack<unknown>) => void;
   PREKEY_TAKE: (payload: unknown, ack?: Ack<unknown>) => void;
+  SEALED_CERT_REQUEST: (payload: unknown, ack?: Ack<unknown>) => void;
+  SEALED_UAK_SET: (payload: unknown, ack?: Ack<unknown>) => void;
+  SEALED_DELIVER: (payload: unknown, ack?: Ack<unknown>) => void;
+  SEALED_SUBSCRIBE: (payload: unknown, ack?: Ack<unknown>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */
@@ -269,6 +283,7 @@ export interface ServerToClientEvents {
   AUTH_MANAGEMENT_FAIL: (reply: ManagementReply) => void;
   REMOTE_TICKET: (reply: RemoteTicketReply) => void;
   REMOTE_TICKET_FAIL: (reply: RemoteTicketReply) => void;
+  SEALED_MESSAGE: (payload: { blob: string; msg_id: string }) => void;
   [composed: `CONSUME-${string}`]: (envelope: DeliveryEnvelope) => void;
   [volatileExtra: `${string}-TM-ALL-CONSUME`]: (envelope: DeliveryEnvelope) => void;
   [notification: `SUBSCRIBE-TO-${string}`]: (payload: SubscribeToNotice) => void;

@@ -142,3 +142,57 @@ export interface OneTimePrekey {
   id: number;
   key: string;
 }
+
+/** §4.4–§4.8: the sealed-sender texts (character for character). */
+export const SealedText = {
+  NOT_CONFIGURED: 'sealed sender not configured on this broker',
+  IDENTITY_REQUIRED: 'identity required',
+  NOT_OWNED: 'identity not registered on this connection',
+  REALM_OFF: 'sealed sender not enabled for this realm',
+  IDENTITY_KEY_REQUIRED: 'identity_key required',
+  CANNOT_ISSUE: 'could not issue certificate',
+  INVALID_MODE: 'invalid mode',
+  UAK_REQUIRED: 'uak (16 bytes) required for require-uak mode',
+  RATE_EXCEEDED: 'sealed send rate exceeded',
+  DELIVER_FIELDS: 'to.realm, to.identity, blob required',
+  BLOB_TOO_LARGE: 'blob too large',
+  INVALID_MSG_ID: 'invalid msg_id',
+  DESTINATION_OFF: 'sealed sender not enabled for the destination realm',
+  NOT_REACHABLE: 'recipient not reachable',
+  NOT_AUTHORISED: 'not authorised',
+  QUEUE_FULL: 'recipient queue full',
+  DELIVERY_FAILED: 'delivery failed',
+} as const;
+
+/** §4.5: the UAK modes. */
+export const SealedMode = {
+  REQUIRE_UAK: 'require-uak',
+  UNRESTRICTED: 'unrestricted',
+} as const;
+
+/** §1.7 "Other sealed caps", the inbox TTL and the environment of §4.1 / §9. */
+export const SealedLimit = {
+  /** Chars: `to.realm` and `to.identity`. */
+  MAX_DESTINATION_CHARS: 256,
+  /** Chars: `msg_id`. */
+  MAX_MSG_ID_CHARS: 128,
+  /** Chars: the UAK string before decoding. */
+  MAX_UAK_CHARS: 64,
+  /** Ms: the fixed send window of `SEALED_SENDS_PER_MIN`. */
+  SEND_WINDOW_MS: 60_000,
+  /** Seconds: default sealed inbox TTL (7 days). */
+  INBOX_TTL_SECONDS: 604_800,
+  /** `senderDevice` range of a sender certificate. */
+  MAX_DEVICE_ID: 127,
+  /** libsignal's revoked server-certificate key id: never minted. */
+  REVOKED_KEY_ID: 0xdeadc357,
+} as const;
+
+/** §4.1, §9, Note 4-H: the environment variables of sealed sender. */
+export const SealedEnv = {
+  SERVER_CERT: 'TYO_MQ_SEALED_SERVER_CERT',
+  SERVER_KEY: 'TYO_MQ_SEALED_SERVER_KEY',
+  SERVER_CERT_FILE: 'TYO_MQ_SEALED_SERVER_CERT_FILE',
+  SERVER_KEY_FILE: 'TYO_MQ_SEALED_SERVER_KEY_FILE',
+  INBOX_TTL_SECONDS: 'TYO_MQ_SEALED_INBOX_TTL_SECONDS',
+} as const;

@@ -105,6 +105,11 @@ export const RealmConfigSchema = z
      */
     allow_tokenless_consumers: z.boolean().optional(),
     e2ee: z.enum(['opportunistic', 'required']).optional(),
+    /**
+     * Sealed sender (`spec/protocol-extensions.md` Note 4-G, Switchboard): who may
+     * `SEALED_DELIVER` into this realm — `"any"` (default, the reference) or `"same-realm"`.
+     */
+    sealed_accept_from: z.enum(['any', 'same-realm']).optional(),
     ephemeral: z.boolean().optional(),
     /** Legacy spelling of `ephemeral`, still honoured when read (§9.2). */
     temporary: z.boolean().optional(),

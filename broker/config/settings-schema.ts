@@ -11,6 +11,7 @@ import { z } from 'zod';
 import { MAX_TIMER_DELAY_MS, parseStrictDurationMs } from '../../shared/duration';
 import { AuthStoreSettingSchema } from '../auth/store/auth-store-config';
 import { BackPressureSchema, LimitsSchema } from '../limits/limits-schema';
+import { SealedSettingsSchema } from '../extensions/sealed/sealed-config';
 import { ClusterSettingsSchema } from '../cluster/cluster-schema';
 import { AlarmsSchema } from '../metrics/resource-alarms';
 import { MqttSettingsSchema } from '../mqtt/mqtt-schema';
@@ -300,6 +301,8 @@ export const SettingsSchema = z
     alarms: AlarmsSchema.default(AlarmsSchema.parse({})),
     /** tyo-mq 1.1 extension settings (`spec/protocol-extensions.md` §9). */
     e2ee: E2eeSettingsSchema.default(E2eeSettingsSchema.parse({})),
+    /** Sealed sender's Switchboard extensions (`extensions/sealed/sealed-config.ts`). */
+    sealed: SealedSettingsSchema.default(SealedSettingsSchema.parse({})),
     namespaces: z.unknown().optional(),
     /** HTTP publish and SSE subscribe (`spec/protocol-extensions.md` §5); off when absent. */
     http_publish: HttpPublishSchema.optional(),

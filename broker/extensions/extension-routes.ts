@@ -11,6 +11,9 @@ import type { EventHandler } from '../handlers/handler-context';
 import { failure } from './extension-reply';
 import { handleKeyLookup, handleKeyPublish } from './key-directory-handlers';
 import { handlePrekeyPublish, handlePrekeyTake } from './prekey-handlers';
+import { handleSealedCertRequest, handleSealedUakSet } from './sealed/sealed-identity-handlers';
+import { handleSealedDeliver } from './sealed/sealed-deliver';
+import { handleSealedSubscribe } from './sealed/sealed-inbox';
 
 export interface ExtensionRoute {
   handler: EventHandler<unknown>;
@@ -27,6 +30,10 @@ export const EXTENSION_ROUTES = {
   [ClientEvent.PREKEY_PUBLISH]: { handler: handlePrekeyPublish, invalidReply: badInput },
   // §3.2: a take never fails.
   [ClientEvent.PREKEY_TAKE]: { handler: handlePrekeyTake, invalidReply: () => ({ found: false }) },
+  [ClientEvent.SEALED_CERT_REQUEST]: { handler: handleSealedCertRequest, invalidReply: badInput },
+  [ClientEvent.SEALED_UAK_SET]: { handler: handleSealedUakSet, invalidReply: badInput },
+  [ClientEvent.SEALED_DELIVER]: { handler: handleSealedDeliver, invalidReply: badInput },
+  [ClientEvent.SEALED_SUBSCRIBE]: { handler: handleSealedSubscribe, invalidReply: badInput },
 } as const satisfies Record<string, ExtensionRoute>;
 
 export type ExtensionEventName = keyof typeof EXTENSION_ROUTES;

@@ -16,12 +16,24 @@ import type { MessageStore } from '../storage/message-store';
 import { IdentityStateMap } from './identity-state-map';
 import { StoredPrekeysSchema, type StoredPrekeys } from './prekey-bundle';
 import { PrekeyTakeLimiter } from './prekey-take-limiter';
+import type { SealedConfig } from './sealed/sealed-config';
+import {
+  SealedInboxSchema,
+  SealedRuntime,
+  UakRecordSchema,
+  type SealedEntry,
+  type UakRecord,
+} from './sealed/sealed-records';
 
 /** The `kind` of each family's rows in `identity_state`. */
 export const IdentityKind = {
   PIN: 'pin',
   KEYS: 'keys',
   PREKEYS: 'prekeys',
+  /** Sealed UAK records (§4.5): memory only, never written to the store. */
+  SEALED_UAK: 'sealed-uak',
+  /** The sealed inbox (§4.9; Note 4-B: never in the durable-queue tables). */
+  SEALED_INBOX: 'sealed-inbox',
 } as const;
 
 /** §2.1: one stored key entry (validated again when loaded, §2.4's adoption filter). */
@@ -59,6 +71,14 @@ export class ExtensionState {
    * composition root once the cluster's links exist; null on a single node.
    */
   sync: KeyDirectoryMirror | null = null;
+  /** (realm, identity) → its UAK record (§4.5), in memory only (Note 4-J). */
+  readonly uaks: IdentityStateMap<UakRecord>;
+  /** (realm, identity) → its queued sealed blobs, oldest first (§4.9). */
+  readonly sealedInbox: IdentityStateMap<SealedEntry[]>;
+  /** Sealed sender's configuration (§4.1), set by the composition root; null: not configured. */
+  sealed: SealedConfig | null = null;
+  /** Sealed sender's node-local runtime state (send windows, drains in flight). */
+  readonly sealedRuntime = new SealedRuntime();
   /** Resolves once stored rows are adopted (never rejects: a failure is logged). */
   readonly ready: Promise<void>;
   private readonly maps: ReadonlyMap<string, IdentityStateMap<unknown>>;
@@ -73,10 +93,19 @@ export class ExtensionState {
       logger,
     );
     this.prekeys = new IdentityStateMap(IdentityKind.PREKEYS, StoredPrekeysSchema, facet, logger);
+    this.uaks = new IdentityStateMap(IdentityKind.SEALED_UAK, UakRecordSchema, undefined, logger);
+    this.sealedInbox = new IdentityStateMap(
+      IdentityKind.SEALED_INBOX,
+      SealedInboxSchema,
+      facet,
+      logger,
+    );
     this.maps = new Map<string, IdentityStateMap<unknown>>([
       [this.pins.kind, this.pins as IdentityStateMap<unknown>],
       [this.keys.kind, this.keys as IdentityStateMap<unknown>],
       [this.prekeys.kind, this.prekeys as IdentityStateMap<unknown>],
+      [this.uaks.kind, this.uaks as IdentityStateMap<unknown>],
+      [this.sealedInbox.kind, this.sealedInbox as IdentityStateMap<unknown>],
     ]);
     this.ready = facet
       ? facet.load().then(

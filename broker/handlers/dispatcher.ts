@@ -207,6 +207,10 @@ export const ROUTES = {
   [ClientEvent.KEY_LOOKUP]: extensionRoute(ClientEvent.KEY_LOOKUP),
   [ClientEvent.PREKEY_PUBLISH]: extensionRoute(ClientEvent.PREKEY_PUBLISH),
   [ClientEvent.PREKEY_TAKE]: extensionRoute(ClientEvent.PREKEY_TAKE),
+  [ClientEvent.SEALED_CERT_REQUEST]: extensionRoute(ClientEvent.SEALED_CERT_REQUEST),
+  [ClientEvent.SEALED_UAK_SET]: extensionRoute(ClientEvent.SEALED_UAK_SET),
+  [ClientEvent.SEALED_DELIVER]: extensionRoute(ClientEvent.SEALED_DELIVER),
+  [ClientEvent.SEALED_SUBSCRIBE]: extensionRoute(ClientEvent.SEALED_SUBSCRIBE),
 } satisfies Record<ClientEventName, Route>;
 
 /** The names `ROUTES` handles, for the per-packet "is this routed?" check (no prototype keys). */

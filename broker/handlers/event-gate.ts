@@ -52,6 +52,10 @@ export const EVENT_GATES = {
   [ClientEvent.KEY_LOOKUP]: 'authenticated',
   [ClientEvent.PREKEY_PUBLISH]: 'authenticated',
   [ClientEvent.PREKEY_TAKE]: 'authenticated',
+  [ClientEvent.SEALED_CERT_REQUEST]: 'authenticated',
+  [ClientEvent.SEALED_UAK_SET]: 'authenticated',
+  [ClientEvent.SEALED_DELIVER]: 'authenticated',
+  [ClientEvent.SEALED_SUBSCRIBE]: 'authenticated',
 } as const satisfies Record<ClientEventName, EventGate>;
 
 /** Most events a socket may send while its `AUTHENTICATION` is being validated. */

@@ -380,6 +380,25 @@ export const EVENT_PAYLOADS: Record<
   [ClientEvent.PREKEY_TAKE]: nearValid({
     identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
   }),
+  [ClientEvent.SEALED_CERT_REQUEST]: nearValid({
+    identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
+    identity_key: fc.oneof(edgeString, fc.constant('BQ' + 'A'.repeat(42))),
+    device_id: fc.oneof(fc.integer(), edgeString),
+  }),
+  [ClientEvent.SEALED_UAK_SET]: nearValid({
+    identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
+    mode: fc.constantFrom('require-uak', 'unrestricted', 'bogus', null),
+    uak: fc.oneof(edgeString, fc.constant('BwcHBwcHBwcHBwcHBwcHBw==')),
+  }),
+  [ClientEvent.SEALED_DELIVER]: nearValid({
+    to: fc.record({ realm: realmName, identity: fc.oneof(consumerName, edgeString) }),
+    uak: edgeString,
+    blob: fc.oneof(edgeString, fc.constant('A'.repeat(87_390))),
+    msg_id: fc.oneof(edgeString, fc.constant(null)),
+  }),
+  [ClientEvent.SEALED_SUBSCRIBE]: nearValid({
+    identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------

@@ -61,6 +61,7 @@ import { backupStores } from './storage/store-backup';
 import { onConnection } from './handlers/connection-lifecycle';
 import { ExtensionState } from './extensions/extension-state';
 import { keyDirectorySync } from './extensions/key-directory-sync';
+import { createPushRuntime, wakeOnOfflineStore } from './extensions/push/push-wiring';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
@@ -259,6 +260,16 @@ export function createBroker(
   // shared over Redis when clustered (§2.4).
   const extensions = new ExtensionState(store, logger);
   extensions.sync = keyDirectorySync(cluster, extensions, logger);
+  const push = createPushRuntime({
+    env: options.env ?? process.env,
+    options: options.push,
+    registry: extensions.push,
+    metrics: metrics.registry,
+    logger,
+    clustered: cluster !== null,
+  });
+  extensions.pushRuntime = push;
+  delivery.offlineStored = wakeOnOfflineStore(push);
   // `rename_realm`'s data move, on the node that runs it and on its cluster peers.
   const realmData = new RealmDataMover({
     extensions,
@@ -452,6 +463,7 @@ export function createBroker(
     expiry.stop();
     await mqtt.close();
     admin.close();
+    push.close();
     await cluster.close();
     await listeners.close();
     await runtime.close();

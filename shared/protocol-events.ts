@@ -34,6 +34,10 @@ export const ClientEvent = {
   KEY_PUBLISH: 'KEY_PUBLISH',
   /** tyo-mq 1.1: look up an identity's E2EE public keys (`spec/protocol-extensions.md` §2.2). */
   KEY_LOOKUP: 'KEY_LOOKUP',
+  /** tyo-mq 1.1: register a push endpoint for an identity (`spec/protocol-extensions.md` §6.2). */
+  PUSH_REGISTER: 'PUSH_REGISTER',
+  /** tyo-mq 1.1: remove a push endpoint (`spec/protocol-extensions.md` §6.3). */
+  PUSH_UNREGISTER: 'PUSH_UNREGISTER',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -241,6 +245,8 @@ export interface ClientToServerEvents {
   REMOTE_TICKET_REQUEST: (payload: unknown, ack?: Ack<RemoteTicketReply>) => void;
   KEY_PUBLISH: (payload: unknown, ack?: Ack<unknown>) => void;
   KEY_LOOKUP: (payload: unknown, ack?: Ack<unknown>) => void;
+  PUSH_REGISTER: (payload: unknown, ack?: Ack<unknown>) => void;
+  PUSH_UNREGISTER: (payload: unknown, ack?: Ack<unknown>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */

@@ -10,6 +10,7 @@ import { ExtensionCode } from '../../shared/protocol-extensions';
 import type { EventHandler } from '../handlers/handler-context';
 import { failure } from './extension-reply';
 import { handleKeyLookup, handleKeyPublish } from './key-directory-handlers';
+import { handlePushRegister, handlePushUnregister } from './push/push-handlers';
 
 export interface ExtensionRoute {
   handler: EventHandler<unknown>;
@@ -23,6 +24,8 @@ export const EXTENSION_ROUTES = {
   [ClientEvent.KEY_PUBLISH]: { handler: handleKeyPublish, invalidReply: badInput },
   // §2.2: a lookup never fails.
   [ClientEvent.KEY_LOOKUP]: { handler: handleKeyLookup, invalidReply: () => ({ keys: [] }) },
+  [ClientEvent.PUSH_REGISTER]: { handler: handlePushRegister, invalidReply: badInput },
+  [ClientEvent.PUSH_UNREGISTER]: { handler: handlePushUnregister, invalidReply: badInput },
 } as const satisfies Record<string, ExtensionRoute>;
 
 export type ExtensionEventName = keyof typeof EXTENSION_ROUTES;

@@ -14,11 +14,14 @@ import { ExtensionLimit, type PublishedKey } from '../../shared/protocol-extensi
 import type { Logger } from '../logging/logger';
 import type { MessageStore } from '../storage/message-store';
 import { IdentityStateMap } from './identity-state-map';
+import { PushRegistry } from './push/push-registry';
+import { PushEndpointListSchema, type PushEndpoint, type PushRuntime } from './push/push-types';
 
 /** The `kind` of each family's rows in `identity_state`. */
 export const IdentityKind = {
   PIN: 'pin',
   KEYS: 'keys',
+  PUSH: 'push',
 } as const;
 
 /** §2.1: one stored key entry (validated again when loaded, §2.4's adoption filter). */
@@ -47,6 +50,10 @@ export class ExtensionState {
   readonly pins: IdentityStateMap<string>;
   /** (realm, identity) → its published keys, in publish order (§2.1). */
   readonly keys: IdentityStateMap<PublishedKey[]>;
+  /** (realm, identity) → its push endpoints (§6.4; persisted and purged per Note 6-F). */
+  readonly push: PushRegistry;
+  /** Push wakes (§6.5), set by the composition root (`push/push-wiring.ts`). */
+  pushRuntime: PushRuntime | null = null;
   /**
    * Clustered: the directory and pins shared over Redis (`key-directory-sync.ts`), set by the
    * composition root once the cluster's links exist; null on a single node.
@@ -65,9 +72,17 @@ export class ExtensionState {
       facet,
       logger,
     );
+    const push = new IdentityStateMap<PushEndpoint[]>(
+      IdentityKind.PUSH,
+      PushEndpointListSchema,
+      facet,
+      logger,
+    );
+    this.push = new PushRegistry(push);
     this.maps = new Map<string, IdentityStateMap<unknown>>([
       [this.pins.kind, this.pins as IdentityStateMap<unknown>],
       [this.keys.kind, this.keys as IdentityStateMap<unknown>],
+      [push.kind, push as IdentityStateMap<unknown>],
     ]);
     this.ready = facet
       ? facet.load().then(
@@ -84,6 +99,7 @@ export class ExtensionState {
   /** `remove_realm` / ephemeral disposal: every family's state of `realm`, pins included. */
   purgeRealm(realm: string): void {
     for (const map of this.maps.values()) map.purgeRealm(realm);
+    this.push.dropRealm(realm);
     this.sync?.removeRealm(realm);
   }
 
@@ -94,6 +110,7 @@ export class ExtensionState {
   renameRealm(from: string, to: string): void {
     const move = [...this.maps.values()].every((map) => map.size(to) === 0);
     for (const map of this.maps.values()) map.renameRealm(from, to, move);
+    this.push.dropRealm(from);
     this.sync?.renameRealm(from, to);
   }
 }

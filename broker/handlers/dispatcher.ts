@@ -205,6 +205,8 @@ export const ROUTES = {
   // tyo-mq 1.1 extensions (`spec/protocol-extensions.md` §1): the handler parses (§1.3).
   [ClientEvent.KEY_PUBLISH]: extensionRoute(ClientEvent.KEY_PUBLISH),
   [ClientEvent.KEY_LOOKUP]: extensionRoute(ClientEvent.KEY_LOOKUP),
+  [ClientEvent.PUSH_REGISTER]: extensionRoute(ClientEvent.PUSH_REGISTER),
+  [ClientEvent.PUSH_UNREGISTER]: extensionRoute(ClientEvent.PUSH_UNREGISTER),
 } satisfies Record<ClientEventName, Route>;
 
 /** The names `ROUTES` handles, for the per-packet "is this routed?" check (no prototype keys). */

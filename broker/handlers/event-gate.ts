@@ -50,6 +50,8 @@ export const EVENT_GATES = {
   // with the AUTH_FAIL payload (Note 1.4-A), as every refusal here does.
   [ClientEvent.KEY_PUBLISH]: 'authenticated',
   [ClientEvent.KEY_LOOKUP]: 'authenticated',
+  [ClientEvent.PUSH_REGISTER]: 'authenticated',
+  [ClientEvent.PUSH_UNREGISTER]: 'authenticated',
 } as const satisfies Record<ClientEventName, EventGate>;
 
 /** Most events a socket may send while its `AUTHENTICATION` is being validated. */

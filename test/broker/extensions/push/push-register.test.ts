@@ -8,7 +8,7 @@ import { PushText } from '../../../../shared/protocol-extensions';
 import { startBroker, type Harness } from '../../../helpers/broker-harness';
 import { registerPush, registrations, startPushBroker, unregisterPush } from './push-clients';
 
-let opened: Harness[] = [];
+const opened: Harness[] = [];
 afterEach(async () => {
   for (const h of opened.splice(0)) await h.close();
 });

@@ -38,6 +38,12 @@ function registry(cap?: number) {
 }
 
 const ep = (token: string) => ({ transport: 'null', token, app_id: null, env: null });
+const full = (token: string, transport: string): PushEndpoint => ({
+  ...ep(token),
+  transport,
+  added_at: 0,
+  last_ok: null,
+});
 
 describe('payload and config (R75, R76, R121–R127)', () => {
   it('R75: the payload is contentless; the guard refuses content keys', () => {
@@ -196,9 +202,7 @@ describe('SSRF guard (§6.8.2, R86, R87, Note 6-C)', () => {
     sinks.push(sink);
     const t = new UnifiedPushTransport({ allowLocal: true, resolve: to('10.1.2.3') });
     const url = sink.url.replace('127.0.0.1', 'sink.test');
-    expect(
-      await t.send({ ...ep(url), transport: 'unifiedpush' }, buildWakePayload()),
-    ).toMatchObject({
+    expect(await t.send(full(url, 'unifiedpush'), buildWakePayload())).toMatchObject({
       ok: false,
       unsafe: true,
     });
@@ -208,7 +212,7 @@ describe('SSRF guard (§6.8.2, R86, R87, Note 6-C)', () => {
 
 describe('UnifiedPush transport (R88)', () => {
   const send = (t: UnifiedPushTransport, url: string) =>
-    t.send({ ...ep(url), transport: 'unifiedpush' }, buildWakePayload());
+    t.send(full(url, 'unifiedpush'), buildWakePayload());
 
   it('200 ok with one POST; 410/404 gone; 500 not ok; a silent sink times out', async () => {
     const sink = await startSink(200);

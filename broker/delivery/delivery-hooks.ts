@@ -4,8 +4,11 @@
  * `spec/protocol-extensions.md` §6.5 trigger 2). Types only; their own module keeps
  * delivery.ts within its size.
  */
+import type { ErrorInfo } from '../../shared/error-catalogue';
 import type { DeliveryEnvelope } from '../../shared/protocol-events';
-import type { StoreOutcome } from './delivery';
+
+/** Outcome of storing one durable copy; never a rejected promise. */
+export type StoreOutcome = { ok: true; msgId: string } | { ok: false; error: ErrorInfo };
 
 /** Emits one packet to several local sockets, encoding it once (socket.io broadcast). */
 export type LocalBroadcast = (

@@ -14,7 +14,6 @@
  * is live for the consumer's socket (see `QueueLedger`); otherwise it is stored behind the
  * backlog and the replay delivers it.
  */
-import type { ErrorInfo } from '../../shared/error-catalogue';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import { OPEN_GATE, type SendGate } from '../limits/back-pressure';
@@ -32,10 +31,9 @@ import { emitDelivery, encodableBase, needsChunking } from './chunked-emit';
 import type { QueueLedger } from './queue-ledger';
 import type { QueueState, Refusal } from './queue-state';
 import type { SocketForward } from './socket-forward';
-import type { LocalBroadcast, OfflineStoredHook } from './delivery-hooks';
+import type { LocalBroadcast, OfflineStoredHook, StoreOutcome } from './delivery-hooks';
 
-/** Outcome of storing one durable copy; never a rejected promise. */
-export type StoreOutcome = { ok: true; msgId: string } | { ok: false; error: ErrorInfo };
+export type { StoreOutcome } from './delivery-hooks';
 
 /** Refusals are logged at most once per this many ms per realm (they come in floods). */
 const REFUSAL_LOG_MS = 1_000;

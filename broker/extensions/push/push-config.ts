@@ -4,15 +4,22 @@
  * dropped, a repeated name counted once); unset or empty means push is off (null). Any error
  * throws `PushConfigError` with the spec's text; the caller disables push as a whole.
  *
- * Transports built here: `null`, `unifiedpush`. `fcm` and `apns` are not built yet in this
- * release: listing them is a config error (push disabled, logged), never a silent no-op.
+ * Transports built here: `null`, `unifiedpush`, `fcm`. `apns` is not built yet in this
+ * release: listing it is a config error (push disabled, logged), never a silent no-op.
+ * Provider URL overrides (§6.9: `TYO_MQ_PUSH_FCM_BASE_URL`) must name a loopback host, so
+ * they can only point at local stubs; each logs a warning.
  */
+import { isLoopbackHost } from '../../../shared/loopback';
+import type { Logger } from '../../logging/logger';
+import { loadFcmProjects } from './fcm-credentials';
+import { FcmTransport } from './fcm-transport';
 import { NullTransport } from './null-transport';
+import { PushConfigError } from './push-config-error';
 import type { PushTransport } from './push-types';
 import { UnifiedPushTransport } from './unifiedpush-transport';
 import type { Resolve } from './ssrf-guard';
 
-export class PushConfigError extends Error {}
+export { PushConfigError };
 
 export interface PushConfig {
   /** Name → transport, in list order; looked up by own key only (§6.6 step 4). */
@@ -31,6 +38,24 @@ export interface PushConfigOptions {
   resolve?: Resolve;
   /** Provider request timeout, ms (default PUSH_HTTP_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** FCM send base URL (§6.9's constructor option; loopback only, like the variable). */
+  fcmBaseUrl?: string;
+  /** For the transports' own token-free warnings (FCM no-project) and override warnings. */
+  logger?: Logger;
+}
+
+/** §6.9: a provider URL override, accepted only for a loopback host. */
+export function loopbackOverride(value: string, variable: string): string {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new PushConfigError(`${variable} is not a URL`);
+  }
+  if ((url.protocol !== 'http:' && url.protocol !== 'https:') || !isLoopbackHost(url.hostname)) {
+    throw new PushConfigError(`${variable} may only point at a loopback host`);
+  }
+  return url.origin;
 }
 
 const KNOWN = new Set(['null', 'unifiedpush', 'fcm', 'apns']);
@@ -77,9 +102,30 @@ export function loadPushConfig(
           ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
         }),
       );
+    } else if (name === 'fcm') {
+      const override = options.fcmBaseUrl ?? env.TYO_MQ_PUSH_FCM_BASE_URL;
+      const baseUrl = override ? loopbackOverride(override, 'TYO_MQ_PUSH_FCM_BASE_URL') : undefined;
+      if (baseUrl) options.logger?.warn('FCM send URL overridden to a loopback stub');
+      transports.set(
+        name,
+        new FcmTransport({
+          ...loadFcmProjects(env),
+          ...(baseUrl ? { baseUrl } : {}),
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          logger: options.logger ?? silentLogger,
+        }),
+      );
     } else {
       throw new PushConfigError(`push transport '${name}' is not available in this build`);
     }
   }
   return { transports, allowLocal, retry: envFlag(env.TYO_MQ_PUSH_RETRY) };
 }
+
+/** A logger that drops everything (direct callers that pass none). */
+const silentLogger = {
+  warn: () => {},
+  info: () => {},
+  error: () => {},
+  debug: () => {},
+} as unknown as Logger;

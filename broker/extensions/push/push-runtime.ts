@@ -179,7 +179,7 @@ export class PushService implements PushRuntime {
   private warn(transport: string, reason: Outcome, detail: string | undefined): void {
     if (this.failLog.take(`${transport}\n${reason}`) === null) return;
     // `detail` is a provider reason code or a guard reason, never a token or URL.
-    const suffix = detail ? ` detail=${detail}` : '';
+    const suffix = detail ? ` ${detail}` : '';
     this.deps.logger.warn(`push wake failed: transport=${transport} reason=${reason}${suffix}`);
   }
 

@@ -22,6 +22,8 @@ export interface PushOptions {
   resolve?: Resolve;
   /** Provider request timeout, ms. */
   timeoutMs?: number;
+  /** FCM send base URL (loopback only, §6.9). */
+  fcmBaseUrl?: string;
   /** First retry backoff, ms (Note 6-E; default 5,000). */
   retryBaseMs?: number;
   /** Called at the start of every wake; a test makes it throw (R99). */
@@ -41,7 +43,7 @@ export interface PushWiring {
 export function createPushRuntime(w: PushWiring): PushService {
   let config: PushConfig | null = null;
   try {
-    config = loadPushConfig(w.env, w.options ?? {});
+    config = loadPushConfig(w.env, { ...w.options, logger: w.logger });
   } catch (err) {
     if (!(err instanceof PushConfigError)) throw err;
     w.logger.error(`Push wake config invalid: ${err.message} \u2014 push disabled`);

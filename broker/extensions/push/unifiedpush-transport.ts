@@ -28,7 +28,7 @@ export class UnifiedPushTransport implements PushTransport {
   async send(endpoint: PushEndpoint, payload: WakePayload): Promise<SendResult> {
     const { allowLocal } = this.options;
     const guard = await isSafePushUrl(endpoint.token, allowLocal, this.options.resolve);
-    if (!guard.ok) return { ok: false, unsafe: true, detail: guard.reason };
+    if (!guard.ok) return { ok: false, unsafe: true, detail: `guard=${guard.reason}` };
     try {
       const res = await boundedPost({
         url: guard.url,

@@ -5,7 +5,7 @@
  * names the variable and path, never the key.
  */
 import { readFileSync } from 'node:fs';
-import { PushConfigError } from './push-config-error';
+import { PushConfigError } from './push-types';
 
 /** The fields of a service-account JSON the transport uses. */
 export interface ServiceAccount {

@@ -4,17 +4,18 @@
  * dropped, a repeated name counted once); unset or empty means push is off (null). Any error
  * throws `PushConfigError` with the spec's text; the caller disables push as a whole.
  *
- * Transports built here: `null`, `unifiedpush`, `fcm`. `apns` is not built yet in this
- * release: listing it is a config error (push disabled, logged), never a silent no-op.
- * Provider URL overrides (§6.9: `TYO_MQ_PUSH_FCM_BASE_URL`) must name a loopback host, so
- * they can only point at local stubs; each logs a warning.
+ * Transports: `null`, `unifiedpush`, `fcm`, `apns`. Provider URL overrides (§6.9:
+ * `TYO_MQ_PUSH_FCM_BASE_URL`, `TYO_MQ_PUSH_APNS_PRODUCTION_URL`, `_SANDBOX_URL`) must name a
+ * loopback host, so they can only point at local stubs; each logs a warning.
  */
 import { isLoopbackHost } from '../../../shared/loopback';
 import type { Logger } from '../../logging/logger';
+import { loadApnsOptions } from './apns-config';
+import { ApnsTransport } from './apns-transport';
 import { loadFcmProjects } from './fcm-credentials';
 import { FcmTransport } from './fcm-transport';
 import { NullTransport } from './null-transport';
-import { PushConfigError } from './push-config-error';
+import { PushConfigError } from './push-types';
 import type { PushTransport } from './push-types';
 import { UnifiedPushTransport } from './unifiedpush-transport';
 import type { Resolve } from './ssrf-guard';
@@ -38,6 +39,8 @@ export interface PushConfigOptions {
   resolve?: Resolve;
   /** Provider request timeout, ms (default PUSH_HTTP_TIMEOUT_MS). */
   timeoutMs?: number;
+  /** An extra CA for a local APNs TLS stub (tests). */
+  apnsCa?: string;
   /** FCM send base URL (§6.9's constructor option; loopback only, like the variable). */
   fcmBaseUrl?: string;
   /** For the transports' own token-free warnings (FCM no-project) and override warnings. */
@@ -116,7 +119,18 @@ export function loadPushConfig(
         }),
       );
     } else {
-      throw new PushConfigError(`push transport '${name}' is not available in this build`);
+      const apns = loadApnsOptions(env, loopbackOverride);
+      if (apns.productionUrl || apns.sandboxUrl) {
+        options.logger?.warn('APNs authority overridden to a loopback stub');
+      }
+      transports.set(
+        name,
+        new ApnsTransport({
+          ...apns,
+          ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+          ...(options.apnsCa !== undefined ? { ca: options.apnsCa } : {}),
+        }),
+      );
     }
   }
   return { transports, allowLocal, retry: envFlag(env.TYO_MQ_PUSH_RETRY) };

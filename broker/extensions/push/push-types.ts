@@ -114,3 +114,9 @@ export interface PushRuntime {
   noteRegistration(): void;
   close(): void;
 }
+
+/**
+ * An invalid push configuration (§6.1); the message is the spec's text. The caller logs
+ * `Push wake config invalid: <message> — push disabled`.
+ */
+export class PushConfigError extends Error {}

@@ -24,6 +24,8 @@ export interface PushOptions {
   timeoutMs?: number;
   /** FCM send base URL (loopback only, §6.9). */
   fcmBaseUrl?: string;
+  /** An extra CA for a local APNs TLS stub. */
+  apnsCa?: string;
   /** First retry backoff, ms (Note 6-E; default 5,000). */
   retryBaseMs?: number;
   /** Called at the start of every wake; a test makes it throw (R99). */

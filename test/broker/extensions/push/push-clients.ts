@@ -85,8 +85,11 @@ export async function startSink(status: number | null = 200): Promise<Sink> {
 }
 
 /** `tyo_mq_push_registrations` from /api/metrics: every endpoint held by the broker. */
-export async function registrations(h: Harness): Promise<number> {
-  const text = await (await fetch(`${h.url}/api/metrics`)).text();
+export async function registrations(h: Harness, adminToken?: string): Promise<number> {
+  const headers: Record<string, string> = adminToken
+    ? { authorization: `Bearer ${adminToken}` }
+    : {};
+  const text = await (await fetch(`${h.url}/api/metrics`, { headers })).text();
   const line = text.split('\n').find((l) => l.startsWith('tyo_mq_push_registrations '));
   if (!line) throw new Error('no push registrations gauge');
   return Number(line.split(' ')[1]);

@@ -47,20 +47,19 @@ function commonChecks(
   payload: ExtensionPayload,
   refuse: (code: number, message: string) => void,
 ): Checked {
-  if (!payload.ok) return (refuse(ExtensionCode.BAD_INPUT, payload.reason), { ok: false });
+  const no = (code: number, message: string): Checked => {
+    refuse(code, message);
+    return { ok: false };
+  };
+  if (!payload.ok) return no(ExtensionCode.BAD_INPUT, payload.reason);
   const push = ctx.extensions.pushRuntime;
-  if (!push?.configured)
-    return (refuse(ExtensionCode.NOT_CONFIGURED, PushText.NOT_CONFIGURED), { ok: false });
-  if (!push.takeRegisterSlot(socket)) {
-    return (refuse(ExtensionCode.RATE_LIMITED, PushText.RATE_EXCEEDED), { ok: false });
-  }
+  if (!push?.configured) return no(ExtensionCode.NOT_CONFIGURED, PushText.NOT_CONFIGURED);
+  if (!push.takeRegisterSlot(socket)) return no(ExtensionCode.RATE_LIMITED, PushText.RATE_EXCEEDED);
   const identity = identityField(payload.value);
   if (typeof identity !== 'string' || identity === '') {
-    return (refuse(ExtensionCode.BAD_INPUT, PushText.IDENTITY_REQUIRED), { ok: false });
+    return no(ExtensionCode.BAD_INPUT, PushText.IDENTITY_REQUIRED);
   }
-  if (!ownsIdentity(ctx, socket, identity)) {
-    return (refuse(ExtensionCode.FORBIDDEN, PushText.NOT_OWNED), { ok: false });
-  }
+  if (!ownsIdentity(ctx, socket, identity)) return no(ExtensionCode.FORBIDDEN, PushText.NOT_OWNED);
   return { ok: true, push, p: payload.value, identity };
 }
 

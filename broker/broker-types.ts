@@ -2,6 +2,7 @@
  * The public shapes of an embedded broker: the options `createBroker` takes, the handle it
  * returns and its read-only status (times in ms).
  */
+import type { PushOptions } from './extensions/push/push-wiring';
 import type { Server as HttpServer } from 'node:http';
 import type { Readiness, Stats } from '../shared/http-api';
 import type { AuthState } from './auth/auth-state';
@@ -59,6 +60,11 @@ export interface BrokerOptions {
    * published by a sweep every 4 heartbeats (docs/mqtt.md); default 60,000. Tests shorten it.
    */
   mqttHeartbeatMs?: number;
+  /**
+   * Push wake test hooks and transport options (`spec/protocol-extensions.md` §6.9); push
+   * itself is configured from `env` (`TYO_MQ_PUSH_*`, §6.1).
+   */
+  push?: PushOptions;
 }
 
 /** Read-only view of a running broker. Times in ms. */

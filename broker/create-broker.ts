@@ -64,6 +64,7 @@ import { onConnection } from './handlers/connection-lifecycle';
 import { ExtensionState } from './extensions/extension-state';
 import { keyDirectorySync } from './extensions/key-directory-sync';
 import { loadSealedConfig } from './extensions/sealed/sealed-config';
+import { createPushRuntime, wakeOnOfflineStore } from './extensions/push/push-wiring';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost } from './transport/http-host';
 import { closeTransports } from './transport/close-transports';
@@ -268,6 +269,16 @@ export function createBroker(
   const extensions = new ExtensionState(store, logger);
   extensions.sync = keyDirectorySync(cluster, extensions, logger);
   extensions.sealed = sealed;
+  const push = createPushRuntime({
+    env: options.env ?? process.env,
+    options: options.push,
+    registry: extensions.push,
+    metrics: metrics.registry,
+    logger,
+    clustered: cluster !== null,
+  });
+  extensions.pushRuntime = push;
+  delivery.offlineStored = wakeOnOfflineStore(push);
   // `rename_realm`'s data move, on the node that runs it and on its cluster peers.
   const realmData = new RealmDataMover({
     extensions,
@@ -484,6 +495,7 @@ export function createBroker(
     expiry.stop();
     await mqtt.close();
     admin.close();
+    push.close();
     await cluster.close();
     await listeners.close();
     await runtime.close();

@@ -79,6 +79,12 @@ export const MetricName = {
   EVENT_LOOP_DELAY_P99: 'tyo_mq_event_loop_delay_p99_seconds',
   /** Switchboard: age of the oldest ready durable copy, seconds (gauge; 0 when none). */
   QUEUE_OLDEST_READY_AGE: 'tyo_mq_queue_oldest_ready_age_seconds',
+  /** Push wake attempts (§6.6), by `transport` and `outcome` (ok, gone, transient, unsafe, auth, error). */
+  PUSH_WAKES_TOTAL: 'tyo_mq_push_wakes_total',
+  /** Switchboard (Note 6-E): push wake retries, by `transport`. */
+  PUSH_WAKE_RETRIES_TOTAL: 'tyo_mq_push_wake_retries_total',
+  /** Push endpoints registered on this node (gauge; §6.4). */
+  PUSH_REGISTRATIONS: 'tyo_mq_push_registrations',
 } as const;
 export type MetricNameValue = (typeof MetricName)[keyof typeof MetricName];
 

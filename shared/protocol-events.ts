@@ -46,6 +46,10 @@ export const ClientEvent = {
   SEALED_DELIVER: 'SEALED_DELIVER',
   /** tyo-mq 1.1: drain the caller's offline sealed inbox (§4.8). */
   SEALED_SUBSCRIBE: 'SEALED_SUBSCRIBE',
+  /** tyo-mq 1.1: register a push endpoint for an identity (`spec/protocol-extensions.md` §6.2). */
+  PUSH_REGISTER: 'PUSH_REGISTER',
+  /** tyo-mq 1.1: remove a push endpoint (`spec/protocol-extensions.md` §6.3). */
+  PUSH_UNREGISTER: 'PUSH_UNREGISTER',
 } as const;
 export type ClientEventName = (typeof ClientEvent)[keyof typeof ClientEvent];
 
@@ -261,6 +265,8 @@ export interface ClientToServerEvents {
   SEALED_UAK_SET: (payload: unknown, ack?: Ack<unknown>) => void;
   SEALED_DELIVER: (payload: unknown, ack?: Ack<unknown>) => void;
   SEALED_SUBSCRIBE: (payload: unknown, ack?: Ack<unknown>) => void;
+  PUSH_REGISTER: (payload: unknown, ack?: Ack<unknown>) => void;
+  PUSH_UNREGISTER: (payload: unknown, ack?: Ack<unknown>) => void;
 }
 
 /** Server → client event map (§4); composed names (`CONSUME-…`, `CONNECT-…`) use template keys. */

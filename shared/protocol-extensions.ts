@@ -39,6 +39,16 @@ export const ExtensionLimit = {
   PUSH_MAX_APP_ID_LENGTH: 128,
   /** Per socket per fixed 60 s window, `PUSH_REGISTER` and `PUSH_UNREGISTER` together. */
   PUSH_REGISTERS_PER_MIN: 30,
+  /** Ms: every provider request (§6.8). */
+  PUSH_HTTP_TIMEOUT_MS: 5_000,
+  /** Bytes: provider response bodies that are read (§6.8). */
+  PUSH_RESP_MAX_BYTES: 8_192,
+  /** Ms: at most one wake-failure warning per (transport, reason) per window (§6.6). */
+  PUSH_FAIL_LOG_WINDOW_MS: 60_000,
+  /** Ms: APNs provider-token reuse (§6.8.4). */
+  APNS_JWT_REFRESH_MS: 2_400_000,
+  /** Ms: an FCM access token is re-minted this long before it expires (§6.8.3). */
+  FCM_TOKEN_REFRESH_MARGIN_MS: 60_000,
 } as const;
 
 /** §1.2: the `code` of a failure reply (HTTP-like). */
@@ -196,3 +206,22 @@ export const SealedEnv = {
   SERVER_KEY_FILE: 'TYO_MQ_SEALED_SERVER_KEY_FILE',
   INBOX_TTL_SECONDS: 'TYO_MQ_SEALED_INBOX_TTL_SECONDS',
 } as const;
+
+/** §6.2–§6.3: the push registration texts (part of the contract, character for character). */
+export const PushText = {
+  NOT_CONFIGURED: 'push wake not configured on this broker',
+  RATE_EXCEEDED: 'push register rate exceeded',
+  IDENTITY_REQUIRED: 'identity required',
+  NOT_OWNED: 'identity not registered on this connection',
+  UNKNOWN_TRANSPORT: 'unknown or unsupported transport',
+  TOKEN_REQUIRED: 'token/endpoint required',
+  BAD_APP_ID: 'invalid app_id',
+  BAD_ENV: "env must be 'sandbox' or 'production'",
+  URL_REJECTED: 'endpoint URL rejected (unsafe or unroutable)',
+  URL_CHECK_FAILED: 'endpoint URL validation failed',
+  UNREGISTER_REQUIRED: 'transport and token/endpoint required',
+} as const;
+
+/** §6.2: the transport names a client may register. */
+export const PUSH_TRANSPORTS = ['null', 'unifiedpush', 'fcm', 'apns'] as const;
+export type PushTransportName = (typeof PUSH_TRANSPORTS)[number];

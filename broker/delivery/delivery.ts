@@ -14,7 +14,6 @@
  * is live for the consumer's socket (see `QueueLedger`); otherwise it is stored behind the
  * backlog and the replay delivers it.
  */
-import type { ErrorInfo } from '../../shared/error-catalogue';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { consumeEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
 import { OPEN_GATE, type SendGate } from '../limits/back-pressure';
@@ -32,16 +31,9 @@ import { emitDelivery, encodableBase, needsChunking } from './chunked-emit';
 import type { QueueLedger } from './queue-ledger';
 import type { QueueState, Refusal } from './queue-state';
 import type { SocketForward } from './socket-forward';
+import type { LocalBroadcast, OfflineStoredHook, StoreOutcome } from './delivery-hooks';
 
-/** Outcome of storing one durable copy; never a rejected promise. */
-export type StoreOutcome = { ok: true; msgId: string } | { ok: false; error: ErrorInfo };
-
-/** Emits one packet to several local sockets, encoding it once (socket.io broadcast). */
-export type LocalBroadcast = (
-  socketIds: string[],
-  eventName: `CONSUME-${string}`,
-  envelope: DeliveryEnvelope,
-) => void;
+export type { StoreOutcome } from './delivery-hooks';
 
 /** Refusals are logged at most once per this many ms per realm (they come in floods). */
 const REFUSAL_LOG_MS = 1_000;
@@ -52,6 +44,8 @@ export class Delivery {
   private readonly storeFailureLog = new PerKeyThrottle(REFUSAL_LOG_MS);
   /** Per-recipient filter (embedding `authorizeForward`); null when none is installed. */
   forward: SocketForward | null = null;
+  /** Push wake (§6.5): told of each offline copy's write (set by the composition root). */
+  offlineStored: OfflineStoredHook | null = null;
   /** The last envelope serialised for a live reliable copy, and its text (fan-out reuses it). */
   private lastEnvelope: DeliveryEnvelope | null = null;
   private lastJson: string | undefined;
@@ -144,7 +138,11 @@ export class Delivery {
     const q = this.ledger.queueOf(realm.name, record);
     if (!socket || q.liveSocket !== socket.id || !record.ackRequired) {
       // Stored behind the backlog: the replay delivers it (or the consumer's next SUBSCRIBE).
-      if (!socket) return this.enqueue(q, record, envelope, msg, undefined, 0);
+      if (!socket) {
+        const stored = this.enqueue(q, record, envelope, msg, undefined, 0);
+        this.offlineStored?.(realm.name, record.consumer, stored);
+        return stored;
+      }
       // A live consumer may get it plain if the write fails: in publish order (below).
       const seq = q.outSeq++;
       return this.enqueue(q, record, envelope, msg, undefined, 0).then((outcome) => {

@@ -14,6 +14,7 @@ import { handlePrekeyPublish, handlePrekeyTake } from './prekey-handlers';
 import { handleSealedCertRequest, handleSealedUakSet } from './sealed/sealed-identity-handlers';
 import { handleSealedDeliver } from './sealed/sealed-deliver';
 import { handleSealedSubscribe } from './sealed/sealed-inbox';
+import { handlePushRegister, handlePushUnregister } from './push/push-handlers';
 
 export interface ExtensionRoute {
   handler: EventHandler<unknown>;
@@ -34,6 +35,8 @@ export const EXTENSION_ROUTES = {
   [ClientEvent.SEALED_UAK_SET]: { handler: handleSealedUakSet, invalidReply: badInput },
   [ClientEvent.SEALED_DELIVER]: { handler: handleSealedDeliver, invalidReply: badInput },
   [ClientEvent.SEALED_SUBSCRIBE]: { handler: handleSealedSubscribe, invalidReply: badInput },
+  [ClientEvent.PUSH_REGISTER]: { handler: handlePushRegister, invalidReply: badInput },
+  [ClientEvent.PUSH_UNREGISTER]: { handler: handlePushUnregister, invalidReply: badInput },
 } as const satisfies Record<string, ExtensionRoute>;
 
 export type ExtensionEventName = keyof typeof EXTENSION_ROUTES;

@@ -24,6 +24,8 @@ import {
   type SealedEntry,
   type UakRecord,
 } from './sealed/sealed-records';
+import { PushRegistry } from './push/push-registry';
+import { PushEndpointListSchema, type PushEndpoint, type PushRuntime } from './push/push-types';
 
 /** The `kind` of each family's rows in `identity_state`. */
 export const IdentityKind = {
@@ -34,6 +36,7 @@ export const IdentityKind = {
   SEALED_UAK: 'sealed-uak',
   /** The sealed inbox (§4.9; Note 4-B: never in the durable-queue tables). */
   SEALED_INBOX: 'sealed-inbox',
+  PUSH: 'push',
 } as const;
 
 /** §2.1: one stored key entry (validated again when loaded, §2.4's adoption filter). */
@@ -66,6 +69,10 @@ export class ExtensionState {
   readonly prekeys: IdentityStateMap<StoredPrekeys>;
   /** Note 3-B: how many one-time prekeys a requester may take. */
   readonly prekeyTakes = new PrekeyTakeLimiter();
+  /** (realm, identity) → its push endpoints (§6.4; persisted and purged per Note 6-F). */
+  readonly push: PushRegistry;
+  /** Push wakes (§6.5), set by the composition root (`push/push-wiring.ts`). */
+  pushRuntime: PushRuntime | null = null;
   /**
    * Clustered: the directory and pins shared over Redis (`key-directory-sync.ts`), set by the
    * composition root once the cluster's links exist; null on a single node.
@@ -100,12 +107,20 @@ export class ExtensionState {
       facet,
       logger,
     );
+    const push = new IdentityStateMap<PushEndpoint[]>(
+      IdentityKind.PUSH,
+      PushEndpointListSchema,
+      facet,
+      logger,
+    );
+    this.push = new PushRegistry(push);
     this.maps = new Map<string, IdentityStateMap<unknown>>([
       [this.pins.kind, this.pins as IdentityStateMap<unknown>],
       [this.keys.kind, this.keys as IdentityStateMap<unknown>],
       [this.prekeys.kind, this.prekeys as IdentityStateMap<unknown>],
       [this.uaks.kind, this.uaks as IdentityStateMap<unknown>],
       [this.sealedInbox.kind, this.sealedInbox as IdentityStateMap<unknown>],
+      [push.kind, push as IdentityStateMap<unknown>],
     ]);
     this.ready = facet
       ? facet.load().then(
@@ -122,6 +137,7 @@ export class ExtensionState {
   /** `remove_realm` / ephemeral disposal: every family's state of `realm`, pins included. */
   purgeRealm(realm: string): void {
     for (const map of this.maps.values()) map.purgeRealm(realm);
+    this.push.dropRealm(realm);
     this.sync?.removeRealm(realm);
   }
 
@@ -132,6 +148,7 @@ export class ExtensionState {
   renameRealm(from: string, to: string): void {
     const move = [...this.maps.values()].every((map) => map.size(to) === 0);
     for (const map of this.maps.values()) map.renameRealm(from, to, move);
+    this.push.dropRealm(from);
     this.sync?.renameRealm(from, to);
   }
 }

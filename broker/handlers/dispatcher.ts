@@ -211,6 +211,8 @@ export const ROUTES = {
   [ClientEvent.SEALED_UAK_SET]: extensionRoute(ClientEvent.SEALED_UAK_SET),
   [ClientEvent.SEALED_DELIVER]: extensionRoute(ClientEvent.SEALED_DELIVER),
   [ClientEvent.SEALED_SUBSCRIBE]: extensionRoute(ClientEvent.SEALED_SUBSCRIBE),
+  [ClientEvent.PUSH_REGISTER]: extensionRoute(ClientEvent.PUSH_REGISTER),
+  [ClientEvent.PUSH_UNREGISTER]: extensionRoute(ClientEvent.PUSH_UNREGISTER),
 } satisfies Record<ClientEventName, Route>;
 
 /** The names `ROUTES` handles, for the per-packet "is this routed?" check (no prototype keys). */

@@ -56,6 +56,8 @@ export const EVENT_GATES = {
   [ClientEvent.SEALED_UAK_SET]: 'authenticated',
   [ClientEvent.SEALED_DELIVER]: 'authenticated',
   [ClientEvent.SEALED_SUBSCRIBE]: 'authenticated',
+  [ClientEvent.PUSH_REGISTER]: 'authenticated',
+  [ClientEvent.PUSH_UNREGISTER]: 'authenticated',
 } as const satisfies Record<ClientEventName, EventGate>;
 
 /** Most events a socket may send while its `AUTHENTICATION` is being validated. */

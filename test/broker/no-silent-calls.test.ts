@@ -45,7 +45,7 @@ async function rejected(h: Harness, reason: string): Promise<number> {
 }
 
 describe('events no route handles', () => {
-  it.each(['UNROUTED_PUBLISH', 'PUSH_UNREGISTER', 'no-such-event'])(
+  it.each(['UNROUTED_PUBLISH', 'UNROUTED_UNREGISTER', 'no-such-event'])(
     '%s with a callback is answered with the error object naming it',
     async (name) => {
       const h = await broker();

@@ -168,6 +168,12 @@ function enqueue(
       ctx.logger.error({ err, realm }, 'sealed delivery not stored');
       return { ok: false, code: ExtensionCode.STORAGE, message: SealedText.DELIVERY_FAILED };
     }
+    // §4.6 step 3, §6.5 trigger 1: wake the recipient, never awaited, never failing the delivery.
+    try {
+      ctx.extensions.pushRuntime?.wake(realm, identity);
+    } catch (err) {
+      ctx.logger.warn({ err, realm }, 'push wake after a sealed delivery failed');
+    }
     return { ok: true, delivered: 'queued' };
   });
 }

@@ -399,6 +399,17 @@ export const EVENT_PAYLOADS: Record<
   [ClientEvent.SEALED_SUBSCRIBE]: nearValid({
     identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
   }),
+  [ClientEvent.PUSH_REGISTER]: nearValid({
+    identity: fc.oneof(consumerName, producerName, fc.constantFrom('__proto__', 'constructor')),
+    transport: fc.constantFrom('null', 'unifiedpush', 'fcm', 'apns', '__proto__', 'telepathy'),
+    token: fc.oneof(edgeString, fc.constant('https://169.254.169.254/x')),
+    app_id: fc.oneof(edgeString, fc.constant(null)),
+  }),
+  [ClientEvent.PUSH_UNREGISTER]: nearValid({
+    identity: fc.oneof(consumerName, producerName),
+    transport: edgeString,
+    token: edgeString,
+  }),
 };
 
 // ---------------------------------------------------------------------------------------------

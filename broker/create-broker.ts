@@ -10,7 +10,6 @@
  */
 import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
-import { Protocol } from '../shared/protocol-events';
 import { authorizationRequests, keepAdminToken } from './auth/auth-wiring';
 import { watchRevocations } from './auth/session-revocation';
 import { realmSessions } from './admin/realm-sessions';
@@ -25,6 +24,8 @@ import {
   unsupportedKeys,
   type SettingsInput,
 } from './config/settings-schema';
+import { brokerHandle } from './broker-handle';
+import { brokerHttpSurface } from './broker-http-surface';
 import { BrokerListeners } from './broker-listeners';
 import { createDeliveryCore } from './delivery-core';
 import { DurableExpiry } from './delivery/durable-expiry';
@@ -33,13 +34,8 @@ import { notifyRequester } from './handlers/authorization-handlers';
 import { dispatch } from './handlers/dispatcher';
 import { PendingWork } from './handlers/pending-work';
 import type { HandlerContext } from './handlers/handler-context';
-import { brokerClients } from './http/broker-clients';
 import { clientTracking } from './clients/client-tracking';
 import { forbidden } from './http/http-api';
-import { createBrokerHttp } from './http/broker-http';
-import { createHttpPublish } from './http-publish/http-publish';
-import { DEFAULT_STORE_TTL_SECONDS } from './storage/message-store';
-import { brokerReadiness } from './http/broker-readiness';
 import { brokerHealth, brokerStats } from './http/broker-stats';
 import { LimitMetrics } from './limits/limit-metrics';
 import { LimitsService } from './limits/limits-service';
@@ -57,7 +53,7 @@ import { IdleSweeper, startIdleSweep } from './routing/idle-eviction';
 import { RealmDirectory } from './routing/realm-directory';
 import { Router } from './routing/router';
 import { SubscriptionPersistence } from './routing/subscription-persistence';
-import { createStore, storeOpened } from './storage/create-store';
+import { createStore } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { backupStores } from './storage/store-backup';
 import { onConnection } from './handlers/connection-lifecycle';
@@ -76,7 +72,6 @@ import { RequestPolicy } from './http/request-policy';
 import { socketIoOptions } from './transport/socket-options';
 import type { BrokerServer } from './transport/socket-types';
 import type { Broker, BrokerOptions } from './broker-types';
-import type { EmbeddingApi } from './policy/embedding-types';
 import { BROKER_VERSION } from './version';
 
 /**
@@ -422,40 +417,11 @@ export function createBroker(
     closeTransports: (ms) => closeTransports(io, ms),
     release: () => release(),
   });
-  const readiness = brokerReadiness({
-    listening: () => listeners.listening(),
-    mqtt: () => listeners.mqttBound(),
-    storeOpened: storeOpened(store),
-    storage: () => store.storageStatus?.(),
-    cluster: () => cluster.readiness(),
-    phase: () => drain.phase,
+  const { readiness, httpPublish, httpApi } = brokerHttpSurface({
+    ...{ live, auth, tokens: ctx.tokens, router, embed, metrics, logger, limitMetrics, env },
+    ...{ rateLimits, policy, health, getStats, realms, ledger, mqtt, store, cluster, drain },
+    listeners: () => listeners,
   });
-  // `/pub`, `/sub`, `/sub-ticket` before the admin HTTP API (extensions §5.1).
-  const httpPublish = createHttpPublish({
-    ...{ auth, tokens: ctx.tokens, router, embed, metrics, logger, limitMetrics, env },
-    settings: () => live.current.http_publish,
-    defaultTtlS: () => live.current.default_ttl ?? DEFAULT_STORE_TTL_SECONDS,
-    limits: rateLimits.config,
-    registry: metrics.registry,
-    requestIp: (req) => rateLimits.requestIp(req),
-    admit: (req, res) => policy.admitHttp(req, res),
-    onSettingsChange: (listener) => void live.onChange(listener),
-  });
-  const adminHttp = createBrokerHttp({
-    settings: () => live.current,
-    health,
-    ready: readiness,
-    stats: getStats,
-    clients: () => brokerClients(realms, ledger, mqtt.clientList()),
-    metrics: () => metrics.render(),
-    listDlq: (realm) => store.listDlq(realm),
-    admit: (req, res) => policy.admitHttp(req, res),
-    auth,
-    logger,
-    rateLimits,
-  });
-  const httpApi: typeof adminHttp = (req, res) =>
-    httpPublish.handle(req, res) || adminHttp(req, res);
 
   const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
   const stopSweep = settings.idle_eviction.enabled
@@ -471,7 +437,9 @@ export function createBroker(
     logger,
     auth,
     store,
-    ready: () => Promise.all([restored, namespacesReady, extensions.ready]),
+    // Start-up writes of the settings file (an auth change made while assembling) are on disk
+    // before anyone is served, so an operator's first edit cannot be overwritten by one.
+    ready: () => Promise.all([restored, namespacesReady, extensions.ready, runtime.flush()]),
     start: () => cluster.start().then(() => admin.start()),
     host,
     io,
@@ -503,63 +471,10 @@ export function createBroker(
     embedding.closed();
   };
 
-  const handle: Omit<Broker, keyof EmbeddingApi> = {
-    get settings() {
-      return live.current;
-    },
-    auth,
-    logger,
-    listen: (port = Protocol.DEFAULT_PORT, bindHost = '0.0.0.0') =>
-      listeners.listen(port, bindHost),
-    attach: (server) => listeners.attach(server),
-    settled(timeoutMs = 5_000) {
-      return pending.settled(timeoutMs);
-    },
-    // A shutdown clients survive (issue 19): transports closed without DISCONNECT.
-    async close(options = {}) {
-      const timeoutMs = options.timeoutMs ?? live.current.shutdown.timeout_ms;
-      await drain.stop({ ...options, graceMs: 0, timeoutMs });
-    },
-    drain: (options = {}) =>
-      drain.stop({
-        ...options,
-        graceMs: options.graceMs ?? live.current.shutdown.grace_ms,
-        timeoutMs: options.timeoutMs ?? live.current.shutdown.timeout_ms,
-      }),
-    readiness,
-    getStats,
-    httpPublish: { streams: () => httpPublish.hub.size, history: httpPublish.hub.history },
-    expireDurableSubscriptions: (now) => expiry.sweep(now),
-    sweepIdleRegistrations: () => {
-      const evicted = sweeper.sweepAll();
-      ledger.sweepOrphans();
-      return evicted;
-    },
-    status: () => ({
-      listening: listeners.bound !== null,
-      port: listeners.bound?.port ?? null,
-      host: listeners.bound?.host ?? null,
-      uptimeMs: Date.now() - startedAt,
-      version: BROKER_VERSION,
-      produced: metrics.totals.produced,
-      delivered: metrics.totals.delivered,
-      connectionsTotal: metrics.totals.connections,
-      connectionsCurrent: connectionsCurrent(),
-      mqttPort: mqtt.bound?.port ?? null,
-      mqttWsPort: mqtt.bound?.wsPort ?? null,
-    }),
-    store,
-    replayDlq,
-    reloadSettings: () => runtime.reload(),
-    backupAuthStore: async (dest) => (await runtime.backupAuthStore(dest)) !== null,
-    backup,
-    namespaces: namespaceLoader.apis,
-    syncNamespaces: () => namespaceLoader.sync(),
-    namespaceModules: () => namespaceLoader.describe(),
-    bufferedBytes(socketId) {
-      const socket = io.of('/').sockets.get(socketId);
-      return socket ? backPressure.bufferedBytes(socket) : null;
-    },
-  };
+  const handle = brokerHandle({
+    ...{ live, auth, logger, listeners, pending, drain, readiness, getStats, httpPublish },
+    ...{ expiry, sweeper, ledger, startedAt, metrics, connectionsCurrent, mqtt, store },
+    ...{ replayDlq, runtime, backup, namespaceLoader, io, backPressure },
+  });
   return withEmbedding(handle, embedding);
 }

@@ -44,6 +44,8 @@ export const FLOORS: readonly (readonly string[])[] = [
   [
     'broker-types.ts',
     'create-broker.ts',
+    'broker-handle.ts',
+    'broker-http-surface.ts',
     'delivery-core.ts',
     'broker-listeners.ts',
     'index.ts',

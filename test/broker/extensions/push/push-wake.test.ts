@@ -15,6 +15,9 @@ import {
 import { waitFor, waitUntil, waitUntilAsync } from '../../../helpers/wait';
 import { captureLogs } from '../../../support/log-capture';
 import { registerPush, registrations, startPushBroker, startSink, type Sink } from './push-clients';
+import { NullTransport } from '../../../../broker/extensions/push/null-transport';
+import { startBroker, type BrokerSettings } from '../../../helpers/broker-harness';
+import { b64, mintMaterial, sendSealed, setUak, uakOf } from '../sealed/sealed-clients';
 
 const opened: Array<Harness | Sink> = [];
 afterEach(async () => {
@@ -205,5 +208,36 @@ describe('UnifiedPush end to end against a local sink (R89, R91, Note 6-E)', () 
         `${MetricName.PUSH_WAKES_TOTAL}\\{transport="unifiedpush",outcome="transient"\\} [23]`,
       ),
     );
+  });
+});
+
+describe('the sealed trigger (§6.5 trigger 1, §4.6 step 3)', () => {
+  it('a queued SEALED_DELIVER wakes its offline recipient, contentless; an online one is not woken', async () => {
+    const nul = new NullTransport();
+    const m = mintMaterial();
+    const h = await startBroker(
+      { auth: { realms: { default: { e2ee: 'opportunistic' } } } } as BrokerSettings,
+      { env: { ...m.env, TYO_MQ_PUSH_TRANSPORT: 'null' }, push: { nullTransport: nul } },
+    );
+    opened.push(h);
+    const bob = await h.consumer('bob');
+    expect(await setUak(bob, 'bob', uakOf(3))).toMatchObject({ ok: true });
+    expect(
+      await registerPush(bob, { identity: 'bob', transport: 'null', token: 'tok-bob' }),
+    ).toMatchObject({ ok: true });
+    const anon = await h.connect();
+    // Online: delivered live, nobody woken.
+    expect(await sendSealed(anon, 'default', 'bob', uakOf(3), b64('live'), 'm1')).toMatchObject({
+      delivered: 'online',
+    });
+    await h.disconnect(bob);
+    expect(await sendSealed(anon, 'default', 'bob', uakOf(3), b64('secret'), 'm2')).toEqual({
+      ok: true,
+      delivered: 'queued',
+    });
+    await waitUntil(() => nul.sent.length === 1, 'one wake for the queued blob');
+    expect(nul.sent[0]).toMatchObject({ token: 'tok-bob' });
+    expectContentless(nul.sent[0]!.payload);
+    expect(JSON.stringify(nul.sent)).not.toContain(b64('secret'));
   });
 });

@@ -61,6 +61,11 @@ export interface DurableConfig {
   capMs: number;
   warmupMessages: number;
   repeats: number;
+  /**
+   * Run every configuration at the same time (the smoke run, `BENCH_SMOKE=1`: it proves they
+   * run; the numbers of concurrent runs disturb each other). Default false: one at a time.
+   */
+  concurrent?: boolean;
 }
 
 export interface DurableResult {
@@ -385,14 +390,13 @@ async function tryMode(
 const STOCK_MODES: readonly DurableMode[] = ['memory', 'sqlite-full'];
 const TARGET_PER_S = 10_000;
 
-/** Every mode of both patterns in turn; a failing one is reported in `errors` and skipped. */
+/** Every mode of both patterns in turn (at once when `concurrent`); a failing one is reported in `errors` and skipped. */
 export async function runDurable(
   config: DurableConfig,
   fork: ForkOptions,
   log: (l: string) => void,
   errors: string[],
 ) {
-  const results: DurableResult[] = [];
   // BENCH_DURABLE_MODES=sqlite-full,… limits the modes (profiling one configuration).
   const wanted = process.env.BENCH_DURABLE_MODES?.split(',');
   const pick = (modes: readonly DurableMode[]) =>
@@ -403,17 +407,28 @@ export async function runDurable(
     ? process.env.BENCH_DURABLE_STOCK_PAYLOADS.split(',').map(Number)
     : config.stockPayloadBytes;
   const modes: readonly DurableMode[] = REDIS_URL ? [...DURABLE_MODES, 'redis'] : DURABLE_MODES;
-  for (const mode of patterns.includes('confirms') ? pick(modes) : []) {
-    const r = await tryMode([mode, 'confirms', config.payloadBytes], config, fork, log, errors);
-    if (r) results.push(r);
-  }
-  const stock: DurableResult[] = [];
-  for (const bytes of patterns.includes('stock') ? stockBytes : []) {
-    for (const mode of pick(REDIS_URL ? [...STOCK_MODES, 'redis'] : STOCK_MODES)) {
-      const r = await tryMode([mode, 'stock', bytes], config, fork, log, errors);
-      if (r) stock.push(r);
-    }
-  }
+  type Args = [DurableMode, DurablePattern, number];
+  const confirmArgs = (patterns.includes('confirms') ? pick(modes) : []).map((mode): Args => [
+    mode,
+    'confirms',
+    config.payloadBytes,
+  ]);
+  const stockArgs = (patterns.includes('stock') ? stockBytes : []).flatMap((bytes) =>
+    pick(REDIS_URL ? [...STOCK_MODES, 'redis'] : STOCK_MODES).map((mode): Args => [
+      mode,
+      'stock',
+      bytes,
+    ]),
+  );
+  // Each configuration has its own server, clients and data directory, so the smoke run
+  // (`concurrent`) can run them all at once; measured runs go one at a time.
+  const all = [...confirmArgs, ...stockArgs];
+  const settled: (DurableResult | null)[] = [];
+  if (config.concurrent) {
+    settled.push(...(await Promise.all(all.map((a) => tryMode(a, config, fork, log, errors)))));
+  } else for (const a of all) settled.push(await tryMode(a, config, fork, log, errors));
+  const results = settled.slice(0, confirmArgs.length).filter((r) => r !== null);
+  const stock = settled.slice(confirmArgs.length).filter((r) => r !== null);
   // Storage alone, in bursts of the window size (what group commit sees at that load).
   // BENCH_DURABLE_STORE_ONLY=0 skips it (profiling the broker alone).
   const storeOnly =

@@ -30,6 +30,7 @@ import {
   STOCK_SOCKET_SETTINGS,
   socketIoOptions,
 } from '../../broker/index';
+import { bundledServerEntry, useServerBundles } from './server-bundle';
 
 /**
  * The broker's socket.io options with the reference's per-message deflate (spec §1.1), which
@@ -250,13 +251,18 @@ export interface ForkOptions {
 
 /**
  * Forks `bench/servers/<kind>-server.ts` and waits until it listens (60 s at most: loading the
- * TypeScript sources takes long on a machine busy with other work).
+ * TypeScript sources takes long on a machine busy with other work). In quick mode (or with
+ * `BENCH_SERVER_ENTRY=bundle`) the child runs the entry's esbuild bundle on plain `node`
+ * instead (`server-bundle.ts`), built once per run.
  */
 export async function forkServer(
   kind: ForkableKind,
   options: ForkOptions = {},
 ): Promise<ServerHandle> {
-  const entry = fileURLToPath(new URL(`./${kind}-server.ts`, import.meta.url));
+  const bundled = useServerBundles();
+  const entry = bundled
+    ? await bundledServerEntry(kind)
+    : fileURLToPath(new URL(`./${kind}-server.ts`, import.meta.url));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SWB_LOG_LEVEL: process.env.SWB_LOG_LEVEL ?? 'warn',
@@ -264,10 +270,13 @@ export async function forkServer(
   if (options.cpuProfDir) env[PROFILE_DIR_ENV] = options.cpuProfDir;
   Object.assign(env, options.env);
   const child = fork(entry, [kind], {
-    // Under tsx the orchestrator's own loader flags let the child run TypeScript too.
-    execArgv: process.execArgv.some((a) => a.includes('tsx'))
-      ? process.execArgv
-      : ['--import', 'tsx'],
+    // Under tsx the orchestrator's own loader flags let the child run TypeScript too; a bundle
+    // is plain JavaScript and needs no loader.
+    execArgv: bundled
+      ? []
+      : process.execArgv.some((a) => a.includes('tsx'))
+        ? process.execArgv
+        : ['--import', 'tsx'],
     env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

@@ -100,7 +100,7 @@ import { performance } from 'node:perf_hooks';
 import { defaultClientProfile } from './lib/clients';
 import { machineInfo } from './lib/machine';
 import { MATCHING_PATTERNS, nonMatchingPattern } from './scenarios/topic-scaling';
-import { runDurable } from './scenarios/durable';
+import { runDurable } from './scenarios/durable-suite';
 import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';

@@ -37,8 +37,13 @@ import {
 } from '../lib/clients';
 import { median, round, summariseLatency } from '../lib/stats';
 import { summariseProfiles, type ProfileRow } from '../profile-summary';
-import { forkServer, serverLoad, threadLoad, type ForkOptions } from '../servers/server-process';
-import { runStoreThroughput } from './store-throughput';
+import {
+  forkServer,
+  serverLoad,
+  threadLoad,
+  type ForkOptions,
+  type ServerHandle,
+} from '../servers/server-process';
 
 export type DurableMode = 'plain' | 'memory' | 'sqlite-full' | 'sqlite-normal' | 'redis';
 export const DURABLE_MODES: readonly DurableMode[] = [
@@ -62,8 +67,9 @@ export interface DurableConfig {
   warmupMessages: number;
   repeats: number;
   /**
-   * Run every configuration at the same time (the smoke run, `BENCH_SMOKE=1`: it proves they
-   * run; the numbers of concurrent runs disturb each other). Default false: one at a time.
+   * The smoke run (`BENCH_SMOKE=1`): the configurations of one mode share a broker and the
+   * modes run at the same time. It proves they run; the numbers disturb each other. Default
+   * false: one configuration at a time, each on a fresh broker.
    */
   concurrent?: boolean;
 }
@@ -131,7 +137,7 @@ const settingsFor = (mode: DurableMode): object =>
     : {};
 
 /** Redis server of the opt-in `redis` mode (never one this benchmark starts). */
-const REDIS_URL = process.env.BENCH_REDIS_URL;
+export const REDIS_URL = process.env.BENCH_REDIS_URL;
 let redisRuns = 0;
 const redisSettings = (): object => ({
   storage: 'redis',
@@ -266,22 +272,64 @@ function pump(
   });
 }
 
-async function runMode(
+/** One configuration: a producer pattern and a payload size, on a server of one mode. */
+export type DurableRun = [DurablePattern, number];
+
+/**
+ * Runs `runs` one after another on ONE broker of `mode` (its own data directory), each with
+ * fresh clients; resolves with one result per run, null where the run failed (reported in
+ * `errors`). The measured bench passes one run per call (a fresh server per configuration);
+ * the smoke run passes every run of a mode, saving the server start-ups.
+ */
+export async function runOnServer(
+  mode: DurableMode,
+  runs: readonly DurableRun[],
+  config: DurableConfig,
+  fork: ForkOptions,
+  log: (l: string) => void,
+  errors: string[],
+): Promise<(DurableResult | null)[]> {
+  const failed = (run: DurableRun, err: unknown) => {
+    const label = `durable ${[mode, ...run].join(' ')}`;
+    errors.push(`${label}: ${(err as Error).message}`);
+    log(`${label} FAILED: ${(err as Error).message}`);
+    return null;
+  };
+  const dataDir = mkdtempSync(join(tmpdir(), 'swb-bench-durable-'));
+  try {
+    const server = await forkServer('broker', {
+      ...fork,
+      env: {
+        BENCH_BROKER_SETTINGS: JSON.stringify(
+          mode === 'redis' ? redisSettings() : settingsFor(mode),
+        ),
+        BENCH_BROKER_DATA_DIR: dataDir,
+      },
+    });
+    try {
+      const out: (DurableResult | null)[] = [];
+      for (const run of runs) {
+        out.push(await measureOn(server, mode, ...run, config, log).catch((e) => failed(run, e)));
+      }
+      return out;
+    } finally {
+      await server.stop();
+    }
+  } catch (err) {
+    return runs.map((run) => failed(run, err));
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function measureOn(
+  server: ServerHandle,
   mode: DurableMode,
   pattern: DurablePattern,
   payloadBytes: number,
   config: DurableConfig,
-  fork: ForkOptions,
   log: (l: string) => void,
 ): Promise<DurableResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'swb-bench-durable-'));
-  const server = await forkServer('broker', {
-    ...fork,
-    env: {
-      BENCH_BROKER_SETTINGS: JSON.stringify(mode === 'redis' ? redisSettings() : settingsFor(mode)),
-      BENCH_BROKER_DATA_DIR: dataDir,
-    },
-  });
   const consumer = await connectClient(server.url);
   const producer = await connectClient(server.url);
   let side: ConsumerSide | undefined;
@@ -364,104 +412,5 @@ async function runMode(
   } finally {
     side?.detach();
     closeAll([consumer, producer]);
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/** Runs one configuration; a failure is reported in `errors` and yields null. */
-async function tryMode(
-  args: [DurableMode, DurablePattern, number],
-  config: DurableConfig,
-  fork: ForkOptions,
-  log: (l: string) => void,
-  errors: string[],
-): Promise<DurableResult | null> {
-  try {
-    return await runMode(...args, config, fork, log);
-  } catch (err) {
-    errors.push(`durable ${args.join(' ')}: ${(err as Error).message}`);
-    log(`durable ${args.join(' ')} FAILED: ${(err as Error).message}`);
-    return null;
-  }
-}
-
-/** Stock-client modes: the default store (memory) and SQLite FULL. */
-const STOCK_MODES: readonly DurableMode[] = ['memory', 'sqlite-full'];
-const TARGET_PER_S = 10_000;
-
-/** Every mode of both patterns in turn (at once when `concurrent`); a failing one is reported in `errors` and skipped. */
-export async function runDurable(
-  config: DurableConfig,
-  fork: ForkOptions,
-  log: (l: string) => void,
-  errors: string[],
-) {
-  // BENCH_DURABLE_MODES=sqlite-full,… limits the modes (profiling one configuration).
-  const wanted = process.env.BENCH_DURABLE_MODES?.split(',');
-  const pick = (modes: readonly DurableMode[]) =>
-    wanted ? modes.filter((m) => wanted.includes(m)) : modes;
-  // BENCH_DURABLE_PATTERNS=stock and BENCH_DURABLE_STOCK_PAYLOADS=1024 narrow it further.
-  const patterns = process.env.BENCH_DURABLE_PATTERNS?.split(',') ?? ['confirms', 'stock'];
-  const stockBytes = process.env.BENCH_DURABLE_STOCK_PAYLOADS
-    ? process.env.BENCH_DURABLE_STOCK_PAYLOADS.split(',').map(Number)
-    : config.stockPayloadBytes;
-  const modes: readonly DurableMode[] = REDIS_URL ? [...DURABLE_MODES, 'redis'] : DURABLE_MODES;
-  type Args = [DurableMode, DurablePattern, number];
-  const confirmArgs = (patterns.includes('confirms') ? pick(modes) : []).map((mode): Args => [
-    mode,
-    'confirms',
-    config.payloadBytes,
-  ]);
-  const stockArgs = (patterns.includes('stock') ? stockBytes : []).flatMap((bytes) =>
-    pick(REDIS_URL ? [...STOCK_MODES, 'redis'] : STOCK_MODES).map((mode): Args => [
-      mode,
-      'stock',
-      bytes,
-    ]),
-  );
-  // Each configuration has its own server, clients and data directory, so the smoke run
-  // (`concurrent`) can run them all at once; measured runs go one at a time.
-  const all = [...confirmArgs, ...stockArgs];
-  const settled: (DurableResult | null)[] = [];
-  if (config.concurrent) {
-    settled.push(...(await Promise.all(all.map((a) => tryMode(a, config, fork, log, errors)))));
-  } else for (const a of all) settled.push(await tryMode(a, config, fork, log, errors));
-  const results = settled.slice(0, confirmArgs.length).filter((r) => r !== null);
-  const stock = settled.slice(confirmArgs.length).filter((r) => r !== null);
-  // Storage alone, in bursts of the window size (what group commit sees at that load).
-  // BENCH_DURABLE_STORE_ONLY=0 skips it (profiling the broker alone).
-  const storeOnly =
-    process.env.BENCH_DURABLE_STORE_ONLY === '0'
-      ? null
-      : await runStoreThroughput({
-          messages: config.messages,
-          burst: config.window,
-          payloadBytes: config.payloadBytes,
-        });
-  const plain = results.find((r) => r.mode === 'plain')?.messages_per_s ?? null;
-  const full = results.find((r) => r.mode === 'sqlite-full')?.messages_per_s ?? null;
-  const stockFull = stock.filter((r) => r.mode === 'sqlite-full');
-  return {
-    payload_bytes: config.payloadBytes,
-    window_messages: config.window,
-    counts:
-      'a message counts when its publisher confirm and its ACK_OK have both arrived (plain: when delivered)',
-    results: results.map((r) => ({
-      ...r,
-      ratio_to_plain: plain && r.messages_per_s ? round(r.messages_per_s / plain) : null,
-    })),
-    stock_client: {
-      counts:
-        'PRODUCE without a confirm callback; a message counts when the consumer receives its ACK_OK',
-      results: stock,
-    },
-    store_only: storeOnly,
-    sqlite_full_target_per_s: TARGET_PER_S,
-    sqlite_full_meets_target: full !== null && full >= TARGET_PER_S,
-    stock_sqlite_full_meets_target:
-      stockFull.length === config.stockPayloadBytes.length &&
-      stockFull.length > 0 &&
-      stockFull.every((r) => (r.messages_per_s ?? 0) >= TARGET_PER_S),
-  };
 }

@@ -15,7 +15,7 @@
  * default document keeps its four modes).
  * Units: messages/s; latency in ms (send → counted); CPU in % of one core.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,7 +36,7 @@ import {
   type Socket,
 } from '../lib/clients';
 import { median, round, summariseLatency } from '../lib/stats';
-import { summariseProfiles, type ProfileRow } from '../profile-summary';
+import { profileTop, type DurableProfile } from '../lib/profile-top';
 import {
   forkServer,
   serverLoad,
@@ -98,29 +98,6 @@ export interface DurableResult {
    * ~10–20 % CPU, so the numbers of a profiled run are not the headline ones.
    */
   cpu_profile: DurableProfile | null;
-}
-
-/** The summary of one configuration's profile (see `DurableResult.cpu_profile`). */
-export interface DurableProfile {
-  busy_ms: number;
-  top_functions: ProfileRow[];
-  top_groups: ProfileRow[];
-}
-
-/** Rows of a profile summary kept in the JSON (the full one: `bench/profile-summary.ts`). */
-const PROFILE_TOP = 10;
-
-/** Summarises the profile written to `file` (null: no profiling) and logs its top frames. */
-function profileTop(file: string | null, log: (l: string) => void): DurableProfile | null {
-  if (file === null) return null;
-  const summary = summariseProfiles([JSON.parse(readFileSync(file, 'utf8'))], PROFILE_TOP);
-  const rows = (r: ProfileRow) => `${r.pct.toFixed(1)} % ${r.name}${r.where ? ` ${r.where}` : ''}`;
-  log(
-    `  profile (${summary.busy_ms} ms busy), top self time: ${summary.functions.map(rows).join('; ')}`,
-  );
-  const groups = summary.groups.slice(0, PROFILE_TOP);
-  log(`  by group: ${groups.map(rows).join('; ')}`);
-  return { busy_ms: summary.busy_ms, top_functions: summary.functions, top_groups: groups };
 }
 
 const settingsFor = (mode: DurableMode): object =>

@@ -112,6 +112,7 @@ import { fuzzBenchConfig, runFuzzBench } from './scenarios/protocol-fuzz';
 import { rssConfig, runRssBench } from './scenarios/rss';
 import { runMqttConformance } from './scenarios/mqtt-conformance';
 import { guardAgainstBaseline } from './lib/baseline-compare';
+import { stopParkedServers } from './servers/server-process';
 import { runTailLatency, tailLatencyConfig } from './scenarios/tail-latency';
 
 import {
@@ -129,6 +130,7 @@ import {
   repeats,
   runs,
   scheduler,
+  smoke,
   topicConfig,
   windowFor,
 } from './lib/bench-run';
@@ -166,7 +168,7 @@ async function main(): Promise<void> {
   const mqttP = !runs('mqtt')
     ? Promise.resolve(null)
     : step(() =>
-        runMqttBench(mqttBenchConfig(quick), fork, (l) => log(`mqtt ${l}`)).catch(
+        runMqttBench(mqttBenchConfig(quick, smoke), fork, (l) => log(`mqtt ${l}`)).catch(
           (err: unknown) => (errors.push(`mqtt: ${(err as Error).message}`), null),
         ),
       );
@@ -247,6 +249,7 @@ async function main(): Promise<void> {
     rssP,
   ]);
   const [mqttConformance, tail, fuzz] = await Promise.all([mqttConformanceP, tailP, fuzzP]);
+  await stopParkedServers();
   const doc = {
     schema: 'switchboard-bench/1',
     quick,

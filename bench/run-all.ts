@@ -113,6 +113,7 @@ import { rssConfig, runRssBench } from './scenarios/rss';
 import { runMqttConformance } from './scenarios/mqtt-conformance';
 import { guardAgainstBaseline } from './lib/baseline-compare';
 import { stopParkedServers } from './servers/server-process';
+import { useServerBundles } from './servers/server-bundle';
 import { runTailLatency, tailLatencyConfig } from './scenarios/tail-latency';
 
 import {
@@ -258,6 +259,10 @@ async function main(): Promise<void> {
     machine,
     parameters: {
       repeats,
+      smoke,
+      server_entry: useServerBundles()
+        ? 'esbuild bundle on plain node'
+        : 'TypeScript sources via tsx',
       order:
         'per configuration: both servers up, measurements interleaved ABBA, warm-up before each',
       clients:

@@ -58,7 +58,13 @@
  * per delivery (robust to CPU contention) and the CPU other processes used during each run.
  *
  * Environment:
- *   BENCH_QUICK=1               small counts, 1 repeat (the smoke test uses it)
+ *   BENCH_QUICK=1               small counts, 1 repeat
+ *   BENCH_SMOKE=1               quick mode with the independent scenarios (and the durable
+ *                               configurations) run at the same time: the smoke test's mode,
+ *                               which proves every scenario runs; its numbers disturb each other
+ *   BENCH_SERVER_ENTRY=bundle   start the server children from esbuild bundles on plain node
+ *                               (`servers/server-bundle.ts`; default in quick and smoke mode),
+ *                               `tsx` from the TypeScript sources (the full run's default)
  *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster,
  *              cluster-idle,cluster-catchup,fuzz,rss,mqtt-conformance,tail
  *                              run only these scenarios (comma-separated; the renderer ones
@@ -94,7 +100,7 @@ import { performance } from 'node:perf_hooks';
 import { defaultClientProfile } from './lib/clients';
 import { machineInfo } from './lib/machine';
 import { MATCHING_PATTERNS, nonMatchingPattern } from './scenarios/topic-scaling';
-import { runDurable } from './scenarios/durable';
+import { runDurable } from './scenarios/durable-suite';
 import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';
@@ -106,6 +112,8 @@ import { fuzzBenchConfig, runFuzzBench } from './scenarios/protocol-fuzz';
 import { rssConfig, runRssBench } from './scenarios/rss';
 import { runMqttConformance } from './scenarios/mqtt-conformance';
 import { guardAgainstBaseline } from './lib/baseline-compare';
+import { stopParkedServers } from './servers/server-process';
+import { useServerBundles } from './servers/server-bundle';
 import { runTailLatency, tailLatencyConfig } from './scenarios/tail-latency';
 
 import {
@@ -122,6 +130,8 @@ import {
   quick,
   repeats,
   runs,
+  scheduler,
+  smoke,
   topicConfig,
   windowFor,
 } from './lib/bench-run';
@@ -136,70 +146,111 @@ async function main(): Promise<void> {
   const started = performance.now();
   const startedAt = new Date().toISOString();
   const machine = machineInfo();
-  const fanout = runs('fanout') ? await fanoutScenario() : [];
-  const fanoutVariants = runs('fanout') || runs('variants') ? await variantsScenario() : null;
-  const topic = runs('topic') ? await topicScenario() : null;
-  const auth = runs('auth') ? await authScenario() : [];
-  const durable = !runs('durable')
-    ? null
-    : await runDurable(durableConfig, fork, (line) => log(`durable ${line}`), errors);
+  // One scenario after another; all at once in smoke mode (`BENCH_SMOKE=1`), where the
+  // numbers only prove that each scenario runs.
+  const step = scheduler();
+  const fanoutP = runs('fanout') ? step(fanoutScenario) : Promise.resolve([]);
+  const fanoutVariantsP =
+    runs('fanout') || runs('variants') ? step(variantsScenario) : Promise.resolve(null);
+  const topicP = runs('topic') ? step(topicScenario) : Promise.resolve(null);
+  const authP = runs('auth') ? step(authScenario) : Promise.resolve([]);
+  const durableP = !runs('durable')
+    ? Promise.resolve(null)
+    : step(() => runDurable(durableConfig, fork, (line) => log(`durable ${line}`), errors));
   // Slow consumer (BENCH_ONLY=slow): broker RSS and healthy latency while one consumer never reads.
-  const slowConsumer = !runs('slow')
-    ? null
-    : await runSlowConsumer(slowConsumerConfig(quick), fork, (l) => log(`slow ${l}`)).catch(
-        (err: unknown) => (errors.push(`slow consumer: ${(err as Error).message}`), null),
+  const slowConsumerP = !runs('slow')
+    ? Promise.resolve(null)
+    : step(() =>
+        runSlowConsumer(slowConsumerConfig(quick), fork, (l) => log(`slow ${l}`)).catch(
+          (err: unknown) => (errors.push(`slow consumer: ${(err as Error).message}`), null),
+        ),
       );
   // MQTT (BENCH_ONLY=mqtt): QoS 0 / QoS 1 through Switchboard vs plain aedes (issue 14).
-  const mqtt = !runs('mqtt')
-    ? null
-    : await runMqttBench(mqttBenchConfig(quick), fork, (l) => log(`mqtt ${l}`)).catch(
-        (err: unknown) => (errors.push(`mqtt: ${(err as Error).message}`), null),
+  const mqttP = !runs('mqtt')
+    ? Promise.resolve(null)
+    : step(() =>
+        runMqttBench(mqttBenchConfig(quick, smoke), fork, (l) => log(`mqtt ${l}`)).catch(
+          (err: unknown) => (errors.push(`mqtt: ${(err as Error).message}`), null),
+        ),
       );
   // Renderer (BENCH_ONLY=renderer-dlq): the console's Dead letters view in Chromium (issue 13).
-  const rendererDlq = !(only ? only.has('renderer-dlq') : !quick)
-    ? null
-    : await runRendererDlqBench(quick, (l) => log(`renderer-dlq ${l}`)).catch(
-        (err: unknown) => (errors.push(`renderer-dlq: ${(err as Error).message}`), null),
+  const rendererDlqP = !(only ? only.has('renderer-dlq') : !quick)
+    ? Promise.resolve(null)
+    : step(() =>
+        runRendererDlqBench(quick, (l) => log(`renderer-dlq ${l}`)).catch(
+          (err: unknown) => (errors.push(`renderer-dlq: ${(err as Error).message}`), null),
+        ),
       );
   // Renderer (BENCH_ONLY=renderer-tap): the console's Live tap in Chromium at 5,000 msg/s. It
   // starts a whole console, so quick mode (the smoke test) runs it only when named.
-  const rendererTap = !(only ? only.has('renderer-tap') : !quick)
-    ? null
-    : await runRendererTap(rendererTapConfig(quick), (l) => log(l)).catch(
-        (err: unknown) => (errors.push(`renderer-tap: ${(err as Error).message}`), null),
+  const rendererTapP = !(only ? only.has('renderer-tap') : !quick)
+    ? Promise.resolve(null)
+    : step(() =>
+        runRendererTap(rendererTapConfig(quick), (l) => log(l)).catch(
+          (err: unknown) => (errors.push(`renderer-tap: ${(err as Error).message}`), null),
+        ),
       );
   // Cluster (BENCH_ONLY=cluster, cluster-idle, cluster-catchup): each starts Redis and 3–4
   // brokers, so quick mode (the smoke test) runs them only when named.
-  const cluster = await namedInQuick('cluster', () =>
-    runClusterBench(clusterBenchConfig(quick, repeats, windowFor), fork, (l) =>
-      log(`cluster ${l}`),
+  const clusterP = step(() =>
+    namedInQuick('cluster', () =>
+      runClusterBench(clusterBenchConfig(quick, repeats, windowFor), fork, (l) =>
+        log(`cluster ${l}`),
+      ),
     ),
   );
-  const clusterIdle = await namedInQuick('cluster-idle', () =>
-    runClusterIdle(clusterIdleConfig(quick, repeats), fork, (l) => log(`cluster-idle ${l}`)),
+  const clusterIdleP = step(() =>
+    namedInQuick('cluster-idle', () =>
+      runClusterIdle(clusterIdleConfig(quick, repeats), fork, (l) => log(`cluster-idle ${l}`)),
+    ),
   );
-  const clusterCatchup = await namedInQuick('cluster-catchup', () =>
-    runClusterCatchup(clusterCatchupConfig(quick), (l) => log(`cluster-catchup ${l}`)),
+  const clusterCatchupP = step(() =>
+    namedInQuick('cluster-catchup', () =>
+      runClusterCatchup(clusterCatchupConfig(quick), (l) => log(`cluster-catchup ${l}`)),
+    ),
   );
-  const rss = await namedInQuick('rss', () =>
-    runRssBench(rssConfig(quick, repeats), (l) => log(`rss ${l}`)),
+  const rssP = step(() =>
+    namedInQuick('rss', () => runRssBench(rssConfig(quick, repeats), (l) => log(`rss ${l}`))),
   );
-  const mqttConformance = await namedInQuick('mqtt-conformance', () =>
-    runMqttConformance((l) => log(`mqtt-conformance ${l}`)),
+  const mqttConformanceP = step(() =>
+    namedInQuick('mqtt-conformance', () => runMqttConformance((l) => log(`mqtt-conformance ${l}`))),
   );
-  const tail = await namedInQuick('tail', () =>
-    runTailLatency(tailLatencyConfig(quick, Number(env.BENCH_REPEATS || 3)), (l) =>
-      log(`tail ${l}`),
+  const tailP = step(() =>
+    namedInQuick('tail', () =>
+      runTailLatency(tailLatencyConfig(quick, Number(env.BENCH_REPEATS || 3)), (l) =>
+        log(`tail ${l}`),
+      ),
     ),
   );
   // Protocol fuzzer (BENCH_ONLY=fuzz): ≥ 100,000 generated events against an in-process broker
   // (issue 20). Minutes long, so quick mode (the smoke test) runs it only when named.
-  const fuzz = !(only ? only.has('fuzz') : !quick)
-    ? null
-    : await runFuzzBench(fuzzBenchConfig(quick), (l) => log(`fuzz ${l}`)).then(
-        (r) => (r.passed || errors.push(`fuzz: invariant failed (replay: ${r.replay})`), r),
-        (err: unknown) => (errors.push(`fuzz: ${(err as Error).message}`), null),
+  const fuzzP = !(only ? only.has('fuzz') : !quick)
+    ? Promise.resolve(null)
+    : step(() =>
+        runFuzzBench(fuzzBenchConfig(quick), (l) => log(`fuzz ${l}`)).then(
+          (r) => (r.passed || errors.push(`fuzz: invariant failed (replay: ${r.replay})`), r),
+          (err: unknown) => (errors.push(`fuzz: ${(err as Error).message}`), null),
+        ),
       );
+  const [fanout, fanoutVariants, topic, auth, durable, slowConsumer, mqtt] = await Promise.all([
+    fanoutP,
+    fanoutVariantsP,
+    topicP,
+    authP,
+    durableP,
+    slowConsumerP,
+    mqttP,
+  ]);
+  const [rendererDlq, rendererTap, cluster, clusterIdle, clusterCatchup, rss] = await Promise.all([
+    rendererDlqP,
+    rendererTapP,
+    clusterP,
+    clusterIdleP,
+    clusterCatchupP,
+    rssP,
+  ]);
+  const [mqttConformance, tail, fuzz] = await Promise.all([mqttConformanceP, tailP, fuzzP]);
+  await stopParkedServers();
   const doc = {
     schema: 'switchboard-bench/1',
     quick,
@@ -208,6 +259,10 @@ async function main(): Promise<void> {
     machine,
     parameters: {
       repeats,
+      smoke,
+      server_entry: useServerBundles()
+        ? 'esbuild bundle on plain node'
+        : 'TypeScript sources via tsx',
       order:
         'per configuration: both servers up, measurements interleaved ABBA, warm-up before each',
       clients:

@@ -12,7 +12,12 @@ import { MATCHING_PATTERNS, type TopicConfig } from '../scenarios/topic-scaling'
 import type { ForkOptions } from '../servers/server-process';
 
 export const env = process.env;
-export const quick = env.BENCH_QUICK === '1';
+/**
+ * Smoke mode (`BENCH_SMOKE=1`, the smoke test): quick mode with the independent scenarios run
+ * at the same time, so its numbers only prove that every scenario runs.
+ */
+export const smoke = env.BENCH_SMOKE === '1';
+export const quick = env.BENCH_QUICK === '1' || smoke;
 /** Scenarios to run (`BENCH_ONLY`, comma-separated); all when unset. */
 export const only = env.BENCH_ONLY ? new Set(env.BENCH_ONLY.split(',')) : null;
 export const runs = (name: string) => only === null || only.has(name);
@@ -61,11 +66,14 @@ export const durableConfig: DurableConfig = {
   capMs: quick ? 2_000 : 4_000,
   warmupMessages: quick ? 100 : 2_000,
   repeats,
+  concurrent: smoke,
 };
 
 export const topicConfig: TopicConfig = {
-  consumers: quick ? 100 : 1_000,
-  subscriptionsPerConsumer: quick ? 10 : 100,
+  // Smoke: the same 1,000 subscriptions on fewer sockets (each stock client costs a polling
+  // handshake and an upgrade, 2 × 100 of them were a third of the smoke run's client CPU).
+  consumers: smoke ? 20 : quick ? 100 : 1_000,
+  subscriptionsPerConsumer: smoke ? 50 : quick ? 10 : 100,
   matching: MATCHING_PATTERNS.length,
   payloadBytes: 100,
   messages: quick ? 500 : 3_000,
@@ -83,6 +91,20 @@ export const log = (line: string) => {
   const s = ((performance.now() - t0) / 1000).toFixed(1).padStart(6);
   process.stderr.write(`bench ${s} s: ${line}\n`);
 };
+
+/**
+ * Schedules a scenario: after the previously scheduled one has settled, or at once in smoke
+ * mode. Returns the scenario's own promise.
+ */
+export function scheduler(): <T>(run: () => Promise<T>) => Promise<T> {
+  let previous: Promise<unknown> = Promise.resolve();
+  return (run) => {
+    if (smoke) return run();
+    const next = previous.then(run);
+    previous = next.catch(() => undefined);
+    return next;
+  };
+}
 
 /** Runs a scenario that quick mode skips unless named (`BENCH_ONLY`); failures land in `errors`. */
 export function namedInQuick<T>(name: string, run: () => Promise<T>): Promise<T | null> {

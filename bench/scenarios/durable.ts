@@ -15,7 +15,7 @@
  * default document keeps its four modes).
  * Units: messages/s; latency in ms (send → counted); CPU in % of one core.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
@@ -36,9 +36,14 @@ import {
   type Socket,
 } from '../lib/clients';
 import { median, round, summariseLatency } from '../lib/stats';
-import { summariseProfiles, type ProfileRow } from '../profile-summary';
-import { forkServer, serverLoad, threadLoad, type ForkOptions } from '../servers/server-process';
-import { runStoreThroughput } from './store-throughput';
+import { profileTop, type DurableProfile } from '../lib/profile-top';
+import {
+  forkServer,
+  serverLoad,
+  threadLoad,
+  type ForkOptions,
+  type ServerHandle,
+} from '../servers/server-process';
 
 export type DurableMode = 'plain' | 'memory' | 'sqlite-full' | 'sqlite-normal' | 'redis';
 export const DURABLE_MODES: readonly DurableMode[] = [
@@ -61,6 +66,12 @@ export interface DurableConfig {
   capMs: number;
   warmupMessages: number;
   repeats: number;
+  /**
+   * The smoke run (`BENCH_SMOKE=1`): the configurations of one mode share a broker and the
+   * modes run at the same time. It proves they run; the numbers disturb each other. Default
+   * false: one configuration at a time, each on a fresh broker.
+   */
+  concurrent?: boolean;
 }
 
 export interface DurableResult {
@@ -89,29 +100,6 @@ export interface DurableResult {
   cpu_profile: DurableProfile | null;
 }
 
-/** The summary of one configuration's profile (see `DurableResult.cpu_profile`). */
-export interface DurableProfile {
-  busy_ms: number;
-  top_functions: ProfileRow[];
-  top_groups: ProfileRow[];
-}
-
-/** Rows of a profile summary kept in the JSON (the full one: `bench/profile-summary.ts`). */
-const PROFILE_TOP = 10;
-
-/** Summarises the profile written to `file` (null: no profiling) and logs its top frames. */
-function profileTop(file: string | null, log: (l: string) => void): DurableProfile | null {
-  if (file === null) return null;
-  const summary = summariseProfiles([JSON.parse(readFileSync(file, 'utf8'))], PROFILE_TOP);
-  const rows = (r: ProfileRow) => `${r.pct.toFixed(1)} % ${r.name}${r.where ? ` ${r.where}` : ''}`;
-  log(
-    `  profile (${summary.busy_ms} ms busy), top self time: ${summary.functions.map(rows).join('; ')}`,
-  );
-  const groups = summary.groups.slice(0, PROFILE_TOP);
-  log(`  by group: ${groups.map(rows).join('; ')}`);
-  return { busy_ms: summary.busy_ms, top_functions: summary.functions, top_groups: groups };
-}
-
 const settingsFor = (mode: DurableMode): object =>
   mode.startsWith('sqlite')
     ? {
@@ -126,7 +114,7 @@ const settingsFor = (mode: DurableMode): object =>
     : {};
 
 /** Redis server of the opt-in `redis` mode (never one this benchmark starts). */
-const REDIS_URL = process.env.BENCH_REDIS_URL;
+export const REDIS_URL = process.env.BENCH_REDIS_URL;
 let redisRuns = 0;
 const redisSettings = (): object => ({
   storage: 'redis',
@@ -261,22 +249,64 @@ function pump(
   });
 }
 
-async function runMode(
+/** One configuration: a producer pattern and a payload size, on a server of one mode. */
+export type DurableRun = [DurablePattern, number];
+
+/**
+ * Runs `runs` one after another on ONE broker of `mode` (its own data directory), each with
+ * fresh clients; resolves with one result per run, null where the run failed (reported in
+ * `errors`). The measured bench passes one run per call (a fresh server per configuration);
+ * the smoke run passes every run of a mode, saving the server start-ups.
+ */
+export async function runOnServer(
+  mode: DurableMode,
+  runs: readonly DurableRun[],
+  config: DurableConfig,
+  fork: ForkOptions,
+  log: (l: string) => void,
+  errors: string[],
+): Promise<(DurableResult | null)[]> {
+  const failed = (run: DurableRun, err: unknown) => {
+    const label = `durable ${[mode, ...run].join(' ')}`;
+    errors.push(`${label}: ${(err as Error).message}`);
+    log(`${label} FAILED: ${(err as Error).message}`);
+    return null;
+  };
+  const dataDir = mkdtempSync(join(tmpdir(), 'swb-bench-durable-'));
+  try {
+    const server = await forkServer('broker', {
+      ...fork,
+      env: {
+        BENCH_BROKER_SETTINGS: JSON.stringify(
+          mode === 'redis' ? redisSettings() : settingsFor(mode),
+        ),
+        BENCH_BROKER_DATA_DIR: dataDir,
+      },
+    });
+    try {
+      const out: (DurableResult | null)[] = [];
+      for (const run of runs) {
+        out.push(await measureOn(server, mode, ...run, config, log).catch((e) => failed(run, e)));
+      }
+      return out;
+    } finally {
+      await server.stop();
+    }
+  } catch (err) {
+    return runs.map((run) => failed(run, err));
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+async function measureOn(
+  server: ServerHandle,
   mode: DurableMode,
   pattern: DurablePattern,
   payloadBytes: number,
   config: DurableConfig,
-  fork: ForkOptions,
   log: (l: string) => void,
 ): Promise<DurableResult> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'swb-bench-durable-'));
-  const server = await forkServer('broker', {
-    ...fork,
-    env: {
-      BENCH_BROKER_SETTINGS: JSON.stringify(mode === 'redis' ? redisSettings() : settingsFor(mode)),
-      BENCH_BROKER_DATA_DIR: dataDir,
-    },
-  });
   const consumer = await connectClient(server.url);
   const producer = await connectClient(server.url);
   let side: ConsumerSide | undefined;
@@ -359,94 +389,5 @@ async function runMode(
   } finally {
     side?.detach();
     closeAll([consumer, producer]);
-    await server.stop();
-    rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/** Runs one configuration; a failure is reported in `errors` and yields null. */
-async function tryMode(
-  args: [DurableMode, DurablePattern, number],
-  config: DurableConfig,
-  fork: ForkOptions,
-  log: (l: string) => void,
-  errors: string[],
-): Promise<DurableResult | null> {
-  try {
-    return await runMode(...args, config, fork, log);
-  } catch (err) {
-    errors.push(`durable ${args.join(' ')}: ${(err as Error).message}`);
-    log(`durable ${args.join(' ')} FAILED: ${(err as Error).message}`);
-    return null;
-  }
-}
-
-/** Stock-client modes: the default store (memory) and SQLite FULL. */
-const STOCK_MODES: readonly DurableMode[] = ['memory', 'sqlite-full'];
-const TARGET_PER_S = 10_000;
-
-/** Every mode of both patterns in turn; a failing one is reported in `errors` and skipped. */
-export async function runDurable(
-  config: DurableConfig,
-  fork: ForkOptions,
-  log: (l: string) => void,
-  errors: string[],
-) {
-  const results: DurableResult[] = [];
-  // BENCH_DURABLE_MODES=sqlite-full,… limits the modes (profiling one configuration).
-  const wanted = process.env.BENCH_DURABLE_MODES?.split(',');
-  const pick = (modes: readonly DurableMode[]) =>
-    wanted ? modes.filter((m) => wanted.includes(m)) : modes;
-  // BENCH_DURABLE_PATTERNS=stock and BENCH_DURABLE_STOCK_PAYLOADS=1024 narrow it further.
-  const patterns = process.env.BENCH_DURABLE_PATTERNS?.split(',') ?? ['confirms', 'stock'];
-  const stockBytes = process.env.BENCH_DURABLE_STOCK_PAYLOADS
-    ? process.env.BENCH_DURABLE_STOCK_PAYLOADS.split(',').map(Number)
-    : config.stockPayloadBytes;
-  const modes: readonly DurableMode[] = REDIS_URL ? [...DURABLE_MODES, 'redis'] : DURABLE_MODES;
-  for (const mode of patterns.includes('confirms') ? pick(modes) : []) {
-    const r = await tryMode([mode, 'confirms', config.payloadBytes], config, fork, log, errors);
-    if (r) results.push(r);
-  }
-  const stock: DurableResult[] = [];
-  for (const bytes of patterns.includes('stock') ? stockBytes : []) {
-    for (const mode of pick(REDIS_URL ? [...STOCK_MODES, 'redis'] : STOCK_MODES)) {
-      const r = await tryMode([mode, 'stock', bytes], config, fork, log, errors);
-      if (r) stock.push(r);
-    }
-  }
-  // Storage alone, in bursts of the window size (what group commit sees at that load).
-  // BENCH_DURABLE_STORE_ONLY=0 skips it (profiling the broker alone).
-  const storeOnly =
-    process.env.BENCH_DURABLE_STORE_ONLY === '0'
-      ? null
-      : await runStoreThroughput({
-          messages: config.messages,
-          burst: config.window,
-          payloadBytes: config.payloadBytes,
-        });
-  const plain = results.find((r) => r.mode === 'plain')?.messages_per_s ?? null;
-  const full = results.find((r) => r.mode === 'sqlite-full')?.messages_per_s ?? null;
-  const stockFull = stock.filter((r) => r.mode === 'sqlite-full');
-  return {
-    payload_bytes: config.payloadBytes,
-    window_messages: config.window,
-    counts:
-      'a message counts when its publisher confirm and its ACK_OK have both arrived (plain: when delivered)',
-    results: results.map((r) => ({
-      ...r,
-      ratio_to_plain: plain && r.messages_per_s ? round(r.messages_per_s / plain) : null,
-    })),
-    stock_client: {
-      counts:
-        'PRODUCE without a confirm callback; a message counts when the consumer receives its ACK_OK',
-      results: stock,
-    },
-    store_only: storeOnly,
-    sqlite_full_target_per_s: TARGET_PER_S,
-    sqlite_full_meets_target: full !== null && full >= TARGET_PER_S,
-    stock_sqlite_full_meets_target:
-      stockFull.length === config.stockPayloadBytes.length &&
-      stockFull.length > 0 &&
-      stockFull.every((r) => (r.messages_per_s ?? 0) >= TARGET_PER_S),
-  };
 }

@@ -19,8 +19,9 @@ export interface MqttBenchConfig {
   repeats: number;
 }
 
-export const mqttBenchConfig = (quick: boolean): MqttBenchConfig => ({
-  messages: quick ? 2_000 : 20_000,
+/** Counts of the full run, quick mode, and the smoke run (which only proves the runs work). */
+export const mqttBenchConfig = (quick: boolean, smoke = false): MqttBenchConfig => ({
+  messages: smoke ? 500 : quick ? 2_000 : 20_000,
   payloadBytes: 100,
   window: 32,
   repeats: quick ? 1 : 3,

@@ -30,6 +30,7 @@ import {
   STOCK_SOCKET_SETTINGS,
   socketIoOptions,
 } from '../../broker/index';
+import { bundledServerEntry, useServerBundles } from './server-bundle';
 
 /**
  * The broker's socket.io options with the reference's per-message deflate (spec §1.1), which
@@ -248,15 +249,48 @@ export interface ForkOptions {
   env?: NodeJS.ProcessEnv;
 }
 
+/** Smoke mode: stopped servers waiting for a later fork of the same kind and environment. */
+const parked = new Map<string, ServerHandle[]>();
+
 /**
  * Forks `bench/servers/<kind>-server.ts` and waits until it listens (60 s at most: loading the
- * TypeScript sources takes long on a machine busy with other work).
+ * TypeScript sources takes long on a machine busy with other work). In quick mode (or with
+ * `BENCH_SERVER_ENTRY=bundle`) the child runs the entry's esbuild bundle on plain `node`
+ * instead (`server-bundle.ts`), built once per run.
+ *
+ * Smoke mode (`BENCH_SMOKE=1`, not profiling): `stop()` parks the server instead, and a later
+ * fork of the same kind and `env` gets it back (fan-out's 1→10 row reuses the 1→1 row's
+ * relay and broker), saving start-ups; servers with a data directory
+ * (`BENCH_BROKER_DATA_DIR`) are never shared. `stopParkedServers()` stops the parked ones.
  */
 export async function forkServer(
   kind: ForkableKind,
   options: ForkOptions = {},
 ): Promise<ServerHandle> {
-  const entry = fileURLToPath(new URL(`./${kind}-server.ts`, import.meta.url));
+  const env = options.env ?? {};
+  if (process.env.BENCH_SMOKE !== '1' || options.cpuProfDir || env.BENCH_BROKER_DATA_DIR) {
+    return forkFresh(kind, options);
+  }
+  const key = JSON.stringify([kind, env]);
+  const handle = parked.get(key)?.pop() ?? (await forkFresh(kind, options));
+  return {
+    ...handle,
+    stop: async () => void parked.set(key, [...(parked.get(key) ?? []), handle]),
+  };
+}
+
+/** Stops every parked server (smoke mode, see `forkServer`) and waits for them to exit. */
+export async function stopParkedServers(): Promise<void> {
+  const all = [...parked.values()].flat();
+  parked.clear();
+  await Promise.all(all.map((s) => s.stop()));
+}
+
+async function forkFresh(kind: ForkableKind, options: ForkOptions): Promise<ServerHandle> {
+  const bundled = useServerBundles();
+  const entry = bundled
+    ? await bundledServerEntry(kind)
+    : fileURLToPath(new URL(`./${kind}-server.ts`, import.meta.url));
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     SWB_LOG_LEVEL: process.env.SWB_LOG_LEVEL ?? 'warn',
@@ -264,10 +298,13 @@ export async function forkServer(
   if (options.cpuProfDir) env[PROFILE_DIR_ENV] = options.cpuProfDir;
   Object.assign(env, options.env);
   const child = fork(entry, [kind], {
-    // Under tsx the orchestrator's own loader flags let the child run TypeScript too.
-    execArgv: process.execArgv.some((a) => a.includes('tsx'))
-      ? process.execArgv
-      : ['--import', 'tsx'],
+    // Under tsx the orchestrator's own loader flags let the child run TypeScript too; a bundle
+    // is plain JavaScript and needs no loader.
+    execArgv: bundled
+      ? []
+      : process.execArgv.some((a) => a.includes('tsx'))
+        ? process.execArgv
+        : ['--import', 'tsx'],
     env,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
   });

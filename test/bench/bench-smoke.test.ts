@@ -1,7 +1,8 @@
 /**
- * Smoke test of `npm run bench`: runs the benchmark end to end in quick mode (`BENCH_QUICK=1`:
- * small counts, one repeat) and checks that stdout is one JSON document of the documented
- * shape. It asserts no timings — tests never assert performance — only that every scenario
+ * Smoke test of `npm run bench`: runs the benchmark end to end in smoke mode (`BENCH_SMOKE=1`:
+ * quick mode's small counts and one repeat, the independent scenarios run at the same time, the
+ * server children started from esbuild bundles on plain node) and checks that stdout is one
+ * JSON document of the documented shape. It asserts no timings — tests never assert performance — only that every scenario
  * ran, produced numbers, and that the topic index delivered nothing it should not have.
  */
 import { execFile } from 'node:child_process';
@@ -115,6 +116,9 @@ function runQuickBench(): Promise<{ code: number | null; stdout: string; stderr:
         env: {
           ...process.env,
           BENCH_QUICK: '1',
+          // Quick counts, the scenarios at the same time, servers from esbuild bundles.
+          BENCH_SMOKE: '1',
+          BENCH_SERVER_ENTRY: '',
           BENCH_ONLY: '',
           BENCH_OUT: '',
           BENCH_CPU_PROF_DIR: '',
@@ -131,7 +135,7 @@ function runQuickBench(): Promise<{ code: number | null; stdout: string; stderr:
   });
 }
 
-describe('npm run bench (BENCH_QUICK=1)', () => {
+describe('npm run bench (BENCH_SMOKE=1)', () => {
   it('prints one JSON document of the documented shape', { timeout: 300_000 }, async () => {
     const { code, stdout, stderr } = await runQuickBench();
     expect(code, stderr.slice(-2000)).toBe(0);

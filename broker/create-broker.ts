@@ -447,7 +447,7 @@ export function createBroker(
     health,
     ready: readiness,
     stats: getStats,
-    clients: () => brokerClients(realms, ledger, mqtt.clientList()),
+    clients: () => brokerClients(realms, ledger, mqtt.clientList(), httpPublish.hub.list()),
     metrics: () => metrics.render(),
     listDlq: (realm) => store.listDlq(realm),
     admit: (req, res) => policy.admitHttp(req, res),

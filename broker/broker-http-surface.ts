@@ -87,7 +87,7 @@ export function brokerHttpSurface(p: HttpSurfaceParts): HttpSurface {
     health: p.health,
     ready: readiness,
     stats: p.getStats,
-    clients: () => brokerClients(p.realms, p.ledger, p.mqtt.clientList()),
+    clients: () => brokerClients(p.realms, p.ledger, p.mqtt.clientList(), httpPublish.hub.list()),
     metrics: () => metrics.render(),
     listDlq: (realm) => store.listDlq(realm),
     admit: (req, res) => policy.admitHttp(req, res),

@@ -347,6 +347,7 @@ export function createBroker(
       // The listener is built below; `retained` is null while it is not listening (MQTT off).
       retained: { store: () => mqtt.retained },
       resources,
+      identities: extensions,
       pendingRequests: async (realm) =>
         admin.context.clusterRequests
           ? admin.context.clusterRequests.pendingList(realm)

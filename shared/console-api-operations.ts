@@ -9,7 +9,12 @@
  */
 import { z } from 'zod';
 import { ClientDetailSchema } from './client-detail';
-import { ClientConsumerSchema, ClientMqttSchema, ClientProducerSchema } from './http-api';
+import {
+  ClientConsumerSchema,
+  ClientMqttSchema,
+  ClientProducerSchema,
+  ClientSseSchema,
+} from './http-api';
 
 const ConnectionId = z.string().min(1).max(128);
 const Realm = z.string().min(1).max(256);
@@ -154,6 +159,8 @@ export const ClientListSchema = z.object({
       consumers: z.array(ClientConsumerSchema),
       /** Connected MQTT clients (absent when none, or from a broker without MQTT listing). */
       mqtt: z.array(ClientMqttSchema).optional(),
+      /** SSE streams open on the broker (absent when none, or from an older broker). */
+      sse: z.array(ClientSseSchema).optional(),
     }),
   ),
   /** When the broker answered, epoch ms. */

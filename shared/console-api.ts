@@ -16,6 +16,7 @@ import { OperationsEvents, OperationsMethods } from './console-api-operations';
 import { QueuesMethods } from './console-api-queues';
 import { ResourcesMethods } from './console-api-resources';
 import { RetainedMethods } from './console-api-retained';
+import { IdentityMethods } from './console-api-identities';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
 import { ClusterRelaySchema } from './console-api-cluster';
@@ -229,6 +230,7 @@ export const ConsoleMethods = {
   ...OperationsMethods,
   ...QueuesMethods,
   ...RetainedMethods,
+  ...IdentityMethods,
   ...ResourcesMethods,
   ...TapMethods,
   ...localMethods(LocalBrokerStatusSchema),

@@ -53,6 +53,9 @@ export const CONSOLE_METHOD_NAMES = [
   'listRetained',
   'getRetained',
   'deleteRetained',
+  // E2EE identities view (shared/console-api-identities.ts).
+  'listIdentities',
+  'revokeIdentityKey',
   // Resources view (shared/console-api-resources.ts).
   'getResources',
   // Live tap and test publisher (console-api-tap.ts).

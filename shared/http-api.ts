@@ -287,12 +287,25 @@ export const ClientMqttSchema = z.object({
 });
 export type ClientMqtt = z.infer<typeof ClientMqttSchema>;
 
+/**
+ * An SSE stream open on the node (`GET /sub`, `spec/protocol-extensions.md` §5.5; Switchboard,
+ * issue 28): the event it follows, when it opened (epoch ms), the role it was admitted with.
+ */
+export const ClientSseSchema = z.object({
+  event: z.string(),
+  opened_at: z.number(),
+  role: z.string(),
+});
+export type ClientSse = z.infer<typeof ClientSseSchema>;
+
 /** One realm of `GET /api/clients`. */
 export const ClientRealmSchema = z.object({
   producers: z.array(ClientProducerSchema),
   consumers: z.array(ClientConsumerSchema),
   /** MQTT clients of the realm connected now (absent when none; Switchboard, issue 14). */
   mqtt: z.array(ClientMqttSchema).optional(),
+  /** SSE streams open on this node (absent when none; Switchboard, issue 28). */
+  sse: z.array(ClientSseSchema).optional(),
 });
 export type ClientRealm = z.infer<typeof ClientRealmSchema>;
 

@@ -13,6 +13,7 @@ import type { MessageStore, StoredEntry } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { ClientServices } from './client-commands';
 import type { ConsumerServices } from './consumer-commands';
+import type { IdentityServices } from './identity-commands';
 import type { ManagementServices, RealmRenameNotices } from './management-commands';
 import type { PersistenceView } from './public-settings';
 import type { QueueServices } from './queue-commands';
@@ -60,6 +61,8 @@ export interface ManagementDeps {
   retained?: RetainedServices;
   /** The broker's resources and alarms (`resources`). */
   resources?: ResourceServices;
+  /** The E2EE extension state (`list_identities`, `revoke_identity_key`). */
+  identities?: IdentityServices;
   /** Every pending authorization request, oldest first (`list_requests`). */
   pendingRequests?: ManagementServices['pendingRequests'];
   /** Online backup of the SQLite stores (`backup_store`); absent → 501. */
@@ -135,6 +138,7 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     backup: deps.backup,
     retained: deps.retained,
     resources: deps.resources,
+    identities: deps.identities,
   };
   lifecycle.start();
   return services;

@@ -14,6 +14,7 @@ import { backupStore, type BackupServices } from './backup-commands';
 import { CommandError, realmParam, type CommandBody, type ManagerScope } from './command-types';
 import { clientDetail, closeClient, type ClientServices } from './client-commands';
 import { removeConsumer, type ConsumerServices } from './consumer-commands';
+import { listIdentities, revokeIdentityKey, type IdentityServices } from './identity-commands';
 import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
@@ -56,6 +57,8 @@ export interface ManagementServices extends DlqServices, RequestServices, Backup
   retained?: RetainedServices;
   /** The broker's resources and alarms (`resources`); absent → 501. */
   resources?: ResourceServices;
+  /** The E2EE extension state (`list_identities`, `revoke_identity_key`); absent → 501. */
+  identities?: IdentityServices;
   /** Re-read (merge) of the watched settings file; absent when no file is watched. */
   reloadSettings?: () => unknown;
   /** The live sessions of a realm (`end_sessions`, `ended_sessions` of key changes). */
@@ -100,7 +103,8 @@ export interface CommandSpec {
  * The commands a realm manager key may run: the four of §6.5, plus Switchboard's
  * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key), the
  * realm's own clients (`client_detail`, `close_client`, issue 27), its own queues (the queue
- * commands) and its own MQTT retained messages (`list_retained`, `delete_retained`).
+ * commands), its own MQTT retained messages (`list_retained`, `delete_retained`) and its own
+ * E2EE identities (`list_identities`, `revoke_identity_key`).
  */
 export const REALM_SCOPABLE = new Set([
   'set_realm_lifetime',
@@ -117,6 +121,8 @@ export const REALM_SCOPABLE = new Set([
   'purge_queue',
   'list_retained',
   'delete_retained',
+  'list_identities',
+  'revoke_identity_key',
 ]);
 
 /** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
@@ -437,6 +443,20 @@ export const COMMANDS: Record<string, CommandSpec> = {
     async: true,
     run: (s, b, scope) =>
       deleteRetained(s.retained, scope.kind === 'realm' ? { ...b, realm: scope.realm } : b),
+  },
+  // A realm manager key sees and revokes its own realm's E2EE identities only.
+  list_identities: {
+    privilege: 'A/R',
+    async: true,
+    readOnly: true,
+    run: async (s, b, scope) =>
+      listIdentities(s.identities, scope.kind === 'realm' ? { ...b, realm: scope.realm } : b),
+  },
+  revoke_identity_key: {
+    privilege: 'A/R',
+    async: true,
+    run: (s, b, scope) =>
+      revokeIdentityKey(s.identities, scope.kind === 'realm' ? { ...b, realm: scope.realm } : b),
   },
   list_requests: {
     privilege: 'A/R',

@@ -56,6 +56,8 @@ export interface KeyDirectoryMirror {
   claimPin(realm: string, identity: string, principal: string | null): Promise<string | null>;
   /** Mirrors the local list of (realm, identity) to the other nodes. */
   mirror(realm: string, identity: string): void;
+  /** Drops the cluster-wide pin of (realm, identity) (`revoke_identity_key` with `unpin`). */
+  unpin(realm: string, identity: string): void;
   removeRealm(realm: string): void;
   renameRealm(from: string, to: string): void;
 }

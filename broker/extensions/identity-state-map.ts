@@ -50,6 +50,11 @@ export class IdentityStateMap<T> {
     });
   }
 
+  /** The identities of `realm` holding state of this kind (a snapshot, insertion order). */
+  identities(realm: string): string[] {
+    return [...(this.realms.get(realm)?.keys() ?? [])];
+  }
+
   /** Every (realm, identity) holding state of this kind (a snapshot). */
   entries(): Array<[string, string]> {
     const out: Array<[string, string]> = [];

@@ -168,6 +168,17 @@ export class KeyDirectorySync implements KeyDirectoryMirror {
     });
   }
 
+  /**
+   * Drops the shared pin of (realm, identity) after an operator's unpin. The other nodes keep
+   * their local copy of the pin (adoption only adds pins): run the unpin on each node, or
+   * restart them, for the identity to be claimable everywhere (docs/management.md).
+   */
+  unpin(realm: string, identity: string): void {
+    this.enqueue('unpin', async () => {
+      await this.links.command.hdel(this.pinKey, pinField(realm, identity));
+    });
+  }
+
   /** `remove_realm`: the realm's document entry and pins, on every node. */
   removeRealm(realm: string): void {
     this.enqueue('remove', async () => {

@@ -8,6 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { Counter, type Registry } from 'prom-client';
+import type { ClientSse } from '../../shared/http-api';
 import { MetricName } from '../../shared/metric-names';
 import type { Logger } from '../logging/logger';
 import { newDeliveryId } from '../routing/delivery-id';
@@ -59,6 +60,26 @@ export class SseHub {
       labelNames: ['realm'],
       registers: [deps.registry],
     });
+  }
+
+  /**
+   * The streams open on this node per realm, for `GET /api/clients` (`sse`): event, when
+   * opened, and the principal's role. Never the token, its hash or the client's address.
+   */
+  list(): Map<string, ClientSse[]> {
+    const out = new Map<string, ClientSse[]>();
+    for (const set of this.streams.values()) {
+      for (const stream of set) {
+        let list = out.get(stream.realm);
+        if (!list) out.set(stream.realm, (list = []));
+        list.push({
+          event: stream.event,
+          opened_at: stream.openedAt,
+          role: stream.principal.role || 'both',
+        });
+      }
+    }
+    return out;
   }
 
   /** Streams open on this node. */

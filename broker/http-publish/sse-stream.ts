@@ -35,6 +35,8 @@ export class SseStream {
   private buffer: Buffered[] | null = null;
   private bufferedBytes = 0;
   private readonly timer: NodeJS.Timeout;
+  /** When the stream opened, epoch ms (the Clients listing, `GET /api/clients`). */
+  readonly openedAt = Date.now();
 
   constructor(
     readonly realm: string,

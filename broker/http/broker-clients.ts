@@ -9,6 +9,7 @@
 import type {
   ClientConsumer,
   ClientMqtt,
+  ClientSse,
   ClientSubscription,
   Clients,
 } from '../../shared/http-api';
@@ -44,12 +45,14 @@ function mqttSubscribers(
 /**
  * Registrations per realm; realms without any producer, consumer or MQTT client are left out.
  * `mqtt` (MqttListener.clientList, issue 14) gives each realm's connected MQTT clients, listed
- * under the realm's optional `mqtt` (absent when none).
+ * under the realm's optional `mqtt` (absent when none); `sse` (SseHub.list, issue 28) its open
+ * SSE streams, under `sse` (absent when none).
  */
 export function brokerClients(
   realms: RealmDirectory,
   ledger: QueueLedger,
   mqtt: ReadonlyMap<string, ClientMqtt[]> = new Map(),
+  sse: ReadonlyMap<string, ClientSse[]> = new Map(),
 ): Clients {
   const out: Clients = { realms: {} };
   for (const realm of realms.values()) {
@@ -116,6 +119,11 @@ export function brokerClients(
     if (list.length === 0) continue;
     const realm = (out.realms[name] ??= { producers: [], consumers: [] });
     realm.mqtt = list;
+  }
+  for (const [name, list] of sse) {
+    if (list.length === 0) continue;
+    const realm = (out.realms[name] ??= { producers: [], consumers: [] });
+    realm.sse = [...list].sort((a, b) => a.opened_at - b.opened_at);
   }
   return out;
 }

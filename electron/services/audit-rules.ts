@@ -83,6 +83,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   close_client: { ...REALM, client_id: 'plain' },
   purge_queue: { ...REALM, consumer: 'plain', key: 'plain' },
   delete_retained: { ...REALM, topic: 'plain', filter: 'plain' },
+  revoke_identity_key: { ...REALM, identity: 'plain', key_id: 'plain', unpin: 'plain' },
   [SignedAction.AUTHORIZATION_DECIDE]: {
     request_id: 'plain',
     approved: 'plain',
@@ -104,6 +105,7 @@ export const UNAUDITED_ACTIONS = new Set([
   'list_queues',
   'peek_queue',
   'list_retained',
+  'list_identities',
   'resources',
   'AUTHORIZATION_NEXT',
 ]);
@@ -162,6 +164,10 @@ export function auditResult(action: string, reply: unknown): string | null {
   }
   if (action === 'delete_retained' && typeof r.deleted === 'number') {
     return `deleted ${r.deleted} retained`;
+  }
+  if (action === 'revoke_identity_key' && Array.isArray(r.removed_keys)) {
+    const n = r.removed_keys.length;
+    return `revoked ${n} key${n === 1 ? '' : 's'}${r.unpinned === true ? ', unpinned' : ''}`;
   }
   if (action === SignedAction.AUTHORIZATION_DECIDE) {
     // The reply is the decided request: say whose it was, since the body holds only its id.

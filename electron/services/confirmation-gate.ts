@@ -167,5 +167,7 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
       return input.filter
         ? `Delete every retained message matching "${s('filter')}" in "${s('realm')}"?`
         : `Delete the retained message of "${s('topic')}" in "${s('realm')}"?`;
+    case 'revokeIdentityKey':
+      return `Revoke ${input.keyId ? `the key "${s('keyId')}"` : 'every key'} of "${s('identity')}" in "${s('realm')}"${input.unpin ? ' and unpin it' : ''}?`;
   }
 }

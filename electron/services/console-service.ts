@@ -13,6 +13,7 @@ import { createOperationsService } from './operations-console-service';
 import { createQueuesService } from './queues-console-service';
 import { createResourcesService } from './resources-console-service';
 import { createRetainedService } from './retained-console-service';
+import { createIdentitiesService } from './identities-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { realmsInUse, toAuthorizationRequest, toRealmList } from './manager-pool';
@@ -146,6 +147,7 @@ export function createConsoleService({
     ...operations,
     ...createQueuesService({ pool }),
     ...createRetainedService({ pool }),
+    ...createIdentitiesService({ pool }),
     ...createResourcesService({ pool }),
     ...tap.methods,
     // Test publishes are operator actions too: recorded in Activity (without the message).

@@ -27,6 +27,7 @@ import { ClientsView } from './views/clients/clients-view';
 import { DeadLettersView } from './views/dead-letters/dead-letters-view';
 import { QueuesView } from './views/queues/queues-view';
 import { RetainedView } from './views/retained/retained-view';
+import { IdentitiesView } from './views/identities/identities-view';
 import { ResourcesView } from './views/resources/resources-view';
 import { AlarmChip } from './views/resources/alarm-chip';
 import { useAlarmWatch } from './views/resources/alarm-watch';
@@ -54,6 +55,7 @@ const SECTIONS: Section[] = [
   { id: 'requests', label: 'Requests', group: 'Manage', View: RequestsView },
   { id: 'realms', label: 'Realms', group: 'Manage', View: RealmsView },
   { id: 'tokens', label: 'Tokens', group: 'Manage', View: TokensView },
+  { id: 'identities', label: 'E2EE identities', group: 'Manage', View: IdentitiesView },
   { id: 'queues', label: 'Queues', group: 'Operations', View: QueuesView },
   { id: 'retained', label: 'Retained', group: 'Operations', View: RetainedView },
   { id: 'dead-letters', label: 'Dead letters', group: 'Operations', View: DeadLettersView },

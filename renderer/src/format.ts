@@ -11,9 +11,12 @@ export function formatCount(value: number | null | undefined): string {
   return value === null || value === undefined ? '—' : integer.format(value);
 }
 
-/** A count with its noun: `(1, 'consumer')` → `"1 consumer"`, `(3, 'consumer')` → `"3 consumers"`. */
-export function formatCountOf(value: number, noun: string): string {
-  return `${formatCount(value)} ${value === 1 ? noun : `${noun}s`}`;
+/**
+ * A count with its noun: `(1, 'consumer')` → `"1 consumer"`, `(3, 'consumer')` → `"3 consumers"`;
+ * `plural` for a noun that does not take an `s` (`'identities'`).
+ */
+export function formatCountOf(value: number, noun: string, plural = `${noun}s`): string {
+  return `${formatCount(value)} ${value === 1 ? noun : plural}`;
 }
 
 /** Messages per second: `12.5` → `"12.5/s"`; null → `"—/s"`. */

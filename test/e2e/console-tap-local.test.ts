@@ -245,6 +245,23 @@ describe('console tap, publisher, local broker and demo end to end', () => {
       .toContain('reloaded the file');
     const realms = await callApi<RealmList>(app, 'listRealms', { connectionId: 'local' });
     expect(realms.realms.map((r) => r.name)).toContain('from-editor');
+
+    // The HTTP publish switches rewrite the same text (issue 28): on, 3 streams per IP, saved.
+    await page.getByTestId('http-publish-enabled').check();
+    await page.getByTestId('http-publish-per-ip').fill('3');
+    await expect
+      .poll(() => page.getByTestId('settings-text').inputValue())
+      .toContain('"sse_max_per_ip": 3');
+    await expect.poll(() => page.getByTestId('settings-valid').count()).toBe(1);
+    await page.getByTestId('settings-save').click();
+    await expect
+      .poll(() => text(page, 'settings-saved'), { timeout: 15_000 })
+      .toContain('reloaded the file');
+    const saved = JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
+    expect(saved.http_publish).toMatchObject({ enabled: true, sse_max_per_ip: 3 });
+    expect((saved.auth as { realms: Record<string, unknown> }).realms).toHaveProperty(
+      'from-editor',
+    );
     await shoot('console-local-broker');
 
     // Stop and Start.

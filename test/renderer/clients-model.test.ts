@@ -2,7 +2,8 @@
  * The Clients view's model (issue 22, item 13): offline leftovers without an id of their own
  * are hidden behind a toggle (never one with subscribers or a durable subscription); the
  * console's own taps and test publisher are labelled; socket ids are not shown; MQTT
- * subscribers of a producer's topics are counted; the console's own connections are named.
+ * subscribers of a producer's topics are counted; the console's own connections are named; a
+ * realm with only SSE streams is kept (issue 28).
  */
 import { describe, expect, it } from 'vitest';
 import type { ClientList } from '../../shared/console-api-operations';
@@ -121,5 +122,18 @@ describe('clients model', () => {
         'your clients.',
     );
     expect(consoleNote({ management: false, taps: [], publishers: [] })).toBeNull();
+  });
+
+  it('keeps a realm whose only clients are SSE streams, with its streams', () => {
+    const sse = [{ event: 'notify', opened_at: 1_000, role: 'consumer' }];
+    const model = buildClientsModel(
+      {
+        connectionId: 'local',
+        fetchedAt: 0,
+        realms: [{ name: 'web', producers: [], consumers: [], sse }],
+      },
+      { onlineOnly: true, showLeftovers: false },
+    );
+    expect(model.realms).toEqual([{ name: 'web', producers: [], consumers: [], mqtt: [], sse }]);
   });
 });

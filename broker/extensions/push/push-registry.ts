@@ -30,6 +30,19 @@ export class PushRegistry {
     return this.endpoints(realm, identity).length;
   }
 
+  /** The identities of `realm` with endpoints (a snapshot; `list_identities`). */
+  identities(realm: string): string[] {
+    return this.map.identities(realm);
+  }
+
+  /**
+   * When a wake of (realm, identity) was last let through the coalescing window (epoch ms,
+   * node-local, memory only); undefined when none is remembered.
+   */
+  lastWakeAt(realm: string, identity: string): number | undefined {
+    return this.lastWake.get(realm)?.get(identity);
+  }
+
   /** Every endpoint held on this node (the registrations gauge). */
   total(): number {
     let n = 0;

@@ -6,7 +6,12 @@
  * MQTT subscribers, which the protocol's `subscribers` count leaves out.
  */
 import type { ClientList, ConsoleFootprint } from '../../../../shared/console-api-operations';
-import type { ClientConsumer, ClientMqtt, ClientProducer } from '../../../../shared/http-api';
+import type {
+  ClientConsumer,
+  ClientMqtt,
+  ClientProducer,
+  ClientSse,
+} from '../../../../shared/http-api';
 
 /** Prefix of the live tap's consumer names (the console's tap-session.ts). */
 const TAP_CONSUMER_PREFIX = 'switchboard-tap-';
@@ -33,6 +38,8 @@ export interface RealmView {
   producers: ProducerRow[];
   consumers: ConsumerRow[];
   mqtt: ClientMqtt[];
+  /** SSE streams (`GET /sub`) open on the broker, oldest first. */
+  sse: ClientSse[];
 }
 
 export interface ClientsModel {
@@ -127,8 +134,9 @@ export function buildClientsModel(
       });
     }
     const mqtt = realm.mqtt ?? [];
-    if (producers.length === 0 && consumers.length === 0 && mqtt.length === 0) continue;
-    realms.push({ name: realm.name, producers, consumers, mqtt });
+    const sse = realm.sse ?? [];
+    if (producers.length + consumers.length + mqtt.length + sse.length === 0) continue;
+    realms.push({ name: realm.name, producers, consumers, mqtt, sse });
   }
   return { realms, leftovers, consoleNote: consoleNote(footprint) };
 }

@@ -226,6 +226,7 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
               {formatCountOf(realm.producers.length, 'producer')} ·{' '}
               {formatCountOf(realm.consumers.length, 'consumer')}
               {realm.mqtt.length > 0 && ` · ${formatCount(realm.mqtt.length)} MQTT`}
+              {realm.sse.length > 0 && ` · ${formatCountOf(realm.sse.length, 'SSE stream')}`}
             </span>
           </h3>
           <div className="ops-clients">
@@ -279,6 +280,31 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
                         })
                       }
                     />
+                  ))}
+                </ul>
+              </div>
+            )}
+            {realm.sse.length > 0 && (
+              <div>
+                <h4 className="ops-detail__sub">SSE streams</h4>
+                <ul className="ops-client-list">
+                  {realm.sse.map((s, i) => (
+                    <li
+                      key={`${s.event}\u0000${s.opened_at}\u0000${i}`}
+                      className="ops-client"
+                      data-testid="client-sse"
+                    >
+                      <div className="ops-client__head">
+                        <span className="tag">SSE</span>
+                        <strong>
+                          <code>{s.event}</code>
+                        </strong>
+                        <StatusBadge label="open" tone="ok" />
+                      </div>
+                      <p className="muted small">
+                        role {s.role} · since {new Date(s.opened_at).toLocaleTimeString('en-GB')}
+                      </p>
+                    </li>
                   ))}
                 </ul>
               </div>

@@ -5,6 +5,7 @@
  * listed as warnings with their paths, and the save result names them instead of claiming the
  * broker uses everything. Save is possible only once the text is valid; the file is then written
  * atomically and the broker reloads it (or restarts, for start-up keys) — the result says which.
+ * The HTTP publish switches above the text (http-publish-switches.tsx) edit the same text.
  */
 import { useEffect, useState } from 'react';
 import type {
@@ -15,6 +16,7 @@ import type {
 import type { ErrorInfo } from '../../../../shared/error-catalogue';
 import type { ConsoleClient } from '../../api/console-client';
 import { ErrorBanner } from '../../components/error-banner';
+import { HttpPublishSwitches } from './http-publish-switches';
 
 const CHECK_DELAY_MS = 300;
 
@@ -122,6 +124,14 @@ export function SettingsEditor({ client }: { client: ConsoleClient }) {
           {path}
         </code>
       </div>
+      <HttpPublishSwitches
+        text={text}
+        onChange={(next) => {
+          setText(next);
+          setDirty(true);
+          setSaved(null);
+        }}
+      />
       <textarea
         className={`code-editor settings-editor__text${invalid ? ' code-editor--invalid' : ''}`}
         spellCheck={false}

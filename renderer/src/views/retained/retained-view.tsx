@@ -37,8 +37,8 @@ function cellPreview(entry: RetainedEntry): string {
   return text.length > CELL_CHARS || entry.truncated ? `${text.slice(0, CELL_CHARS)}…` : text;
 }
 
-/** The realm picker's choices: configured realms and those in use, `default` first. */
-function useRealmNames(client: ConsoleClient, connectionId: string): string[] {
+/** The realm picker's choices: configured realms and those in use, `default` first (also the E2EE identities view's). */
+export function useRealmNames(client: ConsoleClient, connectionId: string): string[] {
   const call = useCallback(() => client.api.listRealms({ connectionId }), [client, connectionId]);
   const { value } = usePolled(call, 30_000);
   return useMemo(() => {

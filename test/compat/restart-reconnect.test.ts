@@ -51,7 +51,12 @@ describe('stock clients across a broker restart (SIGTERM, same port and data dir
   const pys: PyConsumer[] = [];
 
   const startBroker = async (): Promise<BrokerProcess> => {
-    const broker = await startBrokerProcess(['--port', String(port), '--data-dir', dir.path]);
+    // A CLI start through tsx takes 2–4 s alone, but beyond 20 s was seen in a full suite run on
+    // a loaded 2-core machine: wait for its ready message longer than the helper's default.
+    const broker = await startBrokerProcess(
+      ['--port', String(port), '--data-dir', dir.path],
+      60_000,
+    );
     brokers.push(broker);
     return broker;
   };
@@ -182,5 +187,5 @@ describe('stock clients across a broker restart (SIGTERM, same port and data dir
       expect(p.lines.filter((l) => l.type === 'connected')).toHaveLength(2);
       expect(p.lines.filter((l) => l.type === 'disconnected')).toHaveLength(1);
     }
-  });
+  }, 150_000);
 });

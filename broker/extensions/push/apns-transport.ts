@@ -13,7 +13,7 @@
  */
 import type { KeyObject } from 'node:crypto';
 import { connect, type ClientHttp2Session } from 'node:http2';
-import { SignJWT } from 'jose';
+import { loadJose } from '../../auth/lazy-jose';
 import { ExtensionLimit } from '../../../shared/protocol-extensions';
 import type { ApnsEnv, PushEndpoint, PushTransport, SendResult } from './push-types';
 
@@ -57,6 +57,8 @@ export class ApnsTransport implements PushTransport {
       return this.jwt.token;
     }
     const at = this.now();
+    // Loaded with the first provider token: a broker without APNs never needs jose.
+    const { SignJWT } = await loadJose();
     const token = await new SignJWT({})
       .setProtectedHeader({ alg: 'ES256', kid: this.options.keyId })
       .setIssuer(this.options.teamId)

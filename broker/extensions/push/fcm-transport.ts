@@ -11,7 +11,7 @@
  * timeouts, network errors `{ok:false, retryable}`. No project for the `app_id`: `{ok:false}`,
  * nothing sent, a throttled `push wake skipped: transport=fcm reason=no-project` warning.
  */
-import { importPKCS8, SignJWT } from 'jose';
+import { loadJose } from '../../auth/lazy-jose';
 import { ExtensionLimit } from '../../../shared/protocol-extensions';
 import type { Logger } from '../../logging/logger';
 import { PerKeyThrottle } from '../../logging/per-key-throttle';
@@ -63,6 +63,8 @@ export class FcmTransport implements PushTransport {
   }
 
   private async mint(sa: ServiceAccount): Promise<string> {
+    // Loaded with the first mint: a broker without FCM never needs jose.
+    const { importPKCS8, SignJWT } = await loadJose();
     const key = await importPKCS8(sa.private_key, 'RS256');
     const iat = Math.floor(Date.now() / 1000);
     const assertion = await new SignJWT({ scope: SCOPE })

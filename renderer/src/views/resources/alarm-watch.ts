@@ -7,6 +7,7 @@
  */
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import type { Alarm } from '../../../../shared/broker-resources';
+import { LOCAL_CONNECTION_ID } from '../../../../shared/console-api';
 import { errorInfo } from '../../../../shared/error-catalogue';
 import type { ConsoleClient } from '../../api/console-client';
 import { usePolled } from '../../hooks/use-polled';
@@ -21,12 +22,19 @@ const inBackground = (): boolean => document.visibilityState === 'hidden' || !do
 /** The alarms raised on the selected broker now (empty when it does not offer `resources`). */
 export function useAlarmWatch(client: ConsoleClient | null): Alarm[] {
   const connectionId = useAppStore((s) => s.selectedConnectionId);
+  // Asked only while the broker can answer: a stopped or restarting local broker (demo start,
+  // Broker process view) or an unreachable remote one would only fill the log with 503s.
+  const reachable = useAppStore((s) => {
+    if (s.connection !== 'online') return false;
+    if (connectionId === LOCAL_CONNECTION_ID) return s.localBroker?.state === 'running';
+    return s.connections.find((c) => c.id === connectionId)?.state === 'online';
+  });
   const call = useCallback(
     () =>
-      client
+      client && reachable
         ? client.api.getResources({ connectionId })
         : Promise.resolve({ ok: false as const, error: errorInfo('SWB_ERR_NOT_FOUND') }),
-    [client, connectionId],
+    [client, connectionId, reachable],
   );
   const { value } = usePolled(call, ALARM_POLL_MS);
   const alarms = useMemo(() => value?.resources?.alarms ?? [], [value]);

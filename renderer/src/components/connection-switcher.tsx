@@ -3,8 +3,7 @@
  * always shows the selected connection's state — `stale` while the console host is unreachable,
  * never a green state it cannot vouch for.
  */
-import { LOCAL_CONNECTION_ID } from '../../../shared/console-api';
-import { useAppStore } from '../store/app-store';
+import { selectedBrokerState, useAppStore } from '../store/app-store';
 import { StatusBadge, type BadgeTone } from './status-badge';
 
 const TONES: Record<string, BadgeTone> = {
@@ -24,12 +23,7 @@ export function ConnectionSwitcher() {
   const selectedId = useAppStore((s) => s.selectedConnectionId);
   const select = useAppStore((s) => s.selectConnection);
   const linkOnline = useAppStore((s) => s.connection === 'online');
-  const localState = useAppStore((s) => s.localBroker?.state ?? null);
-  const selected = connections.find((c) => c.id === selectedId);
-  const liveState =
-    selectedId === LOCAL_CONNECTION_ID && localState && localState !== 'running'
-      ? localState
-      : (selected?.state ?? 'unknown');
+  const liveState = useAppStore(selectedBrokerState);
   const label = linkOnline ? liveState : 'stale';
 
   return (

@@ -7,15 +7,17 @@
  */
 import { useCallback, useEffect, useMemo, useRef } from 'react';
 import type { Alarm } from '../../../../shared/broker-resources';
-import { LOCAL_CONNECTION_ID } from '../../../../shared/console-api';
 import { errorInfo } from '../../../../shared/error-catalogue';
 import type { ConsoleClient } from '../../api/console-client';
 import { usePolled } from '../../hooks/use-polled';
-import { useAppStore } from '../../store/app-store';
+import { selectedBrokerState, useAppStore } from '../../store/app-store';
 import { notificationPermission } from '../requests/request-notifications';
 
 /** How often the top bar asks the selected broker for its alarms, ms. */
 export const ALARM_POLL_MS = 10_000;
+
+/** Connection states in which the broker answers commands (the top bar's green states). */
+const ANSWERING = new Set(['online', 'running']);
 
 const inBackground = (): boolean => document.visibilityState === 'hidden' || !document.hasFocus();
 
@@ -24,11 +26,9 @@ export function useAlarmWatch(client: ConsoleClient | null): Alarm[] {
   const connectionId = useAppStore((s) => s.selectedConnectionId);
   // Asked only while the broker can answer: a stopped or restarting local broker (demo start,
   // Broker process view) or an unreachable remote one would only fill the log with 503s.
-  const reachable = useAppStore((s) => {
-    if (s.connection !== 'online') return false;
-    if (connectionId === LOCAL_CONNECTION_ID) return s.localBroker?.state === 'running';
-    return s.connections.find((c) => c.id === connectionId)?.state === 'online';
-  });
+  const reachable = useAppStore(
+    (s) => s.connection === 'online' && ANSWERING.has(selectedBrokerState(s)),
+  );
   const call = useCallback(
     () =>
       client && reachable

@@ -62,6 +62,7 @@ export const CONSOLE_METHOD_NAMES = [
   'tapStart',
   'tapStop',
   'publishMessage',
+  'publishMqtt',
   // Local broker view and demo mode (console-api-local.ts).
   'startLocalBroker',
   'stopLocalBroker',

@@ -9,6 +9,9 @@ import { SignedAction } from '../../shared/admin-signature';
 /** The action name of a test publish from the console (Live tap's publisher), not a wire command. */
 export const CONSOLE_PUBLISH_ACTION = 'console_publish';
 
+/** The console's MQTT publisher (mqtt-publisher.ts): an MQTT PUBLISH, not a management command. */
+export const CONSOLE_MQTT_PUBLISH_ACTION = 'console_mqtt_publish';
+
 /** `plain`: kept (strings cut at 200 chars); `secret`: `<set>`/`<cleared>` only; `ids`: a list
  * of ids, kept as its `count` and the first `MAX_AUDIT_IDS` ids (`ids`, comma-separated). */
 type Param = 'plain' | 'secret' | 'ids';
@@ -78,6 +81,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
     guaranteed: 'plain',
     ttl: 'plain',
   },
+  [CONSOLE_MQTT_PUBLISH_ACTION]: { ...REALM, topic: 'plain', qos: 'plain', retain: 'plain' },
   remove_consumer: { ...REALM, consumer: 'plain' },
   end_sessions: REALM,
   close_client: { ...REALM, client_id: 'plain' },

@@ -18,7 +18,12 @@ import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { realmsInUse, toAuthorizationRequest, toRealmList } from './manager-pool';
 import { oldestPending } from './pending-requests';
-import { ActivityLog, AuditedManagerPool, CONSOLE_PUBLISH_ACTION } from './activity-log';
+import {
+  ActivityLog,
+  AuditedManagerPool,
+  CONSOLE_MQTT_PUBLISH_ACTION,
+  CONSOLE_PUBLISH_ACTION,
+} from './activity-log';
 import { createRealmsConsoleService } from './realms-console-service';
 import { createLocalBrokerConsoleService } from './local-broker-console-service';
 import { createTapConsoleService } from './tap-console-service';
@@ -164,6 +169,19 @@ export function createConsoleService({
           ttl: input.ttlSeconds,
         },
         () => tap.methods.publishMessage(input),
+      ),
+    publishMqtt: (input) =>
+      pool.recorded(
+        input.connectionId,
+        'operator',
+        CONSOLE_MQTT_PUBLISH_ACTION,
+        {
+          realm: input.realm,
+          topic: input.topic,
+          qos: input.qos ?? 0,
+          retain: input.retain ?? false,
+        },
+        () => tap.methods.publishMqtt(input),
       ),
     ...local.methods,
     on: (event, listener) => hub.on(event, listener),

@@ -24,6 +24,11 @@ export interface RealmSocket {
   access: RealmAccess;
   /** SHA-256 hex of the temporary token, else null. */
   tokenHash: string | null;
+  /**
+   * The token that admitted the socket (the admin token for realm `*`, the temporary token),
+   * else null: the MQTT publisher presents it as its password. Never leaves this process.
+   */
+  token: string | null;
   /** Closes the socket, then revokes a temporary token (best effort). Idempotent. */
   close(): Promise<void>;
 }
@@ -96,6 +101,7 @@ export async function openRealmSocket(options: OpenRealmSocketOptions): Promise<
   try {
     let access: RealmAccess;
     let tokenHash: string | null = null;
+    let admittedBy: string | null = null;
     if (!realms.authEnabled) {
       if (realm !== Protocol.DEFAULT_REALM) {
         throw new SwitchboardError(
@@ -112,6 +118,7 @@ export async function openRealmSocket(options: OpenRealmSocketOptions): Promise<
         );
       }
       await authenticate(socket, { token: options.adminToken }, timeoutMs);
+      admittedBy = options.adminToken;
       access = 'admin';
     } else if (realms.realms.some((r) => r.name === realm && !r.authRequired)) {
       await authenticate(socket, { realm, role: 'both' }, timeoutMs);
@@ -139,9 +146,10 @@ export async function openRealmSocket(options: OpenRealmSocketOptions): Promise<
       await manager.decide(requested.request_id, true, 'both', 'console tap/publisher');
       revoke = () => manager.command({ command: 'revoke_token', token });
       await authenticate(socket, { token, realm }, timeoutMs);
+      admittedBy = token;
       access = 'temporary';
     }
-    return { socket, realm, access, tokenHash, close };
+    return { socket, realm, access, tokenHash, token: admittedBy, close };
   } catch (error) {
     await close();
     throw error;

@@ -24,6 +24,7 @@ import {
   revokeStaleConsoleTokens,
   type RealmSocket,
 } from './realm-access';
+import { publishMqtt } from './mqtt-publisher';
 import { removeTapConsumer, removeTapLeftovers } from './tap-leftovers';
 import { TapSession } from './tap-session';
 
@@ -46,7 +47,7 @@ export interface TapServiceDeps {
   listClients?: (connectionId: string) => Promise<ClientList>;
 }
 
-type TapMethodNames = 'tapStart' | 'tapStop' | 'publishMessage';
+type TapMethodNames = 'tapStart' | 'tapStop' | 'publishMessage' | 'publishMqtt';
 
 export function createTapConsoleService({
   connections,
@@ -266,6 +267,21 @@ export function createTapConsoleService({
         } finally {
           await client.close();
         }
+      },
+      publishMqtt: async (input) => {
+        const profile = connections.profile(input.connectionId);
+        const secret = profile.secret?.() ?? null;
+        const admin = profile.local !== undefined || profile.stored?.credential.kind === 'admin';
+        return publishMqtt(
+          {
+            profile,
+            manager: pool.get(input.connectionId, 'console'),
+            adminToken: admin ? secret : null,
+            openTemporary: (realm) =>
+              open(input.connectionId, realm, 'Switchboard console publisher'),
+          },
+          input,
+        );
       },
     },
     close: () => {

@@ -162,4 +162,73 @@ describe('retained view end to end', () => {
     );
     expect(pageErrors).toEqual([]);
   }, 90_000);
+
+  it('publishes over MQTT from the Live tap with QoS, retain and MQTT 5 properties, and keeps templates', async () => {
+    const watcher = await connectAsync(mqttUrl, { protocolVersion: 5, reconnectPeriod: 0 });
+    clients.push(watcher);
+    const got: { topic: string; payload: string; retain: boolean; user: unknown }[] = [];
+    watcher.on('message', (topic, payload, packet) =>
+      got.push({
+        topic,
+        payload: payload.toString(),
+        retain: packet.retain,
+        user: packet.properties?.userProperties,
+      }),
+    );
+    await watcher.subscribeAsync('hall/#', { qos: 1 });
+
+    await page.getByTestId('nav-tap').click();
+    await page.getByTestId('publish-protocol-mqtt').click();
+    await page.getByTestId('mqtt-topic').fill('hall/door');
+    await page.getByTestId('mqtt-payload').fill('{"open": true}');
+    await page.getByTestId('mqtt-retain').check();
+    await page.getByTestId('mqtt-user-properties').fill('site=north');
+    // A wildcard is refused before anything is sent.
+    await page.getByTestId('mqtt-topic').fill('hall/#');
+    await expect.poll(() => page.getByTestId('mqtt-problem').textContent()).toContain('wildcards');
+    expect(await page.getByTestId('mqtt-send').isDisabled()).toBe(true);
+    await page.getByTestId('mqtt-topic').fill('hall/door');
+    await page.getByTestId('mqtt-send').click();
+    await expect
+      .poll(() => page.getByTestId('mqtt-result').textContent())
+      .toMatch(/Published 14 B to hall\/door in default, retained .* PUBACK received/);
+    await expect.poll(() => got.length).toBe(1);
+    expect(got[0]).toEqual({
+      topic: 'hall/door',
+      payload: '{"open": true}',
+      retain: false,
+      user: { site: 'north' },
+    });
+    // Retained on the broker: a new subscriber gets it.
+    expect(await retainedSeen('hall/#')).toEqual(['hall/door']);
+
+    // Saved as a template, it survives a reload and fills the form again.
+    await page.getByTestId('publish-template-name').fill('door sensor');
+    await page.getByTestId('publish-template-save').click();
+    await page.reload();
+    await page.getByTestId('nav-tap').click();
+    await page.getByTestId('publish-template').selectOption('door sensor');
+    await expect.poll(() => page.getByTestId('mqtt-topic').inputValue()).toBe('hall/door');
+    expect(await page.getByTestId('mqtt-retain').isChecked()).toBe(true);
+    expect(await page.getByTestId('mqtt-user-properties').inputValue()).toBe('site=north');
+
+    if (SHOTS) {
+      mkdirSync(SHOTS, { recursive: true });
+      await page.getByTestId('mqtt-send').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SHOTS, 'mqtt-publisher-1280.png'), fullPage: true });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await expect
+        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .toBeLessThanOrEqual(390);
+      await page.screenshot({ path: path.join(SHOTS, 'mqtt-publisher-390.png'), fullPage: true });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
+    const activity = await callApi<ActivityList>(app, 'listActivity', {
+      actions: ['console_mqtt_publish'],
+    });
+    expect(activity.entries[0]).toMatchObject({
+      params: { realm: 'default', topic: 'hall/door', qos: 1, retain: true },
+    });
+    expect(pageErrors).toEqual([]);
+  }, 90_000);
 });

@@ -30,6 +30,7 @@ const LABELS: Record<string, string> = {
   delete_retained: 'Delete retained messages',
   AUTHORIZATION_DECIDE: 'Decide request',
   console_publish: 'Publish test message',
+  console_mqtt_publish: 'Publish MQTT message',
 };
 
 /** The action's label without its parameters; an unknown action keeps its wire name. */

@@ -1,179 +1,192 @@
 /**
- * The test publisher: a JSON editor checked as you type, event, realm, guaranteed and TTL
- * options; sends one `PRODUCE` through `publishMessage` and shows the broker's confirm. Its
- * realm follows the tap's (`defaultRealm`) until the tap's realm changes again.
+ * The test publisher below the Live tap, for both protocols (issue 27): a tyo-mq `PRODUCE`
+ * (produce-form.tsx) or an MQTT `PUBLISH` with QoS, retain and MQTT 5 properties
+ * (mqtt-publish-form.tsx), and templates saved per connection (publish-templates.ts). Loading
+ * a template switches to its protocol and fills the form; saving stores the form as it is.
  */
-import { useState } from 'react';
-import { MAX_PUBLISH_JSON_CHARS, type PublishResult } from '../../../../shared/console-api-tap';
-import type { ErrorInfo } from '../../../../shared/error-catalogue';
+import { useCallback, useEffect, useState } from 'react';
+import { LOCAL_CONNECTION_ID } from '../../../../shared/console-api';
 import type { ConsoleClient } from '../../api/console-client';
-import { ErrorBanner } from '../../components/error-banner';
-import { CheckField, TextField } from '../../components/form-fields';
+import { MqttPublishForm } from './mqtt-publish-form';
+import { ProduceForm } from './produce-form';
+import {
+  deleteTemplate,
+  loadTemplates,
+  saveTemplate,
+  type MqttDraft,
+  type ProduceDraft,
+  type PublishProtocol,
+  type PublishTemplate,
+} from './publish-templates';
 
-/**
- * The confirm in words: what was published where and how many durable copies the broker
- * stored, with why when the message was not guaranteed and copies were still stored (the event
- * has durable subscriptions, which keep a copy of every message, guaranteed or not).
- */
-export function publishSummary(result: PublishResult, guaranteed: boolean): string {
-  const time = new Date(result.at).toLocaleTimeString('en-GB');
-  const n = result.storedCopies;
-  const copies = `${n} durable cop${n === 1 ? 'y' : 'ies'}`;
-  let why: string;
-  if (n === 0) {
-    why = guaranteed
-      ? 'no durable copy: no subscriber of this event was offline or durable'
-      : 'no durable copy stored';
-  } else if (guaranteed) {
-    why = `${copies} stored (guaranteed: kept for subscribers until delivered)`;
-  } else {
-    why =
-      `${copies} stored although not guaranteed: this event has ` +
-      `${n === 1 ? 'a durable subscriber' : 'durable subscribers'}, and a durable subscription ` +
-      'keeps a copy of every message';
-  }
-  return `Published ${result.event} to ${result.realm} at ${time} · ${why}`;
-}
-
-/** Why `text` is not JSON, or null when it is. */
-export function jsonProblem(text: string): string | null {
-  if (text.trim() === '') return 'Enter a JSON value, e.g. {"hello": "world"}';
-  if (text.length > MAX_PUBLISH_JSON_CHARS) return `At most ${MAX_PUBLISH_JSON_CHARS} characters`;
-  try {
-    JSON.parse(text);
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  }
-}
+export { jsonProblem, publishSummary } from './produce-form';
 
 export interface PublishFormProps {
   client: ConsoleClient;
   connectionId: string;
-  /** The tap's realm: the form's realm follows it (not `*`, which is no realm to publish to). */
+  /** The tap's realm: the forms' realm follows it (not `*`, which is no realm to publish to). */
   defaultRealm: string;
 }
 
 export function PublishForm({ client, connectionId, defaultRealm }: PublishFormProps) {
-  const [realm, setRealm] = useState(defaultRealm);
-  const [event, setEvent] = useState('test/hello');
-  const [from, setFrom] = useState('switchboard-console');
-  const [json, setJson] = useState('{\n  "hello": "world"\n}');
-  const [guaranteed, setGuaranteed] = useState(false);
-  const [ttl, setTtl] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ErrorInfo | null>(null);
-  const [last, setLast] = useState<{ result: PublishResult; guaranteed: boolean } | null>(null);
+  const [protocol, setProtocol] = useState<PublishProtocol>('tyo-mq');
+  const [templates, setTemplates] = useState<PublishTemplate[]>(() => loadTemplates(connectionId));
+  const [name, setName] = useState('');
+  const [picked, setPicked] = useState('');
+  /** Bumped to remount the form with a loaded template. */
+  const [generation, setGeneration] = useState(0);
+  // The forms' latest fields: a form remounted (protocol switched back, template loaded)
+  // starts from them, so switching protocols loses nothing.
+  const [drafts, setDrafts] = useState<{ produce: ProduceDraft | null; mqtt: MqttDraft | null }>({
+    produce: null,
+    mqtt: null,
+  });
+  const onProduceDraft = useCallback(
+    (produce: ProduceDraft) => setDrafts((d) => ({ ...d, produce })),
+    [],
+  );
+  const onMqttDraft = useCallback((mqtt: MqttDraft) => setDrafts((d) => ({ ...d, mqtt })), []);
+  const [localPort, setLocalPort] = useState<number | null>(null);
+  const localMqttPort = connectionId === LOCAL_CONNECTION_ID ? localPort : null;
 
-  // Follows the tap's realm when that changes (state adjusted during render, not in an effect).
-  const [followed, setFollowed] = useState(defaultRealm);
-  if (defaultRealm !== followed) {
-    setFollowed(defaultRealm);
-    if (defaultRealm !== '' && defaultRealm !== '*') setRealm(defaultRealm);
+  // Another connection: its own templates, fresh forms (state adjusted during render).
+  const [shownFor, setShownFor] = useState(connectionId);
+  if (shownFor !== connectionId) {
+    setShownFor(connectionId);
+    setTemplates(loadTemplates(connectionId));
+    setPicked('');
+    setDrafts({ produce: null, mqtt: null });
   }
 
-  const problem = jsonProblem(json);
-  const ttlValue = ttl.trim() === '' ? undefined : Number(ttl);
-  const ttlProblem =
-    ttlValue !== undefined && (!Number.isInteger(ttlValue) || ttlValue < 0)
-      ? 'TTL is a whole number of seconds'
-      : null;
-  const canSend = !busy && !problem && !ttlProblem && realm.trim() !== '' && event.trim() !== '';
-
-  const send = async (): Promise<void> => {
-    setBusy(true);
-    setError(null);
-    const result = await client.api.publishMessage({
-      connectionId,
-      realm: realm.trim(),
-      event: event.trim(),
-      from: from.trim() || undefined,
-      messageJson: json,
-      guaranteed,
-      ttlSeconds: ttlValue,
+  useEffect(() => {
+    if (connectionId !== LOCAL_CONNECTION_ID) return;
+    let live = true;
+    void client.api.getLocalBroker({}).then((result) => {
+      if (live && result.ok) setLocalPort(result.value.mqttPort);
     });
-    if (result.ok) setLast({ result: result.value, guaranteed });
-    else setError(result.error);
-    setBusy(false);
+    return () => {
+      live = false;
+    };
+  }, [client, connectionId]);
+
+  const save = (): void => {
+    const trimmed = name.trim();
+    if (trimmed === '') return;
+    const template: PublishTemplate | null =
+      protocol === 'mqtt'
+        ? drafts.mqtt && { name: trimmed, protocol, draft: drafts.mqtt }
+        : drafts.produce && { name: trimmed, protocol, draft: drafts.produce };
+    if (!template) return;
+    setTemplates(saveTemplate(connectionId, template));
+    setPicked(trimmed);
+  };
+  const load = (templateName: string): void => {
+    setPicked(templateName);
+    const template = templates.find((t) => t.name === templateName);
+    if (!template) return;
+    if (template.protocol === 'mqtt') setDrafts((d) => ({ ...d, mqtt: template.draft }));
+    else setDrafts((d) => ({ ...d, produce: template.draft }));
+    setProtocol(template.protocol);
+    setName(template.name);
+    setGeneration((n) => n + 1);
+  };
+  const remove = (): void => {
+    if (picked === '') return;
+    setTemplates(deleteTemplate(connectionId, picked));
+    setPicked('');
   };
 
   return (
     <section className="panel publish" aria-label="Publish a test message">
-      <h3 className="section-title publish__title">Publish a test message</h3>
-      <form
-        className="publish__grid"
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (canSend) void send();
-        }}
-      >
-        <TextField
-          label="Realm"
-          list="tap-realms"
-          value={realm}
-          onValue={setRealm}
-          testId="publish-realm"
-        />
-        <TextField label="Event" value={event} onValue={setEvent} testId="publish-event" />
-        <TextField
-          label="From (producer name)"
-          value={from}
-          onValue={setFrom}
-          testId="publish-from"
-        />
-        <label className="field publish__json">
-          Message (JSON)
-          <textarea
-            className={`code-editor${problem ? ' code-editor--invalid' : ''}`}
-            rows={6}
-            spellCheck={false}
-            value={json}
-            onChange={(e) => setJson(e.target.value)}
-            aria-invalid={problem ? true : undefined}
-            data-testid="publish-json"
+      <div className="publish__head">
+        <h3 className="section-title publish__title">Publish a test message</h3>
+        <div className="ops-segmented" role="group" aria-label="Protocol">
+          {(
+            [
+              ['tyo-mq', 'tyo-mq PRODUCE'],
+              ['mqtt', 'MQTT PUBLISH'],
+            ] as const
+          ).map(([id, text]) => (
+            <button
+              key={id}
+              type="button"
+              className={`ops-segmented__item${protocol === id ? ' ops-segmented__item--on' : ''}`}
+              aria-pressed={protocol === id}
+              onClick={() => setProtocol(id)}
+              data-testid={`publish-protocol-${id}`}
+            >
+              {text}
+            </button>
+          ))}
+        </div>
+      </div>
+      <div className="publish__templates" role="group" aria-label="Templates">
+        <label className="field">
+          Template
+          <select
+            value={picked}
+            onChange={(e) => load(e.target.value)}
+            data-testid="publish-template"
+          >
+            <option value="">
+              {templates.length ? '— pick a saved template —' : 'none saved'}
+            </option>
+            {templates.map((t) => (
+              <option key={t.name} value={t.name}>
+                {t.name} ({t.protocol === 'mqtt' ? 'MQTT' : 'tyo-mq'})
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="field">
+          Save as
+          <input
+            value={name}
+            maxLength={100}
+            placeholder="template name"
+            onChange={(e) => setName(e.target.value)}
+            data-testid="publish-template-name"
           />
         </label>
-        {problem && (
-          <p className="field-error" role="alert" data-testid="publish-json-error">
-            {problem}
-          </p>
-        )}
-        <CheckField
-          checkClass="box"
-
-          checked={guaranteed}
-          onChecked={setGuaranteed}
-          testId="publish-guaranteed"
+        <button
+          type="button"
+          className="button"
+          disabled={name.trim() === ''}
+          onClick={save}
+          data-testid="publish-template-save"
         >
-          Guaranteed (stored for offline subscribers)
-        </CheckField>
-        <TextField
-          label="TTL of stored copies (s)"
-          fieldClass="publish__ttl"
-          inputMode="numeric"
-          placeholder="broker default"
-          value={ttl}
-          onValue={setTtl}
-          testId="publish-ttl"
+          Save template
+        </button>
+        <button
+          type="button"
+          className="button"
+          disabled={picked === ''}
+          onClick={remove}
+          data-testid="publish-template-delete"
+        >
+          Delete
+        </button>
+      </div>
+      {protocol === 'mqtt' ? (
+        <MqttPublishForm
+          key={`mqtt-${connectionId}-${generation}`}
+          client={client}
+          connectionId={connectionId}
+          defaultRealm={defaultRealm}
+          localMqttPort={localMqttPort}
+          initial={drafts.mqtt ?? undefined}
+          onDraft={onMqttDraft}
         />
-        {ttlProblem && <p className="field-error">{ttlProblem}</p>}
-        <div className="publish__actions">
-          <button
-            type="submit"
-            className="button button--primary"
-            disabled={!canSend}
-            data-testid="publish-send"
-          >
-            {busy ? 'Publishing…' : 'Publish'}
-          </button>
-          {last && (
-            <span className="muted" data-testid="publish-result">
-              {publishSummary(last.result, last.guaranteed)}
-            </span>
-          )}
-        </div>
-      </form>
-      <ErrorBanner title="Publish failed:" message={error?.message} testId="publish-error" />
+      ) : (
+        <ProduceForm
+          key={`produce-${connectionId}-${generation}`}
+          client={client}
+          connectionId={connectionId}
+          defaultRealm={defaultRealm}
+          initial={drafts.produce ?? undefined}
+          onDraft={onProduceDraft}
+        />
+      )}
     </section>
   );
 }

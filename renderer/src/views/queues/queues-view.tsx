@@ -7,18 +7,16 @@
  * saying so instead of a table.
  */
 import { useCallback, useMemo, useState } from 'react';
-import type { QueueRow } from '../../../../shared/console-api-queues';
 import type { ConsoleClient } from '../../api/console-client';
 import { ConnectionProblem } from '../../components/connection-problem';
 import { Page } from '../../components/page';
-import { StatusBadge } from '../../components/status-badge';
 import { formatCount, formatCountOf } from '../../format';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { usePolled } from '../../hooks/use-polled';
 import { QueueDetail } from './queue-detail';
+import { QueueTable } from './queue-table';
 import {
   NO_FILTERS,
-  ageText,
   shownQueues,
   type QueueFilters,
   type QueueSort,
@@ -29,13 +27,6 @@ import '../../styles/queues.css';
 
 /** Refresh period of the table, ms. */
 const REFRESH_MS = 2_000;
-
-const COLUMNS: Array<{ sort: QueueSort; label: string; numeric: boolean }> = [
-  { sort: 'name', label: 'Queue', numeric: false },
-  { sort: 'ready', label: 'Ready', numeric: true },
-  { sort: 'inFlight', label: 'In flight', numeric: true },
-  { sort: 'age', label: 'Oldest ready', numeric: true },
-];
 
 function FilterField(props: {
   label: keyof QueueFilters;
@@ -54,50 +45,6 @@ function FilterField(props: {
         data-testid={`queues-filter-${props.label}`}
       />
     </label>
-  );
-}
-
-function QueueTableRow(props: { row: QueueRow; selected: boolean; onSelect: () => void }) {
-  const { row } = props;
-  return (
-    <tr
-      className={`queues-row${props.selected ? ' queues-row--selected' : ''}`}
-      data-testid={`queue-row-${row.consumer}`}
-      aria-selected={props.selected}
-      onClick={props.onSelect}
-    >
-      <td className="queues-cell--name" data-label="Queue">
-        <button type="button" className="queues-open" onClick={props.onSelect}>
-          <strong>{row.consumer}</strong>
-        </button>
-        <span className="queues-sub">
-          <code>{row.key}</code>
-          <span className="muted"> · {row.realm}</span>
-          {row.group && <span className="muted"> · group {row.group}</span>}
-        </span>
-        <span className="queues-badges">
-          <StatusBadge
-            label={row.online ? 'online' : 'offline'}
-            tone={row.online ? 'ok' : 'idle'}
-          />
-          {!row.subscribed && <StatusBadge label="no subscription" tone="busy" />}
-        </span>
-      </td>
-      <td
-        className="queues-num"
-        data-label="Ready"
-        data-testid="queue-ready"
-        data-value={row.ready}
-      >
-        {formatCount(row.ready)}
-      </td>
-      <td className="queues-num" data-label="In flight" data-testid="queue-in-flight">
-        {formatCount(row.inFlight)}
-      </td>
-      <td className="queues-num" data-label="Oldest ready">
-        {ageText(row.oldestReadyAgeMs)}
-      </td>
-    </tr>
   );
 }
 
@@ -168,45 +115,14 @@ export function QueuesView({ client }: { client: ConsoleClient }) {
                 : 'No queue matches the filters.'}
             </p>
           ) : (
-            <table className="queues-table" data-testid="queues-table">
-              <thead>
-                <tr>
-                  {COLUMNS.map((c) => (
-                    <th
-                      key={c.sort}
-                      className={c.numeric ? 'queues-num' : undefined}
-                      aria-sort={
-                        sort === c.sort
-                          ? direction === 'asc'
-                            ? 'ascending'
-                            : 'descending'
-                          : 'none'
-                      }
-                    >
-                      <button
-                        type="button"
-                        className="queues-sort"
-                        onClick={() => sortBy(c.sort)}
-                        data-testid={`queues-sort-${c.sort}`}
-                      >
-                        {c.label}
-                        {sort === c.sort ? (direction === 'asc' ? ' ▲' : ' ▼') : ''}
-                      </button>
-                    </th>
-                  ))}
-                </tr>
-              </thead>
-              <tbody>
-                {rows.map((row) => (
-                  <QueueTableRow
-                    key={row.id}
-                    row={row}
-                    selected={row.id === selectedId}
-                    onSelect={() => setSelectedId(row.id)}
-                  />
-                ))}
-              </tbody>
-            </table>
+            <QueueTable
+              rows={rows}
+              sort={sort}
+              direction={direction}
+              selectedId={selectedId}
+              onSort={sortBy}
+              onSelect={setSelectedId}
+            />
           )}
           {selected && (
             <QueueDetail

@@ -2,7 +2,6 @@
  * `createBroker(settings)`: the broker's composition root — wiring only (re-exported by
  * `broker/index.ts`, the broker's public API).
  *
- *
  * Takes the same object as the settings file (`spec/protocol-admin.md` §12.1), validates it
  * (strict, aliases folded; throws `SwitchboardError` `SWB_ERR_VALIDATION`), and returns a
  * handle that can `listen(port, host)` on its own HTTP server or `attach(httpServer)` to an
@@ -12,9 +11,9 @@ import { Server } from 'socket.io';
 import type { Health, Stats } from '../shared/http-api';
 import { authorizationRequests, keepAdminToken } from './auth/auth-wiring';
 import { watchRevocations } from './auth/session-revocation';
-import { realmSessions } from './admin/realm-sessions';
 import { TokenValidator } from './auth/token-validator';
-import { createManagement } from './admin/create-management';
+import { brokerManagement } from './broker-management';
+import { brokerDrain } from './broker-drain';
 import { clusterAdmin } from './cluster/cluster-admin-wiring';
 import { createCluster } from './cluster/create-cluster';
 import { sharedStoreName } from './cluster/realm-renames';
@@ -44,7 +43,7 @@ import { NamespaceLoader } from './namespaces/namespace-loader';
 import { attachRemote } from './namespaces/remote/remote-namespace';
 import { TicketStore } from './namespaces/remote/ticket-store';
 import { BrokerMetrics } from './metrics/broker-metrics';
-import { StoreMetrics } from './metrics/store-metrics';
+import { observeStore } from './metrics/store-observers';
 import { transportCounts } from './metrics/transport-counts';
 import { createEmbedding, withEmbedding } from './embedding/embedding-api';
 import { createMqttListener } from './mqtt/create-mqtt-listener';
@@ -57,16 +56,12 @@ import { createStore } from './storage/create-store';
 import type { MessageStore } from './storage/message-store';
 import { backupStores } from './storage/store-backup';
 import { onConnection } from './handlers/connection-lifecycle';
-import { ExtensionState } from './extensions/extension-state';
-import { keyDirectorySync } from './extensions/key-directory-sync';
+import { extensionRuntime } from './extensions/extension-runtime';
 import { loadSealedConfig } from './extensions/sealed/sealed-config';
-import { createPushRuntime, wakeOnOfflineStore } from './extensions/push/push-wiring';
 import { RealmDataMover, type RealmDataDeps } from './admin/realm-data-move';
 import { HttpHost } from './transport/http-host';
-import { closeTransports } from './transport/close-transports';
-import { processMetrics, ResourceMonitor, storeFiles } from './metrics/resource-monitor';
+import { storeFiles } from './metrics/resource-monitor';
 import { queueStaleness } from './admin/resource-commands';
-import { GracefulDrain } from './transport/graceful-drain';
 import { closeForReconnect } from './transport/reconnect-close';
 import { RequestPolicy } from './http/request-policy';
 import { socketIoOptions } from './transport/socket-options';
@@ -162,30 +157,16 @@ export function createBroker(
   });
   metrics.watchQueues(ledger);
   const clientRecords = clientTracking(rateLimits, backPressure);
-  store.observeCommits?.((ms) => metrics.storageCommitted(ms));
-  const storeMetrics = new StoreMetrics(metrics.registry);
-  const fellBack = () => store.fallbackStatus?.().fell_back ?? false;
-  storeMetrics.watchFallback(fellBack);
-  store.observeWriteFailures?.((op, reason) => storeMetrics.writeFailed(op, reason));
   // Online backup of the SQLite files (docs/backup.md): `broker.backup`, `backup_store`.
   const backup = (destDir: string) => backupStores(store, runtime, destDir);
-  const dlqDepths = store.dlqDepths?.bind(store);
-  if (dlqDepths) metrics.watchDlq(dlqDepths);
-  const storageStatus = store.storageStatus?.bind(store);
-  if (storageStatus) metrics.watchStorage(storageStatus);
   metrics.watchTransports(() => transportCounts(io, mqttConnected()));
   // Resources and alarms (issue 27): the `resources` command and /api/metrics.
-  const resources = new ResourceMonitor(metrics.registry, {
-    storeBackend: store.backend,
+  const { resources, fellBack } = observeStore(metrics, store, {
     storeFiles: () => storeFiles(store.filename, runtime.authStoreFile()),
-    storage: storageStatus,
-    fallback: store.fallbackStatus?.bind(store),
-    dlqDepths,
     queues: () => queueStaleness({ realms, store, ledger, acks }),
     thresholds: () => live.current.alarms,
     logger,
   });
-  metrics.append(processMetrics());
   const remoteTickets = new TicketStore();
   const router = new Router(realms, delivery);
   // Clustering over Redis (docs/cluster.md): relay, heartbeat; a no-op when not enabled.
@@ -259,29 +240,14 @@ export function createBroker(
     storeName: () => sharedStoreName(settings, store.backend),
     logger,
   });
-  // The extensions' per-identity state (E2EE keys, pins): restored before clients are served,
-  // shared over Redis when clustered (§2.4).
-  const extensions = new ExtensionState(store, logger);
-  extensions.sync = keyDirectorySync(cluster, extensions, logger);
-  extensions.sealed = sealed;
-  const push = createPushRuntime({
-    env: options.env ?? process.env,
-    options: options.push,
-    registry: extensions.push,
-    metrics: metrics.registry,
-    logger,
-    clustered: cluster !== null,
+  // The extensions' per-identity state (E2EE keys, pins) and push (§2.4, §6).
+  const { extensions, push, offlineStored } = extensionRuntime({
+    ...{ store, cluster, sealed, env, push: options.push, metrics: metrics.registry, logger },
   });
-  extensions.pushRuntime = push;
-  delivery.offlineStored = wakeOnOfflineStore(push);
+  delivery.offlineStored = offlineStored;
   // `rename_realm`'s data move, on the node that runs it and on its cluster peers.
   const realmData = new RealmDataMover({
-    extensions,
-    store,
-    realms,
-    ledger,
-    acks,
-    persistence,
+    ...{ extensions, store, realms, ledger, acks, persistence },
     mqtt: () => mqttForRename,
     dropRequests: (realm) => admin.dropRealm(realm),
     logger,
@@ -314,44 +280,15 @@ export function createBroker(
     metrics,
     logger,
     repeated,
-    management: createManagement({
-      settings: () => live.current,
-      auth,
-      realms,
-      store,
-      replayer,
-      logger,
-      metrics,
-      sockets: () => io.of('/').sockets.values(),
+    management: brokerManagement({
+      ...{ live, auth, realms, store, replayer, logger, metrics, io, admin, ledger, runtime },
+      ...{ extensions, authRequests, realmData, replayDlq, backup, acks, resources, persistence },
+      clientRecords,
+      settingsFile: options.settingsFile,
       getStats: () => getStats(),
-      purgeRequests: (realm) => admin.dropRealm(realm),
-      realmPurged: (realm) => ledger.clearRealm(realm),
       purgeMqtt: (realm) => purgeMqtt(realm),
-      purgeExtensions: (realm) => extensions.purgeRealm(realm),
-      realmData,
-      renames: admin.renames,
-      // `reload_settings` answers 400 "No settings file is being watched" without one (§8.2).
-      reloadSettings: options.settingsFile ? () => runtime.reload() : undefined,
-      replayDlq,
-      backup,
-      consumers: { ledger, persistence },
-      clients: clientRecords,
-      acks,
-      sessions: realmSessions({
-        auth,
-        sockets: () => io.of('/').sockets.values(),
-        // The listener is built below; sessions are only asked for once clients are served.
-        mqttClients: (realm) => mqtt.realmClients(realm),
-        logger,
-      }),
-      // The listener is built below; `retained` is null while it is not listening (MQTT off).
-      retained: { store: () => mqtt.retained },
-      resources,
-      identities: extensions,
-      pendingRequests: async (realm) =>
-        admin.context.clusterRequests
-          ? admin.context.clusterRequests.pendingList(realm)
-          : authRequests.pendingList(realm),
+      // The listener is built below; commands only run once clients are served.
+      mqtt: () => mqtt,
     }),
     limits: rateLimits,
     remoteTickets,
@@ -389,7 +326,6 @@ export function createBroker(
     if (rateLimits.admitConnection(socket)) onConnection(ctx, socket);
   });
   const stopRevocations = watchRevocations(auth, () => io.of('/').sockets.values(), logger);
-
   const getStats = (): Stats =>
     brokerStats(
       realms,
@@ -402,11 +338,8 @@ export function createBroker(
       fellBack(),
     );
   const health = (): Health => brokerHealth(startedAt, cluster.nodeId ?? undefined, fellBack());
-  // A stop (issue 23): readiness turns 503 first, then the steps of graceful-drain.ts.
-  const drain = new GracefulDrain({
-    logger,
-    pending,
-    connections: connectionsCurrent,
+  const drain = brokerDrain({
+    ...{ logger, pending, io, connections: connectionsCurrent },
     stopAccepting() {
       policy.shutdown();
       listeners.stopAccepting();
@@ -415,15 +348,25 @@ export function createBroker(
       stopRevocations();
       ctx.management.lifecycle.stop();
     },
-    closeTransports: (ms) => closeTransports(io, ms),
-    release: () => release(),
+    release: () => ({
+      closeFirst: [
+        acks,
+        repeated,
+        backPressure,
+        ledger,
+        chunks,
+        remoteTickets,
+        resources,
+        httpPublish,
+      ],
+      ...{ expiry, mqtt, admin, push, cluster, listeners, runtime, store, embedding },
+    }),
   });
   const { readiness, httpPublish, httpApi } = brokerHttpSurface({
     ...{ live, auth, tokens: ctx.tokens, router, embed, metrics, logger, limitMetrics, env },
     ...{ rateLimits, policy, health, getStats, realms, ledger, mqtt, store, cluster, drain },
     listeners: () => listeners,
   });
-
   const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);
   const stopSweep = settings.idle_eviction.enabled
     ? startIdleSweep(sweeper, settings.idle_eviction.interval_ms, (evicted) => {
@@ -431,7 +374,6 @@ export function createBroker(
         if (evicted > 0) ledger.sweepOrphans();
       })
     : () => {};
-
   const host = new HttpHost(io, httpApi, forbidden, policy.engineMiddleware);
   const listeners = new BrokerListeners({
     live,
@@ -448,29 +390,6 @@ export function createBroker(
     mqtt,
     embedding,
   });
-  // What a stop closes once the transports are closed, the store last (its writes commit).
-  const release = async (): Promise<void> => {
-    for (const part of [
-      acks,
-      repeated,
-      backPressure,
-      ledger,
-      chunks,
-      remoteTickets,
-      resources,
-      httpPublish,
-    ])
-      part.close();
-    expiry.stop();
-    await mqtt.close();
-    admin.close();
-    push.close();
-    await cluster.close();
-    await listeners.close();
-    await runtime.close();
-    await store.close();
-    embedding.closed();
-  };
 
   const handle = brokerHandle({
     ...{ live, auth, logger, listeners, pending, drain, readiness, getStats, httpPublish },

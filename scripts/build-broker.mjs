@@ -48,9 +48,10 @@ export function buildCommit() {
   }
 }
 
-export async function buildBroker() {
+/** Builds the bundles into `outDir` (default dist/broker/, emptied first); resolves with it. */
+export async function buildBroker(outDir = out) {
   const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
-  await rm(out, { recursive: true, force: true });
+  await rm(outDir, { recursive: true, force: true });
   await esbuild({
     bundle: true,
     platform: 'node',
@@ -63,7 +64,7 @@ export async function buildBroker() {
       'switchboard-admin': 'broker/admin-cli/admin-bin.ts',
       'sqlite-worker': 'broker/storage/sqlite-worker.ts',
     },
-    outdir: out,
+    outdir: outDir,
     outExtension: { '.js': '.mjs' },
     packages: 'external',
     // broker/version.ts cannot find package.json from inside a bundle; it honours these instead.
@@ -73,7 +74,7 @@ export async function buildBroker() {
     },
     banner: { js: `#!/usr/bin/env node\n${requireShim}` },
   });
-  return out;
+  return outDir;
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -6,98 +6,31 @@
  * Settings commands mutate a deep copy of `auth` committed whole (AuthState.update), so a
  * failing command changes nothing; runtime side effects (disposal, disconnects) follow commit.
  */
-import { SwitchboardError } from '../../shared/error-catalogue';
-import type { AuthState } from '../auth/auth-state';
+import type {
+  CommandSpec,
+  Extras,
+  ManagementServices,
+  RealmRenameNotices,
+  Result,
+} from './management-services';
+import { mutate, now, renameWithData, settingsReply } from './settings-reply';
 import type { AuthConfig } from '../auth/auth-schema';
-import type { Logger } from '../logging/logger';
-import { backupStore, type BackupServices } from './backup-commands';
+import { backupStore } from './backup-commands';
 import { CommandError, realmParam, type CommandBody, type ManagerScope } from './command-types';
-import { clientDetail, closeClient, type ClientServices } from './client-commands';
-import { removeConsumer, type ConsumerServices } from './consumer-commands';
-import { listIdentities, revokeIdentityKey, type IdentityServices } from './identity-commands';
-import { dlqDiscard, dlqList, dlqReplay, type DlqServices } from './dlq-commands';
+import { clientDetail, closeClient } from './client-commands';
+import { removeConsumer } from './consumer-commands';
+import { listIdentities, revokeIdentityKey } from './identity-commands';
+import { dlqDiscard, dlqList, dlqReplay } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
 import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
-import { listRequests, type RequestServices } from './request-commands';
-import { readResources, type ResourceServices } from './resource-commands';
-import { deleteRetained, listRetained, type RetainedServices } from './retained-commands';
-import type { RealmSessions } from './realm-sessions';
-import { publicSettings, realmScopedSettings, type PersistenceView } from './public-settings';
+import { listRequests } from './request-commands';
+import { readResources } from './resource-commands';
+import { deleteRetained, listRetained } from './retained-commands';
 import * as realmCommands from './realm-commands';
-import type { RealmDataMover } from './realm-data-move';
-import type { RealmLifecycle } from './realm-lifecycle';
-import { closeForReconnect } from '../transport/reconnect-close';
-import type { AdminStats } from './stats-command';
 import * as tokenCommands from './token-commands';
 
-/** What the commands act on; wired once by the broker's composition root. */
-export interface ManagementServices extends DlqServices, RequestServices, BackupServices {
-  readonly auth: AuthState;
-  readonly lifecycle: RealmLifecycle;
-  readonly logger: Logger;
-  /** Current `{storage, storage_options}` (§8.4 `persistence`). */
-  persistence(): PersistenceView;
-  /** Applies a validated `set_persistence`; may throw (→ 400 with its message). */
-  setPersistence(view: PersistenceView): void;
-  /** The configured `namespaces` settings block (§16), for the public view. */
-  namespaces(): unknown;
-  /** Top-level settings key `allow_custom_storage` (§8.4 note). */
-  allowCustomStorage(): boolean;
-  stats(): Promise<AdminStats>;
-  /** The registry and queues `remove_consumer` acts on; absent → 501. */
-  consumers?: ConsumerServices;
-  /** Per-connection records (`client_detail`, `close_client`); absent → 501. */
-  clients?: ClientServices;
-  /** The ledger, registries and ACK tracker the queue commands read; absent → 501. */
-  queues?: QueueServices;
-  /** Moves a renamed realm's data (`rename_realm`); absent = only the config moves. */
-  realmData?: RealmDataMover;
-  /** MQTT retained messages (`list_retained`, `delete_retained`); absent → 501. */
-  retained?: RetainedServices;
-  /** The broker's resources and alarms (`resources`); absent → 501. */
-  resources?: ResourceServices;
-  /** The E2EE extension state (`list_identities`, `revoke_identity_key`); absent → 501. */
-  identities?: IdentityServices;
-  /** Re-read (merge) of the watched settings file; absent when no file is watched. */
-  reloadSettings?: () => unknown;
-  /** The live sessions of a realm (`end_sessions`, `ended_sessions` of key changes). */
-  sessions?: RealmSessions;
-  /** Tells the other nodes of a cluster about a rename (cluster/realm-renames.ts); absent alone. */
-  renames?: RealmRenameNotices;
-  now?: () => number;
-}
-
-/**
- * A `rename_realm` seen by the rest of a cluster: `begin` before the config changes (the
- * cluster's settings publication waits), then `announce` once the data moved here (every
- * other node moves its own) or `cancel` when the rename failed or was reverted.
- */
-export interface RealmRenameNotices {
-  begin(from: string, to: string): { announce(): Promise<void>; cancel(): void };
-}
-
-export type Result = { ok: true } & Record<string, unknown>;
-type Extras = Record<string, unknown>;
-
-export interface CommandSpec {
-  readonly privilege: 'A' | 'A/R';
-  /**
-   * A store command (`stats`, `dlq_*`): without an ack its failures go to AUTH_MANAGEMENT_FAIL;
-   * settings commands answer AUTH_MANAGEMENT_RESULT even when `ok` is false (§8.1 quirk).
-   */
-  readonly async: boolean;
-  /**
-   * Reads and changes nothing (`get`, `stats`, `dlq_list`): a console polls these every few
-   * seconds, so a success is logged at debug; every other command, and any refusal, at info.
-   */
-  readonly readOnly?: boolean;
-  run(
-    services: ManagementServices,
-    body: CommandBody,
-    scope: ManagerScope,
-  ): Result | Promise<Result>;
-}
+export type { CommandSpec, ManagementServices, RealmRenameNotices, Result };
 
 /**
  * The commands a realm manager key may run: the four of §6.5, plus Switchboard's
@@ -124,93 +57,6 @@ export const REALM_SCOPABLE = new Set([
   'list_identities',
   'revoke_identity_key',
 ]);
-
-/** `{ok, settings}` (admin) or `{ok, realm, settings: {realms: {…}}}` (realm scope), §8.1. */
-export function settingsReply(
-  services: ManagementServices,
-  scope: ManagerScope,
-  extras: Extras = {},
-): Result {
-  const auth = services.auth.config;
-  if (scope.kind === 'realm') {
-    return {
-      ok: true,
-      realm: scope.realm,
-      settings: realmScopedSettings(auth, scope.realm),
-      ...extras,
-    };
-  }
-  return {
-    ok: true,
-    settings: publicSettings(auth, services.persistence(), services.namespaces()),
-    ...extras,
-  };
-}
-
-/** Runs a mutation on a draft `auth`; an invalid result is a 400, nothing is committed. */
-function mutate<R>(services: ManagementServices, fn: (draft: AuthConfig) => R): R {
-  try {
-    return services.auth.update(fn, 'command');
-  } catch (err) {
-    if (err instanceof SwitchboardError && err.code === 'SWB_ERR_VALIDATION') {
-      throw new CommandError(400, err.message);
-    }
-    throw err;
-  }
-}
-
-const now = (s: ManagementServices) => (s.now ?? Date.now)();
-
-/** Undoes a committed `rename_realm` whose data could not move (its tokens back included). */
-function revertRename(
-  services: ManagementServices,
-  from: string,
-  to: string,
-  retargeted: readonly string[],
-): void {
-  const tokens = new Set(retargeted);
-  services.auth.update((draft) => {
-    if (!Object.prototype.hasOwnProperty.call(draft.realms, to)) return;
-    if (Object.prototype.hasOwnProperty.call(draft.realms, from)) return;
-    draft.realms[from] = draft.realms[to]!;
-    delete draft.realms[to];
-    for (const token of draft.tokens) {
-      if (token.realm === to && tokens.has(token.token)) token.realm = from;
-    }
-  }, 'command');
-}
-
-/** `rename_realm` after validation: config, sockets, then the realm's data (or revert). */
-async function renameWithData(
-  services: ManagementServices,
-  body: CommandBody,
-  scope: ManagerScope,
-  from: string,
-  to: string,
-): Promise<Result> {
-  const data = services.realmData;
-  const bound = services.lifecycle.socketsOf(from);
-  const outcome = mutate(services, (d) => realmCommands.renameRealm(d, body));
-  // §8.4 note (harden): sockets bound to the old name are ended so they re-authenticate:
-  // at the transport level, so stock clients reconnect by themselves (issue 19).
-  const sockets = new Set([...bound, ...services.lifecycle.socketsOf(from)]);
-  for (const socket of sockets) closeForReconnect(socket);
-  const disconnected = sockets.size;
-  if (!data) return settingsReply(services, scope, { disconnected_sockets: disconnected });
-  let moved: Awaited<ReturnType<RealmDataMover['move']>>;
-  try {
-    moved = await data.move(from, to);
-  } catch (err) {
-    revertRename(services, from, to, outcome.retargeted ?? []);
-    services.logger.error({ err, from, to }, 'realm data not moved; rename reverted');
-    throw new CommandError(500, `realm data not moved: ${(err as Error).message}`);
-  }
-  if (moved === null) {
-    revertRename(services, from, to, outcome.retargeted ?? []);
-    throw new CommandError(409, 'target realm already holds stored data');
-  }
-  return settingsReply(services, scope, { disconnected_sockets: disconnected, moved });
-}
 
 /** A synchronous settings command built from a pure draft mutation. */
 function settingsCommand(

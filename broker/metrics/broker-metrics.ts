@@ -9,108 +9,15 @@
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import type { StorageStatus } from '../../shared/http-api';
-import { MetricName, OTHER_EVENT_LABEL, OTHER_QUEUE_LABEL } from '../../shared/metric-names';
+import { MetricName, OTHER_QUEUE_LABEL } from '../../shared/metric-names';
+import { deepestQueues } from './deepest-queues';
+import { EventCounts } from './event-counts';
+
+// test/broker/limits/bounds.test.ts (401 lines, kept untouched) imports it from here.
+export { deepestQueues } from './deepest-queues';
 
 /** Default series of `tyo_mq_subscription_queue_depth` (`input_limits.max_queue_depth_series`). */
 export const DEFAULT_MAX_QUEUE_SERIES = 100;
-
-interface QueueDepth {
-  realm: string;
-  key: string;
-  consumer: string;
-  stored: number;
-}
-
-/**
- * The `max` deepest of `queues` (any order) and the sum and count of the others; one pass, a
- * min-heap of `max` entries, so a scrape costs O(n log max) and allocates O(max).
- */
-export function deepestQueues(
-  queues: Iterable<QueueDepth>,
-  max: number,
-): { top: QueueDepth[]; restStored: number; total: number } {
-  const heap: QueueDepth[] = [];
-  let restStored = 0;
-  let total = 0;
-  const less = (a: QueueDepth, b: QueueDepth) => a.stored < b.stored;
-  for (const q of queues) {
-    total++;
-    if (heap.length < max) {
-      heap.push(q);
-      for (let i = heap.length - 1; i > 0;) {
-        const parent = (i - 1) >> 1;
-        if (!less(heap[i]!, heap[parent]!)) break;
-        [heap[i], heap[parent]] = [heap[parent]!, heap[i]!];
-        i = parent;
-      }
-      continue;
-    }
-    if (max === 0 || !less(heap[0]!, q)) {
-      restStored += q.stored;
-      continue;
-    }
-    restStored += heap[0]!.stored;
-    heap[0] = q;
-    for (let i = 0; ;) {
-      const l = 2 * i + 1;
-      const r = l + 1;
-      let m = i;
-      if (l < heap.length && less(heap[l]!, heap[m]!)) m = l;
-      if (r < heap.length && less(heap[r]!, heap[m]!)) m = r;
-      if (m === i) break;
-      [heap[i], heap[m]] = [heap[m]!, heap[i]!];
-      i = m;
-    }
-  }
-  return { top: heap, restStored, total };
-}
-
-/**
- * Per-label counts kept as plain numbers on the hot path and handed to prom-client when it
- * collects (at scrape time): incrementing a labelled prom-client counter hashes its labels,
- * which costs more than the delivery it counts.
- */
-class EventCounts {
-  /** `realm → event label → count not yet handed over`, bounded per realm. */
-  private readonly pending = new Map<string, Map<string, number>>();
-  /** `realm → labels seen`, to keep the cap after the pending counts are flushed. */
-  private readonly seen = new Map<string, Set<string>>();
-
-  constructor(private readonly maxEventLabels: number) {}
-
-  add(realm: string, event: string, n = 1): void {
-    let byEvent = this.pending.get(realm);
-    if (!byEvent) {
-      byEvent = new Map();
-      this.pending.set(realm, byEvent);
-    }
-    const count = byEvent.get(event);
-    if (count !== undefined) {
-      byEvent.set(event, count + n);
-      return;
-    }
-    let labels = this.seen.get(realm);
-    if (!labels) {
-      labels = new Set();
-      this.seen.set(realm, labels);
-    }
-    let label = event;
-    if (!labels.has(event)) {
-      if (labels.size >= this.maxEventLabels) label = OTHER_EVENT_LABEL;
-      else labels.add(event);
-    }
-    // Past the cap, unseen events count under "other" (and are not remembered one by one).
-    byEvent.set(label, (byEvent.get(label) ?? 0) + n);
-  }
-
-  /** Hands every pending count to `counter` and clears them. */
-  flushInto(counter: Counter<'event' | 'realm'>): void {
-    for (const [realm, byEvent] of this.pending) {
-      for (const [event, n] of byEvent) counter.inc({ event, realm }, n);
-    }
-    this.pending.clear();
-  }
-}
 
 /** What the queue-depth gauges read at scrape time (the broker's `QueueLedger`). */
 export interface QueueDepthSource {

@@ -9,7 +9,8 @@
  * operator's decision (restart on Redis, or drain the fallback first).
  */
 import type { Logger } from '../logging/logger';
-import { RedisStore, type RedisStoreOptions } from './redis-store';
+import { RedisStore } from './redis-store';
+import type { RedisStoreOptions } from './redis-store-options';
 
 /** Default ms between probes after a fallback. */
 export const DEFAULT_REPROBE_INTERVAL_MS = 30_000;

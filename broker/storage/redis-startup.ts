@@ -30,7 +30,8 @@ import type {
   StoredEntry,
 } from './message-store';
 import { RedisReprobe } from './redis-reprobe';
-import { RedisStore, type RedisStoreOptions } from './redis-store';
+import { RedisStore } from './redis-store';
+import type { RedisStoreOptions } from './redis-store-options';
 import {
   failureReason,
   StoreWriteOp as Op,

@@ -29,7 +29,6 @@ import {
   expiresAt,
   isExpired,
   newMessageId,
-  replayedEnvelope,
   type DlqEntry,
   type EnqueueInput,
   type MessageStore,
@@ -51,31 +50,15 @@ import {
   ScoreClock,
   type RawEntry,
 } from './redis-keys';
+import { redisReplayEntry } from './redis-replay-entry';
+import type { RedisStoreOptions } from './redis-store-options';
 import { REDIS_SCRIPTS, type ScriptCommands, type ScriptName } from './redis-scripts';
 import {
   describeRedisTarget,
   keepConnecting,
   redisConnectionOptions,
   redisTarget,
-  type SentinelSettings,
 } from './redis-target';
-
-export interface RedisStoreOptions {
-  /** Default `redis://127.0.0.1:6379`; credentials in it are never logged. */
-  url?: string;
-  /**
-   * A Redis Sentinel set to follow instead of `url`'s server (`redis-target.ts`); `url` then
-   * supplies only the password, user, db and TLS.
-   */
-  sentinel?: SentinelSettings;
-  /** Key prefix, default `tyo-mq:queue`. */
-  prefix?: string;
-  /** ms to establish a connection, default 5,000. */
-  connectTimeout?: number;
-  /** Seconds; TTL of copies stored without one (default 86,400). */
-  defaultTtl?: number;
-  logger: Logger;
-}
 
 /** Per-process ordering of enqueues, DLQ moves and subscription saves (Note 16-A). */
 const clock = new ScoreClock();
@@ -225,22 +208,10 @@ export class RedisStore implements MessageStore {
         this.client.hmget(`${this.prefix}:dlq:message:${msgId}`, 'd', 't', 'q'),
       );
       if (!d || !t || !q) return null;
-      const dead = decodeEntry(d, '0');
-      if (realm !== undefined && dead.realm !== realm) return null;
       const now = Date.now();
-      const expires = expiresAt(undefined, this.defaultTtl, now);
-      const { message, ...rest } = dead;
-      const entry: StoredEntry = {
-        ...rest,
-        // The re-queued copy gets a new id, as in the other stores (message-store.ts).
-        id: newMessageId(),
-        message: replayedEnvelope(message, t),
-        created_at: new Date(now).toISOString(),
-        expires_at: expires,
-        attempts: 0,
-      };
-      const { attempts: _a, message: envelope, ...fields } = entry;
-      const json = entryJson(fields, JSON.stringify(envelope));
+      const replay = redisReplayEntry(d, t, realm, this.defaultTtl, now);
+      if (!replay) return null;
+      const { entry, json, expires } = replay;
       const moved = await this.write('swbReplayDlq', [
         msgId,
         t,

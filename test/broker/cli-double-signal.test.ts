@@ -3,12 +3,11 @@
  * by npm): that is a clean stop, not "asked to stop again: exiting now" (newcomer trial). A
  * second signal a second or more later still means "exit now".
  */
+import { brokerCliArgv } from '../helpers/broker-cli';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
-const CLI = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
 let dir: TempDir;
 
 beforeAll(async () => {
@@ -20,11 +19,11 @@ afterAll(async () => {
 
 /** Runs the CLI until listening, sends SIGINT at each delay (ms), resolves with its stdout. */
 function runAndSignal(delays: number[]): Promise<{ code: number | null; out: string }> {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', CLI, '--port', '0', '--data-dir', dir.path],
-    { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SWB_LOG_LEVEL: 'info' } },
-  );
+  const [node, argv] = brokerCliArgv(['--port', '0', '--data-dir', dir.path]);
+  const child = spawn(node, argv, {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, SWB_LOG_LEVEL: 'info' },
+  });
   let out = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {

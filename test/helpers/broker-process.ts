@@ -1,12 +1,10 @@
 /**
- * Runs `broker/cli.ts` as a real child process (as the console's supervisor does) and waits
+ * Runs the broker CLI (test/helpers/broker-cli.ts: the run's bundle, else `broker/cli.ts`) as a real child process (as the console's supervisor does) and waits
  * for its `broker-ready` message. The caller kills or stops it; `stop()` is idempotent.
  */
 import { fork, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import type { BrokerProcessMessage } from '../../shared/broker-process';
-
-const CLI = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
+import { BROKER_CLI_SOURCE, brokerCliCommand } from './broker-cli';
 
 export interface BrokerProcess {
   child: ChildProcess;
@@ -25,6 +23,8 @@ export interface BrokerProcess {
 export interface BrokerProcessOptions {
   /** Reads the process's stdout (its JSON log lines) into `stdout()`; default ignored. */
   captureStdout?: boolean;
+  /** Runs broker/cli.ts through tsx even when the run built a bundle (the quick start's path). */
+  source?: boolean;
 }
 
 function forkCli(
@@ -32,8 +32,11 @@ function forkCli(
   env: NodeJS.ProcessEnv = {},
   options: BrokerProcessOptions = {},
 ): ChildProcess {
-  return fork(CLI, ['--host', '127.0.0.1', ...args], {
-    execArgv: ['--import', 'tsx'],
+  const { modulePath, execArgv } = options.source
+    ? { modulePath: BROKER_CLI_SOURCE, execArgv: ['--import', 'tsx'] }
+    : brokerCliCommand();
+  return fork(modulePath, ['--host', '127.0.0.1', ...args], {
+    execArgv,
     stdio: ['ignore', options.captureStdout ? 'pipe' : 'ignore', 'pipe', 'ipc'],
     env: { ...process.env, SWB_LOG_LEVEL: 'warn', ...env },
   });

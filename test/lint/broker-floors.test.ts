@@ -48,6 +48,8 @@ export const FLOORS: readonly (readonly string[])[] = [
     'broker-http-surface.ts',
     'delivery-core.ts',
     'broker-listeners.ts',
+    'broker-management.ts',
+    'broker-drain.ts',
     'index.ts',
     'volatile-auth-warning.ts',
     'cli-layers.ts',

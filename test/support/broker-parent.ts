@@ -9,14 +9,14 @@
  *                    prints `closed`; it stays alive until killed
  */
 import { fork } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { brokerCliCommand } from '../helpers/broker-cli';
 
-const CLI = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
+const { modulePath, execArgv } = brokerCliCommand();
 const [mode, separator, ...args] = process.argv.slice(2);
 if (separator !== '--') throw new Error('usage: broker-parent.ts <mode> -- <broker args>');
 
-const child = fork(CLI, args, {
-  execArgv: ['--import', 'tsx'],
+const child = fork(modulePath, args, {
+  execArgv,
   stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
 });
 process.stdout.write(`pid ${child.pid}\n`);

@@ -3,16 +3,14 @@
  * real CLI process (docs/configuration.md): sources are named, secrets never printed nor
  * logged, bad configuration exits 2 with each error named.
  */
+import { brokerCliCommand } from '../../helpers/broker-cli';
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BrokerProcessMessage } from '../../../shared/broker-process';
 import { waitUntil } from '../../helpers/wait';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
-
-const CLI = fileURLToPath(new URL('../../../broker/cli.ts', import.meta.url));
 
 const SECRETS = {
   admin: 'admin-token-SECRET-a1b2c3d4e5f6',
@@ -47,8 +45,9 @@ interface Run {
 
 /** Forks the CLI with exactly `env` (plus PATH), capturing stdout and stderr. */
 function run(args: string[], env: NodeJS.ProcessEnv): Run {
-  const child = fork(CLI, args, {
-    execArgv: ['--import', 'tsx'],
+  const { modulePath, execArgv } = brokerCliCommand();
+  const child = fork(modulePath, args, {
+    execArgv,
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
     env: { PATH: process.env.PATH, TYO_MQ_ENV_FILE: join(tmp.path, '.env'), ...env },
   });

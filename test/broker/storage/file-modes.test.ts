@@ -6,16 +6,14 @@
  * broker says so in its log. (The console and the desktop app run this same CLI on their data
  * directory, `--data-dir <dataDir>` / `<userData>/broker-data`.)
  */
+import { brokerCliArgv } from '../../helpers/broker-cli';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BrokerProcessMessage } from '../../../shared/broker-process';
 import { waitUntil } from '../../helpers/wait';
-
-const CLI = fileURLToPath(new URL('../../../broker/cli.ts', import.meta.url));
 
 interface Running {
   child: ChildProcess;
@@ -30,10 +28,7 @@ async function startUnderUmask(dataDir: string): Promise<Running> {
     [
       '-c',
       'umask 022 && exec "$0" "$@"',
-      process.execPath,
-      '--import',
-      'tsx',
-      CLI,
+      ...brokerCliArgv().flat(),
       '--host',
       '127.0.0.1',
       '--port',

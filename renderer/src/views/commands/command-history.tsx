@@ -13,7 +13,7 @@ export interface CommandHistoryProps {
 export function CommandHistory({ entries, onPick }: CommandHistoryProps) {
   return (
     <section className="panel commands-history" aria-label="History" data-testid="command-history">
-      <h3 className="section-title">History</h3>
+      <h3 className="section-title commands-title">History</h3>
       {entries.length === 0 ? (
         <p className="muted">
           Commands sent on this connection show here (kept until the console quits).

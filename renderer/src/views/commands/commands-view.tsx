@@ -115,14 +115,14 @@ export function CommandsView({ client }: { client: ConsoleClient }) {
             </p>
           ) : (
             <section className="panel" aria-label={info.name} data-testid="command-editor">
-              <h3 className="section-title">
+              <h3 className="section-title commands-title">
                 <code>{info.name}</code>{' '}
                 <span className="muted">
                   {info.scope === 'admin' ? 'admin token' : 'admin token or the realm’s key'}
                   {info.extension ? ' · Switchboard extension' : ''}
                 </span>
               </h3>
-              <p className="muted">{info.summary}</p>
+              <p className="muted commands-summary">{info.summary}</p>
               <CommandForm info={info} values={values} onChange={edit} />
               <div className="commands-actions">
                 <button

@@ -4,7 +4,11 @@
  * its masked secret empty, and search matches every word.
  */
 import { describe, expect, it } from 'vitest';
-import { managementCommand, SECRET_MASK } from '../../shared/management-command-catalogue';
+import {
+  MANAGEMENT_COMMANDS,
+  managementCommand,
+  SECRET_MASK,
+} from '../../shared/management-command-catalogue';
 import {
   emptyValues,
   fromParams,

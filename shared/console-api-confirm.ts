@@ -2,7 +2,8 @@
  * Confirmation tokens for the ConsoleApi's dangerous calls (issue 22 item 22, defence in depth
  * behind the Content-Security-Policy): approving an authorization request, revoking a token or
  * a management token, removing a realm, discarding dead letters, force-closing a client,
- * purging a queue, deleting retained messages and revoking an E2EE identity's key each need a `confirmation`
+ * purging a queue, deleting retained messages, revoking an E2EE identity's key and running a destructive command
+ * from the Command console each need a `confirmation`
  * minted by the host (`confirmCall`) for exactly that call — same method, same arguments —
  * fresh (≤ `CONFIRMATION_TTL_MS`) and used once. The console's UI asks for one when the operator
  * confirms the action; a script that calls the API directly without one is refused with
@@ -10,6 +11,7 @@
  * operator confirms a native dialog, which no page script can click.
  */
 import { z } from 'zod';
+import { managementCommand } from './management-command-catalogue';
 
 /** The calls that need a confirmation (`decideRequest` only when it approves). */
 export const CONFIRMED_METHODS = [
@@ -22,6 +24,7 @@ export const CONFIRMED_METHODS = [
   'purgeQueue',
   'deleteRetained',
   'revokeIdentityKey',
+  'commandRun',
 ] as const;
 export type ConfirmedMethod = (typeof CONFIRMED_METHODS)[number];
 
@@ -34,6 +37,12 @@ export const CONFIRMATION_FIELD = 'confirmation';
 /** Whether `method` called with `input` needs a confirmation. */
 export function needsConfirmation(method: string, input: unknown): boolean {
   if (!(CONFIRMED_METHODS as readonly string[]).includes(method)) return false;
+  // The Command console confirms what its catalogue marks destructive (an unknown one too).
+  if (method === 'commandRun') {
+    return (
+      managementCommand((input as { command?: unknown } | null)?.command)?.destructive !== false
+    );
+  }
   if (method !== 'decideRequest') return true;
   // A rejection takes nothing away: only an approval grants access.
   return (input as { approved?: unknown } | null)?.approved !== false;

@@ -16,6 +16,7 @@ import { OperationsEvents, OperationsMethods } from './console-api-operations';
 import { QueuesMethods } from './console-api-queues';
 import { ResourcesMethods } from './console-api-resources';
 import { RetainedMethods } from './console-api-retained';
+import { CommandsMethods } from './console-api-commands';
 import { IdentityMethods } from './console-api-identities';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
@@ -231,6 +232,7 @@ export const ConsoleMethods = {
   ...OperationsMethods,
   ...QueuesMethods,
   ...RetainedMethods,
+  ...CommandsMethods,
   ...IdentityMethods,
   ...ResourcesMethods,
   ...TapMethods,

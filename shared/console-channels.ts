@@ -53,6 +53,10 @@ export const CONSOLE_METHOD_NAMES = [
   'listRetained',
   'getRetained',
   'deleteRetained',
+  // Command console (shared/console-api-commands.ts).
+  'commandPreview',
+  'commandRun',
+  'commandHistory',
   // E2EE identities view (shared/console-api-identities.ts).
   'listIdentities',
   'revokeIdentityKey',

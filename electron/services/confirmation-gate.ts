@@ -167,6 +167,11 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
       return input.filter
         ? `Delete every retained message matching "${s('filter')}" in "${s('realm')}"?`
         : `Delete the retained message of "${s('topic')}" in "${s('realm')}"?`;
+    case 'commandRun': {
+      const realm = (input.params as Record<string, unknown> | undefined)?.realm;
+      const where = typeof realm === 'string' && realm ? ` for "${realm}"` : '';
+      return `Send the destructive management command ${s('command')}${where}?`;
+    }
     case 'revokeIdentityKey':
       return `Revoke ${input.keyId ? `the key "${s('keyId')}"` : 'every key'} of "${s('identity')}" in "${s('realm')}"${input.unpin ? ' and unpin it' : ''}?`;
   }

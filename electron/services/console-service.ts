@@ -14,6 +14,7 @@ import { createQueuesService } from './queues-console-service';
 import { createResourcesService } from './resources-console-service';
 import { createRetainedService } from './retained-console-service';
 import { createIdentitiesService } from './identities-console-service';
+import { createCommandsService } from './commands-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { realmsInUse, toAuthorizationRequest, toRealmList } from './manager-pool';
@@ -154,6 +155,15 @@ export function createConsoleService({
     ...createRetainedService({ pool }),
     ...createIdentitiesService({ pool }),
     ...createResourcesService({ pool }),
+    ...createCommandsService({
+      pool,
+      signerOf: (connectionId) => {
+        const credential = connections.profile(connectionId).stored?.credential;
+        return credential?.kind === 'realm-manager'
+          ? { kind: 'realm-manager', realm: credential.realm }
+          : { kind: 'admin', realm: null };
+      },
+    }),
     ...tap.methods,
     // Test publishes are operator actions too: recorded in Activity (without the message).
     publishMessage: (input) =>

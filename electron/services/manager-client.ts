@@ -9,7 +9,11 @@
  */
 import { io, type Socket } from 'socket.io-client';
 import { signEnvelope } from '../../broker/index';
-import { SignedAction, type SignedActionName } from '../../shared/admin-signature';
+import {
+  SignedAction,
+  type SignedActionName,
+  type SignedEnvelope,
+} from '../../shared/admin-signature';
 import { SwitchboardError, type ErrorCode } from '../../shared/error-catalogue';
 import { parseBrokerUrl, type EndpointTls } from './broker-endpoint';
 
@@ -126,6 +130,39 @@ export class ManagerClient {
   /** Sends management command `body` (`{command, …}`, §8.2); resolves with the `ok` reply. */
   command(body: { command: string } & Record<string, unknown>): Promise<ManagerReply> {
     return this.signed(SignedAction.AUTH_MANAGEMENT_COMMAND, body);
+  }
+
+  /**
+   * Signs management command `body` now (fresh nonce) without sending it: the Command console
+   * shows it (masked) before `sendSigned` sends exactly it. Single use: the broker claims the nonce.
+   */
+  signCommand(body: { command: string } & Record<string, unknown>): SignedEnvelope {
+    return signEnvelope(this.options.secret, SignedAction.AUTH_MANAGEMENT_COMMAND, body);
+  }
+
+  /**
+   * Sends an envelope of `signCommand` and resolves with the broker's reply as it came, a
+   * refusal (`ok: false`) included.
+   * @throws SwitchboardError `SWB_ERR_BROKER_UNREACHABLE` (no answer within the timeout),
+   *   `SWB_ERR_INTERNAL` (an empty reply).
+   */
+  async sendSigned(envelope: SignedEnvelope): Promise<ManagerReply> {
+    const action = SignedAction.AUTH_MANAGEMENT_COMMAND;
+    let reply: ManagerReply | null;
+    try {
+      reply = (await this.socket
+        .timeout(this.timeoutMs)
+        .emitWithAck(action, envelope)) as ManagerReply;
+    } catch {
+      throw new SwitchboardError(
+        'SWB_ERR_BROKER_UNREACHABLE',
+        `No answer from ${this.options.url} to ${action} within ${this.timeoutMs} ms`,
+      );
+    }
+    if (!reply || typeof reply !== 'object') {
+      throw new SwitchboardError('SWB_ERR_INTERNAL', `Empty reply to ${action}`);
+    }
+    return reply;
   }
 
   /**

@@ -27,6 +27,7 @@ import { ClientsView } from './views/clients/clients-view';
 import { DeadLettersView } from './views/dead-letters/dead-letters-view';
 import { QueuesView } from './views/queues/queues-view';
 import { RetainedView } from './views/retained/retained-view';
+import { CommandsView } from './views/commands/commands-view';
 import { IdentitiesView } from './views/identities/identities-view';
 import { ResourcesView } from './views/resources/resources-view';
 import { AlarmChip } from './views/resources/alarm-chip';
@@ -59,6 +60,7 @@ const SECTIONS: Section[] = [
   { id: 'queues', label: 'Queues', group: 'Operations', View: QueuesView },
   { id: 'retained', label: 'Retained', group: 'Operations', View: RetainedView },
   { id: 'dead-letters', label: 'Dead letters', group: 'Operations', View: DeadLettersView },
+  { id: 'commands', label: 'Commands', group: 'Operations', View: CommandsView },
   { id: 'activity', label: 'Activity', group: 'Operations', View: ActivityView },
   { id: 'local', label: 'Broker process', group: 'Local', View: LocalBrokerView },
   { id: 'demo', label: 'Demo', group: 'Local', View: DemoView },

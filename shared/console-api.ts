@@ -19,6 +19,7 @@ import { RetainedMethods } from './console-api-retained';
 import { IdentityMethods } from './console-api-identities';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
+import { TopicsEvents, TopicsMethods } from './console-api-topics';
 import { ClusterRelaySchema } from './console-api-cluster';
 import { ConfirmMethods } from './console-api-confirm';
 import type {
@@ -233,6 +234,7 @@ export const ConsoleMethods = {
   ...IdentityMethods,
   ...ResourcesMethods,
   ...TapMethods,
+  ...TopicsMethods,
   ...localMethods(LocalBrokerStatusSchema),
   ...ConfirmMethods,
 } as const;
@@ -250,6 +252,7 @@ export const ConsoleEvents = {
   ...ActivityEvents,
   ...OperationsEvents,
   ...TapEvents,
+  ...TopicsEvents,
   ...LocalEvents,
 } as const;
 

@@ -73,7 +73,15 @@ export function createTapConsoleService({
   footprint(connectionId: string): Omit<ConsoleFootprint, 'management'>;
   /** Stops every tap (their sockets close at once; token revocations finish on their own). */
   close(): void;
+  /**
+   * Opens a socket in a realm as a tap does (realm-access.ts, with the stale-token sweep), for
+   * the topic tree. Errors as `tapStart`.
+   */
+  openRealm(connectionId: string, realm: string, clientName: string): Promise<RealmSocket>;
+  /** Keeps a tap-named consumer of another service from the leftover sweep until released. */
+  holdConsumer(consumer: string): () => void;
 } {
+  const held = new Set<string>();
   const taps = new Map<string, TapSession>();
   const tapPlaces = new Map<string, { connectionId: string; realm: string; consumer: string }>();
   /** Per connection: `realm\0name` → the names the publisher produced as, oldest first. */
@@ -109,7 +117,7 @@ export function createTapConsoleService({
   const removeLeftovers = async (connectionId: string): Promise<number> => {
     if (!listClients) return 0;
     try {
-      const active = new Set([...taps.values()].map((tap) => tap.consumer));
+      const active = new Set([...taps.values()].map((tap) => tap.consumer).concat([...held]));
       return await removeTapLeftovers(
         pool.get(connectionId, 'console'),
         () => listClients(connectionId),
@@ -151,6 +159,11 @@ export function createTapConsoleService({
 
   return {
     removeLeftovers,
+    openRealm: open,
+    holdConsumer: (consumer) => {
+      held.add(consumer);
+      return () => held.delete(consumer);
+    },
     footprint: (connectionId) => ({
       taps: [...tapPlaces.values()]
         .filter((place) => place.connectionId === connectionId)

@@ -78,10 +78,13 @@ export function createTapConsoleService({
    * the topic tree. Errors as `tapStart`.
    */
   openRealm(connectionId: string, realm: string, clientName: string): Promise<RealmSocket>;
-  /** Keeps a tap-named consumer of another service from the leftover sweep until released. */
-  holdConsumer(consumer: string): () => void;
+  /**
+   * Keeps a tap-named consumer of another service (the topic tree) from the leftover sweep, and
+   * lists it in `footprint`, until released.
+   */
+  holdConsumer(connectionId: string, realm: string, consumer: string): () => void;
 } {
-  const held = new Set<string>();
+  const held = new Map<string, { connectionId: string; realm: string; consumer: string }>();
   const taps = new Map<string, TapSession>();
   const tapPlaces = new Map<string, { connectionId: string; realm: string; consumer: string }>();
   /** Per connection: `realm\0name` → the names the publisher produced as, oldest first. */
@@ -117,7 +120,9 @@ export function createTapConsoleService({
   const removeLeftovers = async (connectionId: string): Promise<number> => {
     if (!listClients) return 0;
     try {
-      const active = new Set([...taps.values()].map((tap) => tap.consumer).concat([...held]));
+      const active = new Set(
+        [...taps.values()].map((tap) => tap.consumer).concat([...held.keys()]),
+      );
       return await removeTapLeftovers(
         pool.get(connectionId, 'console'),
         () => listClients(connectionId),
@@ -160,12 +165,12 @@ export function createTapConsoleService({
   return {
     removeLeftovers,
     openRealm: open,
-    holdConsumer: (consumer) => {
-      held.add(consumer);
+    holdConsumer: (connectionId, realm, consumer) => {
+      held.set(consumer, { connectionId, realm, consumer });
       return () => held.delete(consumer);
     },
     footprint: (connectionId) => ({
-      taps: [...tapPlaces.values()]
+      taps: [...tapPlaces.values(), ...held.values()]
         .filter((place) => place.connectionId === connectionId)
         .map(({ realm, consumer }) => ({ realm, consumer })),
       publishers: [...(publishers.get(connectionId)?.values() ?? [])],

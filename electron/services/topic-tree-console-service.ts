@@ -23,7 +23,7 @@ export interface TopicTreeServiceDeps {
   /** Opens a consumer socket in a realm (the tap service's `openRealm`). */
   openRealm(connectionId: string, realm: string, clientName: string): Promise<RealmSocket>;
   /** Spares a running tree's consumer from the tap leftover sweep (tap service). */
-  holdConsumer(consumer: string): () => void;
+  holdConsumer(connectionId: string, realm: string, consumer: string): () => void;
   /** Removes a stopped tree's consumer from the broker; must not reject. */
   forget(connectionId: string, realm: string, consumer: string): Promise<unknown>;
   retained: Pick<RetainedService, 'listRetained'>;
@@ -98,7 +98,7 @@ export function createTopicTreeService(deps: TopicTreeServiceDeps): {
             }),
           forget: (consumer) => deps.forget(connectionId, realm, consumer),
         });
-        release = deps.holdConsumer(session.consumer);
+        release = deps.holdConsumer(connectionId, realm, session.consumer);
         trees.set(treeId, { connectionId, session });
         return { treeId, realm };
       },

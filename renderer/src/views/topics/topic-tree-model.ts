@@ -59,6 +59,8 @@ const byName = (a: TreeNode, b: TreeNode): number =>
 
 export class TopicTreeModel {
   private readonly root = newNode('', '', -1);
+  /** Topic → its node: a known topic (most of every update) is placed with one lookup. */
+  private readonly byTopic = new Map<string, TreeNode>();
   private readonly expanded = new Set<string>();
   private filter = '';
   private treeId: string | null = null;
@@ -77,6 +79,7 @@ export class TopicTreeModel {
     this.treeId = treeId;
     this.root.children.clear();
     this.root.sorted = null;
+    this.byTopic.clear();
     this.snap = { rows: [], update: null, version: this.snap.version + 1 };
     this.emit();
   }
@@ -124,6 +127,11 @@ export class TopicTreeModel {
   }
 
   private place(topicNode: TopicNode): void {
+    const known = this.byTopic.get(topicNode.topic);
+    if (known) {
+      known.own = topicNode;
+      return;
+    }
     let node = this.root;
     let path = '';
     const levels = topicNode.topic.split('/');
@@ -139,6 +147,7 @@ export class TopicTreeModel {
       node = child;
     }
     node.own = topicNode;
+    this.byTopic.set(topicNode.topic, node);
   }
 
   private flatten(): TreeRow[] {

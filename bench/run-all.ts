@@ -19,6 +19,8 @@
  *   - fan-out variants: 1→10 1 KiB under other client/server options (see `variantsScenario`).
  *   - renderer DLQ (`scenarios/renderer-dlq.ts`): the console's Dead letters view in Chromium
  *     with 10,000 entries: time to first rows and to all loaded, long tasks while scrolling.
+ *   - renderer topics (`scenarios/renderer-topics.ts`, BENCH_ONLY=renderer-topics): the console's
+ *     Topic tree at 5,000 msg/s over 10,000 topics for 30 s (long tasks, heap, update interval)
  *   - renderer tap (`scenarios/renderer-tap.ts`, BENCH_ONLY=renderer-tap): the console's Live tap
  *     in Chromium at 5,000 messages/s — long tasks per second, pause latency, renderer heap.
  *   - protocol fuzzer (`scenarios/protocol-fuzz.ts`, BENCH_ONLY=fuzz): issue 20's long fuzz
@@ -65,7 +67,8 @@
  *   BENCH_SERVER_ENTRY=bundle   start the server children from esbuild bundles on plain node
  *                               (`servers/server-bundle.ts`; default in quick and smoke mode),
  *                               `tsx` from the TypeScript sources (the full run's default)
- *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,cluster,
+ *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,
+ *              renderer-topics,cluster,
  *              cluster-idle,cluster-catchup,fuzz,rss,mqtt-conformance,tail
  *                              run only these scenarios (comma-separated; the renderer ones
  *                              start Chromium, and they, the three `cluster*` ones and `fuzz`
@@ -105,6 +108,7 @@ import { runSlowConsumer, slowConsumerConfig } from './scenarios/slow-consumer';
 import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';
 import { rendererTapConfig, runRendererTap } from './scenarios/renderer-tap';
+import { rendererTopicsConfig, runRendererTopics } from './scenarios/renderer-topics';
 import { clusterBenchConfig, runClusterBench } from './scenarios/cluster';
 import { clusterIdleConfig, runClusterIdle } from './scenarios/cluster-idle';
 import { clusterCatchupConfig, runClusterCatchup } from './scenarios/cluster-catchup';
@@ -190,6 +194,15 @@ async function main(): Promise<void> {
           (err: unknown) => (errors.push(`renderer-tap: ${(err as Error).message}`), null),
         ),
       );
+  // Renderer (BENCH_ONLY=renderer-topics): the console's Topic tree in Chromium at 5,000 msg/s
+  // over 10,000 topics (issue 27); like renderer-tap, quick mode runs it only when named.
+  const rendererTopicsP = !(only ? only.has('renderer-topics') : !quick)
+    ? Promise.resolve(null)
+    : step(() =>
+        runRendererTopics(rendererTopicsConfig(quick), (l) => log(l)).catch(
+          (err: unknown) => (errors.push(`renderer-topics: ${(err as Error).message}`), null),
+        ),
+      );
   // Cluster (BENCH_ONLY=cluster, cluster-idle, cluster-catchup): each starts Redis and 3–4
   // brokers, so quick mode (the smoke test) runs them only when named.
   const clusterP = step(() =>
@@ -241,14 +254,16 @@ async function main(): Promise<void> {
     slowConsumerP,
     mqttP,
   ]);
-  const [rendererDlq, rendererTap, cluster, clusterIdle, clusterCatchup, rss] = await Promise.all([
-    rendererDlqP,
-    rendererTapP,
-    clusterP,
-    clusterIdleP,
-    clusterCatchupP,
-    rssP,
-  ]);
+  const [rendererDlq, rendererTap, rendererTopics, cluster, clusterIdle, clusterCatchup, rss] =
+    await Promise.all([
+      rendererDlqP,
+      rendererTapP,
+      rendererTopicsP,
+      clusterP,
+      clusterIdleP,
+      clusterCatchupP,
+      rssP,
+    ]);
   const [mqttConformance, tail, fuzz] = await Promise.all([mqttConformanceP, tailP, fuzzP]);
   await stopParkedServers();
   const doc = {
@@ -304,6 +319,7 @@ async function main(): Promise<void> {
     mqtt,
     renderer_dlq: rendererDlq,
     renderer_tap: rendererTap,
+    renderer_topics: rendererTopics,
     cluster,
     cluster_idle: clusterIdle,
     cluster_catchup: clusterCatchup,

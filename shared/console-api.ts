@@ -21,6 +21,7 @@ import { IdentityMethods } from './console-api-identities';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
 import { MqttPublishMethods } from './console-api-mqtt-publish';
+import { TopicsEvents, TopicsMethods } from './console-api-topics';
 import { ClusterRelaySchema } from './console-api-cluster';
 import { ConfirmMethods } from './console-api-confirm';
 import type {
@@ -237,6 +238,7 @@ export const ConsoleMethods = {
   ...ResourcesMethods,
   ...TapMethods,
   ...MqttPublishMethods,
+  ...TopicsMethods,
   ...localMethods(LocalBrokerStatusSchema),
   ...ConfirmMethods,
 } as const;
@@ -254,6 +256,7 @@ export const ConsoleEvents = {
   ...ActivityEvents,
   ...OperationsEvents,
   ...TapEvents,
+  ...TopicsEvents,
   ...LocalEvents,
 } as const;
 

@@ -67,6 +67,10 @@ export const CONSOLE_METHOD_NAMES = [
   'tapStop',
   'publishMessage',
   'publishMqtt',
+  // Topic tree (console-api-topics.ts).
+  'topicTreeStart',
+  'topicTreeStop',
+  'topicTreeNode',
   // Local broker view and demo mode (console-api-local.ts).
   'startLocalBroker',
   'stopLocalBroker',
@@ -94,6 +98,8 @@ export const CONSOLE_EVENT_NAMES = [
   'metricsPoint',
   // Live tap (console-api-tap.ts).
   'tapBatch',
+  // Topic tree (console-api-topics.ts).
+  'topicTreeUpdate',
   // Local broker view and demo mode (console-api-local.ts).
   'localBrokerLog',
   'demo',

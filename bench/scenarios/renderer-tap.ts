@@ -39,9 +39,9 @@ export const rendererTapConfig = (quick: boolean): RendererTapConfig =>
     ? { rate: 5_000, seconds: 5, pauses: 2, baselineSeconds: 2 }
     : { rate: 5_000, seconds: 10, pauses: 4, baselineSeconds: 5 };
 
-const mib = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
+export const mib = (bytes: number): number => Math.round((bytes / 1024 / 1024) * 10) / 10;
 
-async function heapBytes(page: Page): Promise<number> {
+export async function heapBytes(page: Page): Promise<number> {
   const cdp = await page.context().newCDPSession(page);
   await cdp.send('HeapProfiler.collectGarbage');
   const { usedSize } = await cdp.send('Runtime.getHeapUsage');
@@ -50,7 +50,7 @@ async function heapBytes(page: Page): Promise<number> {
 }
 
 /** Main-thread busy time so far, in ms, by kind (CDP Performance metrics, wall clock). */
-async function busyMs(cdp: CDPSession): Promise<Record<string, number>> {
+export async function busyMs(cdp: CDPSession): Promise<Record<string, number>> {
   const { metrics } = await cdp.send('Performance.getMetrics');
   const pick = (name: string): number => (metrics.find((m) => m.name === name)?.value ?? 0) * 1_000;
   return {

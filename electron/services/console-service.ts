@@ -28,6 +28,8 @@ import {
 import { createRealmsConsoleService } from './realms-console-service';
 import { createLocalBrokerConsoleService } from './local-broker-console-service';
 import { createTapConsoleService } from './tap-console-service';
+import { removeTapConsumer } from './tap-leftovers';
+import { createTopicTreeService } from './topic-tree-console-service';
 
 /** A ConsoleService plus `shutdown()`, which finishes the console's own work on the local
  * broker (running taps leave their brokers, a running demo stops and removes its realm; never
@@ -49,7 +51,7 @@ export interface ConsoleServiceDeps {
   secrets?: SecretStore;
   /** The console's data directory, where the audit log lives; absent = in memory only. */
   dataDir?: string;
-  /** Stop live taps no page listens to after this long, ms. Default 10,000. */
+  /** Stop live taps and topic trees no page listens to after this long, ms. Default 10,000. */
   tapOrphanMs?: number;
 }
 
@@ -97,6 +99,16 @@ export function createConsoleService({
     hub,
     orphanMs: tapOrphanMs,
     listClients: (connectionId) => operations.listClients({ connectionId }),
+  });
+  const retained = createRetainedService({ pool });
+  const topics = createTopicTreeService({
+    hub,
+    openRealm: tap.openRealm,
+    holdConsumer: tap.holdConsumer,
+    forget: (connectionId, realm, consumer) =>
+      removeTapConsumer(pool.get(connectionId, 'console'), realm, consumer).catch(() => false),
+    retained,
+    orphanMs: tapOrphanMs,
   });
   const local = createLocalBrokerConsoleService({ supervisor, connections, pool, hub });
   const detach = [
@@ -152,7 +164,7 @@ export function createConsoleService({
     ...createRealmsConsoleService({ pool, activity }),
     ...operations,
     ...createQueuesService({ pool }),
-    ...createRetainedService({ pool }),
+    ...retained,
     ...createIdentitiesService({ pool }),
     ...createResourcesService({ pool }),
     ...createCommandsService({
@@ -165,6 +177,7 @@ export function createConsoleService({
       },
     }),
     ...tap.methods,
+    ...topics.methods,
     // Test publishes are operator actions too: recorded in Activity (without the message).
     publishMessage: (input) =>
       pool.recorded(
@@ -196,9 +209,10 @@ export function createConsoleService({
     ...local.methods,
     on: (event, listener) => hub.on(event, listener),
     // Taps first: they leave their brokers while the local one still runs.
-    shutdown: () => tap.shutdown().then(() => local.shutdown()),
+    shutdown: () => Promise.all([tap.shutdown(), topics.shutdown()]).then(() => local.shutdown()),
     close: () => {
       tap.close();
+      topics.close();
       local.close();
       watcher.stop();
       pool.close();

@@ -74,7 +74,18 @@ export function createTapConsoleService({
   footprint(connectionId: string): Omit<ConsoleFootprint, 'management'>;
   /** Stops every tap (their sockets close at once; token revocations finish on their own). */
   close(): void;
+  /**
+   * Opens a socket in a realm as a tap does (realm-access.ts, with the stale-token sweep), for
+   * the topic tree. Errors as `tapStart`.
+   */
+  openRealm(connectionId: string, realm: string, clientName: string): Promise<RealmSocket>;
+  /**
+   * Keeps a tap-named consumer of another service (the topic tree) from the leftover sweep, and
+   * lists it in `footprint`, until released.
+   */
+  holdConsumer(connectionId: string, realm: string, consumer: string): () => void;
 } {
+  const held = new Map<string, { connectionId: string; realm: string; consumer: string }>();
   const taps = new Map<string, TapSession>();
   const tapPlaces = new Map<string, { connectionId: string; realm: string; consumer: string }>();
   /** Per connection: `realm\0name` → the names the publisher produced as, oldest first. */
@@ -110,7 +121,9 @@ export function createTapConsoleService({
   const removeLeftovers = async (connectionId: string): Promise<number> => {
     if (!listClients) return 0;
     try {
-      const active = new Set([...taps.values()].map((tap) => tap.consumer));
+      const active = new Set(
+        [...taps.values()].map((tap) => tap.consumer).concat([...held.keys()]),
+      );
       return await removeTapLeftovers(
         pool.get(connectionId, 'console'),
         () => listClients(connectionId),
@@ -152,8 +165,13 @@ export function createTapConsoleService({
 
   return {
     removeLeftovers,
+    openRealm: open,
+    holdConsumer: (connectionId, realm, consumer) => {
+      held.set(consumer, { connectionId, realm, consumer });
+      return () => held.delete(consumer);
+    },
     footprint: (connectionId) => ({
-      taps: [...tapPlaces.values()]
+      taps: [...tapPlaces.values(), ...held.values()]
         .filter((place) => place.connectionId === connectionId)
         .map(({ realm, consumer }) => ({ realm, consumer })),
       publishers: [...(publishers.get(connectionId)?.values() ?? [])],

@@ -214,20 +214,38 @@ export class TapSession {
     this.ended = true;
     clearInterval(this.timer);
     this.chunks.clear();
-    const socket = this.options.client.socket;
-    if (socket.connected) {
-      socket.emit(ClientEvent.UNSUBSCRIBE, {
-        event: this.subscribe.event,
-        producer: this.subscribe.producer,
-        consumer: this.consumer,
-      });
-      await quit(socket, this.options.quitTimeoutMs ?? 2_000);
-    }
-    await this.options.client.close();
+    await leaveBroker(
+      this.options.client,
+      this.subscribe,
+      this.consumer,
+      this.options.quitTimeoutMs ?? 2_000,
+    );
     this.send('stopped', error);
     this.options.onEnd();
     await this.options.forget?.(this.consumer);
   }
+}
+
+/**
+ * Takes a tap-like consumer off the broker: `UNSUBSCRIBE` (Note 3.4), `QUIT`, then closes the
+ * socket (revoking a temporary token). Shared by the tap and the topic tree. Never rejects.
+ */
+export async function leaveBroker(
+  client: RealmSocket,
+  subscribe: Record<string, unknown>,
+  consumer: string,
+  quitTimeoutMs: number,
+): Promise<void> {
+  const socket = client.socket;
+  if (socket.connected) {
+    socket.emit(ClientEvent.UNSUBSCRIBE, {
+      event: subscribe.event,
+      producer: subscribe.producer,
+      consumer,
+    });
+    await quit(socket, quitTimeoutMs);
+  }
+  await client.close().catch(() => undefined);
 }
 
 /**

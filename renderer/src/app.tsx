@@ -28,6 +28,7 @@ import { DeadLettersView } from './views/dead-letters/dead-letters-view';
 import { QueuesView } from './views/queues/queues-view';
 import { RetainedView } from './views/retained/retained-view';
 import { CommandsView } from './views/commands/commands-view';
+import { TopicsView } from './views/topics/topics-view';
 import { IdentitiesView } from './views/identities/identities-view';
 import { ResourcesView } from './views/resources/resources-view';
 import { AlarmChip } from './views/resources/alarm-chip';
@@ -52,6 +53,7 @@ const SECTIONS: Section[] = [
   { id: 'overview', label: 'Overview', group: 'Monitor', View: OverviewView },
   { id: 'clients', label: 'Clients', group: 'Monitor', View: ClientsView },
   { id: 'tap', label: 'Live tap', group: 'Monitor', View: TapView },
+  { id: 'topics', label: 'Topic tree', group: 'Monitor', View: TopicsView },
   { id: 'resources', label: 'Resources', group: 'Monitor', View: ResourcesView },
   { id: 'requests', label: 'Requests', group: 'Manage', View: RequestsView },
   { id: 'realms', label: 'Realms', group: 'Manage', View: RealmsView },

@@ -5,15 +5,6 @@
  * service (`getMetricsHistory`) and then extended by `metricsPoint` events.
  */
 import { memo, useEffect, useMemo, useState } from 'react';
-import {
-  CartesianGrid,
-  Line,
-  LineChart,
-  ResponsiveContainer,
-  Tooltip,
-  XAxis,
-  YAxis,
-} from 'recharts';
 import type { MetricPoint, MetricRange } from '../../../../shared/console-api-operations';
 import type { ConsoleClient } from '../../api/console-client';
 import { ErrorBanner } from '../../components/error-banner';
@@ -21,15 +12,14 @@ import { StatCard } from '../../components/stat-card';
 import { formatCount, formatRate } from '../../format';
 import {
   ALL_REFETCH_AFTER,
-  AXIS_WIDTH,
   appendPoint,
-  axisTick,
   chartRows,
   realmsOf,
   thinRows,
   type ChartRow,
 } from './charts-model';
 import { useAppStore } from '../../store/app-store';
+import { SeriesChart, clock, type ChartSeries } from './series-chart';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import '../../styles/operations.css';
 
@@ -39,10 +29,8 @@ const RANGES: { id: MetricRange; label: string }[] = [
   { id: 'all', label: 'Since start' },
 ];
 
-interface Series {
+interface Series extends ChartSeries {
   key: keyof ChartRow;
-  label: string;
-  color: string;
 }
 
 const CHARTS: { title: string; testId: string; series: Series[] }[] = [
@@ -75,16 +63,11 @@ const CHARTS: { title: string; testId: string; series: Series[] }[] = [
   },
 ];
 
-/** Series and axis colours: SVG attributes take no CSS variables; these read on both themes. */
-const AXIS = '#8a94a3';
-
-/** One formatter for every tick: `toLocaleTimeString` builds a new one per call (slow). */
-const CLOCK = new Intl.DateTimeFormat('en-GB', {
-  hour: '2-digit',
-  minute: '2-digit',
-  second: '2-digit',
-});
-const clock = (t: number): string => CLOCK.format(t);
+/** The charts of one realm: the broker counts rate limits for all realms only. */
+const ONE_REALM_CHARTS = CHARTS.map((chart) => ({
+  ...chart,
+  series: chart.series.filter((s) => s.key !== 'rateLimited'),
+}));
 
 /** How often appended points are drawn, ms: the charts redraw at most this often. */
 const DRAW_EVERY_MS = 2_000;
@@ -130,65 +113,6 @@ function useMetricPoints(client: ConsoleClient, connectionId: string, range: Met
   }, [client, connectionId, range, generation]);
   return { points, error };
 }
-
-/** One chart; memoised so that only a new set of rows (a new point) redraws it. */
-const Chart = memo(function Chart({
-  chart,
-  rows,
-  realm,
-}: {
-  chart: (typeof CHARTS)[number];
-  rows: ChartRow[];
-  realm: string | null;
-}) {
-  const visible = chart.series.filter((s) => !(realm && s.key === 'rateLimited'));
-  return (
-    <figure className="ops-chart" data-testid={chart.testId}>
-      <figcaption className="ops-chart__title">{chart.title}</figcaption>
-      <ResponsiveContainer width="100%" height={180}>
-        <LineChart data={rows} margin={CHART_MARGIN}>
-          <CartesianGrid stroke={AXIS} strokeOpacity={0.25} vertical={false} />
-          <XAxis dataKey="t" tickFormatter={clock} stroke={AXIS} fontSize={11} minTickGap={40} />
-          <YAxis
-            stroke={AXIS}
-            fontSize={11}
-            allowDecimals={false}
-            width={AXIS_WIDTH}
-            tickFormatter={axisTick}
-          />
-          <Tooltip labelFormatter={tooltipLabel} contentStyle={TOOLTIP_STYLE} />
-          {visible.map((s) => (
-            <Line
-              key={s.key}
-              type="linear"
-              dataKey={s.key}
-              name={s.label}
-              stroke={s.color}
-              dot={false}
-              strokeWidth={2}
-              isAnimationActive={false}
-              connectNulls={false}
-            />
-          ))}
-        </LineChart>
-      </ResponsiveContainer>
-      {/* An HTML legend: recharts' own re-measures itself and, where it wraps, loops. */}
-      <ul className="ops-legend">
-        {visible.map((s) => (
-          <li key={s.key}>
-            <span className="ops-legend__swatch" style={{ background: s.color }} />
-            {s.label}
-          </li>
-        ))}
-      </ul>
-    </figure>
-  );
-});
-
-// No negative left margin: it pushed the first digits of a long tick out of the SVG (1,500 read 500).
-const CHART_MARGIN = { top: 4, right: 8, bottom: 0, left: 0 };
-const TOOLTIP_STYLE = { background: 'var(--panel)', border: '1px solid var(--line)' };
-const tooltipLabel = (t: unknown): string => clock(Number(t));
 
 /** Memoised: the Overview re-renders on every `overview` event; the charts only on their own. */
 export const ChartsView = memo(function ChartsView({
@@ -317,8 +241,14 @@ export const ChartsView = memo(function ChartsView({
         </p>
       ) : (
         <div className="ops-charts__grid">
-          {CHARTS.map((chart) => (
-            <Chart key={chart.testId} chart={chart} rows={drawn} realm={realm} />
+          {(realm ? ONE_REALM_CHARTS : CHARTS).map((chart) => (
+            <SeriesChart
+              key={chart.testId}
+              title={chart.title}
+              testId={chart.testId}
+              series={chart.series}
+              rows={drawn}
+            />
           ))}
         </div>
       )}

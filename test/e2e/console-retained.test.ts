@@ -223,6 +223,14 @@ describe('retained view end to end', () => {
       await page.screenshot({ path: path.join(SHOTS, 'mqtt-publisher-390.png'), fullPage: true });
       await page.setViewportSize({ width: 1280, height: 900 });
     }
+    // The console serves React's production build even when started under vitest
+    // (NODE_ENV=test): the development build's checks made busy views several times slower.
+    const bundle = (await page.evaluate(async () => {
+      const src = document.querySelector<HTMLScriptElement>('script[type="module"]')?.src;
+      return src ? (await fetch(src)).text() : '';
+    })) as string;
+    expect(bundle.length).toBeGreaterThan(10_000);
+    expect(bundle).not.toContain('jsxDEV');
     const activity = await callApi<ActivityList>(app, 'listActivity', {
       actions: ['console_mqtt_publish'],
     });

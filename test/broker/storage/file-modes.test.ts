@@ -139,9 +139,18 @@ describe.skipIf(process.platform === 'win32')('data directory and store file mod
     running = await startUnderUmask(dataDir);
     expect(mode(dataDir)).toBe('700');
     expect(Object.entries(modes(dataDir)).filter(([, m]) => m !== '600')).toEqual([]);
+    // The log lines travel on stdout, which may trail the IPC ready message: wait for them.
+    const expected = [
+      'data directory was accessible to other users; restricted to 0700',
+      'message store file was readable by other users; restricted to 0600',
+      'auth store file was readable by other users; restricted to 0600',
+    ];
+    const current = running;
+    await waitUntil(
+      () => expected.every((line) => current.output().includes(line)),
+      'the three restrictions are logged',
+    ).catch(() => undefined);
     const log = running.output();
-    expect(log).toContain('data directory was accessible to other users; restricted to 0700');
-    expect(log).toContain('message store file was readable by other users; restricted to 0600');
-    expect(log).toContain('auth store file was readable by other users; restricted to 0600');
+    for (const line of expected) expect(log).toContain(line);
   });
 });

@@ -108,6 +108,7 @@ export function createConsoleService({
     forget: (connectionId, realm, consumer) =>
       removeTapConsumer(pool.get(connectionId, 'console'), realm, consumer).catch(() => false),
     retained,
+    listClients: (connectionId) => operations.listClients({ connectionId }),
     orphanMs: tapOrphanMs,
   });
   const local = createLocalBrokerConsoleService({ supervisor, connections, pool, hub });

@@ -12,10 +12,12 @@ import { randomBytes } from 'node:crypto';
 import type { ConsoleService } from '../../shared/console-api';
 import { MAX_RETAINED_PAGE } from '../../shared/console-api-retained';
 import { MAX_TOPIC_TREES } from '../../shared/console-api-topics';
+import type { ClientList } from '../../shared/console-api-operations';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import type { ConsoleEventHub } from './console-event-hub';
 import type { RealmSocket } from './realm-access';
 import type { RetainedService } from './retained-console-service';
+import { subscriberCounter } from './topic-subscribers';
 import { TopicTreeSession } from './topic-tree-session';
 
 export interface TopicTreeServiceDeps {
@@ -27,6 +29,8 @@ export interface TopicTreeServiceDeps {
   /** Removes a stopped tree's consumer from the broker; must not reject. */
   forget(connectionId: string, realm: string, consumer: string): Promise<unknown>;
   retained: Pick<RetainedService, 'listRetained'>;
+  /** The broker's registrations (`GET /api/clients`), for subscriber counts; absent: "—". */
+  listClients?: (connectionId: string) => Promise<ClientList>;
   /** Stop trees nobody listens to after this long, ms. Default 10,000. */
   orphanMs?: number;
   /** Update period of every tree, ms (tests). */
@@ -44,7 +48,7 @@ export function createTopicTreeService(deps: TopicTreeServiceDeps): {
   shutdown(): Promise<void>;
   close(): void;
 } {
-  const { hub, orphanMs = 10_000 } = deps;
+  const { hub, orphanMs = 10_000, listClients } = deps;
   const trees = new Map<string, { connectionId: string; session: TopicTreeSession }>();
   let orphanSince: number | null = null;
   const sweep = setInterval(() => {
@@ -97,6 +101,11 @@ export function createTopicTreeService(deps: TopicTreeServiceDeps): {
               limit: MAX_RETAINED_PAGE,
             }),
           forget: (consumer) => deps.forget(connectionId, realm, consumer),
+          ...(listClients
+            ? {
+                subscribers: async () => subscriberCounter(await listClients(connectionId), realm),
+              }
+            : {}),
         });
         release = deps.holdConsumer(connectionId, realm, session.consumer);
         trees.set(treeId, { connectionId, session });

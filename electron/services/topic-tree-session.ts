@@ -26,6 +26,7 @@ import type { RealmSocket } from './realm-access';
 import { TapChunkJoiner } from './tap-chunk-joiner';
 import { TAP_CONSUMER_PREFIX } from './tap-leftovers';
 import { leaveBroker, preview, tapSubscription } from './tap-session';
+import type { SubscriberCounter } from './topic-subscribers';
 import { TopicTreeStats } from './topic-tree-stats';
 
 /** Reads one page of retained messages (`listRetained` of the retained service). */
@@ -46,7 +47,15 @@ export interface TopicTreeSessionOptions {
   periodMs?: number;
   /** Topic cap (tests). */
   maxTopics?: number;
+  /**
+   * The broker's registrations in the tree's realm as a subscriber counter, or null when not
+   * known (topic-subscribers.ts); read every `SUBSCRIBERS_EVERY` updates. Absent: never read.
+   */
+  subscribers?: () => Promise<SubscriberCounter | null>;
 }
+
+/** Subscriber counts are read once every this many updates (5 s at the default period). */
+export const SUBSCRIBERS_EVERY = 5;
 
 /** A retained entry as a history message: text as JSON text, bytes as base64 (`enc`). */
 function retainedMessage(entry: RetainedEntry, at: number) {
@@ -82,6 +91,7 @@ export class TopicTreeSession {
   private retained: RetainedSeedState;
   private retainedSeeded = 0;
   private ended = false;
+  private counting = false;
   private ending: Promise<void> | null = null;
 
   constructor(private readonly options: TopicTreeSessionOptions) {
@@ -173,7 +183,24 @@ export class TopicTreeSession {
     }
   }
 
+  /** Reads the subscriber counts (one read at a time; a failed read keeps the last counts). */
+  private async recount(read: () => Promise<SubscriberCounter | null>): Promise<void> {
+    if (this.counting) return;
+    this.counting = true;
+    try {
+      const counter = await read();
+      if (!this.ended) this.stats.setSubscriberCounter(counter);
+    } catch {
+      // The registrations could not be read this time: the counts shown stay.
+    } finally {
+      this.counting = false;
+    }
+  }
+
   private send(state: TopicTreeUpdate['state'], error: ErrorInfo | null): void {
+    if (state === 'running' && this.options.subscribers && this.seq % SUBSCRIBERS_EVERY === 0) {
+      void this.recount(this.options.subscribers);
+    }
     const changed = this.stats.flush(this.periodMs);
     const nodes = this.first ? this.stats.all() : changed;
     this.first = false;

@@ -61,6 +61,8 @@ interface TopicState {
   newest: TopicHistoryEntry | null;
   lastAt: number | null;
   retained: boolean;
+  /** Clients that would get a message on it (topic-subscribers.ts); null until known. */
+  subscribers: number | null;
   history: Ring<TopicHistoryEntry>;
   series: Map<string, Ring<{ t: number; v: number }>>;
 }
@@ -96,7 +98,24 @@ export class TopicTreeStats {
   private period = 0;
   ratePerSec = 0;
 
+  private counter: ((topic: string) => number) | null = null;
+
   constructor(private readonly maxTopics = TOPIC_TREE_MAX_TOPICS) {}
+
+  /**
+   * Sets how subscribers are counted (null: not known, shown as "—") and recounts every topic;
+   * topics whose count changed are sent with the next update.
+   */
+  setSubscriberCounter(counter: ((topic: string) => number) | null): void {
+    this.counter = counter;
+    for (const [topic, state] of this.topics) {
+      const n = counter ? counter(topic) : null;
+      if (n !== state.subscribers) {
+        state.subscribers = n;
+        this.dirty.add(topic);
+      }
+    }
+  }
 
   get size(): number {
     return this.topics.size;
@@ -192,6 +211,7 @@ export class TopicTreeStats {
         newest: null,
         lastAt: null,
         retained: false,
+        subscribers: this.counter ? this.counter(topic) : null,
         history: { items: [], next: 0 },
         series: new Map(),
       };
@@ -231,7 +251,7 @@ export class TopicTreeStats {
       last: last === null ? null : last.slice(0, TOPIC_NODE_PREVIEW_CHARS),
       lastAt: state.lastAt,
       retained: state.retained,
-      subscribers: null,
+      subscribers: state.subscribers,
     };
   }
 }

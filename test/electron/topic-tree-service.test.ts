@@ -66,7 +66,38 @@ describe('topic tree console service on the real local broker', () => {
     await expect.poll(() => mine().at(-1)?.retained).toBe(listed.state);
     const latest = new Map(mine().flatMap((u) => u.nodes.map((n) => [n.topic, n] as const)));
     expect([...latest.keys()].sort()).toEqual(['site/0/temp', 'site/1/temp', 'site/2/temp']);
-    expect(latest.get('site/0/temp')).toMatchObject({ count: 100, subscribers: null });
+    expect(latest.get('site/0/temp')).toMatchObject({ count: 100, subscribers: 0 });
+
+    // Subscriber counts come from the broker's registrations (GET /api/clients), read every
+    // few updates: a topic-mode consumer of site/+/temp and an exact one of site/0/temp.
+    const url = `http://127.0.0.1:${local.supervisor.status().port}`;
+    const consumer = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
+    try {
+      await new Promise<void>((resolve) => {
+        consumer.once(ServerEvent.AUTH_OK, () => resolve());
+        consumer.once('connect', () =>
+          consumer.emit(ClientEvent.AUTHENTICATION, { realm: 'default', role: 'consumer' }),
+        );
+      });
+      consumer.emit(ClientEvent.SUBSCRIBE, {
+        event: 'site/+/temp',
+        producer: 'TYO-MQ-ALL',
+        mode: 'topic',
+        consumer: 'dashboard',
+      });
+      consumer.emit(ClientEvent.SUBSCRIBE, {
+        event: 'site/0/temp',
+        producer: 'sensor',
+        consumer: 'dashboard-2',
+      });
+      const counts = () => {
+        const now = new Map(mine().flatMap((u) => u.nodes.map((n) => [n.topic, n] as const)));
+        return ['site/0/temp', 'site/1/temp'].map((t) => now.get(t)?.subscribers);
+      };
+      await expect.poll(counts, { timeout: 15_000 }).toEqual([2, 1]);
+    } finally {
+      consumer.close();
+    }
     expect(mine().at(-1)).toMatchObject({ topics: 3, overflow: 0, state: 'running' });
 
     const detail = await local.service.topicTreeNode({

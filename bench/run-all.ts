@@ -19,6 +19,8 @@
  *   - fan-out variants: 1→10 1 KiB under other client/server options (see `variantsScenario`).
  *   - renderer DLQ (`scenarios/renderer-dlq.ts`): the console's Dead letters view in Chromium
  *     with 10,000 entries: time to first rows and to all loaded, long tasks while scrolling.
+ *   - renderer queues (`scenarios/renderer-queues.ts`, BENCH_ONLY=renderer-queues): the console's
+ *     Queues view with 5,000 durable queues — first rows, sort and filter times.
  *   - renderer topics (`scenarios/renderer-topics.ts`, BENCH_ONLY=renderer-topics): the console's
  *     Topic tree at 5,000 msg/s over 10,000 topics for 30 s (long tasks, heap, update interval)
  *   - renderer tap (`scenarios/renderer-tap.ts`, BENCH_ONLY=renderer-tap): the console's Live tap
@@ -68,7 +70,7 @@
  *                               (`servers/server-bundle.ts`; default in quick and smoke mode),
  *                               `tsx` from the TypeScript sources (the full run's default)
  *   BENCH_ONLY=fanout,variants,topic,auth,durable,slow,mqtt,renderer-dlq,renderer-tap,
- *              renderer-topics,cluster,
+ *              renderer-topics,renderer-queues,cluster,
  *              cluster-idle,cluster-catchup,fuzz,rss,mqtt-conformance,tail
  *                              run only these scenarios (comma-separated; the renderer ones
  *                              start Chromium, and they, the three `cluster*` ones and `fuzz`
@@ -109,6 +111,7 @@ import { mqttBenchConfig, runMqttBench } from './scenarios/mqtt';
 import { runRendererDlqBench } from './scenarios/renderer-dlq';
 import { rendererTapConfig, runRendererTap } from './scenarios/renderer-tap';
 import { rendererTopicsConfig, runRendererTopics } from './scenarios/renderer-topics';
+import { runRendererQueuesBench } from './scenarios/renderer-queues';
 import { clusterBenchConfig, runClusterBench } from './scenarios/cluster';
 import { clusterIdleConfig, runClusterIdle } from './scenarios/cluster-idle';
 import { clusterCatchupConfig, runClusterCatchup } from './scenarios/cluster-catchup';
@@ -192,6 +195,15 @@ async function main(): Promise<void> {
     : step(() =>
         runRendererTap(rendererTapConfig(quick), (l) => log(l)).catch(
           (err: unknown) => (errors.push(`renderer-tap: ${(err as Error).message}`), null),
+        ),
+      );
+  // Renderer (BENCH_ONLY=renderer-queues): the console's Queues view with 5,000 durable queues.
+  // It starts a whole console, so quick mode (the smoke test) runs it only when named.
+  const rendererQueuesP = !(only ? only.has('renderer-queues') : !quick)
+    ? Promise.resolve(null)
+    : step(() =>
+        runRendererQueuesBench(quick, (l) => log(l)).catch(
+          (err: unknown) => (errors.push(`renderer-queues: ${(err as Error).message}`), null),
         ),
       );
   // Renderer (BENCH_ONLY=renderer-topics): the console's Topic tree in Chromium at 5,000 msg/s
@@ -320,6 +332,7 @@ async function main(): Promise<void> {
     renderer_dlq: rendererDlq,
     renderer_tap: rendererTap,
     renderer_topics: rendererTopics,
+    renderer_queues: await rendererQueuesP,
     cluster,
     cluster_idle: clusterIdle,
     cluster_catchup: clusterCatchup,

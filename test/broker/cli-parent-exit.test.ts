@@ -10,12 +10,12 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { io } from 'socket.io-client';
 import { afterAll, describe, expect, it } from 'vitest';
+import { brokerCliArgv } from '../helpers/broker-cli';
 import { startBrokerProcess, type BrokerProcess } from '../helpers/broker-process';
 import { processAlive } from '../support/supervisor-helpers';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const PARENT = fileURLToPath(new URL('../support/broker-parent.ts', import.meta.url));
-const CLI = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
 
 // The cases run concurrently (issue 26): each has its own port and data directory, and most of
 // their time is waiting for processes to start and exit. What they open is closed at the end.
@@ -153,11 +153,18 @@ describe.concurrent('a broker whose log pipe is closed', () => {
 
   it('does not spin on EPIPE and honours SIGTERM (run from a shell)', async ({ expect }) => {
     const dataDir = await dataDirectory();
-    const child = spawn(
-      process.execPath,
-      ['--import', 'tsx', CLI, '--host', '127.0.0.1', '--port', '0', '--data-dir', dataDir],
-      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'info' } },
-    );
+    const [node, argv] = brokerCliArgv([
+      '--host',
+      '127.0.0.1',
+      '--port',
+      '0',
+      '--data-dir',
+      dataDir,
+    ]);
+    const child = spawn(node, argv, {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, SWITCHBOARD_LOG_LEVEL: 'info' },
+    });
     pids.push(child.pid as number);
     const exited = new Promise<number | null>((resolve) => child.once('exit', resolve));
     // The first line is pino's "broker listening" record; then stop reading both pipes.

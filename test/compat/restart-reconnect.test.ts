@@ -51,8 +51,8 @@ describe('stock clients across a broker restart (SIGTERM, same port and data dir
   const pys: PyConsumer[] = [];
 
   const startBroker = async (): Promise<BrokerProcess> => {
-    // A CLI start through tsx takes 2–4 s alone, but beyond 20 s was seen in a full suite run on
-    // a loaded 2-core machine: wait for its ready message longer than the helper's default.
+    // A CLI start takes well under 2 s alone, but beyond 20 s was seen (through tsx) in a full
+    // suite run on a loaded 2-core machine: wait for its ready message longer than the default.
     const broker = await startBrokerProcess(
       ['--port', String(port), '--data-dir', dir.path],
       60_000,

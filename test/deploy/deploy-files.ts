@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { envMappings, LEGACY_ENV_NAMES } from '../../broker/config/env-mapping';
+import { brokerCliArgv } from '../helpers/broker-cli';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -124,7 +125,7 @@ export function parseUnit(text: string): Array<[string, string, string]> {
 }
 
 /**
- * Runs the real CLI (`broker/cli.ts`) with `--check-config` and only `env` (plus PATH): what
+ * Runs the real CLI (`broker/cli.ts`, or the test run's bundle of it) with `--check-config` and only `env` (plus PATH): what
  * a container or a unit with that environment would be told at start.
  */
 export function checkConfig(
@@ -132,9 +133,10 @@ export function checkConfig(
   args: string[] = [],
 ): Promise<{ code: number; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
+    const [node, argv] = brokerCliArgv(['--check-config', ...args]);
     execFile(
-      process.execPath,
-      ['--import', 'tsx', join(ROOT, 'broker/cli.ts'), '--check-config', ...args],
+      node,
+      argv,
       {
         cwd: ROOT,
         // No `.env` of the checkout: only what the caller gives.

@@ -11,6 +11,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConsoleFlags } from '../../electron/web/cli-flags';
+import { brokerCliArgv } from '../helpers/broker-cli';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const BROKER = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
@@ -27,7 +28,13 @@ function run(entry: string, args: string[], env: NodeJS.ProcessEnv = {}, timeout
   const base = { ...process.env };
   delete base.SWITCHBOARD_LOG_LEVEL;
   delete base.SWB_LOG_LEVEL;
-  const child = spawn(process.execPath, ['--import', 'tsx', entry, ...args], {
+  // The broker runs from the test run's bundle when built (test/helpers/broker-cli.ts); the
+  // console's CLI has no bundle, so it runs through tsx.
+  const [node, argv] =
+    entry === BROKER
+      ? brokerCliArgv(args)
+      : [process.execPath, ['--import', 'tsx', entry, ...args]];
+  const child = spawn(node, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...base, ...env },
   });
@@ -53,7 +60,7 @@ async function takenPort(): Promise<{ port: number; close: () => Promise<void> }
   };
 }
 
-// Each case starts real Node processes (through tsx): slow on a loaded machine. The cases run
+// Each case starts real Node processes (the console's through tsx): slow on a loaded machine. The cases run
 // concurrently (issue 26): each waits mostly on its own processes' start-up and exit, and each
 // has a data directory of its own.
 vi.setConfig({ testTimeout: 180_000 });

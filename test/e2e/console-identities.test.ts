@@ -9,23 +9,15 @@
 import { createHash } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import type { ActivityList } from '../../shared/console-api-activity';
 import { ClientEvent } from '../../shared/protocol-events';
 import { consumerPayload } from '../helpers/stock-clients';
 import { lookupKey, publishKey } from '../broker/extensions/key-clients';
 import { BUNDLE, oneTime, publishPrekeys } from '../broker/extensions/prekey-clients';
-import {
-  callApi,
-  startConsole,
-  stopConsole,
-  type RunningConsole,
-} from '../support/console-process';
-import { connectSocket } from '../support/connect-socket';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { localBrokerUrl, openConsolePage } from '../support/console-page';
+import { callApi } from '../support/console-process';
+import { consoleFixture } from '../support/console-fixture';
 
 const SHOTS = process.env.SHOTS_DIR;
 const IDENTITY = 'alice-phone-7f3c';
@@ -39,30 +31,10 @@ const keysShown = (page: Page): Promise<string[]> =>
     .evaluateAll((items) => items.map((item) => item.querySelector('strong')?.textContent ?? ''));
 
 describe('E2EE identities view end to end', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
-  let brokerUrl = '';
-  const sockets: Socket[] = [];
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-identities-');
-    app = await startConsole(path.join(dir.path, 'data'));
-    brokerUrl = await localBrokerUrl(app);
-    ({ browser, page } = await openConsolePage(app, pageErrors));
-  }, 120_000);
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
-  }, 30_000);
+  const fx = consoleFixture('switchboard-e2e-identities-');
 
   it('lists an identity with its keys and low prekeys, and revokes a key', async () => {
-    const alice = await connectSocket(brokerUrl, sockets);
+    const alice = await fx.connect();
     alice.emit(ClientEvent.CONSUMER, consumerPayload(IDENTITY));
     await alice.timeout(5_000).emitWithAck(ClientEvent.PING, { sync: true });
     expect(
@@ -74,41 +46,41 @@ describe('E2EE identities view end to end', () => {
     const bundle = { ...BUNDLE, one_time_prekeys: oneTime(4) };
     expect((await publishPrekeys(alice, IDENTITY, bundle)).ok).toBe(true);
 
-    await page.getByTestId('nav-identities').click();
-    const row = page.locator(`[data-identity="${IDENTITY}"]`);
+    await fx.page.getByTestId('nav-identities').click();
+    const row = fx.page.locator(`[data-identity="${IDENTITY}"]`);
     await row.waitFor({ timeout: 15_000 });
     expect(await row.getByTestId('identity-prekeys').textContent()).toContain('low prekeys: 4');
-    await page.getByTestId('identities-low-water').waitFor();
+    await fx.page.getByTestId('identities-low-water').waitFor();
 
     await row.getByRole('button').click();
-    await page.getByTestId('identity-detail').waitFor();
-    expect(await keysShown(page)).toEqual(['k1', 'k2']);
-    const fingerprints = await page.getByTestId('identity-fingerprint').allTextContents();
+    await fx.page.getByTestId('identity-detail').waitFor();
+    expect(await keysShown(fx.page)).toEqual(['k1', 'k2']);
+    const fingerprints = await fx.page.getByTestId('identity-fingerprint').allTextContents();
     expect(fingerprints).toEqual([sha(KEY_1), sha(KEY_2)]);
-    expect(await page.getByTestId('identities-view').textContent()).not.toContain(KEY_1);
-    await page.getByTestId('identity-prekeys-warning').waitFor();
+    expect(await fx.page.getByTestId('identities-view').textContent()).not.toContain(KEY_1);
+    await fx.page.getByTestId('identity-prekeys-warning').waitFor();
 
     if (SHOTS) {
       mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, 'identities-1280.png'), fullPage: true });
-      await page.setViewportSize({ width: 390, height: 844 });
+      await fx.page.screenshot({ path: path.join(SHOTS, 'identities-1280.png'), fullPage: true });
+      await fx.page.setViewportSize({ width: 390, height: 844 });
       await expect
-        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .poll(() => fx.page.evaluate(() => document.documentElement.scrollWidth))
         .toBeLessThanOrEqual(390);
-      await page.screenshot({ path: path.join(SHOTS, 'identities-390.png'), fullPage: true });
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await fx.page.screenshot({ path: path.join(SHOTS, 'identities-390.png'), fullPage: true });
+      await fx.page.setViewportSize({ width: 1280, height: 900 });
     }
 
     // Revoke k1, confirmed.
-    await page.getByTestId('identity-revoke').first().click();
-    await page.getByTestId('identity-revoke-confirm-yes').click();
+    await fx.page.getByTestId('identity-revoke').first().click();
+    await fx.page.getByTestId('identity-revoke-confirm-yes').click();
     await expect
-      .poll(() => page.getByTestId('identities-message').textContent())
+      .poll(() => fx.page.getByTestId('identities-message').textContent())
       .toContain(`Revoked key k1 of ${IDENTITY} in default`);
-    await expect.poll(() => keysShown(page)).toEqual(['k2']);
+    await expect.poll(() => keysShown(fx.page)).toEqual(['k2']);
     expect((await lookupKey(alice, IDENTITY)).map((k) => k.key_id)).toEqual(['k2']);
 
-    const activity = await callApi<ActivityList>(app, 'listActivity', {
+    const activity = await callApi<ActivityList>(fx.app, 'listActivity', {
       actions: ['revoke_identity_key'],
     });
     expect(activity.entries).toEqual([
@@ -117,6 +89,6 @@ describe('E2EE identities view end to end', () => {
         params: expect.objectContaining({ identity: IDENTITY, key_id: 'k1' }),
       }),
     ]);
-    expect(pageErrors).toEqual([]);
+    expect(fx.pageErrors).toEqual([]);
   }, 90_000);
 });

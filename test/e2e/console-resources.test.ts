@@ -8,9 +8,8 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { ClientEvent } from '../../shared/protocol-events';
 import {
   consumerPayload,
@@ -18,10 +17,7 @@ import {
   jsSubscribePayload,
   producePayload,
 } from '../helpers/stock-clients';
-import { connectSocket } from '../support/connect-socket';
-import { localBrokerUrl, openConsolePage } from '../support/console-page';
-import { startConsole, stopConsole, type RunningConsole } from '../support/console-process';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { consoleFixture } from '../support/console-fixture';
 
 const SHOTS = process.env.SHOTS_DIR;
 const CONSUMER = 'ledger-sync-worker';
@@ -30,44 +26,24 @@ const PRODUCER = 'payments-api';
 const value = (page: Page, testId: string) => page.getByTestId(testId).getAttribute('data-value');
 
 describe('resources view end to end', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
-  let brokerUrl = '';
-  const sockets: Socket[] = [];
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-resources-');
-    app = await startConsole(path.join(dir.path, 'data'), {
-      env: { TYO_MQ_ALARMS__QUEUE_OLDEST_AGE_MS: '200' },
-    });
-    brokerUrl = await localBrokerUrl(app);
-    ({ browser, page } = await openConsolePage(app, pageErrors));
-  }, 120_000);
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
-  }, 30_000);
+  const fx = consoleFixture('switchboard-e2e-resources-', {
+    console: { env: { TYO_MQ_ALARMS__QUEUE_OLDEST_AGE_MS: '200' } },
+  });
 
   it('shows a healthy broker, then the stale queue alarm in the view and the top bar', async () => {
-    await page.getByTestId('nav-resources').click();
-    await page.getByTestId('resources-no-alarms').waitFor({ timeout: 15_000 });
-    expect(Number(await value(page, 'resources-rss'))).toBeGreaterThan(10 * 1024 * 1024);
-    expect(Number(await value(page, 'resources-fds'))).toBeGreaterThan(3);
-    expect(Number(await value(page, 'resources-disk'))).toBeGreaterThan(0);
+    await fx.page.getByTestId('nav-resources').click();
+    await fx.page.getByTestId('resources-no-alarms').waitFor({ timeout: 15_000 });
+    expect(Number(await value(fx.page, 'resources-rss'))).toBeGreaterThan(10 * 1024 * 1024);
+    expect(Number(await value(fx.page, 'resources-fds'))).toBeGreaterThan(3);
+    expect(Number(await value(fx.page, 'resources-disk'))).toBeGreaterThan(0);
     // The local broker's SQLite store: its files with their sizes.
-    const files = await page.getByTestId('resources-files').textContent();
+    const files = await fx.page.getByTestId('resources-files').textContent();
     expect(files).toContain('messages');
     expect(files).toContain('.sqlite');
-    expect(await page.getByTestId('alarm-chip').count()).toBe(0);
+    expect(await fx.page.getByTestId('alarm-chip').count()).toBe(0);
 
     // A stock client's durable queue, its consumer offline, two copies stored.
-    const consumer = await connectSocket(brokerUrl, sockets);
+    const consumer = await fx.connect();
     consumer.emit(ClientEvent.CONSUMER, consumerPayload(CONSUMER));
     consumer.emit(
       ClientEvent.SUBSCRIBE,
@@ -75,7 +51,7 @@ describe('resources view end to end', () => {
     );
     await consumer.timeout(5_000).emitWithAck(ClientEvent.PING, { sync: true });
     consumer.close();
-    const producer = await connectSocket(brokerUrl, sockets);
+    const producer = await fx.connect();
     producer.emit(ClientEvent.PRODUCER, jsProducerPayload(PRODUCER));
     for (const n of [1, 2]) {
       producer.emit(
@@ -84,29 +60,29 @@ describe('resources view end to end', () => {
       );
     }
 
-    const alarm = page.locator('[data-testid="resources-alarm"][data-alarm="queue_stale"]');
+    const alarm = fx.page.locator('[data-testid="resources-alarm"][data-alarm="queue_stale"]');
     await alarm.waitFor({ timeout: 20_000 });
     expect(await alarm.textContent()).toMatch(/oldest ready message is \d+ s old/);
-    expect(Number(await value(page, 'resources-oldest'))).toBeGreaterThan(200);
+    expect(Number(await value(fx.page, 'resources-oldest'))).toBeGreaterThan(200);
     // The chip is in the top bar of every view.
-    await page.getByTestId('nav-overview').click();
-    const chip = page.getByTestId('alarm-chip');
+    await fx.page.getByTestId('nav-overview').click();
+    const chip = fx.page.getByTestId('alarm-chip');
     await chip.waitFor({ timeout: 20_000 });
     expect(await chip.getAttribute('data-count')).toBe('1');
     await chip.click();
-    await page.getByTestId('resources-view').waitFor();
+    await fx.page.getByTestId('resources-view').waitFor();
     await alarm.waitFor();
 
     if (SHOTS) {
       mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, 'resources-1280.png'), fullPage: true });
-      await page.setViewportSize({ width: 390, height: 844 });
+      await fx.page.screenshot({ path: path.join(SHOTS, 'resources-1280.png'), fullPage: true });
+      await fx.page.setViewportSize({ width: 390, height: 844 });
       await expect
-        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .poll(() => fx.page.evaluate(() => document.documentElement.scrollWidth))
         .toBeLessThanOrEqual(390);
-      await page.screenshot({ path: path.join(SHOTS, 'resources-390.png'), fullPage: true });
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await fx.page.screenshot({ path: path.join(SHOTS, 'resources-390.png'), fullPage: true });
+      await fx.page.setViewportSize({ width: 1280, height: 900 });
     }
-    expect(pageErrors).toEqual([]);
+    expect(fx.pageErrors).toEqual([]);
   }, 90_000);
 });

@@ -12,16 +12,9 @@
  * test-results/trial-*.png.
  */
 import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  callApi,
-  callConfirmed,
-  startConsole,
-  stopConsole,
-  type RunningConsole,
-} from '../support/console-process';
-import type { Socket } from 'socket.io-client';
+import { type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { callApi, callConfirmed } from '../support/console-process';
 import type { LocalBrokerStatus } from '../../shared/console-api';
 import { ClientEvent } from '../../shared/protocol-events';
 import { authenticate } from '../helpers/auth-clients';
@@ -33,8 +26,7 @@ import {
 } from '../helpers/stock-clients';
 import { connectSocket } from '../support/connect-socket';
 import { openSection } from '../support/console-nav';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { openConsolePage } from '../support/console-page';
+import { consoleFixture } from '../support/console-fixture';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = path.join(REPO, 'test-results');
@@ -60,56 +52,41 @@ function pageCall(page: Page, method: string, input: unknown) {
 }
 
 describe('console details an operator tripped over', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
-  const pageErrors: string[] = [];
-  const sockets: Socket[] = [];
-
-  beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-trial-');
-    app = await startConsole(path.join(dir.path, 'data'));
-    ({ browser, page } = await openConsolePage(app, pageErrors, { consoleErrors: false }));
-  }, 120_000);
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
-  }, 30_000);
+  const fx = consoleFixture('switchboard-e2e-trial-', { page: { consoleErrors: false } });
 
   it('confirms Stop and Restart, and shows a stopped broker as stopped with Start', async () => {
-    await page.getByTestId('overview-broker-restart').click();
-    const restartText = (await text(page, 'overview-broker-confirm')) ?? '';
+    await fx.page.getByTestId('overview-broker-restart').click();
+    const restartText = (await text(fx.page, 'overview-broker-confirm')) ?? '';
     expect(restartText).toContain('disconnects every client');
     expect(restartText).toContain('demo');
-    await page.getByTestId('overview-broker-confirm-no').click();
-    expect(await page.getByTestId('overview-broker-confirm').count()).toBe(0);
-    expect(await text(page, 'overview-status')).toBe('running');
+    await fx.page.getByTestId('overview-broker-confirm-no').click();
+    expect(await fx.page.getByTestId('overview-broker-confirm').count()).toBe(0);
+    expect(await text(fx.page, 'overview-status')).toBe('running');
 
-    await openSection(page, 'local');
-    expect(await text(page, 'nav-local')).toBe('Broker process');
-    expect(await page.locator('.page__title').textContent()).toBe('Broker process');
-    await page.getByTestId('local-stop').click();
-    expect(await text(page, 'local-confirm')).toContain('stops the demo');
-    await page.getByTestId('local-confirm-yes').click();
-    await expect.poll(() => text(page, 'local-state'), { timeout: 20_000 }).toBe('stopped');
+    await openSection(fx.page, 'local');
+    expect(await text(fx.page, 'nav-local')).toBe('Broker process');
+    expect(await fx.page.locator('.page__title').textContent()).toBe('Broker process');
+    await fx.page.getByTestId('local-stop').click();
+    expect(await text(fx.page, 'local-confirm')).toContain('stops the demo');
+    await fx.page.getByTestId('local-confirm-yes').click();
+    await expect.poll(() => text(fx.page, 'local-state'), { timeout: 20_000 }).toBe('stopped');
 
-    await openSection(page, 'overview');
-    await page.getByTestId('overview-stopped').waitFor();
-    expect(await text(page, 'overview-status')).toBe('stopped');
-    expect(await page.getByTestId('overview-broker-restart').count()).toBe(0);
-    expect(await page.getByTestId('overview-error').count()).toBe(0);
-    expect(await page.getByTestId('chart-unreachable').count()).toBe(0);
-    await page.screenshot({ path: path.join(SHOTS, 'trial-overview-stopped.png'), fullPage: true });
+    await openSection(fx.page, 'overview');
+    await fx.page.getByTestId('overview-stopped').waitFor();
+    expect(await text(fx.page, 'overview-status')).toBe('stopped');
+    expect(await fx.page.getByTestId('overview-broker-restart').count()).toBe(0);
+    expect(await fx.page.getByTestId('overview-error').count()).toBe(0);
+    expect(await fx.page.getByTestId('chart-unreachable').count()).toBe(0);
+    await fx.page.screenshot({
+      path: path.join(SHOTS, 'trial-overview-stopped.png'),
+      fullPage: true,
+    });
     // Start asks nothing.
-    await page.getByTestId('overview-broker-start').click();
-    await expect.poll(() => text(page, 'overview-status'), { timeout: 30_000 }).toBe('running');
-    expect(await page.getByTestId('overview-stopped').count()).toBe(0);
+    await fx.page.getByTestId('overview-broker-start').click();
+    await expect.poll(() => text(fx.page, 'overview-status'), { timeout: 30_000 }).toBe('running');
+    expect(await fx.page.getByTestId('overview-stopped').count()).toBe(0);
     // One "since broker start" produced total on the page, not two.
-    const produced = await page
+    const produced = await fx.page
       .getByTestId('overview-view')
       .evaluate(
         (view) =>
@@ -123,30 +100,34 @@ describe('console details an operator tripped over', () => {
   }, 90_000);
 
   it('shows the realm’s TTL and changes "require key" in one confirmed step', async () => {
-    await callApi(app, 'createRealm', {
+    await callApi(fx.app, 'createRealm', {
       ...LOCAL,
       realm: 'kiosk',
       authRequired: true,
       ephemeral: true,
       ttl: '2m',
     });
-    await openSection(page, 'realms');
-    await page.getByTestId('realm-toggle-kiosk').click();
-    expect(await page.getByTestId('realm-ttl-kiosk').inputValue()).toBe('2m');
-    expect(await text(page, 'realm-key-required-state-kiosk')).toMatch(/^off/);
-    await page.getByTestId('realm-require-key-kiosk').click();
-    expect(await text(page, 'realm-require-key-confirm-kiosk')).toContain(
+    await openSection(fx.page, 'realms');
+    await fx.page.getByTestId('realm-toggle-kiosk').click();
+    expect(await fx.page.getByTestId('realm-ttl-kiosk').inputValue()).toBe('2m');
+    expect(await text(fx.page, 'realm-key-required-state-kiosk')).toMatch(/^off/);
+    await fx.page.getByTestId('realm-require-key-kiosk').click();
+    expect(await text(fx.page, 'realm-require-key-confirm-kiosk')).toContain(
       'must then present the key',
     );
-    await page.getByTestId('realm-require-key-confirm-kiosk-yes').click();
-    await page.getByTestId('secret-value').waitFor();
-    await page.getByTestId('secret-done').click();
-    await expect.poll(() => text(page, 'realm-key-required-state-kiosk')).toMatch(/^on/);
+    await fx.page.getByTestId('realm-require-key-confirm-kiosk-yes').click();
+    await fx.page.getByTestId('secret-value').waitFor();
+    await fx.page.getByTestId('secret-done').click();
+    await expect.poll(() => text(fx.page, 'realm-key-required-state-kiosk')).toMatch(/^on/);
     // Now a key is set: turning it off rotates it, and says so before.
-    expect(await text(page, 'realm-require-key-kiosk')).toBe('Require key off (rotates the key)');
-    await page.getByTestId('realm-require-key-kiosk').click();
-    expect(await text(page, 'realm-require-key-confirm-kiosk')).toContain('old key stops working');
-    await page.getByTestId('realm-require-key-confirm-kiosk-no').click();
+    expect(await text(fx.page, 'realm-require-key-kiosk')).toBe(
+      'Require key off (rotates the key)',
+    );
+    await fx.page.getByTestId('realm-require-key-kiosk').click();
+    expect(await text(fx.page, 'realm-require-key-confirm-kiosk')).toContain(
+      'old key stops working',
+    );
+    await fx.page.getByTestId('realm-require-key-confirm-kiosk-no').click();
   }, 60_000);
 
   it('refuses a dangerous call from a page script; the UI’s confirmation still works', async () => {
@@ -156,91 +137,91 @@ describe('console details an operator tripped over', () => {
       ['revokeToken', { ...LOCAL, tokenHash: 'a'.repeat(64) }],
       ['discardDeadLetters', { ...LOCAL, ids: ['x'] }],
     ] as const) {
-      expect(await pageCall(page, method, input), method).toMatchObject({
+      expect(await pageCall(fx.page, method, input), method).toMatchObject({
         ok: false,
         error: { code: 'SWB_ERR_CONFIRMATION_REQUIRED' },
       });
     }
-    const realms = await callApi<{ realms: { name: string }[] }>(app, 'listRealms', LOCAL);
+    const realms = await callApi<{ realms: { name: string }[] }>(fx.app, 'listRealms', LOCAL);
     expect(realms.realms.map((r) => r.name)).toContain('kiosk');
     // A caller that asks for the confirmation first gets past the gate (to the broker's answer).
     await expect(
-      callConfirmed(app, 'revokeToken', { ...LOCAL, tokenHash: 'a'.repeat(64) }),
+      callConfirmed(fx.app, 'revokeToken', { ...LOCAL, tokenHash: 'a'.repeat(64) }),
     ).rejects.toThrow(/SWB_ERR_NOT_FOUND/);
 
     // The same removal through the UI (type the name, click): it goes through.
-    await page.getByTestId('realm-remove-confirm-kiosk').fill('kiosk');
-    await page.getByTestId('realm-remove-kiosk').click();
+    await fx.page.getByTestId('realm-remove-confirm-kiosk').fill('kiosk');
+    await fx.page.getByTestId('realm-remove-kiosk').click();
     await expect
-      .poll(() => page.getByTestId('realms-row-kiosk').count(), { timeout: 10_000 })
+      .poll(() => fx.page.getByTestId('realms-row-kiosk').count(), { timeout: 10_000 })
       .toBe(0);
   }, 60_000);
 
   it('shows the local demo whatever connection is selected', async () => {
-    await callApi(app, 'addConnection', {
+    await callApi(fx.app, 'addConnection', {
       name: 'Far away',
       url: 'http://127.0.0.1:9',
       credential: { kind: 'none' },
     });
     await expect
-      .poll(() => page.getByTestId('connection-switcher').locator('option').count())
+      .poll(() => fx.page.getByTestId('connection-switcher').locator('option').count())
       .toBe(2);
-    await page.getByTestId('connection-switcher').selectOption({ label: 'Far away' });
-    await openSection(page, 'demo');
-    await page.getByTestId('demo-local-only').waitFor();
-    expect(await page.getByTestId('demo-error').count()).toBe(0);
-    await page.getByTestId('demo-toggle').click();
-    await expect.poll(() => text(page, 'demo-state'), { timeout: 20_000 }).toBe('running');
-    expect((await callApi<{ running: boolean }>(app, 'getDemo', LOCAL)).running).toBe(true);
-    await page.getByTestId('demo-toggle').click();
-    await expect.poll(() => text(page, 'demo-state'), { timeout: 20_000 }).toBe('stopped');
-    await page.getByTestId('connection-switcher').selectOption({ label: 'Local broker' });
+    await fx.page.getByTestId('connection-switcher').selectOption({ label: 'Far away' });
+    await openSection(fx.page, 'demo');
+    await fx.page.getByTestId('demo-local-only').waitFor();
+    expect(await fx.page.getByTestId('demo-error').count()).toBe(0);
+    await fx.page.getByTestId('demo-toggle').click();
+    await expect.poll(() => text(fx.page, 'demo-state'), { timeout: 20_000 }).toBe('running');
+    expect((await callApi<{ running: boolean }>(fx.app, 'getDemo', LOCAL)).running).toBe(true);
+    await fx.page.getByTestId('demo-toggle').click();
+    await expect.poll(() => text(fx.page, 'demo-state'), { timeout: 20_000 }).toBe('stopped');
+    await fx.page.getByTestId('connection-switcher').selectOption({ label: 'Local broker' });
   }, 60_000);
 
   it('lists activity in words, by connection name, filtered by command and outcome', async () => {
     // A refusal to filter for.
     await expect(
-      callApi(app, 'setRealmLifetime', { ...LOCAL, realm: 'never-there', ephemeral: false }),
+      callApi(fx.app, 'setRealmLifetime', { ...LOCAL, realm: 'never-there', ephemeral: false }),
     ).rejects.toThrow();
-    await openSection(page, 'activity');
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBeGreaterThan(3);
-    const labels = await page.getByTestId('activity-action').allTextContents();
+    await openSection(fx.page, 'activity');
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBeGreaterThan(3);
+    const labels = await fx.page.getByTestId('activity-action').allTextContents();
     expect(labels).toEqual(
       expect.arrayContaining(['Create realm', 'Remove realm', 'Make realm permanent']),
     );
     expect(labels.join(' ')).not.toMatch(/_|AUTHORIZATION/);
-    const names = new Set(await page.getByTestId('activity-connection').allTextContents());
+    const names = new Set(await fx.page.getByTestId('activity-connection').allTextContents());
     expect([...names]).toEqual(['Local broker']);
 
-    await page.getByTestId('activity-filter-outcome').selectOption('failed');
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
-    expect(await page.getByTestId('activity-action').allTextContents()).toEqual([
+    await fx.page.getByTestId('activity-filter-outcome').selectOption('failed');
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(2);
+    expect(await fx.page.getByTestId('activity-action').allTextContents()).toEqual([
       'Make realm permanent',
       'Revoke token',
     ]);
-    await page.getByTestId('activity-filter-outcome').selectOption('');
-    await page.getByTestId('activity-filter-action').selectOption('remove_realm');
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(1);
-    expect(await text(page, 'activity-target')).toContain('kiosk');
-    await page.getByTestId('activity-filter-action').selectOption('');
-    await page.getByTestId('activity-filter-connection').selectOption({ label: 'Far away' });
-    await expect.poll(() => page.getByTestId('activity-empty').count()).toBe(1);
-    await page.getByTestId('activity-filter-connection').selectOption({ label: 'Local broker' });
-    await page.screenshot({ path: path.join(SHOTS, 'trial-activity.png'), fullPage: true });
+    await fx.page.getByTestId('activity-filter-outcome').selectOption('');
+    await fx.page.getByTestId('activity-filter-action').selectOption('remove_realm');
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(1);
+    expect(await text(fx.page, 'activity-target')).toContain('kiosk');
+    await fx.page.getByTestId('activity-filter-action').selectOption('');
+    await fx.page.getByTestId('activity-filter-connection').selectOption({ label: 'Far away' });
+    await expect.poll(() => fx.page.getByTestId('activity-empty').count()).toBe(1);
+    await fx.page.getByTestId('activity-filter-connection').selectOption({ label: 'Local broker' });
+    await fx.page.screenshot({ path: path.join(SHOTS, 'trial-activity.png'), fullPage: true });
   }, 60_000);
 
   it('discards dead letters of two realms from the UI, one entry per realm', async () => {
-    const { port } = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
+    const { port } = await callApi<LocalBrokerStatus>(fx.app, 'getLocalBroker', {});
     const url = `http://127.0.0.1:${port}`;
-    await callApi(app, 'createRealm', {
+    await callApi(fx.app, 'createRealm', {
       ...LOCAL,
       realm: 'bay',
       authRequired: false,
       ephemeral: false,
     });
     for (const realm of ['default', 'bay']) {
-      const consumer = await connectSocket(url, sockets);
-      const producer = await connectSocket(url, sockets);
+      const consumer = await connectSocket(url, fx.sockets);
+      const producer = await connectSocket(url, fx.sockets);
       if (realm !== 'default') {
         expect(await authenticate(consumer, { realm, role: 'consumer' })).toMatchObject({
           event: 'AUTH_OK',
@@ -265,11 +246,11 @@ describe('console details an operator tripped over', () => {
         .poll(
           async () => {
             producer.emit(ClientEvent.PRODUCE, producePayload('item', { realm }, { from: 'feed' }));
-            const page = await callApi<{ total: number }>(app, 'listDeadLetters', {
+            const dead = await callApi<{ total: number }>(fx.app, 'listDeadLetters', {
               ...LOCAL,
               realm,
             });
-            return page.total;
+            return dead.total;
           },
           { timeout: 20_000, interval: 300 },
         )
@@ -277,31 +258,31 @@ describe('console details an operator tripped over', () => {
       consumer.close();
       producer.close();
     }
-    await openSection(page, 'dead-letters');
+    await openSection(fx.page, 'dead-letters');
     await expect
-      .poll(() => page.getByTestId('dlq-row').count(), { timeout: 15_000 })
+      .poll(() => fx.page.getByTestId('dlq-row').count(), { timeout: 15_000 })
       .toBeGreaterThan(1);
-    await page.getByTestId('dlq-select-all').click();
-    await page.getByTestId('dlq-discard-selected').click();
-    await page.getByTestId('dlq-confirm-yes').click();
+    await fx.page.getByTestId('dlq-select-all').click();
+    await fx.page.getByTestId('dlq-discard-selected').click();
+    await fx.page.getByTestId('dlq-confirm-yes').click();
     await expect
-      .poll(() => page.getByTestId('dlq-notice').textContent(), { timeout: 15_000 })
+      .poll(() => fx.page.getByTestId('dlq-notice').textContent(), { timeout: 15_000 })
       .toMatch(/^Discarded/);
-    expect(await page.getByTestId('dlq-error').count()).toBe(0);
+    expect(await fx.page.getByTestId('dlq-error').count()).toBe(0);
 
-    await openSection(page, 'activity');
-    await page.getByTestId('activity-filter-action').selectOption('dlq_discard');
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
-    const targets = (await page.getByTestId('activity-target').allTextContents()).map((t) =>
+    await openSection(fx.page, 'activity');
+    await fx.page.getByTestId('activity-filter-action').selectOption('dlq_discard');
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(2);
+    const targets = (await fx.page.getByTestId('activity-target').allTextContents()).map((t) =>
       t.replace(' · ', '').trim(),
     );
     expect(targets.sort()).toEqual(['bay', 'default']);
-    for (const details of await page.getByTestId('activity-params').allTextContents()) {
+    for (const details of await fx.page.getByTestId('activity-params').allTextContents()) {
       expect(details).toMatch(/count: \d+ · ids: /);
     }
-    for (const result of await page.getByTestId('activity-result').allTextContents()) {
+    for (const result of await fx.page.getByTestId('activity-result').allTextContents()) {
       expect(result).toMatch(/^discarded \d+/);
     }
-    await page.getByTestId('activity-filter-action').selectOption('');
+    await fx.page.getByTestId('activity-filter-action').selectOption('');
   }, 90_000);
 });

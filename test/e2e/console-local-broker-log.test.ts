@@ -13,22 +13,13 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
 import { runAdminCli } from '../../broker/admin-cli/main';
-import { ManagerClient } from '../../electron/services/manager-client';
 import { ClientEvent } from '../../shared/protocol-events';
-import { connectSocket } from '../support/connect-socket';
 import { openSection } from '../support/console-nav';
-import {
-  localAdminToken,
-  startConsole,
-  stopConsole,
-  type RunningConsole,
-} from '../support/console-process';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { openConsolePage, localBrokerUrl } from '../support/console-page';
+import { localAdminToken } from '../support/console-process';
+import { consoleFixture } from '../support/console-fixture';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = process.env.SHOTS_DIR ?? path.join(REPO, 'test-results');
@@ -50,93 +41,70 @@ async function shoot(page: Page, name: string): Promise<void> {
 }
 
 describe('Local broker view: log filter, quiet polling, settings warnings', () => {
-  let dir: TempDir;
-  let dataDir = '';
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
-  let manager: ManagerClient;
-  let brokerUrl = '';
-  const sockets: Socket[] = [];
-  const pageErrors: string[] = [];
-
-  beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-local-broker-');
-    dataDir = path.join(dir.path, 'data');
-    app = await startConsole(dataDir, { logLevel: 'info' });
-    brokerUrl = await localBrokerUrl(app);
-    manager = new ManagerClient({ url: brokerUrl, secret: localAdminToken(dataDir) });
-    ({ browser, page } = await openConsolePage(app, pageErrors));
-  }, 120_000);
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    manager?.close();
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
-  }, 30_000);
+  const fx = consoleFixture('switchboard-e2e-local-broker-', { console: { logLevel: 'info' } });
 
   it('keeps polling out of the info log; filters by level and text', async () => {
-    await openSection(page, 'local');
+    await openSection(fx.page, 'local');
     // Reads first (as the console's pollers do), then a change: once the change is in the
     // log, the reads before it would be too if they were logged at info.
     for (const command of ['get', 'stats', 'dlq_list']) {
-      expect((await manager.command({ command })).ok).toBe(true);
+      expect((await fx.manager().command({ command })).ok).toBe(true);
     }
-    expect((await manager.command({ command: 'add_realm', realm: 'org:logged' })).ok).toBe(true);
-    const intruder = await connectSocket(brokerUrl, sockets);
+    expect((await fx.manager().command({ command: 'add_realm', realm: 'org:logged' })).ok).toBe(
+      true,
+    );
+    const intruder = await fx.connect();
     intruder.emit(ClientEvent.AUTHENTICATION, { token: 'not-a-token', realm: 'org:logged' });
-    await expect.poll(() => logText(page), { timeout: 15_000 }).toMatch(/token refused/);
-    const all = await logText(page);
+    await expect.poll(() => logText(fx.page), { timeout: 15_000 }).toMatch(/token refused/);
+    const all = await logText(fx.page);
     expect(all).toMatch(/management command.*"command":"add_realm"/);
     expect(all).not.toMatch(/"command":"(get|stats|dlq_list)"/);
 
-    await page.getByTestId('local-log-level').selectOption('40');
+    await fx.page.getByTestId('local-log-level').selectOption('40');
     await expect
       .poll(async () =>
-        (await logText(page)).split('\n').every((l) => /^\S+ (warn |error|fatal)/.test(l)),
+        (await logText(fx.page)).split('\n').every((l) => /^\S+ (warn |error|fatal)/.test(l)),
       )
       .toBe(true);
-    expect(await logText(page)).toContain('token refused');
-    expect(await logText(page)).not.toContain('add_realm');
-    await shoot(page, 'log-filter');
-    await page.getByTestId('local-log-level').selectOption('0');
-    await page.getByTestId('local-log-search').fill('ADD_REALM');
-    await expect.poll(() => logText(page)).toMatch(/^[^\n]*add_realm[^\n]*$/);
-    const total = Number(await page.getByTestId('local-log').getAttribute('data-lines'));
-    expect(await page.getByTestId('local-log-count').textContent()).toBe(`1 of ${total} lines`);
-    await page.getByTestId('local-log-search').fill('no line says this');
-    await expect.poll(() => logText(page)).toContain('No line matches the filter');
-    await page.getByTestId('local-log-search').fill('');
+    expect(await logText(fx.page)).toContain('token refused');
+    expect(await logText(fx.page)).not.toContain('add_realm');
+    await shoot(fx.page, 'log-filter');
+    await fx.page.getByTestId('local-log-level').selectOption('0');
+    await fx.page.getByTestId('local-log-search').fill('ADD_REALM');
+    await expect.poll(() => logText(fx.page)).toMatch(/^[^\n]*add_realm[^\n]*$/);
+    const total = Number(await fx.page.getByTestId('local-log').getAttribute('data-lines'));
+    expect(await fx.page.getByTestId('local-log-count').textContent()).toBe(`1 of ${total} lines`);
+    await fx.page.getByTestId('local-log-search').fill('no line says this');
+    await expect.poll(() => logText(fx.page)).toContain('No line matches the filter');
+    await fx.page.getByTestId('local-log-search').fill('');
   }, 60_000);
 
   it('warns about a key the broker ignores, and the save result names it', async () => {
-    const settingsPath = (await page.getByTestId('settings-path').textContent()) ?? '';
-    await expect.poll(() => page.getByTestId('settings-text').inputValue()).not.toBe('');
+    const settingsPath = (await fx.page.getByTestId('settings-path').textContent()) ?? '';
+    await expect.poll(() => fx.page.getByTestId('settings-text').inputValue()).not.toBe('');
     const next = JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
     next.limits = { enabled: true, max_connections: 100 };
-    await page.getByTestId('settings-text').fill(JSON.stringify(next, null, 2));
+    await fx.page.getByTestId('settings-text').fill(JSON.stringify(next, null, 2));
     await expect
-      .poll(() => page.getByTestId('settings-valid').textContent())
+      .poll(() => fx.page.getByTestId('settings-valid').textContent())
       .toBe('Valid. The broker ignores one key, listed below.');
-    expect(await page.getByTestId('settings-warning').allTextContents()).toEqual([
+    expect(await fx.page.getByTestId('settings-warning').allTextContents()).toEqual([
       'limits.max_connections: settings key accepted but not implemented in this build: the broker ignores it',
     ]);
-    await shoot(page, 'settings-warning');
-    await page.getByTestId('settings-save').click();
+    await shoot(fx.page, 'settings-warning');
+    await fx.page.getByTestId('settings-save').click();
     await expect
-      .poll(() => page.getByTestId('settings-saved').textContent(), { timeout: 15_000 })
+      .poll(() => fx.page.getByTestId('settings-saved').textContent(), { timeout: 15_000 })
       .toBe(
         'Saved. The broker reloaded the file and uses it now, except limits.max_connections, which it ignores (not implemented).',
       );
     // The broker names the same key when it reloads the file.
     await expect
-      .poll(() => logText(page), { timeout: 15_000 })
+      .poll(() => logText(fx.page), { timeout: 15_000 })
       .toMatch(
         /warn\s+settings key accepted but not implemented in this build \{[^}]*"key":"limits.max_connections"\}/,
       );
-    expect(pageErrors).toEqual([]);
+    expect(fx.pageErrors).toEqual([]);
   }, 60_000);
 
   it("lets switchboard-admin sign with the console's token from its data directory", async () => {
@@ -144,19 +112,19 @@ describe('Local broker view: log filter, quiet polling, settings warnings', () =
     const err: string[] = [];
     const code = await runAdminCli(
       // No --url: the console wrote its broker's address (a free port here) beside its token.
-      ['--console-data-dir', dataDir, 'realm', 'list'],
+      ['--console-data-dir', fx.dataDir, 'realm', 'list'],
       {
-        env: { TYO_MQ_ENV_FILE: path.join(dir.path, 'none.env') },
+        env: { TYO_MQ_ENV_FILE: path.join(fx.dir.path, 'none.env') },
         stdout: (t) => out.push(t),
         stderr: (t) => err.push(t),
       },
     );
     expect({ code, err }).toEqual({ code: 0, err: [] });
     expect(out.join('\n')).toMatch(/org:logged\s+required/);
-    expect(out.join('\n')).not.toContain(localAdminToken(dataDir));
-    expect(JSON.parse(readFileSync(path.join(dataDir, 'local-broker.json'), 'utf8'))).toEqual({
+    expect(out.join('\n')).not.toContain(localAdminToken(fx.dataDir));
+    expect(JSON.parse(readFileSync(path.join(fx.dataDir, 'local-broker.json'), 'utf8'))).toEqual({
       version: 1,
-      url: brokerUrl,
+      url: fx.brokerUrl,
     });
   }, 30_000);
 });

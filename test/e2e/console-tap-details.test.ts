@@ -8,21 +8,12 @@
  */
 import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagerClient } from '../../electron/services/manager-client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ClientEvent, Protocol, ServerEvent } from '../../shared/protocol-events';
-import {
-  callApi,
-  localAdminToken,
-  startConsole,
-  type RunningConsole,
-  stopConsole,
-} from '../support/console-process';
-import { connectSocket } from '../support/connect-socket';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { localBrokerUrl, openConsolePage } from '../support/console-page';
+import { callApi } from '../support/console-process';
+import { consoleFixture } from '../support/console-fixture';
 
 const SHOTS = process.env.SHOTS_DIR;
 const REALM = 'lab';
@@ -33,17 +24,12 @@ const received = async (page: Page): Promise<number> =>
   Number(await page.getByTestId('tap-stats').getAttribute('data-received'));
 
 describe('live tap details end to end', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
-  let manager: ManagerClient;
-  let brokerUrl = '';
-  const sockets: Socket[] = [];
-  const pageErrors: string[] = [];
+  const fx = consoleFixture('switchboard-e2e-tap-details-', {
+    page: { context: { acceptDownloads: true } },
+  });
 
   async function realmClient(): Promise<Socket> {
-    const socket = await connectSocket(brokerUrl, sockets);
+    const socket = await fx.connect();
     await new Promise<void>((resolve, reject) => {
       socket.once(ServerEvent.AUTH_OK, () => resolve());
       socket.once(ServerEvent.AUTH_FAIL, (reply) => reject(new Error(JSON.stringify(reply))));
@@ -56,75 +42,59 @@ describe('live tap details end to end', () => {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
     for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+      await fx.page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await fx.page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
     }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await fx.page.setViewportSize({ width: 1280, height: 900 });
   }
 
   beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-tap-details-');
-    app = await startConsole(path.join(dir.path, 'data'));
-    brokerUrl = await localBrokerUrl(app);
-    manager = new ManagerClient({
-      url: brokerUrl,
-      secret: localAdminToken(path.join(dir.path, 'data')),
-    });
-    await manager.command({ command: 'add_realm', realm: REALM, required: false });
-    ({ browser, page } = await openConsolePage(app, pageErrors, {
-      context: { acceptDownloads: true },
-    }));
-  }, 120_000);
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    manager?.close();
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
+    await fx.manager().command({ command: 'add_realm', realm: REALM, required: false });
   }, 30_000);
 
   it('says why the list is empty, names its target and lets the publish realm follow', async () => {
-    await page.getByTestId('nav-tap').click();
-    await page.getByTestId('tap-realm').fill(REALM);
+    await fx.page.getByTestId('nav-tap').click();
+    await fx.page.getByTestId('tap-realm').fill(REALM);
     // The publisher's realm follows the tap's.
-    await expect.poll(() => page.getByTestId('publish-realm').inputValue()).toBe(REALM);
-    await page.getByTestId('tap-pattern').fill('lab/#');
-    await page.getByTestId('tap-start').click();
-    await expect.poll(() => text(page, 'tap-state'), { timeout: 15_000 }).toBe('tapping');
-    const info = await text(page, 'tap-info');
+    await expect.poll(() => fx.page.getByTestId('publish-realm').inputValue()).toBe(REALM);
+    await fx.page.getByTestId('tap-pattern').fill('lab/#');
+    await fx.page.getByTestId('tap-start').click();
+    await expect.poll(() => text(fx.page, 'tap-state'), { timeout: 15_000 }).toBe('tapping');
+    const info = await text(fx.page, 'tap-info');
     expect(info).toContain('topic lab/#');
     expect(info).toContain('access: open realm');
     // No internal subscription key (`tyo-mq-all-lab/#`).
     expect(info).not.toContain('tyo-mq-all');
-    expect(await text(page, 'tap-empty')).toMatch(/^Waiting for messages/);
+    expect(await text(fx.page, 'tap-empty')).toMatch(/^Waiting for messages/);
 
     // Paused with nothing kept: says it is paused, not that it waits.
-    await page.getByTestId('tap-pause').click();
-    await expect.poll(() => text(page, 'tap-empty')).toMatch(/^Paused/);
-    await page.getByTestId('tap-pause').click();
+    await fx.page.getByTestId('tap-pause').click();
+    await expect.poll(() => text(fx.page, 'tap-empty')).toMatch(/^Paused/);
+    await fx.page.getByTestId('tap-pause').click();
 
     // Two messages published from the page's own form reach the tap.
-    await page.getByTestId('publish-event').fill('lab/one');
-    await page.getByTestId('publish-send').click();
-    await expect.poll(() => text(page, 'publish-result'), { timeout: 10_000 }).toContain('lab/one');
-    expect(await text(page, 'publish-result')).toContain('no durable copy stored');
-    await expect.poll(() => page.getByTestId('tap-row').count(), { timeout: 10_000 }).toBe(1);
+    await fx.page.getByTestId('publish-event').fill('lab/one');
+    await fx.page.getByTestId('publish-send').click();
+    await expect
+      .poll(() => text(fx.page, 'publish-result'), { timeout: 10_000 })
+      .toContain('lab/one');
+    expect(await text(fx.page, 'publish-result')).toContain('no durable copy stored');
+    await expect.poll(() => fx.page.getByTestId('tap-row').count(), { timeout: 10_000 }).toBe(1);
 
     // A filter that matches nothing, then paused as well: the list says which is the case.
-    await page.getByTestId('tap-filter').fill('nothing-like-this');
+    await fx.page.getByTestId('tap-filter').fill('nothing-like-this');
     await expect
-      .poll(() => text(page, 'tap-empty'))
+      .poll(() => text(fx.page, 'tap-empty'))
       .toBe(
         'No row matches the filter "nothing-like-this": the one kept message does not contain it' +
           ' in its event, producer or payload.',
       );
-    await page.getByTestId('tap-pause').click();
-    await expect.poll(() => text(page, 'tap-empty')).toContain('The tap is paused.');
+    await fx.page.getByTestId('tap-pause').click();
+    await expect.poll(() => text(fx.page, 'tap-empty')).toContain('The tap is paused.');
     await shoot('tap-empty-filter');
-    await page.getByTestId('tap-pause').click();
-    await page.getByTestId('tap-filter').fill('');
-    await expect.poll(() => page.getByTestId('tap-row').count()).toBe(1);
+    await fx.page.getByTestId('tap-pause').click();
+    await fx.page.getByTestId('tap-filter').fill('');
+    await expect.poll(() => fx.page.getByTestId('tap-row').count()).toBe(1);
   }, 90_000);
 
   it('explains durable copies of a publish that was not guaranteed', async () => {
@@ -141,41 +111,41 @@ describe('live tap details end to end', () => {
       .poll(async () => {
         const clients = await callApi<{
           realms: { name: string; consumers: { name: string; subscriptions: unknown[] }[] }[];
-        }>(app, 'listClients', { connectionId: 'local' });
+        }>(fx.app, 'listClients', { connectionId: 'local' });
         const realm = clients.realms.find((r) => r.name === REALM);
         return realm?.consumers.find((c) => c.name === 'order-desk')?.subscriptions.length ?? 0;
       })
       .toBe(1);
     consumer.close();
 
-    await page.getByTestId('publish-event').fill('lab/orders');
-    expect(await page.getByTestId('publish-guaranteed').isChecked()).toBe(false);
-    await page.getByTestId('publish-send').click();
+    await fx.page.getByTestId('publish-event').fill('lab/orders');
+    expect(await fx.page.getByTestId('publish-guaranteed').isChecked()).toBe(false);
+    await fx.page.getByTestId('publish-send').click();
     await expect
-      .poll(() => text(page, 'publish-result'), { timeout: 10_000 })
+      .poll(() => text(fx.page, 'publish-result'), { timeout: 10_000 })
       .toContain('1 durable copy stored although not guaranteed');
-    expect(await text(page, 'publish-result')).toContain('this event has a durable subscriber');
-    await expect.poll(() => page.getByTestId('tap-row').count(), { timeout: 10_000 }).toBe(2);
+    expect(await text(fx.page, 'publish-result')).toContain('this event has a durable subscriber');
+    await expect.poll(() => fx.page.getByTestId('tap-row').count(), { timeout: 10_000 }).toBe(2);
   }, 60_000);
 
   it('shows a 5 MB message cut with its size and counts it', async () => {
-    const before = await received(page);
+    const before = await received(fx.page);
     const producer = await realmClient();
     const blob = 'y'.repeat(5 * 1024 * 1024);
     producer.emit(ClientEvent.PRODUCE, { event: 'lab/big', from: 'uploader', message: { blob } });
-    await expect.poll(() => received(page), { timeout: 20_000 }).toBe(before + 1);
-    await expect.poll(() => page.getByTestId('tap-row-size').count()).toBe(1);
-    const size = page.getByTestId('tap-row-size');
+    await expect.poll(() => received(fx.page), { timeout: 20_000 }).toBe(before + 1);
+    await expect.poll(() => fx.page.getByTestId('tap-row-size').count()).toBe(1);
+    const size = fx.page.getByTestId('tap-row-size');
     expect(Number(await size.getAttribute('data-size'))).toBe(JSON.stringify({ blob }).length);
     expect(await size.textContent()).toBe('showing the first 2,048 of 5.2 M characters');
-    expect(await text(page, 'tap-row-event')).toBe('lab/big');
+    expect(await text(fx.page, 'tap-row-event')).toBe('lab/big');
     await shoot('tap-large-message');
   }, 60_000);
 
   it('exports the captured rows as JSON and CSV', async () => {
     const [json] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByTestId('tap-export-json').click(),
+      fx.page.waitForEvent('download'),
+      fx.page.getByTestId('tap-export-json').click(),
     ]);
     expect(json.suggestedFilename()).toMatch(/^tap-lab-\d{8}-\d{6}\.json$/);
     const doc = JSON.parse(readFileSync(await json.path(), 'utf8')) as {
@@ -187,10 +157,10 @@ describe('live tap details end to end', () => {
     expect(doc.messages[0]).toMatchObject({ from: 'uploader', truncated: true });
 
     // The filter applies to the export.
-    await page.getByTestId('tap-filter').fill('orders');
+    await fx.page.getByTestId('tap-filter').fill('orders');
     const [csv] = await Promise.all([
-      page.waitForEvent('download'),
-      page.getByTestId('tap-export-csv').click(),
+      fx.page.waitForEvent('download'),
+      fx.page.getByTestId('tap-export-csv').click(),
     ]);
     expect(csv.suggestedFilename()).toMatch(/^tap-lab-\d{8}-\d{6}\.csv$/);
     const lines = readFileSync(await csv.path(), 'utf8')
@@ -199,10 +169,10 @@ describe('live tap details end to end', () => {
     expect(lines[0]).toBe('time,event,from,msg_id,size,truncated,payload');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z,lab\/orders,switchboard-console,/);
-    await page.getByTestId('tap-filter').fill('');
+    await fx.page.getByTestId('tap-filter').fill('');
     await shoot('tap-details');
-    await page.getByTestId('tap-stop').click();
-    await expect.poll(() => text(page, 'tap-state')).toBe('stopped');
-    expect(pageErrors).toEqual([]);
+    await fx.page.getByTestId('tap-stop').click();
+    await expect.poll(() => text(fx.page, 'tap-state')).toBe('stopped');
+    expect(fx.pageErrors).toEqual([]);
   }, 60_000);
 });

@@ -13,10 +13,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { SignJWT } from 'jose';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagerClient } from '../../electron/services/manager-client';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { PendingRequest, RealmList } from '../../shared/console-api';
 import {
   ClientEvent,
@@ -25,16 +24,8 @@ import {
   consumeEvent,
   subscriptionKey,
 } from '../../shared/protocol-events';
-import {
-  callApi,
-  localAdminToken,
-  startConsole,
-  type RunningConsole,
-  stopConsole,
-} from '../support/console-process';
-import { connectSocket } from '../support/connect-socket';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { openConsolePage, localBrokerUrl } from '../support/console-page';
+import { callApi } from '../support/console-process';
+import { consoleFixture } from '../support/console-fixture';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = path.join(REPO, 'test-results');
@@ -46,17 +37,10 @@ const text = (page: Page, testId: string): Promise<string | null> =>
 const rows = (page: Page): Promise<number> => page.getByTestId('tap-row').count();
 
 describe('console tap, publisher, local broker and demo end to end', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
-  let manager: ManagerClient;
-  let brokerUrl = '';
-  const sockets: Socket[] = [];
-  const pageErrors: string[] = [];
+  const fx = consoleFixture('switchboard-e2e-tap-');
 
   async function client(token?: string): Promise<Socket> {
-    const socket = await connectSocket(brokerUrl, sockets);
+    const socket = await fx.connect();
     if (token) {
       await new Promise<void>((resolve, reject) => {
         socket.once(ServerEvent.AUTH_OK, () => resolve());
@@ -75,43 +59,27 @@ describe('console tap, publisher, local broker and demo end to end', () => {
 
   /** Screenshots at 1280 and 390 px; asserts no horizontal overflow at 390. */
   async function shoot(name: string): Promise<void> {
-    await page.setViewportSize({ width: 1280, height: 900 });
-    await page.screenshot({ path: path.join(SHOTS, `${name}-1280.png`), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
+    await fx.page.setViewportSize({ width: 1280, height: 900 });
+    await fx.page.screenshot({ path: path.join(SHOTS, `${name}-1280.png`), fullPage: true });
+    await fx.page.setViewportSize({ width: 390, height: 844 });
     await expect
-      .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+      .poll(() => fx.page.evaluate(() => document.documentElement.scrollWidth))
       .toBeLessThanOrEqual(390);
-    await page.screenshot({ path: path.join(SHOTS, `${name}-390.png`), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await fx.page.screenshot({ path: path.join(SHOTS, `${name}-390.png`), fullPage: true });
+    await fx.page.setViewportSize({ width: 1280, height: 900 });
   }
 
   beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-tap-');
-    app = await startConsole(path.join(dir.path, 'data'));
-    brokerUrl = await localBrokerUrl(app);
-    manager = new ManagerClient({
-      url: brokerUrl,
-      secret: localAdminToken(path.join(dir.path, 'data')),
-    });
-    await manager.command({ command: 'add_realm', realm: REALM, manager_key: MANAGER_KEY });
-    ({ browser, page } = await openConsolePage(app, pageErrors));
-  }, 120_000);
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    manager?.close();
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
+    await fx.manager().command({ command: 'add_realm', realm: REALM, manager_key: MANAGER_KEY });
   }, 30_000);
 
   it('taps the messages a real client produces, with pause, filter and clear', async () => {
-    await page.getByTestId('nav-tap').click();
-    await page.getByTestId('tap-realm').fill(REALM);
-    await page.getByTestId('tap-pattern').fill('trucks/#');
-    await page.getByTestId('tap-start').click();
-    await expect.poll(() => text(page, 'tap-state'), { timeout: 15_000 }).toBe('tapping');
-    expect(await text(page, 'tap-info')).toContain('access: temporary token');
+    await fx.page.getByTestId('nav-tap').click();
+    await fx.page.getByTestId('tap-realm').fill(REALM);
+    await fx.page.getByTestId('tap-pattern').fill('trucks/#');
+    await fx.page.getByTestId('tap-start').click();
+    await expect.poll(() => text(fx.page, 'tap-state'), { timeout: 15_000 }).toBe('tapping');
+    expect(await text(fx.page, 'tap-info')).toContain('access: temporary token');
 
     const producer = await client(await realmToken());
     producer.emit(ClientEvent.PRODUCER, { name: 'truck-7' });
@@ -122,53 +90,53 @@ describe('console tap, publisher, local broker and demo end to end', () => {
     };
     const pump = setInterval(() => produce(n % 2 ? 'trucks/7/speed' : 'trucks/7/fuel'), 50);
     try {
-      await expect.poll(() => rows(page), { timeout: 10_000 }).toBeGreaterThan(5);
-      expect(await text(page, 'tap-row-event')).toMatch(/^trucks\/7\/(speed|fuel)$/);
-      expect(await text(page, 'tap-row-payload')).toMatch(/^\{"n":\d+,"speed":\d+\}$/);
+      await expect.poll(() => rows(fx.page), { timeout: 10_000 }).toBeGreaterThan(5);
+      expect(await text(fx.page, 'tap-row-event')).toMatch(/^trucks\/7\/(speed|fuel)$/);
+      expect(await text(fx.page, 'tap-row-payload')).toMatch(/^\{"n":\d+,"speed":\d+\}$/);
       // A message outside the pattern never shows.
       producer.emit(ClientEvent.PRODUCE, { event: 'boats/1', from: 'truck-7', message: 'no' });
 
       // Pause: the rows freeze while messages keep arriving (the counters move on).
-      await page.getByTestId('tap-pause').click();
-      expect(await text(page, 'tap-state')).toBe('paused');
+      await fx.page.getByTestId('tap-pause').click();
+      expect(await text(fx.page, 'tap-state')).toBe('paused');
       const received = async () =>
-        Number(await page.getByTestId('tap-stats').getAttribute('data-received'));
+        Number(await fx.page.getByTestId('tap-stats').getAttribute('data-received'));
       // Rows that arrived before the click may still be drawn (the list is drawn at most 4×/s):
       // read the list once messages have kept arriving for a while, then again after more.
       const receivedAtPause = await received();
       await expect.poll(received).toBeGreaterThan(receivedAtPause + 5);
-      const frozen = await page.getByTestId('tap-list').innerText();
+      const frozen = await fx.page.getByTestId('tap-list').innerText();
       const receivedAtFreeze = await received();
       await expect.poll(received).toBeGreaterThan(receivedAtFreeze + 5);
-      expect(await page.getByTestId('tap-list').innerText()).toBe(frozen);
+      expect(await fx.page.getByTestId('tap-list').innerText()).toBe(frozen);
       await shoot('console-tap');
-      await page.getByTestId('tap-pause').click();
-      expect(await text(page, 'tap-state')).toBe('tapping');
+      await fx.page.getByTestId('tap-pause').click();
+      expect(await text(fx.page, 'tap-state')).toBe('tapping');
 
       // Filter on the event name.
-      await page.getByTestId('tap-filter').fill('fuel');
+      await fx.page.getByTestId('tap-filter').fill('fuel');
       await expect
         .poll(async () =>
-          (await page.getByTestId('tap-row-event').allTextContents()).every(
+          (await fx.page.getByTestId('tap-row-event').allTextContents()).every(
             (e) => e === 'trucks/7/fuel',
           ),
         )
         .toBe(true);
-      expect(await rows(page)).toBeGreaterThan(0);
-      await page.getByTestId('tap-filter').fill('');
+      expect(await rows(fx.page)).toBeGreaterThan(0);
+      await fx.page.getByTestId('tap-filter').fill('');
     } finally {
       clearInterval(pump);
     }
-    expect(await page.getByTestId('tap-list').innerText()).not.toContain('boats/1');
-    await page.getByTestId('tap-clear').click();
-    await expect.poll(() => rows(page)).toBe(0);
+    expect(await fx.page.getByTestId('tap-list').innerText()).not.toContain('boats/1');
+    await fx.page.getByTestId('tap-clear').click();
+    await expect.poll(() => rows(fx.page)).toBe(0);
 
     // Stop: the console's temporary token for the realm is revoked.
-    await page.getByTestId('tap-stop').click();
-    await expect.poll(() => text(page, 'tap-state')).toBe('stopped');
+    await fx.page.getByTestId('tap-stop').click();
+    await expect.poll(() => text(fx.page, 'tap-state')).toBe('stopped');
     await expect
       .poll(async () => {
-        const reply = await manager.command({ command: 'get' });
+        const reply = await fx.manager().command({ command: 'get' });
         const tokens = (reply.settings as { tokens?: { client_name?: string }[] }).tokens ?? [];
         return tokens.filter((t) => t.client_name?.startsWith('Switchboard console')).length;
       })
@@ -185,51 +153,53 @@ describe('console tap, publisher, local broker and demo end to end', () => {
       consumer: 'order-desk',
       consumer_id: 'order-desk',
     });
-    await page.getByTestId('publish-realm').fill(REALM);
-    await page.getByTestId('publish-event').fill('orders/new');
-    await page.getByTestId('publish-json').fill('{"order": 42,');
-    await expect.poll(() => page.getByTestId('publish-json-error').count()).toBe(1);
-    expect(await page.getByTestId('publish-send').isDisabled()).toBe(true);
-    await page.getByTestId('publish-json').fill('{"order": 42, "items": ["tea"]}');
-    await page.getByTestId('publish-guaranteed').check();
-    await page.getByTestId('publish-ttl').fill('600');
-    await page.getByTestId('publish-send').click();
+    await fx.page.getByTestId('publish-realm').fill(REALM);
+    await fx.page.getByTestId('publish-event').fill('orders/new');
+    await fx.page.getByTestId('publish-json').fill('{"order": 42,');
+    await expect.poll(() => fx.page.getByTestId('publish-json-error').count()).toBe(1);
+    expect(await fx.page.getByTestId('publish-send').isDisabled()).toBe(true);
+    await fx.page.getByTestId('publish-json').fill('{"order": 42, "items": ["tea"]}');
+    await fx.page.getByTestId('publish-guaranteed').check();
+    await fx.page.getByTestId('publish-ttl').fill('600');
+    await fx.page.getByTestId('publish-send').click();
     expect(await received).toEqual({
       event: 'orders/new',
       message: { order: 42, items: ['tea'] },
       from: 'switchboard-console',
     });
     await expect
-      .poll(() => text(page, 'publish-result'), { timeout: 10_000 })
+      .poll(() => text(fx.page, 'publish-result'), { timeout: 10_000 })
       .toContain('Published orders/new to fleet');
   }, 60_000);
 
   it('shows the live log and checks, saves and applies the settings file', async () => {
-    await page.getByTestId('nav-local').click();
-    await expect.poll(() => text(page, 'local-state')).toBe('running');
+    await fx.page.getByTestId('nav-local').click();
+    await expect.poll(() => text(fx.page, 'local-state')).toBe('running');
     // The console runs its broker at log level warn: a refused login writes a line, live.
     const intruder = await client();
     intruder.emit(ClientEvent.AUTHENTICATION, { token: 'not-a-token', realm: REALM });
     await expect
-      .poll(() => page.getByTestId('local-log').innerText(), { timeout: 10_000 })
+      .poll(() => fx.page.getByTestId('local-log').innerText(), { timeout: 10_000 })
       .toMatch(/token refused.*"refusal":"invalid"/);
-    const settingsPath = (await text(page, 'settings-path')) ?? '';
-    await expect.poll(() => page.getByTestId('settings-text').inputValue()).not.toBe('');
+    const settingsPath = (await text(fx.page, 'settings-path')) ?? '';
+    await expect.poll(() => fx.page.getByTestId('settings-text').inputValue()).not.toBe('');
     const original = readFileSync(settingsPath, 'utf8');
 
     // Invalid: a wrong type and an unknown key, each shown inline with its path.
     const broken = JSON.parse(original) as Record<string, unknown>;
     broken.ack_timeout = '30 seconds';
     broken.storage_options = { synchronus: 'FULL' };
-    await page.getByTestId('settings-text').fill(JSON.stringify(broken, null, 2));
-    await expect.poll(() => page.getByTestId('settings-issue').count()).toBeGreaterThanOrEqual(2);
-    const issues = (await page.getByTestId('settings-issue').allTextContents()).join('\n');
+    await fx.page.getByTestId('settings-text').fill(JSON.stringify(broken, null, 2));
+    await expect
+      .poll(() => fx.page.getByTestId('settings-issue').count())
+      .toBeGreaterThanOrEqual(2);
+    const issues = (await fx.page.getByTestId('settings-issue').allTextContents()).join('\n');
     expect(issues).toContain('ack_timeout');
     expect(issues).toMatch(/storage_options.*synchronus/);
-    expect(await page.getByTestId('settings-save').isDisabled()).toBe(true);
+    expect(await fx.page.getByTestId('settings-save').isDisabled()).toBe(true);
     // Syntax errors carry a line and column.
-    await page.getByTestId('settings-text').fill('{\n  "ack_timeout": "30s",\n  oops\n}');
-    await expect.poll(() => text(page, 'settings-issue')).toMatch(/line 3, column 3/);
+    await fx.page.getByTestId('settings-text').fill('{\n  "ack_timeout": "30s",\n  oops\n}');
+    await expect.poll(() => text(fx.page, 'settings-issue')).toMatch(/line 3, column 3/);
     await shoot('console-local-broker-invalid');
     expect(readFileSync(settingsPath, 'utf8')).toBe(original);
 
@@ -237,25 +207,25 @@ describe('console tap, publisher, local broker and demo end to end', () => {
     const next = JSON.parse(original) as { auth?: { realms?: Record<string, unknown> } };
     next.auth ??= {};
     next.auth.realms = { ...next.auth.realms, 'from-editor': { required: false } };
-    await page.getByTestId('settings-text').fill(JSON.stringify(next, null, 2));
-    await expect.poll(() => page.getByTestId('settings-valid').count()).toBe(1);
-    await page.getByTestId('settings-save').click();
+    await fx.page.getByTestId('settings-text').fill(JSON.stringify(next, null, 2));
+    await expect.poll(() => fx.page.getByTestId('settings-valid').count()).toBe(1);
+    await fx.page.getByTestId('settings-save').click();
     await expect
-      .poll(() => text(page, 'settings-saved'), { timeout: 15_000 })
+      .poll(() => text(fx.page, 'settings-saved'), { timeout: 15_000 })
       .toContain('reloaded the file');
-    const realms = await callApi<RealmList>(app, 'listRealms', { connectionId: 'local' });
+    const realms = await callApi<RealmList>(fx.app, 'listRealms', { connectionId: 'local' });
     expect(realms.realms.map((r) => r.name)).toContain('from-editor');
 
     // The HTTP publish switches rewrite the same text (issue 28): on, 3 streams per IP, saved.
-    await page.getByTestId('http-publish-enabled').check();
-    await page.getByTestId('http-publish-per-ip').fill('3');
+    await fx.page.getByTestId('http-publish-enabled').check();
+    await fx.page.getByTestId('http-publish-per-ip').fill('3');
     await expect
-      .poll(() => page.getByTestId('settings-text').inputValue())
+      .poll(() => fx.page.getByTestId('settings-text').inputValue())
       .toContain('"sse_max_per_ip": 3');
-    await expect.poll(() => page.getByTestId('settings-valid').count()).toBe(1);
-    await page.getByTestId('settings-save').click();
+    await expect.poll(() => fx.page.getByTestId('settings-valid').count()).toBe(1);
+    await fx.page.getByTestId('settings-save').click();
     await expect
-      .poll(() => text(page, 'settings-saved'), { timeout: 15_000 })
+      .poll(() => text(fx.page, 'settings-saved'), { timeout: 15_000 })
       .toContain('reloaded the file');
     const saved = JSON.parse(readFileSync(settingsPath, 'utf8')) as Record<string, unknown>;
     expect(saved.http_publish).toMatchObject({ enabled: true, sse_max_per_ip: 3 });
@@ -265,71 +235,73 @@ describe('console tap, publisher, local broker and demo end to end', () => {
     await shoot('console-local-broker');
 
     // Stop and Start.
-    await page.getByTestId('local-stop').click();
+    await fx.page.getByTestId('local-stop').click();
     // Stop asks first: it disconnects every client and stops the demo.
-    expect(await text(page, 'local-confirm')).toContain('disconnects every client');
-    await page.getByTestId('local-confirm-yes').click();
-    await expect.poll(() => text(page, 'local-state'), { timeout: 15_000 }).toBe('stopped');
-    await page.getByTestId('local-start').click();
-    await expect.poll(() => text(page, 'local-state'), { timeout: 30_000 }).toBe('running');
-    manager.reconnectNow();
-    const after = await callApi<RealmList>(app, 'listRealms', { connectionId: 'local' });
+    expect(await text(fx.page, 'local-confirm')).toContain('disconnects every client');
+    await fx.page.getByTestId('local-confirm-yes').click();
+    await expect.poll(() => text(fx.page, 'local-state'), { timeout: 15_000 }).toBe('stopped');
+    await fx.page.getByTestId('local-start').click();
+    await expect.poll(() => text(fx.page, 'local-state'), { timeout: 30_000 }).toBe('running');
+    fx.manager().reconnectNow();
+    const after = await callApi<RealmList>(fx.app, 'listRealms', { connectionId: 'local' });
     expect(after.realms.map((r) => r.name)).toContain('from-editor');
   }, 120_000);
 
   it('starts demo mode with live data everywhere and removes it on stop', async () => {
-    await page.getByTestId('nav-demo').click();
-    await page.getByTestId('demo-toggle').click();
-    await expect.poll(() => text(page, 'demo-state'), { timeout: 20_000 }).toBe('running');
+    await fx.page.getByTestId('nav-demo').click();
+    await fx.page.getByTestId('demo-toggle').click();
+    await expect.poll(() => text(fx.page, 'demo-state'), { timeout: 20_000 }).toBe('running');
     await expect
       .poll(
-        async () => Number(await page.getByTestId('demo-produced').getAttribute('data-value')),
+        async () => Number(await fx.page.getByTestId('demo-produced').getAttribute('data-value')),
         {
           timeout: 10_000,
         },
       )
       .toBeGreaterThan(5);
-    expect(Number(await page.getByTestId('demo-clients').getAttribute('data-value'))).toBe(7);
+    expect(Number(await fx.page.getByTestId('demo-clients').getAttribute('data-value'))).toBe(7);
     // The stuck consumer's messages are dead-lettered; the kiosk's request waits.
     await expect
       .poll(
         async () => {
-          const reply = await manager.command({ command: 'dlq_list', realm: 'switchboard-demo' });
+          const reply = await fx
+            .manager()
+            .command({ command: 'dlq_list', realm: 'switchboard-demo' });
           return (reply.entries as unknown[]).length;
         },
         { timeout: 20_000 },
       )
       .toBeGreaterThan(0);
-    const pending = await callApi<PendingRequest>(app, 'nextRequest', {
+    const pending = await callApi<PendingRequest>(fx.app, 'nextRequest', {
       connectionId: 'local',
       realm: 'switchboard-demo',
     });
     expect(pending.request?.clientId).toBe('demo-kiosk-07');
     await shoot('console-demo');
-    await page.getByTestId('nav-overview').click();
+    await fx.page.getByTestId('nav-overview').click();
     await expect
       .poll(async () =>
-        Number(await page.getByTestId('overview-producers').getAttribute('data-value')),
+        Number(await fx.page.getByTestId('overview-producers').getAttribute('data-value')),
       )
       .toBeGreaterThanOrEqual(3);
     await shoot('console-overview-demo');
-    await page.getByTestId('nav-requests').click();
+    await fx.page.getByTestId('nav-requests').click();
     await expect
-      .poll(() => text(page, 'request-realm'), { timeout: 10_000 })
+      .poll(() => text(fx.page, 'request-realm'), { timeout: 10_000 })
       .toBe('switchboard-demo');
 
-    await page.getByTestId('nav-demo').click();
+    await fx.page.getByTestId('nav-demo').click();
     // The view reads the demo's state when it mounts: the toggle means Stop only after that.
-    await expect.poll(() => text(page, 'demo-state'), { timeout: 10_000 }).toBe('running');
-    await page.getByTestId('demo-toggle').click();
-    await expect.poll(() => text(page, 'demo-state'), { timeout: 20_000 }).toBe('stopped');
-    const realms = await callApi<RealmList>(app, 'listRealms', { connectionId: 'local' });
+    await expect.poll(() => text(fx.page, 'demo-state'), { timeout: 10_000 }).toBe('running');
+    await fx.page.getByTestId('demo-toggle').click();
+    await expect.poll(() => text(fx.page, 'demo-state'), { timeout: 20_000 }).toBe('stopped');
+    const realms = await callApi<RealmList>(fx.app, 'listRealms', { connectionId: 'local' });
     expect(realms.realms.map((r) => r.name)).not.toContain('switchboard-demo');
-    const stats = await manager.command({ command: 'stats' });
+    const stats = await fx.manager().command({ command: 'stats' });
     const demoRealm = (stats.stats as { realms: Record<string, { consumers: { online: number } }> })
       .realms['switchboard-demo'];
     expect(demoRealm?.consumers.online ?? 0).toBe(0);
-    expect(Number(await page.getByTestId('demo-clients').getAttribute('data-value'))).toBe(0);
-    expect(pageErrors).toEqual([]);
+    expect(Number(await fx.page.getByTestId('demo-clients').getAttribute('data-value'))).toBe(0);
+    expect(fx.pageErrors).toEqual([]);
   }, 120_000);
 });

@@ -9,22 +9,14 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
-import { type Browser, type Page } from 'playwright-core';
-import type { Socket } from 'socket.io-client';
+import { type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { LocalBrokerStatus } from '../../shared/console-api';
 import { ClientEvent } from '../../shared/protocol-events';
 import { jsProducerPayload, producePayload } from '../helpers/stock-clients';
-import {
-  callApi,
-  freePort,
-  startConsole,
-  type RunningConsole,
-  stopConsole,
-} from '../support/console-process';
+import { callApi } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { openConsolePage } from '../support/console-page';
+import { consoleFixture } from '../support/console-fixture';
 
 const SHOTS = process.env.SHOTS_DIR;
 
@@ -32,38 +24,26 @@ const text = async (page: Page, testId: string): Promise<string> =>
   (await page.getByTestId(testId).first().textContent()) ?? '';
 
 describe('clients view labels end to end', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
+  const fx = consoleFixture('switchboard-e2e-clients-', { mqtt: true });
   let device: MqttClient | null = null;
-  const sockets: Socket[] = [];
-  const pageErrors: string[] = [];
 
   beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-clients-');
-    const mqttPort = await freePort();
-    app = await startConsole(path.join(dir.path, 'data'), { mqttPort });
-    ({ browser, page } = await openConsolePage(app, pageErrors));
-    device = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, {
+    device = await connectAsync(`mqtt://127.0.0.1:${fx.mqttPort}`, {
       clientId: 'dashboard-1',
       reconnectPeriod: 0,
       connectTimeout: 5_000,
     });
     await device.subscribeAsync('trucks/+/speed', { qos: 0 });
-  }, 120_000);
+  }, 30_000);
 
+  // Runs before the fixture's tear-down (vitest runs after-hooks as a stack).
   afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
     await device?.endAsync(true);
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
   }, 30_000);
 
   it('counts MQTT subscribers, hides the console publisher leftover and names the console', async () => {
-    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
-    const truck = await connectSocket(`http://127.0.0.1:${broker.port}`, sockets);
+    const broker = await callApi<LocalBrokerStatus>(fx.app, 'getLocalBroker', {});
+    const truck = await connectSocket(`http://127.0.0.1:${broker.port}`, fx.sockets);
     truck.emit(ClientEvent.PRODUCER, jsProducerPayload('truck-7'));
     truck.emit(
       ClientEvent.PRODUCE,
@@ -71,15 +51,15 @@ describe('clients view labels end to end', () => {
     );
 
     // The page's own test publisher leaves an offline producer `switchboard-console`.
-    await page.getByTestId('nav-tap').click();
-    await page.getByTestId('publish-event').fill('trucks/7/note');
-    await page.getByTestId('publish-send').click();
+    await fx.page.getByTestId('nav-tap').click();
+    await fx.page.getByTestId('publish-event').fill('trucks/7/note');
+    await fx.page.getByTestId('publish-send').click();
     await expect
-      .poll(() => text(page, 'publish-result'), { timeout: 10_000 })
+      .poll(() => text(fx.page, 'publish-result'), { timeout: 10_000 })
       .toContain('trucks/7/note');
 
-    await page.getByTestId('nav-clients').click();
-    const card = page.getByTestId('client-producer-truck-7');
+    await fx.page.getByTestId('nav-clients').click();
+    const card = fx.page.getByTestId('client-producer-truck-7');
     await expect.poll(() => card.count(), { timeout: 20_000 }).toBe(1);
     await expect
       .poll(() => card.getByTestId('client-producer-subscribers').textContent(), {
@@ -89,38 +69,38 @@ describe('clients view labels end to end', () => {
 
     // The console's publisher is hidden (offline leftover), and shown labelled on request.
     await expect
-      .poll(() => text(page, 'clients-show-leftovers-label'), { timeout: 20_000 })
+      .poll(() => text(fx.page, 'clients-show-leftovers-label'), { timeout: 20_000 })
       .toMatch(/\(\d+ hidden\)/);
-    expect(await page.getByTestId('client-producer-switchboard-console').count()).toBe(0);
-    expect(await text(page, 'clients-console-note')).toContain(
+    expect(await fx.page.getByTestId('client-producer-switchboard-console').count()).toBe(0);
+    expect(await text(fx.page, 'clients-console-note')).toContain(
       'its management connection (signed commands)',
     );
     if (SHOTS) {
       mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, 'clients-1280.png'), fullPage: true });
+      await fx.page.screenshot({ path: path.join(SHOTS, 'clients-1280.png'), fullPage: true });
     }
-    await page.getByTestId('clients-show-leftovers').check();
-    const mine = page.getByTestId('client-producer-switchboard-console');
+    await fx.page.getByTestId('clients-show-leftovers').check();
+    const mine = fx.page.getByTestId('client-producer-switchboard-console');
     await expect.poll(() => mine.count()).toBe(1);
     expect(await mine.textContent()).toContain("this console's test publisher");
     expect(await mine.textContent()).toContain('offline');
     // No raw socket id is shown for a producer that gave none.
     expect(await mine.textContent()).not.toContain(' · id ');
     if (SHOTS) {
-      await page.setViewportSize({ width: 390, height: 844 });
+      await fx.page.setViewportSize({ width: 390, height: 844 });
       await expect
-        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .poll(() => fx.page.evaluate(() => document.documentElement.scrollWidth))
         .toBeLessThanOrEqual(390);
-      await page.screenshot({
+      await fx.page.screenshot({
         path: path.join(SHOTS, 'clients-leftovers-390.png'),
         fullPage: true,
       });
-      await page.setViewportSize({ width: 1280, height: 900 });
-      await page.screenshot({
+      await fx.page.setViewportSize({ width: 1280, height: 900 });
+      await fx.page.screenshot({
         path: path.join(SHOTS, 'clients-leftovers-1280.png'),
         fullPage: true,
       });
     }
-    expect(pageErrors).toEqual([]);
+    expect(fx.pageErrors).toEqual([]);
   }, 90_000);
 });

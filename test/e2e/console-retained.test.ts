@@ -9,18 +9,11 @@
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { connectAsync, type MqttClient } from 'mqtt';
-import { type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Page } from 'playwright-core';
+import { afterAll, describe, expect, it } from 'vitest';
 import type { ActivityList } from '../../shared/console-api-activity';
-import { openConsolePage } from '../support/console-page';
-import {
-  callApi,
-  freePort,
-  startConsole,
-  stopConsole,
-  type RunningConsole,
-} from '../support/console-process';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { callApi } from '../support/console-process';
+import { consoleFixture } from '../support/console-fixture';
 
 const SHOTS = process.env.SHOTS_DIR;
 const LONG = JSON.stringify({ firmware: '4.2.1', notes: 'x'.repeat(1_500), end: 'END-MARK' });
@@ -31,16 +24,14 @@ const topicsShown = (page: Page): Promise<Array<string | null>> =>
     .evaluateAll((rows) => rows.map((row) => row.getAttribute('data-topic')));
 
 describe('retained view end to end', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
-  let mqttUrl = '';
+  const fx = consoleFixture('switchboard-e2e-retained-', { mqtt: true });
   const clients: MqttClient[] = [];
-  const pageErrors: string[] = [];
 
   const mqtt = async (): Promise<MqttClient> => {
-    const client = await connectAsync(mqttUrl, { reconnectPeriod: 0, connectTimeout: 5_000 });
+    const client = await connectAsync(`mqtt://127.0.0.1:${fx.mqttPort}`, {
+      reconnectPeriod: 0,
+      connectTimeout: 5_000,
+    });
     clients.push(client);
     return client;
   };
@@ -61,19 +52,9 @@ describe('retained view end to end', () => {
     return seen.sort();
   };
 
-  beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-retained-');
-    const mqttPort = await freePort();
-    mqttUrl = `mqtt://127.0.0.1:${mqttPort}`;
-    app = await startConsole(path.join(dir.path, 'data'), { mqttPort });
-    ({ browser, page } = await openConsolePage(app, pageErrors));
-  }, 120_000);
-
+  // Runs before the fixture's tear-down (vitest runs after-hooks as a stack).
   afterAll(async () => {
     for (const client of clients) await client.endAsync(true);
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
   }, 30_000);
 
   it('lists, shows, deletes one and deletes all matching', async () => {
@@ -86,66 +67,66 @@ describe('retained view end to end', () => {
     });
     await device.publishAsync('office/lights', 'on', { qos: 1, retain: true });
 
-    await page.getByTestId('nav-retained').click();
+    await fx.page.getByTestId('nav-retained').click();
     await expect
-      .poll(() => topicsShown(page), { timeout: 15_000 })
+      .poll(() => topicsShown(fx.page), { timeout: 15_000 })
       .toEqual([
         'office/lights',
         'plant/line-1/config',
         'plant/line-2/config',
         'plant/line-2/state',
       ]);
-    const binary = page.locator('[data-topic="plant/line-2/state"]');
+    const binary = fx.page.locator('[data-topic="plant/line-2/state"]');
     expect(await binary.textContent()).toContain('base64 3q2+7w==');
 
     // A filter narrows the table (applied on Enter).
-    await page.getByTestId('retained-filter').fill('plant/+/config');
-    await page.getByTestId('retained-filter').press('Enter');
+    await fx.page.getByTestId('retained-filter').fill('plant/+/config');
+    await fx.page.getByTestId('retained-filter').press('Enter');
     await expect
-      .poll(() => topicsShown(page))
+      .poll(() => topicsShown(fx.page))
       .toEqual(['plant/line-1/config', 'plant/line-2/config']);
 
     // The row's payload in full (the table shows a preview of 1 KiB at most).
-    await page.locator('[data-topic="plant/line-1/config"]').getByRole('button').click();
-    await expect.poll(() => page.getByTestId('retained-payload').textContent()).toBe(LONG);
+    await fx.page.locator('[data-topic="plant/line-1/config"]').getByRole('button').click();
+    await expect.poll(() => fx.page.getByTestId('retained-payload').textContent()).toBe(LONG);
 
     if (SHOTS) {
       mkdirSync(SHOTS, { recursive: true });
-      await page.screenshot({ path: path.join(SHOTS, 'retained-1280.png'), fullPage: true });
-      await page.setViewportSize({ width: 390, height: 844 });
+      await fx.page.screenshot({ path: path.join(SHOTS, 'retained-1280.png'), fullPage: true });
+      await fx.page.setViewportSize({ width: 390, height: 844 });
       await expect
-        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .poll(() => fx.page.evaluate(() => document.documentElement.scrollWidth))
         .toBeLessThanOrEqual(390);
-      await page.screenshot({ path: path.join(SHOTS, 'retained-390.png'), fullPage: true });
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await fx.page.screenshot({ path: path.join(SHOTS, 'retained-390.png'), fullPage: true });
+      await fx.page.setViewportSize({ width: 1280, height: 900 });
     }
 
     // Delete one, confirmed.
-    await page.getByTestId('retained-delete').click();
-    await page.getByTestId('retained-delete-confirm-yes').click();
+    await fx.page.getByTestId('retained-delete').click();
+    await fx.page.getByTestId('retained-delete-confirm-yes').click();
     await expect
-      .poll(() => page.getByTestId('retained-action-message').textContent())
+      .poll(() => fx.page.getByTestId('retained-action-message').textContent())
       .toContain('Deleted 1 retained message of plant/line-1/config');
-    await expect.poll(() => topicsShown(page)).toEqual(['plant/line-2/config']);
+    await expect.poll(() => topicsShown(fx.page)).toEqual(['plant/line-2/config']);
     expect(await retainedSeen('plant/#')).toEqual(['plant/line-2/config', 'plant/line-2/state']);
 
     // Delete all matching needs the filter typed.
-    await page.getByTestId('retained-filter').fill('plant/#');
-    await page.getByTestId('retained-apply').click();
+    await fx.page.getByTestId('retained-filter').fill('plant/#');
+    await fx.page.getByTestId('retained-apply').click();
     await expect
-      .poll(() => topicsShown(page))
+      .poll(() => topicsShown(fx.page))
       .toEqual(['plant/line-2/config', 'plant/line-2/state']);
-    await page.getByTestId('retained-bulk-confirm').fill('plant/+');
-    expect(await page.getByTestId('retained-bulk-delete').isDisabled()).toBe(true);
-    await page.getByTestId('retained-bulk-confirm').fill('plant/#');
-    await page.getByTestId('retained-bulk-delete').click();
+    await fx.page.getByTestId('retained-bulk-confirm').fill('plant/+');
+    expect(await fx.page.getByTestId('retained-bulk-delete').isDisabled()).toBe(true);
+    await fx.page.getByTestId('retained-bulk-confirm').fill('plant/#');
+    await fx.page.getByTestId('retained-bulk-delete').click();
     await expect
-      .poll(() => page.getByTestId('retained-action-message').textContent())
+      .poll(() => fx.page.getByTestId('retained-action-message').textContent())
       .toContain('Deleted 2 retained messages matching plant/#');
-    await page.getByTestId('retained-empty').waitFor();
+    await fx.page.getByTestId('retained-empty').waitFor();
     expect(await retainedSeen('#')).toEqual(['office/lights']);
 
-    const activity = await callApi<ActivityList>(app, 'listActivity', {
+    const activity = await callApi<ActivityList>(fx.app, 'listActivity', {
       actions: ['delete_retained'],
     });
     expect(activity.entries).toHaveLength(2);
@@ -160,11 +141,14 @@ describe('retained view end to end', () => {
         }),
       ]),
     );
-    expect(pageErrors).toEqual([]);
+    expect(fx.pageErrors).toEqual([]);
   }, 90_000);
 
   it('publishes over MQTT from the Live tap with QoS, retain and MQTT 5 properties, and keeps templates', async () => {
-    const watcher = await connectAsync(mqttUrl, { protocolVersion: 5, reconnectPeriod: 0 });
+    const watcher = await connectAsync(`mqtt://127.0.0.1:${fx.mqttPort}`, {
+      protocolVersion: 5,
+      reconnectPeriod: 0,
+    });
     clients.push(watcher);
     const got: { topic: string; payload: string; retain: boolean; user: unknown }[] = [];
     watcher.on('message', (topic, payload, packet) =>
@@ -177,20 +161,22 @@ describe('retained view end to end', () => {
     );
     await watcher.subscribeAsync('hall/#', { qos: 1 });
 
-    await page.getByTestId('nav-tap').click();
-    await page.getByTestId('publish-protocol-mqtt').click();
-    await page.getByTestId('mqtt-topic').fill('hall/door');
-    await page.getByTestId('mqtt-payload').fill('{"open": true}');
-    await page.getByTestId('mqtt-retain').check();
-    await page.getByTestId('mqtt-user-properties').fill('site=north');
+    await fx.page.getByTestId('nav-tap').click();
+    await fx.page.getByTestId('publish-protocol-mqtt').click();
+    await fx.page.getByTestId('mqtt-topic').fill('hall/door');
+    await fx.page.getByTestId('mqtt-payload').fill('{"open": true}');
+    await fx.page.getByTestId('mqtt-retain').check();
+    await fx.page.getByTestId('mqtt-user-properties').fill('site=north');
     // A wildcard is refused before anything is sent.
-    await page.getByTestId('mqtt-topic').fill('hall/#');
-    await expect.poll(() => page.getByTestId('mqtt-problem').textContent()).toContain('wildcards');
-    expect(await page.getByTestId('mqtt-send').isDisabled()).toBe(true);
-    await page.getByTestId('mqtt-topic').fill('hall/door');
-    await page.getByTestId('mqtt-send').click();
+    await fx.page.getByTestId('mqtt-topic').fill('hall/#');
     await expect
-      .poll(() => page.getByTestId('mqtt-result').textContent())
+      .poll(() => fx.page.getByTestId('mqtt-problem').textContent())
+      .toContain('wildcards');
+    expect(await fx.page.getByTestId('mqtt-send').isDisabled()).toBe(true);
+    await fx.page.getByTestId('mqtt-topic').fill('hall/door');
+    await fx.page.getByTestId('mqtt-send').click();
+    await expect
+      .poll(() => fx.page.getByTestId('mqtt-result').textContent())
       .toMatch(/Published 14 B to hall\/door in default, retained .* PUBACK received/);
     await expect.poll(() => got.length).toBe(1);
     expect(got[0]).toEqual({
@@ -203,40 +189,46 @@ describe('retained view end to end', () => {
     expect(await retainedSeen('hall/#')).toEqual(['hall/door']);
 
     // Saved as a template, it survives a reload and fills the form again.
-    await page.getByTestId('publish-template-name').fill('door sensor');
-    await page.getByTestId('publish-template-save').click();
-    await page.reload();
-    await page.getByTestId('nav-tap').click();
-    await page.getByTestId('publish-template').selectOption('door sensor');
-    await expect.poll(() => page.getByTestId('mqtt-topic').inputValue()).toBe('hall/door');
-    expect(await page.getByTestId('mqtt-retain').isChecked()).toBe(true);
-    expect(await page.getByTestId('mqtt-user-properties').inputValue()).toBe('site=north');
+    await fx.page.getByTestId('publish-template-name').fill('door sensor');
+    await fx.page.getByTestId('publish-template-save').click();
+    await fx.page.reload();
+    await fx.page.getByTestId('nav-tap').click();
+    await fx.page.getByTestId('publish-template').selectOption('door sensor');
+    await expect.poll(() => fx.page.getByTestId('mqtt-topic').inputValue()).toBe('hall/door');
+    expect(await fx.page.getByTestId('mqtt-retain').isChecked()).toBe(true);
+    expect(await fx.page.getByTestId('mqtt-user-properties').inputValue()).toBe('site=north');
 
     if (SHOTS) {
       mkdirSync(SHOTS, { recursive: true });
-      await page.getByTestId('mqtt-send').scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(SHOTS, 'mqtt-publisher-1280.png'), fullPage: true });
-      await page.setViewportSize({ width: 390, height: 844 });
+      await fx.page.getByTestId('mqtt-send').scrollIntoViewIfNeeded();
+      await fx.page.screenshot({
+        path: path.join(SHOTS, 'mqtt-publisher-1280.png'),
+        fullPage: true,
+      });
+      await fx.page.setViewportSize({ width: 390, height: 844 });
       await expect
-        .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+        .poll(() => fx.page.evaluate(() => document.documentElement.scrollWidth))
         .toBeLessThanOrEqual(390);
-      await page.screenshot({ path: path.join(SHOTS, 'mqtt-publisher-390.png'), fullPage: true });
-      await page.setViewportSize({ width: 1280, height: 900 });
+      await fx.page.screenshot({
+        path: path.join(SHOTS, 'mqtt-publisher-390.png'),
+        fullPage: true,
+      });
+      await fx.page.setViewportSize({ width: 1280, height: 900 });
     }
     // The console serves React's production build even when started under vitest
     // (NODE_ENV=test): the development build's checks made busy views several times slower.
-    const bundle = (await page.evaluate(async () => {
+    const bundle = (await fx.page.evaluate(async () => {
       const src = document.querySelector<HTMLScriptElement>('script[type="module"]')?.src;
       return src ? (await fetch(src)).text() : '';
     })) as string;
     expect(bundle.length).toBeGreaterThan(10_000);
     expect(bundle).not.toContain('jsxDEV');
-    const activity = await callApi<ActivityList>(app, 'listActivity', {
+    const activity = await callApi<ActivityList>(fx.app, 'listActivity', {
       actions: ['console_mqtt_publish'],
     });
     expect(activity.entries[0]).toMatchObject({
       params: { realm: 'default', topic: 'hall/door', qos: 1, retain: true },
     });
-    expect(pageErrors).toEqual([]);
+    expect(fx.pageErrors).toEqual([]);
   }, 90_000);
 });

@@ -14,7 +14,13 @@ import { afterAll, beforeAll } from 'vitest';
 import { ManagerClient } from '../../electron/services/manager-client';
 import { connectSocket } from './connect-socket';
 import { localBrokerUrl, openConsolePage, type ConsolePageOptions } from './console-page';
-import { localAdminToken, startConsole, stopConsole, type RunningConsole } from './console-process';
+import {
+  freePort,
+  localAdminToken,
+  startConsole,
+  stopConsole,
+  type RunningConsole,
+} from './console-process';
 import { makeTempDir, type TempDir } from './temp-dir';
 
 export interface ConsoleFixtureOptions {
@@ -22,6 +28,8 @@ export interface ConsoleFixtureOptions {
   console?: Parameters<typeof startConsole>[1];
   /** `openConsolePage`'s options (viewport, console errors, context). */
   page?: ConsolePageOptions;
+  /** Give the local broker's MQTT listener a free port (read it as `mqttPort`); default off. */
+  mqtt?: boolean;
   /** Runs on the data directory (which exists) before the console starts: files to seed. */
   beforeStart?: (dataDir: string) => void | Promise<void>;
 }
@@ -34,6 +42,8 @@ export interface ConsoleFixture {
   readonly app: RunningConsole;
   /** The local broker as a socket.io URL (`http://127.0.0.1:<port>`). */
   readonly brokerUrl: string;
+  /** The local broker's MQTT port (with option `mqtt`). */
+  readonly mqttPort: number;
   readonly browser: Browser;
   readonly page: Page;
   /** The page's uncaught errors (and console errors unless `page.consoleErrors` is false). */
@@ -50,6 +60,7 @@ interface State {
   dir?: TempDir;
   app?: RunningConsole;
   brokerUrl?: string;
+  mqttPort?: number;
   browser?: Browser;
   page?: Page;
   manager?: ManagerClient;
@@ -84,7 +95,11 @@ export function consoleFixture(
       mkdirSync(dataDir(), { recursive: true });
       await options.beforeStart(dataDir());
     }
-    state.app = await startConsole(dataDir(), options.console);
+    if (options.mqtt) state.mqttPort = await freePort();
+    state.app = await startConsole(dataDir(), {
+      ...options.console,
+      ...(state.mqttPort === undefined ? {} : { mqttPort: state.mqttPort }),
+    });
     state.brokerUrl = await localBrokerUrl(state.app);
     ({ browser: state.browser, page: state.page } = await openConsolePage(
       state.app,
@@ -113,6 +128,9 @@ export function consoleFixture(
     },
     get brokerUrl() {
       return need('brokerUrl');
+    },
+    get mqttPort() {
+      return need('mqttPort');
     },
     get browser() {
       return need('browser');

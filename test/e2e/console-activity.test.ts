@@ -6,18 +6,12 @@
  * `already gone` clean-up as a failure. Screenshots at 1280 and 390 px go to
  * test-results/activity-*.png (no horizontal overflow).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  callApi,
-  startConsole,
-  stopConsole,
-  type RunningConsole,
-} from '../support/console-process';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { openConsolePage } from '../support/console-page';
+import { type Page } from 'playwright-core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { callApi } from '../support/console-process';
+import { consoleFixture } from '../support/console-fixture';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = path.join(REPO, 'test-results');
@@ -41,105 +35,94 @@ const targets = (page: Page) =>
       items.map((item) => `${item.getAttribute('data-origin')} ${item.textContent ?? ''}`),
     );
 
+/** Activity written by an older console in `dataDir`, before this one starts. */
+function seedActivity(dataDir: string): void {
+  // An entry written before `origin` existed, and a console clean-up that found nothing.
+  const base = { actor: 'console (alice)', connectionId: 'local', durationMs: 2 };
+  const old = [
+    {
+      ...base,
+      seq: 1,
+      at: Date.now() - 60_000,
+      action: 'set_realm_auth',
+      target: 'legacy-realm',
+      params: { realm: 'legacy-realm', required: true },
+      ok: true,
+      error: null,
+    },
+    {
+      ...base,
+      seq: 2,
+      at: Date.now() - 30_000,
+      origin: 'console',
+      action: 'remove_realm',
+      target: 'switchboard-demo',
+      params: { realm: 'switchboard-demo' },
+      ok: true,
+      error: null,
+      note: 'already gone',
+    },
+  ];
+  writeFileSync(
+    path.join(dataDir, 'console-activity.jsonl'),
+    old.map((entry) => `${JSON.stringify(entry)}\n`).join(''),
+    { mode: 0o600 },
+  );
+}
+
 describe('Activity page: operator actions and the console’s own', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let page: Page;
-  const pageErrors: string[] = [];
+  const fx = consoleFixture('switchboard-e2e-activity-', { beforeStart: seedActivity });
 
   beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-activity-');
-    const dataDir = path.join(dir.path, 'data');
-    mkdirSync(dataDir, { recursive: true });
-    // An entry written before `origin` existed, and a console clean-up that found nothing.
-    const base = { actor: 'console (alice)', connectionId: 'local', durationMs: 2 };
-    const old = [
-      {
-        ...base,
-        seq: 1,
-        at: Date.now() - 60_000,
-        action: 'set_realm_auth',
-        target: 'legacy-realm',
-        params: { realm: 'legacy-realm', required: true },
-        ok: true,
-        error: null,
-      },
-      {
-        ...base,
-        seq: 2,
-        at: Date.now() - 30_000,
-        origin: 'console',
-        action: 'remove_realm',
-        target: 'switchboard-demo',
-        params: { realm: 'switchboard-demo' },
-        ok: true,
-        error: null,
-        note: 'already gone',
-      },
-    ];
-    writeFileSync(
-      path.join(dataDir, 'console-activity.jsonl'),
-      old.map((entry) => `${JSON.stringify(entry)}\n`).join(''),
-      { mode: 0o600 },
-    );
-    app = await startConsole(dataDir);
-    await callApi(app, 'createRealm', {
+    await callApi(fx.app, 'createRealm', {
       ...LOCAL,
       realm: 'ops-realm',
       authRequired: true,
       ephemeral: false,
     });
-    await callApi(app, 'startDemo', LOCAL);
-    await callApi(app, 'stopDemo', LOCAL);
-    ({ browser, page } = await openConsolePage(app, pageErrors));
-  }, 120_000);
-
-  afterAll(async () => {
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
-  }, 30_000);
+    await callApi(fx.app, 'startDemo', LOCAL);
+    await callApi(fx.app, 'stopDemo', LOCAL);
+  }, 60_000);
 
   it('shows operator actions by default and the console’s own on request', async () => {
-    await page.getByTestId('nav-activity').click();
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
-    const operator = await targets(page);
+    await fx.page.getByTestId('nav-activity').click();
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(2);
+    const operator = await targets(fx.page);
     expect(operator[0]).toMatch(/^operator .*Create realm · ops-realm · on Local broker/);
     expect(operator[1]).toMatch(/^operator .*Require auth · legacy-realm · on Local broker/);
-    expect(await page.getByTestId('activity-origin').count()).toBe(0);
-    expect(await page.getByTestId('activity-include-console').isChecked()).toBe(false);
-    await shoot(page, 'operator');
+    expect(await fx.page.getByTestId('activity-origin').count()).toBe(0);
+    expect(await fx.page.getByTestId('activity-include-console').isChecked()).toBe(false);
+    await shoot(fx.page, 'operator');
 
-    await page.getByTestId('activity-include-console').check();
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(5);
-    const all = await targets(page);
+    await fx.page.getByTestId('activity-include-console').check();
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(5);
+    const all = await targets(fx.page);
     const consoleOwn = all.filter((entry) => entry.startsWith('console '));
     expect(consoleOwn).toHaveLength(3);
     expect(consoleOwn.every((entry) => entry.includes('switchboard-demo'))).toBe(true);
-    expect(await page.getByTestId('activity-origin').count()).toBe(3);
+    expect(await fx.page.getByTestId('activity-origin').count()).toBe(3);
     // No failure anywhere; the clean-up that found nothing says so.
-    expect(await page.locator('[data-testid="activity-entry"] [data-state="failed"]').count()).toBe(
-      0,
-    );
-    expect(await page.getByTestId('activity-note').allTextContents()).toEqual(['already gone']);
-    await shoot(page, 'all');
+    expect(
+      await fx.page.locator('[data-testid="activity-entry"] [data-state="failed"]').count(),
+    ).toBe(0);
+    expect(await fx.page.getByTestId('activity-note').allTextContents()).toEqual(['already gone']);
+    await shoot(fx.page, 'all');
 
     // New console commands arrive live while the toggle is on, and vanish when it is off.
-    await callApi(app, 'startDemo', LOCAL);
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(6);
-    await page.getByTestId('activity-include-console').uncheck();
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(2);
+    await callApi(fx.app, 'startDemo', LOCAL);
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(6);
+    await fx.page.getByTestId('activity-include-console').uncheck();
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(2);
     // …and do not arrive while it is off.
-    await callApi(app, 'stopDemo', LOCAL);
-    await callApi(app, 'setRealmFlag', {
+    await callApi(fx.app, 'stopDemo', LOCAL);
+    await callApi(fx.app, 'setRealmFlag', {
       ...LOCAL,
       realm: 'ops-realm',
       flag: 'acceptance',
       value: false,
     });
-    await expect.poll(() => page.getByTestId('activity-entry').count()).toBe(3);
-    expect((await targets(page)).every((entry) => entry.startsWith('operator '))).toBe(true);
-    expect(pageErrors).toEqual([]);
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(3);
+    expect((await targets(fx.page)).every((entry) => entry.startsWith('operator '))).toBe(true);
+    expect(fx.pageErrors).toEqual([]);
   }, 90_000);
 });

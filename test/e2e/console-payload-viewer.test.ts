@@ -6,23 +6,11 @@
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { type Browser, type BrowserContext, type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { connectAsync } from 'mqtt';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagerClient } from '../../electron/services/manager-client';
-import type { LocalBrokerStatus } from '../../shared/console-api';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
-import {
-  callApi,
-  localAdminToken,
-  startConsole,
-  type RunningConsole,
-  stopConsole,
-} from '../support/console-process';
-import { connectSocket } from '../support/connect-socket';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { openConsolePage } from '../support/console-page';
+import { consoleFixture } from '../support/console-fixture';
 
 const SHOTS = process.env.SHOTS_DIR;
 const REALM = 'lab';
@@ -31,68 +19,41 @@ const SECOND = { order: 43, items: ['a'], note: 'café', rush: true };
 const BYTES = [0x00, 0xff, 0x48, 0x69, 0x0a];
 
 describe('payload viewer end to end', () => {
-  let dir: TempDir;
-  let app: RunningConsole;
-  let browser: Browser;
-  let context: BrowserContext;
-  let page: Page;
-  let manager: ManagerClient;
+  const fx = consoleFixture('switchboard-e2e-payload-', {
+    mqtt: true,
+    page: { context: { permissions: ['clipboard-read', 'clipboard-write'] } },
+  });
   let producer: Socket;
-  let mqttPort = 0;
-  const sockets: Socket[] = [];
-  const pageErrors: string[] = [];
 
-  const row = (event: string) => page.getByTestId('tap-row').filter({ hasText: event });
+  const row = (event: string) => fx.page.getByTestId('tap-row').filter({ hasText: event });
   const text = async (testId: string): Promise<string> =>
-    (await page.getByTestId(testId).first().textContent()) ?? '';
+    (await fx.page.getByTestId(testId).first().textContent()) ?? '';
 
   async function shoot(name: string): Promise<void> {
     if (!SHOTS) return;
     mkdirSync(SHOTS, { recursive: true });
     for (const width of [1280, 390]) {
-      await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      await page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
+      await fx.page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
+      await fx.page.screenshot({ path: path.join(SHOTS, `${name}-${width}.png`), fullPage: true });
     }
-    await page.setViewportSize({ width: 1280, height: 900 });
+    await fx.page.setViewportSize({ width: 1280, height: 900 });
   }
 
   beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-payload-');
-    app = await startConsole(path.join(dir.path, 'data'), { mqttPort: 0 });
-    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
-    const brokerUrl = `http://127.0.0.1:${broker.port}`;
-    mqttPort = broker.mqttPort ?? 0;
-    manager = new ManagerClient({
-      url: brokerUrl,
-      secret: localAdminToken(path.join(dir.path, 'data')),
-    });
-    await manager.command({ command: 'add_realm', realm: REALM, required: false });
-    producer = await connectSocket(brokerUrl, sockets);
+    await fx.manager().command({ command: 'add_realm', realm: REALM, required: false });
+    producer = await fx.connect();
     await new Promise<void>((resolve, reject) => {
       producer.once(ServerEvent.AUTH_OK, () => resolve());
       producer.once(ServerEvent.AUTH_FAIL, (reply) => reject(new Error(JSON.stringify(reply))));
       producer.emit(ClientEvent.AUTHENTICATION, { realm: REALM, role: 'both' });
     });
-    ({ browser, page } = await openConsolePage(app, pageErrors, {
-      context: { permissions: ['clipboard-read', 'clipboard-write'] },
-    }));
-    context = page.context();
-  }, 120_000);
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    manager?.close();
-    await context?.close();
-    await browser?.close();
-    await stopConsole(app);
-    await dir?.remove();
   }, 30_000);
 
   it('taps a JSON, a binary and an array message', async () => {
-    await page.getByTestId('nav-tap').click();
-    await page.getByTestId('tap-realm').fill(REALM);
-    await page.getByTestId('tap-pattern').fill('lab/#');
-    await page.getByTestId('tap-start').click();
+    await fx.page.getByTestId('nav-tap').click();
+    await fx.page.getByTestId('tap-realm').fill(REALM);
+    await fx.page.getByTestId('tap-pattern').fill('lab/#');
+    await fx.page.getByTestId('tap-start').click();
     await expect.poll(() => text('tap-state'), { timeout: 15_000 }).toBe('tapping');
     const publish = (event: string, message: unknown): void => {
       producer.emit(ClientEvent.PRODUCE, { event, from: 'orders', message });
@@ -101,7 +62,7 @@ describe('payload viewer end to end', () => {
     publish('lab/second', SECOND);
     // Binary reaches a tyo-mq realm only from MQTT: bytes that are not UTF-8 become a base64
     // string with the envelope `enc: "base64"` (docs/mqtt.md), which the tap row carries.
-    const device = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`, {
+    const device = await connectAsync(`mqtt://127.0.0.1:${fx.mqttPort}`, {
       reconnectPeriod: 0,
       username: REALM,
     });
@@ -114,64 +75,64 @@ describe('payload viewer end to end', () => {
       'lab/list',
       Array.from({ length: 150 }, (_, i) => i),
     );
-    await expect.poll(() => page.getByTestId('tap-row').count(), { timeout: 15_000 }).toBe(4);
+    await expect.poll(() => fx.page.getByTestId('tap-row').count(), { timeout: 15_000 }).toBe(4);
   }, 60_000);
 
   it('shows a JSON payload as a tree, text, hex and base64, with its size and Copy', async () => {
     const json = JSON.stringify(FIRST);
     await row('lab/first').getByTestId('tap-row-view').click();
-    const viewer = page.getByTestId('tap-payload');
+    const viewer = fx.page.getByTestId('tap-payload');
     await viewer.waitFor();
     expect(await viewer.getAttribute('data-kind')).toBe('json');
     // "é" is two bytes in UTF-8: the size counts bytes, not characters.
-    expect(Number(await page.getByTestId('tap-payload-size').getAttribute('data-bytes'))).toBe(
+    expect(Number(await fx.page.getByTestId('tap-payload-size').getAttribute('data-bytes'))).toBe(
       Buffer.byteLength(json),
     );
     expect(await text('tap-payload-size')).toBe(`${Buffer.byteLength(json)} B`);
     expect(await text('tap-payload-tree')).toContain('"order": 42');
     await shoot('payload-tap-tree');
 
-    await page.getByTestId('tap-payload-tab-text').click();
+    await fx.page.getByTestId('tap-payload-tab-text').click();
     expect(await text('tap-payload-text')).toBe(JSON.stringify(FIRST, null, 2));
 
-    await page.getByTestId('tap-payload-tab-hex').click();
+    await fx.page.getByTestId('tap-payload-tab-hex').click();
     const hex = await text('tap-payload-hex');
     // `{"order` = 7b 22 6f 72 64 65 72; the ASCII column repeats it.
     expect(hex.startsWith('00000000 7b 22 6f 72 64 65 72')).toBe(true);
     expect(hex).toContain('{"order":42,"ite');
     await shoot('payload-tap-hex');
 
-    await page.getByTestId('tap-payload-tab-base64').click();
+    await fx.page.getByTestId('tap-payload-tab-base64').click();
     const base64 = Buffer.from(json).toString('base64');
     expect(await text('tap-payload-base64')).toBe(base64);
-    await page.getByTestId('tap-payload-copy').click();
+    await fx.page.getByTestId('tap-payload-copy').click();
     await expect.poll(() => text('tap-payload-copy')).toBe('Copied');
-    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(base64);
+    expect(await fx.page.evaluate(() => navigator.clipboard.readText())).toBe(base64);
   }, 60_000);
 
   it('shows a binary payload as bytes, without a JSON tree', async () => {
     await row('lab/binary').getByTestId('tap-row-view').click();
-    const viewer = page.getByTestId('tap-payload');
+    const viewer = fx.page.getByTestId('tap-payload');
     // The envelope's `enc: "base64"` reaches the tap row: the viewer shows bytes at once, with
     // no decode switch to offer.
     await expect.poll(() => viewer.getAttribute('data-kind')).toBe('binary');
-    expect(await page.getByTestId('tap-payload-decode').count()).toBe(0);
-    expect(await page.getByTestId('tap-payload-tab-tree').count()).toBe(0);
-    expect(await page.getByTestId('tap-payload-size').getAttribute('data-bytes')).toBe(
+    expect(await fx.page.getByTestId('tap-payload-decode').count()).toBe(0);
+    expect(await fx.page.getByTestId('tap-payload-tab-tree').count()).toBe(0);
+    expect(await fx.page.getByTestId('tap-payload-size').getAttribute('data-bytes')).toBe(
       String(BYTES.length),
     );
     // Hex is the first tab for bytes.
     const hex = await text('tap-payload-hex');
     expect(hex).toContain('00000000 00 ff 48 69 0a');
     expect(hex.trimEnd().endsWith('..Hi.')).toBe(true);
-    await page.getByTestId('tap-payload-tab-base64').click();
+    await fx.page.getByTestId('tap-payload-tab-base64').click();
     expect(await text('tap-payload-base64')).toBe(Buffer.from(BYTES).toString('base64'));
     await shoot('payload-tap-binary');
   }, 30_000);
 
   it('pages a big array in the tree', async () => {
     await row('lab/list').getByTestId('tap-row-view').click();
-    const more = page.getByTestId('payload-tree-more');
+    const more = fx.page.getByTestId('payload-tree-more');
     await expect.poll(() => more.textContent()).toBe('show 50 more of 50 left');
     expect(await text('tap-payload-tree')).not.toContain('149');
     await more.click();
@@ -183,10 +144,10 @@ describe('payload viewer end to end', () => {
     await row('lab/first').getByTestId('tap-row-pick').check();
     expect(await text('tap-pick-hint')).toContain('lab/first');
     await row('lab/second').getByTestId('tap-row-pick').check();
-    const diff = page.getByTestId('tap-diff');
+    const diff = fx.page.getByTestId('tap-diff');
     await diff.waitFor();
     expect(await diff.getAttribute('data-kind')).toBe('json');
-    const changes = page.getByTestId('tap-diff-change');
+    const changes = fx.page.getByTestId('tap-diff-change');
     const listed = await changes.evaluateAll((items) =>
       items.map((li) => `${li.getAttribute('data-kind')} ${li.getAttribute('data-path')}`),
     );
@@ -197,8 +158,8 @@ describe('payload viewer end to end', () => {
     // A third pick replaces the older of the two.
     await row('lab/binary').getByTestId('tap-row-pick').check();
     expect(await row('lab/first').getByTestId('tap-row-pick').isChecked()).toBe(false);
-    await page.getByTestId('tap-diff-close').click();
+    await fx.page.getByTestId('tap-diff-close').click();
     expect(await diff.count()).toBe(0);
-    expect(pageErrors).toEqual([]);
+    expect(fx.pageErrors).toEqual([]);
   }, 30_000);
 });

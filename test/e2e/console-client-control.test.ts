@@ -6,25 +6,14 @@
  * go to $SHOTS_DIR (default test-results/).
  */
 import path from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ManagerClient } from '../../electron/services/manager-client';
-import type { LocalBrokerStatus } from '../../shared/console-api';
+import { describe, expect, it } from 'vitest';
 import { ClientEvent } from '../../shared/protocol-events';
 import { authenticate } from '../helpers/auth-clients';
 import { consumerPayload } from '../helpers/stock-clients';
 import { waitFor } from '../helpers/wait';
-import {
-  callApi,
-  localAdminToken,
-  startConsole,
-  type RunningConsole,
-  stopConsole,
-} from '../support/console-process';
-import { connectSocket } from '../support/connect-socket';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
-import { launchChromium } from '../support/chromium';
+import { consoleFixture } from '../support/console-fixture';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = process.env.SHOTS_DIR ?? path.join(REPO, 'test-results');
@@ -34,33 +23,16 @@ const text = (page: Page, testId: string): Promise<string | null> =>
   page.getByTestId(testId).textContent();
 
 describe('console client detail and force close end to end', () => {
-  let dir: TempDir;
-  let app: RunningConsole | null = null;
-  let browser: Browser | null = null;
-  let manager: ManagerClient | null = null;
-  const sockets: Socket[] = [];
-
-  beforeAll(async () => {
-    dir = await makeTempDir('switchboard-e2e-clientctl-');
-  }, 10_000);
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    manager?.close();
-    await browser?.close();
-    await stopConsole(app);
-    await dir.remove();
-  }, 30_000);
+  const fx = consoleFixture('switchboard-e2e-clientctl-', {
+    page: { viewport: { width: 1280, height: 860 }, consoleErrors: false },
+  });
 
   it('opens a client, force-closes it, and shows it closed with its history', async () => {
-    const dataDir = path.join(dir.path, 'data');
-    app = await startConsole(dataDir);
-    const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
-    const brokerUrl = `http://127.0.0.1:${broker.port}`;
-    manager = new ManagerClient({ url: brokerUrl, secret: localAdminToken(dataDir) });
-    await manager.command({ command: 'add_realm', realm: 'fleet', key: KEY, require_key: true });
+    await fx
+      .manager()
+      .command({ command: 'add_realm', realm: 'fleet', key: KEY, require_key: true });
     const login = async (name: string): Promise<Socket> => {
-      const s = await connectSocket(brokerUrl, sockets);
+      const s = await fx.connect();
       expect(await authenticate(s, { realm: 'fleet', role: 'consumer', key: KEY })).toMatchObject({
         event: 'AUTH_OK',
       });
@@ -70,49 +42,46 @@ describe('console client detail and force close end to end', () => {
     const worker = await login('worker');
     const keeper = await login('keeper');
 
-    browser = await launchChromium();
-    const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
-    const pageErrors: string[] = [];
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    await page.goto(app.url);
-    await page.getByTestId('nav-clients').click();
-    const open = page.getByTestId('client-open-consumer-worker');
+    await fx.page.getByTestId('nav-clients').click();
+    const open = fx.page.getByTestId('client-open-consumer-worker');
     await expect.poll(() => open.count(), { timeout: 20_000 }).toBe(1);
     await open.click();
-    await expect.poll(() => text(page, 'client-detail-admitted'), { timeout: 10_000 }).toBe('key');
-    expect(await text(page, 'client-detail-facts')).toContain('socket.io over websocket');
-    expect(await text(page, 'client-detail-history')).toContain('authenticated');
-    await page.screenshot({ path: path.join(SHOTS, 'clients-detail-1280.png'), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
     await expect
-      .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
+      .poll(() => text(fx.page, 'client-detail-admitted'), { timeout: 10_000 })
+      .toBe('key');
+    expect(await text(fx.page, 'client-detail-facts')).toContain('socket.io over websocket');
+    expect(await text(fx.page, 'client-detail-history')).toContain('authenticated');
+    await fx.page.screenshot({ path: path.join(SHOTS, 'clients-detail-1280.png'), fullPage: true });
+    await fx.page.setViewportSize({ width: 390, height: 844 });
+    await expect
+      .poll(() => fx.page.evaluate(() => document.documentElement.scrollWidth))
       .toBeLessThanOrEqual(390);
-    await page.screenshot({ path: path.join(SHOTS, 'clients-detail-390.png'), fullPage: true });
-    await page.setViewportSize({ width: 1280, height: 860 });
+    await fx.page.screenshot({ path: path.join(SHOTS, 'clients-detail-390.png'), fullPage: true });
+    await fx.page.setViewportSize({ width: 1280, height: 860 });
 
     // Force close asks first; Cancel keeps it, the confirmation closes that one connection.
-    await page.getByTestId('client-force-close').click();
-    await page.getByTestId('client-force-close-confirm-no').click();
+    await fx.page.getByTestId('client-force-close').click();
+    await fx.page.getByTestId('client-force-close-confirm-no').click();
     expect(worker.connected).toBe(true);
     const gone = waitFor<string>(worker, 'disconnect');
-    await page.getByTestId('client-force-close').click();
-    await page.getByTestId('client-force-close-confirm-yes').click();
+    await fx.page.getByTestId('client-force-close').click();
+    await fx.page.getByTestId('client-force-close-confirm-yes').click();
     expect(await gone).toBe('io server disconnect');
     await expect
-      .poll(() => text(page, 'client-detail-history'), { timeout: 10_000 })
+      .poll(() => text(fx.page, 'client-detail-history'), { timeout: 10_000 })
       .toContain('force-closed');
-    expect(await text(page, 'client-detail-reason')).toContain('closed by admin');
-    expect(await page.getByTestId('client-force-close').count()).toBe(0);
+    expect(await text(fx.page, 'client-detail-reason')).toContain('closed by admin');
+    expect(await fx.page.getByTestId('client-force-close').count()).toBe(0);
     // Gone from the listing's live connections: offline, no Details any more.
     await expect
-      .poll(() => text(page, 'client-consumer-worker'), { timeout: 10_000 })
+      .poll(() => text(fx.page, 'client-consumer-worker'), { timeout: 10_000 })
       .toContain('offline');
-    expect(await page.getByTestId('client-open-consumer-worker').count()).toBe(0);
+    expect(await fx.page.getByTestId('client-open-consumer-worker').count()).toBe(0);
     expect(keeper.connected).toBe(true);
-    expect(await page.getByTestId('client-open-consumer-keeper').count()).toBe(1);
-    await page.screenshot({ path: path.join(SHOTS, 'clients-closed-1280.png'), fullPage: true });
-    await page.setViewportSize({ width: 390, height: 844 });
-    await page.screenshot({ path: path.join(SHOTS, 'clients-closed-390.png'), fullPage: true });
-    expect(pageErrors).toEqual([]);
+    expect(await fx.page.getByTestId('client-open-consumer-keeper').count()).toBe(1);
+    await fx.page.screenshot({ path: path.join(SHOTS, 'clients-closed-1280.png'), fullPage: true });
+    await fx.page.setViewportSize({ width: 390, height: 844 });
+    await fx.page.screenshot({ path: path.join(SHOTS, 'clients-closed-390.png'), fullPage: true });
+    expect(fx.pageErrors).toEqual([]);
   }, 180_000);
 });

@@ -14,6 +14,7 @@ import { pino, type Logger } from 'pino';
 import { CliExitCode, LOG_LEVEL_ENV, SIGNAL_ECHO_MS } from '../../shared/cli-conventions';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { PortInUseError } from '../../shared/port-in-use-error';
+import { createForkLauncher, forkLauncherOptionsFromEnv } from '../services/broker-launcher';
 import { createLocalConsole, type LocalConsole } from '../services/local-console';
 import { CONSOLE_HELP_HINT, parseConsoleFlags, USAGE, type ConsoleFlags } from './cli-flags';
 import { ensureRendererBuilt, REPO_ROOT } from './renderer-build';
@@ -109,6 +110,7 @@ async function main(): Promise<void> {
     settingsFile: flags.settings,
     // One log level for the console and the broker it starts.
     supervisor: { env: { ...process.env, [LOG_LEVEL_ENV]: flags.logLevel } },
+    launcher: createForkLauncher(forkLauncherOptionsFromEnv(process.env)),
   });
   forwardBrokerLogs(local, logger);
   const host = createWebHost({

@@ -5,9 +5,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer, type AddressInfo } from 'node:net';
 import path from 'node:path';
+import { BROKER_ENTRY_ENV } from '../../electron/services/broker-launcher';
 import { FileSecretStore, LOCAL_ADMIN_TOKEN_SECRET } from '../../electron/services/secret-store';
 import { ConsoleChannel } from '../../shared/console-api';
 import { needsConfirmation } from '../../shared/console-api-confirm';
+import { BROKER_BUNDLE_ENV } from '../helpers/broker-cli';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 
@@ -54,6 +56,10 @@ export function startConsole(
       env: {
         ...process.env,
         SWITCHBOARD_LOG_LEVEL: options.logLevel ?? 'warn',
+        // The local broker from the test run's bundle when built (about 1 s less per start).
+        ...(process.env[BROKER_BUNDLE_ENV]
+          ? { [BROKER_ENTRY_ENV]: process.env[BROKER_BUNDLE_ENV] }
+          : {}),
         ...options.env,
       },
     },

@@ -89,6 +89,8 @@ export const IdentityMethods = {
         realm: Realm,
         cursor: Name.nullable().optional(),
         limit: z.number().int().min(1).max(MAX_IDENTITY_PAGE).optional(),
+        /** Only identities whose name holds this text, case-insensitive (`contains`). */
+        contains: z.string().min(1).max(1_024).optional(),
       })
       .strict(),
     output: IdentityListSchema,

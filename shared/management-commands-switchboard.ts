@@ -115,7 +115,12 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
     summary: 'A realm’s E2EE identities and keys',
     group: CommandGroup.DATA,
     scope: 'realm-manager',
-    params: [realm(), limit(1_000, 100), cursor],
+    params: [
+      realm(),
+      limit(1_000, 100),
+      cursor,
+      text('contains', 'Only identities whose name holds this (case-insensitive)'),
+    ],
   },
   {
     name: 'revoke_identity_key',

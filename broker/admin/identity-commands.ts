@@ -4,7 +4,7 @@
  * published key (`spec/protocol-extensions.md` §2 key directory, Note 1.5-A principal pins,
  * §3 prekeys, §4.5 sealed UAK records, §6.4 push endpoints).
  *
- * - `list_identities` `{realm, cursor?, limit?}`: one page of the realm's identities, sorted;
+ * - `list_identities` `{realm, cursor?, limit?, contains?}`: one page of the realm's identities, sorted;
  * - `revoke_identity_key` `{realm, identity, key_id?, unpin?}`: deletes the identity's key
  *   `key_id` (every key without it) and, with `unpin: true`, its principal pin.
  *
@@ -143,7 +143,8 @@ function viewOf(services: IdentityServices, realm: string, identity: string): Id
  * `list_identities` → `{ok, realm, identities: IdentityView[], next_cursor}`: every identity
  * of `realm` holding a key, a pin, a prekey bundle, push endpoints or a UAK record, sorted by
  * name (UTF-16 order), `limit` 1–1,000 (default 100) after `cursor` (`next_cursor`: the last
- * identity of a full page; null on the last page).
+ * identity of a full page; null on the last page); with `contains`, only the names holding it
+ * (case-insensitive, 1–`MAX_NAME` characters), paged the same way.
  * @throws CommandError 400 bad realm/limit/cursor; 501 unavailable.
  */
 export function listIdentities(
@@ -162,6 +163,9 @@ export function listIdentities(
     throw new CommandError(400, `limit must be an integer from 1 to ${MAX_IDENTITY_PAGE}`);
   }
   const cursor = nameParam(body, 'cursor', false);
+  // A case-insensitive part of the name: an operator finds one identity among many thousands
+  // without paging through them (the filter runs before the page is cut).
+  const needle = nameParam(body, 'contains', false)?.toLowerCase();
   const s = servicesOf(services, 'list_identities');
   const names = new Set<string>([
     ...s.keys.identities(realm),
@@ -172,6 +176,7 @@ export function listIdentities(
   ]);
   const sorted = [...names]
     .filter((n) => cursor === undefined || n > cursor)
+    .filter((n) => needle === undefined || n.toLowerCase().includes(needle))
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const page = sorted.slice(0, limit);
   const next = sorted.length > limit ? page[page.length - 1]! : null;

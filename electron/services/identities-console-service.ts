@@ -79,7 +79,13 @@ export function createIdentitiesService(deps: {
 }): IdentitiesService {
   const { pool } = deps;
   return {
-    listIdentities: async ({ connectionId, realm, cursor, limit }): Promise<IdentityList> => {
+    listIdentities: async ({
+      connectionId,
+      realm,
+      cursor,
+      limit,
+      contains,
+    }): Promise<IdentityList> => {
       const client = pool.get(connectionId);
       const empty = (state: IdentityList['state']): IdentityList => ({
         connectionId,
@@ -97,6 +103,7 @@ export function createIdentitiesService(deps: {
           realm,
           ...(cursor ? { cursor } : {}),
           ...(limit ? { limit } : {}),
+          ...(contains ? { contains } : {}),
         });
       } catch (error) {
         if (!isUnknownCommand(error)) throw error;

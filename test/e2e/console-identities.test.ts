@@ -91,4 +91,40 @@ describe('E2EE identities view end to end', () => {
     ]);
     expect(fx.pageErrors).toEqual([]);
   }, 90_000);
+
+  it('finds an identity past the first 1,000 by search, and loads the next page', async () => {
+    // 1,001 more identities, each with a key, from one stock client registering them in turn.
+    const fleet = await fx.connect();
+    for (let i = 0; i <= 1_000; i += 1) {
+      const name = `device-${String(i).padStart(4, '0')}`;
+      fleet.emit(ClientEvent.CONSUMER, consumerPayload(name));
+      await fleet.timeout(5_000).emitWithAck(ClientEvent.PING, { sync: true });
+      const published = await publishKey(fleet, { identity: name, public_key: `PK-${name}` });
+      expect(published).toEqual({ ok: true });
+    }
+    const intro = fx.page.getByTestId('identities-view').locator('.muted').first();
+    // alice and device-0000…0998 fill the first page; device-0999 and device-1000 are beyond it.
+    await expect
+      .poll(() => intro.textContent(), { timeout: 20_000 })
+      .toMatch(/^1,000 identities \(more on the broker\) in default/);
+    const more = fx.page.getByTestId('identities-more');
+    expect(await more.textContent()).toBe('Load 1,000 more');
+
+    // The search asks the broker: the last identity is found although no page shows it yet.
+    await fx.page.getByTestId('identities-search').fill('DEVICE-1000');
+    await expect
+      .poll(() => intro.textContent(), { timeout: 10_000 })
+      .toMatch(/^1 identity matching “DEVICE-1000” in default/);
+    await fx.page.locator('[data-identity="device-1000"]').waitFor();
+    expect(await more.count()).toBe(0);
+
+    await fx.page.getByTestId('identities-search').fill('');
+    await expect.poll(() => intro.textContent(), { timeout: 10_000 }).toMatch(/^1,000 identities/);
+    await more.click();
+    await expect
+      .poll(() => intro.textContent(), { timeout: 10_000 })
+      .toMatch(/^1,002 identities in default/);
+    expect(await more.count()).toBe(0);
+    expect(fx.pageErrors).toEqual([]);
+  }, 120_000);
 });

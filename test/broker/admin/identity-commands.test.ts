@@ -126,6 +126,17 @@ describe('identity commands', () => {
     });
     expect(second.identities.map((i: { identity: string }) => i.identity)).toEqual(['bob']);
     expect(second.next_cursor).toBeNull();
+    // `contains` filters by a case-insensitive part of the name before the page is cut.
+    const names = async (extra: Record<string, unknown>): Promise<string[]> => {
+      const reply = await m.run({ command: 'list_identities', realm: 'default', ...extra });
+      return reply.identities.map((i: { identity: string }) => i.identity);
+    };
+    expect(await names({ contains: 'OB' })).toEqual(['bob']);
+    expect(await names({ contains: 'li', limit: 1 })).toEqual(['alice']);
+    expect(await names({ contains: 'zz' })).toEqual([]);
+    expect(
+      await m.run({ command: 'list_identities', realm: 'default', contains: '' }),
+    ).toMatchObject({ ok: false, code: 400 });
 
     // The realm's manager key sees its own realm only; another realm's name is refused.
     const scoped = await m.run({ command: 'list_identities', realm: 'acme' }, ACME_KEY);

@@ -3,11 +3,16 @@
  * broker — published keys (fingerprints, never keys), the credential each is pinned to, the
  * prekey stock with a warning below `PREKEY_LOW_WATER` one-time prekeys, push registrations —
  * read with `listIdentities` every 3 s for the realm picked, in a virtualised list
- * (identity-list.tsx). Selecting one opens its detail with Revoke (identity-detail.tsx). A
+ * (identity-list.tsx). The search box asks the broker (`contains`, debounced), so one identity
+ * among many thousands is found without paging; past 1,000, "Load more" adds the next page. Selecting one opens its detail with Revoke (identity-detail.tsx). A
  * broker without `list_identities` gets one line saying so instead of a list.
  */
 import { useCallback, useMemo, useState } from 'react';
-import { PREKEY_LOW_WATER } from '../../../../shared/console-api-identities';
+import type { Result } from '../../../../shared/console-api';
+import {
+  PREKEY_LOW_WATER,
+  type IdentityList as IdentityListResult,
+} from '../../../../shared/console-api-identities';
 import type { ConsoleClient } from '../../api/console-client';
 import { ConnectionProblem } from '../../components/connection-problem';
 import { ErrorBanner } from '../../components/error-banner';
@@ -15,6 +20,7 @@ import { Page } from '../../components/page';
 import { formatCountOf } from '../../format';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { useConsoleAction } from '../../hooks/use-console-action';
+import { useDebounced } from '../../hooks/use-debounced';
 import { usePolled } from '../../hooks/use-polled';
 import { useRealmNames } from '../retained/retained-view';
 import { IdentityDetail } from './identity-detail';
@@ -24,20 +30,54 @@ import '../../styles/identities.css';
 
 /** Refresh period of the list, ms. */
 const REFRESH_MS = 3_000;
-/** Identities fetched (the broker allows up to 1,000 a page). */
+/** Identities fetched a page (the broker allows up to 1,000). */
 const PAGE = 1_000;
+/** How long the search box waits after the last key before it asks the broker, ms. */
+const SEARCH_DEBOUNCE_MS = 300;
+
+/**
+ * The first `pages` pages of `realm`'s identities (names holding `contains` when set), read one
+ * after the other along `nextCursor`; the result's `nextCursor` is the last page's.
+ */
+async function readPages(
+  client: ConsoleClient,
+  input: { connectionId: string; realm: string; contains: string },
+  pages: number,
+): Promise<Result<IdentityListResult>> {
+  const base = {
+    connectionId: input.connectionId,
+    realm: input.realm,
+    limit: PAGE,
+    ...(input.contains ? { contains: input.contains } : {}),
+  };
+  let result = await client.api.listIdentities(base);
+  if (!result.ok) return result;
+  const identities = [...result.value.identities];
+  for (let page = 1; page < pages && result.value.nextCursor; page += 1) {
+    const next = await client.api.listIdentities({ ...base, cursor: result.value.nextCursor });
+    if (!next.ok) return next;
+    result = next;
+    identities.push(...next.value.identities);
+  }
+  return { ok: true, value: { ...result.value, identities } };
+}
 
 export function IdentitiesView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
   const realms = useRealmNames(client, connectionId);
   const [realm, setRealm] = useState('default');
   const [search, setSearch] = useState('');
+  const contains = useDebounced(search.trim(), SEARCH_DEBOUNCE_MS);
+  // Pages to read, per realm and search: another realm or search starts at one again.
+  const [paging, setPaging] = useState({ key: '', pages: 1 });
+  const pagingKey = `${connectionId}\u0000${realm}\u0000${contains}`;
+  const pages = paging.key === pagingKey ? paging.pages : 1;
   const [focused, setFocused] = useState<string | null>(null);
   const revoke = useConsoleAction();
 
   const call = useCallback(
-    () => client.api.listIdentities({ connectionId, realm, limit: PAGE }),
-    [client, connectionId, realm],
+    () => readPages(client, { connectionId, realm, contains }, pages),
+    [client, connectionId, realm, contains, pages],
   );
   const { value: list, error, reload } = usePolled(call, REFRESH_MS);
   const all = useMemo(() => (list?.state === 'ok' ? list.identities : []), [list]);
@@ -51,7 +91,7 @@ export function IdentitiesView({ client }: { client: ConsoleClient }) {
 
   const intro =
     list?.state === 'ok'
-      ? `${formatCountOf(all.length, 'identity', 'identities')}${list.nextCursor ? ' (first page)' : ''} in ${list.realm}${low > 0 ? ` · ${low} low on prekeys` : ''} · updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}`
+      ? `${formatCountOf(all.length, 'identity', 'identities')}${list.nextCursor ? ' (more on the broker)' : ''}${contains ? ` matching “${contains}”` : ''} in ${list.realm}${low > 0 ? ` · ${low} low on prekeys` : ''} · updated ${new Date(list.fetchedAt).toLocaleTimeString('en-GB')}`
       : 'The end-to-end encryption identities of a realm: published keys, prekeys and push registrations.';
 
   return (
@@ -133,6 +173,16 @@ export function IdentitiesView({ client }: { client: ConsoleClient }) {
             />
           )}
         </div>
+      )}
+      {list?.state === 'ok' && list.nextCursor && (
+        <button
+          type="button"
+          className="button"
+          onClick={() => setPaging({ key: pagingKey, pages: pages + 1 })}
+          data-testid="identities-more"
+        >
+          Load {PAGE.toLocaleString('en-GB')} more
+        </button>
       )}
     </Page>
   );

@@ -99,7 +99,8 @@ function realmItem(
   for (const field of REALM_FIELDS) {
     const to = source[field];
     const from = target ? target[field] : null;
-    if (!target || from !== to) changes.push({ field, from, to });
+    // An added realm lists what it sets; a null ("the default") is no change to show.
+    if (target ? from !== to : to !== null) changes.push({ field, from, to });
   }
   const keyFields = [
     ['key', 'key_sha256'],

@@ -162,5 +162,15 @@ describe('definitions view end to end', () => {
       expect.objectContaining({ action: 'add_realm', target: 'north', ok: true }),
     );
     expect(pageErrors).toEqual([]);
+    // An encrypted file with a wrong passphrase: one clear line, no diff.
+    await page.getByTestId('definitions-text').fill(encrypted.text);
+    await page.getByTestId('definitions-import-passphrase').fill('not the passphrase');
+    await page.getByTestId('definitions-preview').click();
+    await expect
+      .poll(() => page.getByTestId('definitions-import-error').textContent(), { timeout: 10_000 })
+      .toContain('Wrong passphrase');
+    expect(await page.getByTestId('definitions-diff-panel').count()).toBe(0);
+    // The refused call is the only console error: the browser logs its 400 response.
+    expect(pageErrors.filter((e) => !/status of 400/.test(e))).toEqual([]);
   }, 90_000);
 });

@@ -17,7 +17,9 @@ import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
 import { HASH_ONLY_KEY_NOTE, HASH_ONLY_TOKEN_NOTE } from '../../shared/definitions-diff';
 import { parseDefinitions } from '../../shared/definitions-document';
 import { ClientEvent } from '../../shared/protocol-events';
+import { SECRET_MASK } from '../../shared/management-command-params';
 import { authenticate } from '../helpers/auth-clients';
+import { localAdminToken } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const connectionId = LOCAL_CONNECTION_ID;
@@ -280,5 +282,45 @@ describe('definitions export and import between two real brokers', () => {
     expect(reveal).toMatchObject({ ok: true });
     const activityA = readFileSync(path.join(dir.path, 'a', ACTIVITY_FILE_NAME), 'utf8');
     expect(activityA).not.toContain(keys.alphaKey);
+  });
+
+  it('works the same on a remote connection, and the Command console masks revealed keys', async () => {
+    const remote = await a.service.addConnection({
+      name: 'Broker B',
+      url: urlB,
+      tls: { rejectUnauthorized: true },
+      credential: { kind: 'admin' },
+      allowInsecureBearer: false,
+      secret: localAdminToken(path.join(dir.path, 'b')),
+    });
+    const { text } = await a.service.exportDefinitions({ connectionId, passphrase: PASSPHRASE });
+    // B already holds A's realms and keys (the previous test): nothing differs there.
+    const preview = await a.service.previewDefinitions({
+      connectionId: remote.id,
+      text,
+      passphrase: PASSPHRASE,
+    });
+    for (const id of ['realm:alpha', 'realm:beta']) {
+      expect(preview.diff.items.find((i) => i.id === id)?.status).toBe('unchanged');
+    }
+    const fromB = await a.service.exportDefinitions({ connectionId: remote.id });
+    expect(JSON.parse(fromB.text)).toMatchObject({ broker: { name: 'Broker B', url: urlB } });
+    expect(fromB.text).toContain(sha(keys.alphaKey));
+
+    const params = { reveal: true };
+    const signed = await a.service.commandPreview({ connectionId, command: 'realm_keys', params });
+    const ran = await a.service.commandRun({
+      connectionId,
+      command: 'realm_keys',
+      params,
+      previewId: signed.previewId,
+    });
+    const realms = (ran.reply as { realms: Record<string, Record<string, unknown>> }).realms;
+    expect(realms.alpha).toMatchObject({
+      key: SECRET_MASK,
+      manager_key: SECRET_MASK,
+      key_sha256: sha(keys.alphaKey),
+    });
+    expect(JSON.stringify(ran)).not.toContain(keys.alphaKey);
   });
 });

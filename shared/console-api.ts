@@ -17,6 +17,7 @@ import { QueuesMethods } from './console-api-queues';
 import { ResourcesMethods } from './console-api-resources';
 import { RetainedMethods } from './console-api-retained';
 import { CommandsMethods } from './console-api-commands';
+import { DefinitionsMethods } from './console-api-definitions';
 import { IdentityMethods } from './console-api-identities';
 import { LocalEvents, localMethods } from './console-api-local';
 import { TapEvents, TapMethods } from './console-api-tap';
@@ -234,6 +235,7 @@ export const ConsoleMethods = {
   ...QueuesMethods,
   ...RetainedMethods,
   ...CommandsMethods,
+  ...DefinitionsMethods,
   ...IdentityMethods,
   ...ResourcesMethods,
   ...TapMethods,

@@ -57,6 +57,10 @@ export const CONSOLE_METHOD_NAMES = [
   'commandPreview',
   'commandRun',
   'commandHistory',
+  // Definitions export/import (shared/console-api-definitions.ts).
+  'exportDefinitions',
+  'previewDefinitions',
+  'applyDefinitions',
   // E2EE identities view (shared/console-api-identities.ts).
   'listIdentities',
   'revokeIdentityKey',

@@ -143,6 +143,13 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
     params: [realm('Realm filter', false), limit(500, 50), cursor],
   },
   {
+    name: 'realm_keys',
+    summary: 'SHA-256 of each realm’s keys (with reveal: the keys), for definitions export',
+    group: CommandGroup.REALMS,
+    scope: 'admin',
+    params: [flag('reveal', 'Also return the keys themselves')],
+  },
+  {
     name: 'resources',
     summary: 'Memory, event loop, descriptors, storage, disk and alarms',
     group: CommandGroup.BROKER,

@@ -26,6 +26,7 @@ import { setPersistence } from './persistence-commands';
 import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
 import { listRequests } from './request-commands';
 import { readResources } from './resource-commands';
+import { realmKeys } from './realm-key-commands';
 import { deleteRetained, listRetained } from './retained-commands';
 import * as realmCommands from './realm-commands';
 import * as tokenCommands from './token-commands';
@@ -265,6 +266,12 @@ export const COMMANDS: Record<string, CommandSpec> = {
       if (!s.clients) throw new CommandError(501, 'close_client is not available');
       return closeClient(s.clients, b, scope, s.logger);
     },
+  },
+  realm_keys: {
+    privilege: 'A',
+    async: false,
+    readOnly: true,
+    run: (s, b) => realmKeys(s.auth.config, b),
   },
   resources: {
     privilege: 'A',

@@ -41,6 +41,8 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
     ...MANAGER_KEY,
   },
   rename_realm: { from: 'plain', to: 'plain' },
+  // A read, but with `reveal` it hands the host every realm's keys: who did so is recorded.
+  realm_keys: { reveal: 'plain' },
   remove_realm: REALM,
   set_realm_auth: { ...REALM, required: 'plain', allow_tokenless_consumers: 'plain' },
   set_realm_tokenless_consumers: { ...REALM, allow_tokenless_consumers: 'plain' },

@@ -36,6 +36,25 @@ import { formatIssues } from './console-dispatch';
 import { brokerError, type ManagerClient, type ManagerReply } from './manager-client';
 
 type Methods = typeof CommandsMethods;
+
+/**
+ * `realm_keys` with `reveal` answers with every realm's keys (docs/management.md): the renderer
+ * must never see them, so the reply it gets shows them as `SECRET_MASK` (the hashes stay).
+ */
+export function maskRevealedKeys(command: string, reply: ManagerReply): ManagerReply {
+  if (command !== 'realm_keys' || typeof reply.realms !== 'object' || reply.realms === null) {
+    return reply;
+  }
+  const realms: Record<string, unknown> = {};
+  for (const [name, entry] of Object.entries(reply.realms as Record<string, unknown>)) {
+    const copy = { ...(entry as Record<string, unknown>) };
+    for (const k of ['key', 'manager_key']) {
+      if (typeof copy[k] === 'string') copy[k] = SECRET_MASK;
+    }
+    realms[name] = copy;
+  }
+  return { ...reply, realms };
+}
 type Input<M extends keyof Methods> = z.infer<Methods[M]['input']>;
 type Output<M extends keyof Methods> = z.infer<Methods[M]['output']>;
 
@@ -268,7 +287,7 @@ export function createCommandsService(deps: CommandsServiceDeps): CommandsServic
       remember(connectionId, entry);
       return {
         connectionId,
-        reply: got,
+        reply: maskRevealedKeys(command, got),
         entry,
         unsupported: entry.code === 400 && /unknown management command/i.test(entry.message ?? ''),
       };

@@ -172,6 +172,8 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
       const where = typeof realm === 'string' && realm ? ` for "${realm}"` : '';
       return `Send the destructive management command ${s('command')}${where}?`;
     }
+    case 'applyDefinitions':
+      return `Apply the imported definitions to this broker${input.applyRemovals ? ', removing what the file does not have' : ''}?`;
     case 'revokeIdentityKey':
       return `Revoke ${input.keyId ? `the key "${s('keyId')}"` : 'every key'} of "${s('identity')}" in "${s('realm')}"${input.unpin ? ' and unpin it' : ''}?`;
   }

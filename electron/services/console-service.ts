@@ -15,6 +15,7 @@ import { createResourcesService } from './resources-console-service';
 import { createRetainedService } from './retained-console-service';
 import { createIdentitiesService } from './identities-console-service';
 import { createCommandsService } from './commands-console-service';
+import { createDefinitionsService } from './definitions-console-service';
 import { RequestWatcher } from './request-watcher';
 import type { SecretStore } from './secret-store';
 import { realmsInUse, toAuthorizationRequest, toRealmList } from './manager-pool';
@@ -177,6 +178,7 @@ export function createConsoleService({
           : { kind: 'admin', realm: null };
       },
     }),
+    ...createDefinitionsService({ pool, connections }),
     ...tap.methods,
     ...topics.methods,
     // Test publishes are operator actions too: recorded in Activity (without the message).

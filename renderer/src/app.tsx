@@ -28,6 +28,7 @@ import { DeadLettersView } from './views/dead-letters/dead-letters-view';
 import { QueuesView } from './views/queues/queues-view';
 import { RetainedView } from './views/retained/retained-view';
 import { CommandsView } from './views/commands/commands-view';
+import { DefinitionsView } from './views/definitions/definitions-view';
 import { TopicsView } from './views/topics/topics-view';
 import { IdentitiesView } from './views/identities/identities-view';
 import { ResourcesView } from './views/resources/resources-view';
@@ -59,6 +60,7 @@ const SECTIONS: Section[] = [
   { id: 'realms', label: 'Realms', group: 'Manage', View: RealmsView },
   { id: 'tokens', label: 'Tokens', group: 'Manage', View: TokensView },
   { id: 'identities', label: 'E2EE identities', group: 'Manage', View: IdentitiesView },
+  { id: 'definitions', label: 'Definitions', group: 'Manage', View: DefinitionsView },
   { id: 'queues', label: 'Queues', group: 'Operations', View: QueuesView },
   { id: 'retained', label: 'Retained', group: 'Operations', View: RetainedView },
   { id: 'dead-letters', label: 'Dead letters', group: 'Operations', View: DeadLettersView },

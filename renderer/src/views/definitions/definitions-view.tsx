@@ -17,6 +17,7 @@ import { ConfirmPanel } from '../../components/confirm-panel';
 import { ErrorBanner } from '../../components/error-banner';
 import { Page } from '../../components/page';
 import { downloadText } from '../../download-text';
+import { formatCountOf } from '../../format';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { useConsoleAction } from '../../hooks/use-console-action';
 import { DefinitionsDiffTable } from './definitions-diff-table';
@@ -58,7 +59,7 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
         }),
       (v) => {
         downloadText(v.fileName, 'application/json', v.text);
-        return `Saved ${v.fileName}: ${v.realms} realms, ${v.tokens} client tokens (metadata only), ${
+        return `Saved ${v.fileName}: ${formatCountOf(v.realms, 'realm')}, ${formatCountOf(v.tokens, 'client token')} (metadata only), ${
           v.encrypted
             ? 'keys encrypted with your passphrase.'
             : 'keys as SHA-256 only (they are not exported).'

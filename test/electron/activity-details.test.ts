@@ -5,10 +5,7 @@
  * names its connection; `listActivity` filters by connection, command and outcome and says what
  * there is to filter by.
  */
-import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
+import { describe, expect, it } from 'vitest';
 import { SignedAction } from '../../shared/admin-signature';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
 import { ClientEvent } from '../../shared/protocol-events';
@@ -18,44 +15,18 @@ import {
   jsSubscribePayload,
   producePayload,
 } from '../helpers/stock-clients';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { localConsoleFixture } from '../support/local-console-fixture';
 
 const connectionId = LOCAL_CONNECTION_ID;
 
 describe('Activity entries say what was done to what', () => {
-  let dir: TempDir;
-  let local: LocalConsole;
-  let url: string;
-  const sockets: Socket[] = [];
-
-  async function client(): Promise<Socket> {
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
-
-  beforeAll(async () => {
-    dir = await makeTempDir();
-    local = createLocalConsole({ brokerPort: 0, dataDir: path.join(dir.path, 'data') });
-    await local.startBroker();
-    url = `http://127.0.0.1:${local.supervisor.status().port}`;
-  });
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    await local?.close();
-    await dir?.remove();
-  });
+  const fx = localConsoleFixture();
 
   const latest = async (action: string) =>
-    (await local.service.listActivity({ connectionId, actions: [action], limit: 1 })).entries[0];
+    (await fx.local.service.listActivity({ connectionId, actions: [action], limit: 1 })).entries[0];
 
   it('records replay and discard with realm, count, ids and result; publishes; names', async () => {
-    const consumer = await client();
+    const consumer = await fx.client();
     consumer.emit(ClientEvent.CONSUMER, consumerPayload('stuck'));
     consumer.emit(
       ClientEvent.SUBSCRIBE,
@@ -70,25 +41,25 @@ describe('Activity entries say what was done to what', () => {
     await expect
       .poll(
         async () => {
-          const list = await local.service.listClients({ connectionId });
+          const list = await fx.local.service.listClients({ connectionId });
           const realm = list.realms.find((r) => r.name === 'default');
           return realm?.consumers.find((c) => c.name === 'stuck')?.subscriptions.length ?? 0;
         },
         { timeout: 10_000 },
       )
       .toBe(1);
-    const producer = await client();
+    const producer = await fx.client();
     producer.emit(ClientEvent.PRODUCER, jsProducerPayload('orders'));
     for (const n of [1, 2, 3]) {
       producer.emit(ClientEvent.PRODUCE, producePayload('created', { n }, { from: 'orders' }));
     }
     const listed = async () =>
-      (await local.service.listDeadLetters({ connectionId, realm: 'default' })).entries;
+      (await fx.local.service.listDeadLetters({ connectionId, realm: 'default' })).entries;
     await expect.poll(async () => (await listed()).length, { timeout: 15_000 }).toBe(3);
     const ids = (await listed()).map((e) => e.id);
     consumer.close();
 
-    await local.service.replayDeadLetters({ connectionId, realm: 'default', ids: [ids[0]!] });
+    await fx.local.service.replayDeadLetters({ connectionId, realm: 'default', ids: [ids[0]!] });
     expect(await latest('dlq_replay')).toMatchObject({
       connectionName: 'Local broker',
       target: 'default',
@@ -98,7 +69,7 @@ describe('Activity entries say what was done to what', () => {
     });
 
     const gone = [ids[1]!, ids[2]!, 'msg-unknown'];
-    await local.service.discardDeadLetters({ connectionId, realm: 'default', ids: gone });
+    await fx.local.service.discardDeadLetters({ connectionId, realm: 'default', ids: gone });
     expect(await latest('dlq_discard')).toMatchObject({
       connectionName: 'Local broker',
       target: 'default',
@@ -107,7 +78,7 @@ describe('Activity entries say what was done to what', () => {
       result: 'discarded 2, 1 not found',
     });
 
-    const published = await local.service.publishMessage({
+    const published = await fx.local.service.publishMessage({
       connectionId,
       realm: 'default',
       event: 'hello',
@@ -129,7 +100,7 @@ describe('Activity entries say what was done to what', () => {
   }, 60_000);
 
   it('records whose authorization request was approved: client, realm and role', async () => {
-    const requester = await client();
+    const requester = await fx.client();
     const reply = (await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
       realm: 'default',
       role: 'consumer',
@@ -138,7 +109,7 @@ describe('Activity entries say what was done to what', () => {
       client_token: 'agent-07-token-0123456789abcdef',
     })) as { ok: boolean; request_id: string };
     expect(reply.ok).toBe(true);
-    await local.service.decideRequest({
+    await fx.local.service.decideRequest({
       connectionId,
       requestId: reply.request_id,
       approved: true,
@@ -155,20 +126,26 @@ describe('Activity entries say what was done to what', () => {
 
   it('filters by command and outcome, and lists what there is to filter by', async () => {
     await expect(
-      local.service.removeRealm({ connectionId, realm: 'never-there', confirmName: 'never-there' }),
+      fx.local.service.removeRealm({
+        connectionId,
+        realm: 'never-there',
+        confirmName: 'never-there',
+      }),
     ).rejects.toMatchObject({ code: 'SWB_ERR_NOT_FOUND' });
-    const failed = await local.service.listActivity({ connectionId, outcome: 'failed' });
+    const failed = await fx.local.service.listActivity({ connectionId, outcome: 'failed' });
     expect(failed.entries.length).toBeGreaterThan(0);
     expect(failed.entries.every((e) => !e.ok)).toBe(true);
     expect(failed.entries[0]).toMatchObject({ action: 'remove_realm', target: 'never-there' });
-    const ok = await local.service.listActivity({ connectionId, outcome: 'ok' });
+    const ok = await fx.local.service.listActivity({ connectionId, outcome: 'ok' });
     expect(ok.entries.every((e) => e.ok)).toBe(true);
-    const dlq = await local.service.listActivity({ actions: ['dlq_replay', 'dlq_discard'] });
+    const dlq = await fx.local.service.listActivity({ actions: ['dlq_replay', 'dlq_discard'] });
     expect(dlq.entries.map((e) => e.action).sort()).toEqual(['dlq_discard', 'dlq_replay']);
     expect(dlq.facets.connections).toContainEqual({ id: connectionId, name: 'Local broker' });
     expect(dlq.facets.actions).toEqual(
       expect.arrayContaining(['console_publish', 'dlq_discard', 'dlq_replay', 'remove_realm']),
     );
-    expect((await local.service.listActivity({ connectionId: 'elsewhere' })).entries).toEqual([]);
+    expect((await fx.local.service.listActivity({ connectionId: 'elsewhere' })).entries).toEqual(
+      [],
+    );
   });
 });

@@ -5,10 +5,8 @@
  */
 import { readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { dispatchConsoleCall } from '../../electron/services/console-dispatch';
-import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
 import {
   FileSecretStore,
   LOCAL_ADMIN_TOKEN_SECRET,
@@ -17,68 +15,41 @@ import {
 import { LOCAL_CONNECTION_ID, type PendingRequest } from '../../shared/console-api';
 import { ClientEvent } from '../../shared/protocol-events';
 import { authenticate } from '../helpers/auth-clients';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { localConsoleFixture } from '../support/local-console-fixture';
 
 const connectionId = LOCAL_CONNECTION_ID;
 
 describe('console manager of the local broker', () => {
-  let dir: TempDir;
-  let dataDir: string;
-  let local: LocalConsole;
-  const sockets: Socket[] = [];
-
-  async function client(url: string): Promise<Socket> {
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
-
-  beforeAll(async () => {
-    dir = await makeTempDir();
-    dataDir = path.join(dir.path, 'data');
-    local = createLocalConsole({ brokerPort: 0, dataDir, pollIntervalMs: 200 });
-    await local.startBroker();
-  });
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    await local.close();
-    await dir.remove();
-  });
+  const fx = localConsoleFixture({ pollIntervalMs: 200 });
 
   it('keeps a generated admin token in a 0600 file and runs the broker with auth on', async () => {
-    const file = path.join(dataDir, SECRETS_FILE_NAME);
+    const file = path.join(fx.dataDir, SECRETS_FILE_NAME);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const token = new FileSecretStore(dataDir).get(LOCAL_ADMIN_TOKEN_SECRET);
+    const token = new FileSecretStore(fx.dataDir).get(LOCAL_ADMIN_TOKEN_SECRET);
     expect(token).toMatch(/^[0-9a-f]{64}$/);
     // The HTTP API answers the console's scrapes (bearer token) with auth on.
-    const overview = await local.service.getOverview({ connectionId });
+    const overview = await fx.local.service.getOverview({ connectionId });
     await expect
-      .poll(async () => (await local.service.getOverview({ connectionId })).reachable, {
+      .poll(async () => (await fx.local.service.getOverview({ connectionId })).reachable, {
         timeout: 5_000,
       })
       .toBe(true);
     expect(overview.connectionId).toBe(connectionId);
-    const realms = await local.service.listRealms({ connectionId });
+    const realms = await fx.local.service.listRealms({ connectionId });
     expect(realms.authEnabled).toBe(true);
     expect(realms.realms.find((r) => r.name === 'default')).toMatchObject({ authRequired: false });
     // The token is in no other file of the data directory (the settings file, the broker env).
-    expect(readFileSync(path.join(dataDir, 'settings.json'), 'utf8')).not.toContain(token);
+    expect(readFileSync(path.join(fx.dataDir, 'settings.json'), 'utf8')).not.toContain(token);
     // Without the token the HTTP API refuses.
-    const port = local.supervisor.status().port;
+    const port = fx.local.supervisor.status().port;
     const refused = await fetch(`http://127.0.0.1:${port}/api/stats`);
     expect(refused.status).toBe(401);
   });
 
   it('notices, shows and approves a pending request; the client then logs in', async () => {
-    const url = `http://127.0.0.1:${local.supervisor.status().port}`;
     const events: PendingRequest[] = [];
-    const stop = local.service.on('pendingRequest', (pending) => events.push(pending));
-    const requester = await client(url);
+    const stop = fx.local.service.on('pendingRequest', (pending) => events.push(pending));
+    const requester = await fx.client();
     const clientToken = 'client-secret-token-0123456789';
     const reply = (await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
       realm: 'fleet',
@@ -93,7 +64,7 @@ describe('console manager of the local broker', () => {
     await expect
       .poll(() => events.at(-1)?.request?.requestId, { timeout: 5_000 })
       .toBe(reply.request_id);
-    const shown = await dispatchConsoleCall(local.service, 'nextRequest', { connectionId });
+    const shown = await dispatchConsoleCall(fx.local.service, 'nextRequest', { connectionId });
     expect(shown).toMatchObject({
       ok: true,
       value: {
@@ -110,7 +81,7 @@ describe('console manager of the local broker', () => {
     });
     expect(JSON.stringify(shown)).not.toContain(clientToken);
 
-    const decided = await dispatchConsoleCall(local.service, 'decideRequest', {
+    const decided = await dispatchConsoleCall(fx.local.service, 'decideRequest', {
       connectionId,
       requestId: reply.request_id,
       approved: true,
@@ -120,14 +91,14 @@ describe('console manager of the local broker', () => {
     await expect.poll(() => events.at(-1)?.request, { timeout: 5_000 }).toBeNull();
     stop();
 
-    const login = await client(url);
+    const login = await fx.client();
     expect(await authenticate(login, { token: clientToken, realm: 'fleet' })).toEqual({
       event: 'AUTH_OK',
       realm: 'fleet',
       role: 'both',
     });
     // A second decision on the same request: clear not-found error.
-    const again = await dispatchConsoleCall(local.service, 'decideRequest', {
+    const again = await dispatchConsoleCall(fx.local.service, 'decideRequest', {
       connectionId,
       requestId: reply.request_id,
       approved: false,
@@ -144,28 +115,27 @@ describe('console manager of the local broker', () => {
       client_name: 'Agent R',
       client_token: clientToken,
     };
-    const before = await client(`http://127.0.0.1:${local.supervisor.status().port}`);
+    const before = await fx.client();
     const reply = (await before
       .timeout(5_000)
       .emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, asked)) as { request_id: string };
-    await local.service.restartLocalBroker({});
-    const url = `http://127.0.0.1:${local.supervisor.status().port}`;
+    await fx.local.service.restartLocalBroker({});
     // Still pending after the restart (the console's broker keeps them in its auth store).
     await expect
       .poll(
         async () =>
-          (await dispatchConsoleCall(local.service, 'listPendingRequests', { connectionId })).ok,
+          (await dispatchConsoleCall(fx.local.service, 'listPendingRequests', { connectionId })).ok,
         { timeout: 10_000 },
       )
       .toBe(true);
-    const queue = await local.service.listPendingRequests({ connectionId });
+    const queue = await fx.local.service.listPendingRequests({ connectionId });
     expect(queue.requests.map((r) => r.requestId)).toEqual([reply.request_id]);
-    await local.service.decideRequest({
+    await fx.local.service.decideRequest({
       connectionId,
       requestId: reply.request_id,
       approved: true,
     });
-    const back = await client(url);
+    const back = await fx.client();
     expect(
       await back.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
         request_id: reply.request_id,
@@ -182,10 +152,10 @@ describe('console manager of the local broker', () => {
 
   it('answers unknown connections and bad input with clear errors', async () => {
     expect(
-      await dispatchConsoleCall(local.service, 'listRealms', { connectionId: 'x' }),
+      await dispatchConsoleCall(fx.local.service, 'listRealms', { connectionId: 'x' }),
     ).toMatchObject({ ok: false, error: { code: 'SWB_ERR_NOT_FOUND' } });
     expect(
-      await dispatchConsoleCall(local.service, 'decideRequest', {
+      await dispatchConsoleCall(fx.local.service, 'decideRequest', {
         connectionId,
         requestId: 'r',
         approved: true,
@@ -194,7 +164,7 @@ describe('console manager of the local broker', () => {
     ).toMatchObject({ ok: false, error: { code: 'SWB_ERR_VALIDATION' } });
     // `admin` is never granted through a request (the broker refuses it): refused up front.
     expect(
-      await dispatchConsoleCall(local.service, 'decideRequest', {
+      await dispatchConsoleCall(fx.local.service, 'decideRequest', {
         connectionId,
         requestId: 'r',
         approved: true,

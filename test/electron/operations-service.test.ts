@@ -4,10 +4,7 @@
  * exhausted) listed with its origin, replayed to that consumer, dead-lettered again (flagged by
  * its replay count) and discarded; paging; the clients listing with the subscription options.
  */
-import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
+import { describe, expect, it } from 'vitest';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
 import type { MetricPointEvent } from '../../shared/console-api-operations';
 import { ClientEvent, type DeliveryEnvelope } from '../../shared/protocol-events';
@@ -18,47 +15,17 @@ import {
   jsSubscribePayload,
   producePayload,
 } from '../helpers/stock-clients';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { localConsoleFixture } from '../support/local-console-fixture';
 
 const connectionId = LOCAL_CONNECTION_ID;
 
 describe('operations ConsoleApi', () => {
-  let dir: TempDir;
-  let local: LocalConsole;
-  let url: string;
-  const sockets: Socket[] = [];
-
-  async function client(): Promise<Socket> {
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
-
-  beforeAll(async () => {
-    dir = await makeTempDir();
-    local = createLocalConsole({
-      brokerPort: 0,
-      dataDir: path.join(dir.path, 'data'),
-      pollIntervalMs: 200,
-    });
-    await local.startBroker();
-    url = `http://127.0.0.1:${local.supervisor.status().port}`;
-  });
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    await local.close();
-    await dir.remove();
-  });
+  const fx = localConsoleFixture({ pollIntervalMs: 200 });
 
   it('records the produced rate of a real producer and pushes each point', async () => {
     const points: MetricPointEvent[] = [];
-    const stop = local.service.on('metricsPoint', (event) => points.push(event));
-    const producer = await client();
+    const stop = fx.local.service.on('metricsPoint', (event) => points.push(event));
+    const producer = await fx.client();
     producer.emit(ClientEvent.PRODUCER, jsProducerPayload('load'));
     const timer = setInterval(
       () => producer.emit(ClientEvent.PRODUCE, producePayload('tick', { n: 1 }, { from: 'load' })),
@@ -68,7 +35,7 @@ describe('operations ConsoleApi', () => {
       await expect
         .poll(
           async () => {
-            const history = await local.service.getMetricsHistory({ connectionId, range: '5m' });
+            const history = await fx.local.service.getMetricsHistory({ connectionId, range: '5m' });
             return history.points.at(-1)?.rates?.produced ?? 0;
           },
           { timeout: 10_000 },
@@ -84,15 +51,15 @@ describe('operations ConsoleApi', () => {
     expect(last.up).toBe(true);
     expect(last.totals!.produced).toBeGreaterThan(0);
     expect(last.realms.default).toBeDefined();
-    const all = await local.service.getMetricsHistory({ connectionId, range: 'all' });
+    const all = await fx.local.service.getMetricsHistory({ connectionId, range: 'all' });
     expect(all.points.length).toBeGreaterThan(0);
     await expect(
-      local.service.getMetricsHistory({ connectionId: 'nope', range: '5m' }),
+      fx.local.service.getMetricsHistory({ connectionId: 'nope', range: '5m' }),
     ).rejects.toMatchObject({ code: 'SWB_ERR_NOT_FOUND' });
   });
 
   it('lists, replays and discards a copy dead-lettered by a real consumer', async () => {
-    const consumer = await client();
+    const consumer = await fx.client();
     consumer.emit(ClientEvent.CONSUMER, consumerPayload('slow-worker'));
     consumer.emit(
       ClientEvent.SUBSCRIBE,
@@ -103,7 +70,7 @@ describe('operations ConsoleApi', () => {
         retry: { max_attempts: 1 },
       }),
     );
-    const producer = await client();
+    const producer = await fx.client();
     producer.emit(ClientEvent.PRODUCER, jsProducerPayload('fleet'));
     const received: DeliveryEnvelope[] = [];
     consumer.on(exactConsumeEvent('fleet', 'job'), (env: DeliveryEnvelope) => received.push(env));
@@ -111,7 +78,7 @@ describe('operations ConsoleApi', () => {
     producer.emit(ClientEvent.PRODUCE, producePayload('job', { order: 42 }, { from: 'fleet' }));
 
     const listed = async () =>
-      (await local.service.listDeadLetters({ connectionId, realm: 'default' })).entries;
+      (await fx.local.service.listDeadLetters({ connectionId, realm: 'default' })).entries;
     await expect.poll(async () => (await listed()).length, { timeout: 10_000 }).toBe(1);
     const [entry] = await listed();
     expect(entry).toMatchObject({
@@ -126,7 +93,7 @@ describe('operations ConsoleApi', () => {
     expect(entry!.deadLetteredAt).toEqual(expect.any(Number));
 
     const before = received.length;
-    const replay = await local.service.replayDeadLetters({
+    const replay = await fx.local.service.replayDeadLetters({
       connectionId,
       realm: 'default',
       ids: [entry!.id, 'msg-unknown'],
@@ -142,14 +109,14 @@ describe('operations ConsoleApi', () => {
     // The replayed copy had a new id (minted by the broker), so it is dead-lettered under it.
     const [again] = await listed();
     expect(again!.id).not.toBe(entry!.id);
-    const discard = await local.service.discardDeadLetters({ connectionId, ids: [again!.id] });
+    const discard = await fx.local.service.discardDeadLetters({ connectionId, ids: [again!.id] });
     expect(discard.done).toEqual([again!.id]);
     expect(await listed()).toEqual([]);
     consumer.close();
   });
 
   it('pages the DLQ with a cursor', async () => {
-    const consumer = await client();
+    const consumer = await fx.client();
     consumer.emit(ClientEvent.CONSUMER, consumerPayload('pager'));
     consumer.emit(
       ClientEvent.SUBSCRIBE,
@@ -159,14 +126,14 @@ describe('operations ConsoleApi', () => {
         retry: { max_attempts: 1 },
       }),
     );
-    const producer = await client();
+    const producer = await fx.client();
     producer.emit(ClientEvent.PRODUCER, jsProducerPayload('batch'));
     await new Promise((resolve) => setTimeout(resolve, 200));
     for (let i = 0; i < 5; i++) {
       producer.emit(ClientEvent.PRODUCE, producePayload('item', { i }, { from: 'batch' }));
     }
     const page = (cursor?: string | null) =>
-      local.service.listDeadLetters({ connectionId, realm: 'default', limit: 2, cursor });
+      fx.local.service.listDeadLetters({ connectionId, realm: 'default', limit: 2, cursor });
     await expect.poll(async () => (await page()).total, { timeout: 10_000 }).toBe(5);
     const ids: string[] = [];
     let cursor: string | null | undefined;
@@ -176,13 +143,13 @@ describe('operations ConsoleApi', () => {
       cursor = next.nextCursor;
     } while (cursor);
     expect(new Set(ids).size).toBe(5);
-    const cleared = await local.service.discardDeadLetters({ connectionId, ids });
+    const cleared = await fx.local.service.discardDeadLetters({ connectionId, ids });
     expect(cleared.done).toHaveLength(5);
     consumer.close();
   });
 
   it('lists connected clients with their subscriptions', async () => {
-    const consumer = await client();
+    const consumer = await fx.client();
     consumer.emit(ClientEvent.CONSUMER, consumerPayload('lister'));
     consumer.emit(
       ClientEvent.SUBSCRIBE,
@@ -191,7 +158,7 @@ describe('operations ConsoleApi', () => {
     await expect
       .poll(
         async () => {
-          const list = await local.service.listClients({ connectionId });
+          const list = await fx.local.service.listClients({ connectionId });
           const realm = list.realms.find((r) => r.name === 'default');
           return realm?.consumers.find((c) => c.name === 'lister' && c.online)?.subscriptions;
         },

@@ -5,62 +5,27 @@
  */
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { ActivityLog, auditParams } from '../../electron/services/activity-log';
-import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
 import { ManagerClient } from '../../electron/services/manager-client';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
 import type { SwitchboardError } from '../../shared/error-catalogue';
 import { ClientEvent } from '../../shared/protocol-events';
 import { authenticate } from '../helpers/auth-clients';
 import { localAdminToken } from '../support/console-process';
-import { makeTempDir, type TempDir } from '../support/temp-dir';
+import { makeTempDir } from '../support/temp-dir';
+import { localConsoleFixture } from '../support/local-console-fixture';
 
 const connectionId = LOCAL_CONNECTION_ID;
 
 describe('realms console service on the real local broker', () => {
-  let dir: TempDir;
-  let local: LocalConsole;
-  let brokerUrl: string;
-  const sockets: Socket[] = [];
-
-  async function client(): Promise<Socket> {
-    const socket = io(brokerUrl, {
-      transports: ['websocket'],
-      forceNew: true,
-      reconnection: false,
-    });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
-
-  beforeAll(async () => {
-    dir = await makeTempDir();
-    local = createLocalConsole({
-      brokerPort: 0,
-      dataDir: path.join(dir.path, 'data'),
-      pollIntervalMs: 500,
-    });
-    const status = await local.startBroker();
-    brokerUrl = `http://127.0.0.1:${status.port}`;
-  });
-
-  afterAll(async () => {
-    sockets.forEach((socket) => socket.close());
-    await local.close();
-    await dir.remove();
-  });
+  const fx = localConsoleFixture({ pollIntervalMs: 500 });
 
   const realm = async (name: string) =>
-    (await local.service.listRealms({ connectionId })).realms.find((r) => r.name === name);
+    (await fx.local.service.listRealms({ connectionId })).realms.find((r) => r.name === name);
 
   it('creates, converts and flags realms', async () => {
-    await local.service.createRealm({
+    await fx.local.service.createRealm({
       connectionId,
       realm: 'team-a',
       authRequired: true,
@@ -70,28 +35,33 @@ describe('realms console service on the real local broker', () => {
     const created = await realm('team-a');
     expect(created).toMatchObject({ ephemeral: true, authRequired: true });
     expect(created!.expiresAt! - Date.now()).toBeGreaterThan(7_000_000);
-    await local.service.setRealmLifetime({ connectionId, realm: 'team-a', ephemeral: false });
+    await fx.local.service.setRealmLifetime({ connectionId, realm: 'team-a', ephemeral: false });
     expect(await realm('team-a')).toMatchObject({ ephemeral: false, expiresAt: null });
-    await local.service.setRealmFlag({
+    await fx.local.service.setRealmFlag({
       connectionId,
       realm: 'team-a',
       flag: 'acceptance',
       value: false,
     });
     expect((await realm('team-a'))?.acceptanceRequired).toBe(false);
-    await local.service.setRealmFlag({
+    await fx.local.service.setRealmFlag({
       connectionId,
       realm: 'team-a',
       flag: 'keyRequired',
       value: true,
     });
     expect((await realm('team-a'))?.keyRequired).toBe(true);
-    await local.service.setRealmFlag({ connectionId, realm: 'team-a', flag: 'auth', value: false });
+    await fx.local.service.setRealmFlag({
+      connectionId,
+      realm: 'team-a',
+      flag: 'auth',
+      value: false,
+    });
     expect((await realm('team-a'))?.authRequired).toBe(false);
   });
 
   it('creates a realm closed to token-less consumers; the tokenlessConsumers flag opens it (issue 20)', async () => {
-    const created = await local.service.createRealm({
+    const created = await fx.local.service.createRealm({
       connectionId,
       realm: 'readers',
       authRequired: true,
@@ -103,8 +73,8 @@ describe('realms console service on the real local broker', () => {
       tokenlessConsumers: false,
     });
     const consumer = { realm: 'readers', role: 'consumer' };
-    expect(await authenticate(await client(), consumer)).toMatchObject({ code: 401 });
-    const opened = await local.service.setRealmFlag({
+    expect(await authenticate(await fx.client(), consumer)).toMatchObject({ code: 401 });
+    const opened = await fx.local.service.setRealmFlag({
       connectionId,
       realm: 'readers',
       flag: 'tokenlessConsumers',
@@ -112,15 +82,15 @@ describe('realms console service on the real local broker', () => {
     });
     expect(opened.summary).toContain('reference mode');
     expect(await realm('readers')).toMatchObject({ consumerAccess: 'tokenless' });
-    expect(await authenticate(await client(), consumer)).toMatchObject({ event: 'AUTH_OK' });
-    await local.service.setRealmFlag({
+    expect(await authenticate(await fx.client(), consumer)).toMatchObject({ event: 'AUTH_OK' });
+    await fx.local.service.setRealmFlag({
       connectionId,
       realm: 'readers',
       flag: 'tokenlessConsumers',
       value: false,
     });
-    expect(await authenticate(await client(), consumer)).toMatchObject({ code: 401 });
-    await local.service.createRealm({
+    expect(await authenticate(await fx.client(), consumer)).toMatchObject({ code: 401 });
+    await fx.local.service.createRealm({
       connectionId,
       realm: 'readers-ref',
       authRequired: true,
@@ -129,51 +99,63 @@ describe('realms console service on the real local broker', () => {
     });
     expect(await realm('readers-ref')).toMatchObject({ consumerAccess: 'tokenless' });
     expect(
-      await authenticate(await client(), { realm: 'readers-ref', role: 'consumer' }),
+      await authenticate(await fx.client(), { realm: 'readers-ref', role: 'consumer' }),
     ).toMatchObject({ event: 'AUTH_OK' });
   });
 
   it('generates and rotates a PSK that real clients must present', async () => {
-    await local.service.createRealm({
+    await fx.local.service.createRealm({
       connectionId,
       realm: 'keyed',
       authRequired: true,
       ephemeral: false,
     });
-    const first = await local.service.revealGeneratedSecret({
+    const first = await fx.local.service.revealGeneratedSecret({
       connectionId,
       kind: 'realmKey',
       realm: 'keyed',
     });
     expect(first.secret).toMatch(/^[0-9a-f]{64}$/);
     expect(
-      await authenticate(await client(), { realm: 'keyed', role: 'consumer', key: first.secret }),
+      await authenticate(await fx.client(), {
+        realm: 'keyed',
+        role: 'consumer',
+        key: first.secret,
+      }),
     ).toMatchObject({ event: 'AUTH_OK' });
-    const second = await local.service.revealGeneratedSecret({
+    const second = await fx.local.service.revealGeneratedSecret({
       connectionId,
       kind: 'realmKey',
       realm: 'keyed',
     });
     expect(second.secret).not.toBe(first.secret);
     expect(
-      await authenticate(await client(), { realm: 'keyed', role: 'consumer', key: first.secret }),
+      await authenticate(await fx.client(), {
+        realm: 'keyed',
+        role: 'consumer',
+        key: first.secret,
+      }),
     ).toMatchObject({ event: 'AUTH_FAIL', code: 401 });
     expect(
-      await authenticate(await client(), { realm: 'keyed', role: 'consumer', key: second.secret }),
+      await authenticate(await fx.client(), {
+        realm: 'keyed',
+        role: 'consumer',
+        key: second.secret,
+      }),
     ).toMatchObject({ event: 'AUTH_OK' });
     // require_key travels only with the key: refused while one is set.
-    const refused = await local.service
+    const refused = await fx.local.service
       .setRealmFlag({ connectionId, realm: 'keyed', flag: 'keyRequired', value: false })
       .catch((e: unknown) => e);
     expect((refused as SwitchboardError).code).toBe('SWB_ERR_VALIDATION');
-    const manager = await local.service.revealGeneratedSecret({
+    const manager = await fx.local.service.revealGeneratedSecret({
       connectionId,
       kind: 'managerKey',
       realm: 'keyed',
     });
     expect((await realm('keyed'))?.managerKeyConfigured).toBe(true);
-    await local.service.clearRealmSecret({ connectionId, realm: 'keyed', kind: 'managerKey' });
-    await local.service.clearRealmSecret({ connectionId, realm: 'keyed', kind: 'realmKey' });
+    await fx.local.service.clearRealmSecret({ connectionId, realm: 'keyed', kind: 'managerKey' });
+    await fx.local.service.clearRealmSecret({ connectionId, realm: 'keyed', kind: 'realmKey' });
     expect(await realm('keyed')).toMatchObject({
       managerKeyConfigured: false,
       keyConfigured: false,
@@ -181,12 +163,12 @@ describe('realms console service on the real local broker', () => {
 
     // The audit log holds every command, never a secret.
     const log = readFileSync(
-      local.service && path.join(dir.path, 'data', 'console-activity.jsonl'),
+      fx.local.service && path.join(fx.dir.path, 'data', 'console-activity.jsonl'),
       'utf8',
     );
     for (const secret of [first.secret, second.secret, manager.secret])
       expect(log).not.toContain(secret);
-    const { entries } = await local.service.listActivity({ connectionId });
+    const { entries } = await fx.local.service.listActivity({ connectionId });
     const keyEntries = entries.filter((e) => e.action === 'set_realm_key' && e.target === 'keyed');
     expect(keyEntries.map((e) => e.params.key)).toEqual(['<cleared>', '<set>', '<set>']);
     expect(entries.some((e) => e.action === 'get' || e.action === 'AUTHORIZATION_NEXT')).toBe(
@@ -196,7 +178,7 @@ describe('realms console service on the real local broker', () => {
   });
 
   it('lists the pending queue, decides, lists and revokes tokens (disconnecting the client)', async () => {
-    const requester = await client();
+    const requester = await fx.client();
     const token = 'queue-client-token-5be3a9d4c0f1aa';
     await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
       realm: 'keyed',
@@ -212,18 +194,18 @@ describe('realms console service on the real local broker', () => {
       client_name: 'Q 2',
       client_token: `${token}-2`,
     });
-    const queue = await local.service.listPendingRequests({ connectionId });
+    const queue = await fx.local.service.listPendingRequests({ connectionId });
     expect(queue.requests.map((r) => r.clientId)).toEqual(['q-1', 'q-2']);
     expect(
-      (await local.service.listPendingRequests({ connectionId, realm: 'team-a' })).requests,
+      (await fx.local.service.listPendingRequests({ connectionId, realm: 'team-a' })).requests,
     ).toHaveLength(1);
-    await local.service.decideRequest({
+    await fx.local.service.decideRequest({
       connectionId,
       requestId: queue.requests[0]!.requestId,
       approved: true,
       role: 'both',
     });
-    const tokens = await local.service.listTokens({ connectionId });
+    const tokens = await fx.local.service.listTokens({ connectionId });
     const entry = tokens.tokens.find((t) => t.clientId === 'q-1');
     expect(entry).toMatchObject({
       realm: 'keyed',
@@ -232,55 +214,55 @@ describe('realms console service on the real local broker', () => {
       globalAdmin: false,
     });
     expect(tokens.tokens.some((t) => t.globalAdmin)).toBe(true);
-    const session = await client();
+    const session = await fx.client();
     expect(await authenticate(session, { token, realm: 'keyed' })).toMatchObject({
       event: 'AUTH_OK',
     });
     const gone = new Promise<void>((resolve) => session.once('disconnect', () => resolve()));
-    await local.service.revokeToken({ connectionId, tokenHash: entry!.tokenHash });
+    await fx.local.service.revokeToken({ connectionId, tokenHash: entry!.tokenHash });
     await gone;
-    const decide = (await local.service.listActivity({ connectionId })).entries.find(
+    const decide = (await fx.local.service.listActivity({ connectionId })).entries.find(
       (e) => e.action === 'AUTHORIZATION_DECIDE',
     );
     expect(decide).toMatchObject({ ok: true, params: { approved: true, role: 'both' } });
   });
 
   it('management tokens and validators', async () => {
-    const generated = await local.service.revealGeneratedSecret({
+    const generated = await fx.local.service.revealGeneratedSecret({
       connectionId,
       kind: 'managementToken',
       realmPrefix: 'ci-',
       ephemeralOnly: true,
       maxTtl: '1h',
     });
-    const list = await local.service.listTokens({ connectionId });
+    const list = await fx.local.service.listTokens({ connectionId });
     expect(list.managementTokens).toEqual([
       expect.objectContaining({ realmPrefix: 'ci-', ephemeralOnly: true, maxTtl: '1h' }),
     ]);
     expect(JSON.stringify(list)).not.toContain(generated.secret);
-    await local.service.revokeManagementToken({
+    await fx.local.service.revokeManagementToken({
       connectionId,
       tokenHash: list.managementTokens[0]!.tokenHash,
     });
-    expect((await local.service.listTokens({ connectionId })).managementTokens).toEqual([]);
-    const entries = (await local.service.listActivity({ connectionId })).entries;
+    expect((await fx.local.service.listTokens({ connectionId })).managementTokens).toEqual([]);
+    const entries = (await fx.local.service.listActivity({ connectionId })).entries;
     expect(entries.find((e) => e.action === 'add_management_token')?.params.token).toBe('<set>');
 
     const validatorSecret = 'validator-shared-secret-41d2a9';
-    await local.service.setValidator({
+    await fx.local.service.setValidator({
       connectionId,
       scope: 'prefix',
       target: 'ci-',
       url: 'https://auth.example.test/check',
       secret: validatorSecret,
     });
-    await local.service.setValidator({
+    await fx.local.service.setValidator({
       connectionId,
       scope: 'realm',
       target: 'keyed',
       url: 'http://127.0.0.1:9/v',
     });
-    const withValidators = await local.service.listTokens({ connectionId });
+    const withValidators = await fx.local.service.listTokens({ connectionId });
     expect(withValidators.validators).toEqual([
       { scope: 'realm', target: 'keyed', url: 'http://127.0.0.1:9/v', secretConfigured: false },
       {
@@ -291,18 +273,18 @@ describe('realms console service on the real local broker', () => {
       },
     ]);
     expect(JSON.stringify(withValidators)).not.toContain(validatorSecret);
-    await local.service.removeValidator({ connectionId, scope: 'prefix', target: 'ci-' });
-    await local.service.removeValidator({ connectionId, scope: 'realm', target: 'keyed' });
-    expect((await local.service.listTokens({ connectionId })).validators).toEqual([]);
-    const audit = JSON.stringify(await local.service.listActivity({ connectionId }));
+    await fx.local.service.removeValidator({ connectionId, scope: 'prefix', target: 'ci-' });
+    await fx.local.service.removeValidator({ connectionId, scope: 'realm', target: 'keyed' });
+    expect((await fx.local.service.listTokens({ connectionId })).validators).toEqual([]);
+    const audit = JSON.stringify(await fx.local.service.listActivity({ connectionId }));
     expect(audit).not.toContain(validatorSecret);
     expect(audit).toContain('"auth_secret":"<set>"');
   });
 
   it('keeps one manager client working past the broker pre-auth budget (64 events)', async () => {
     const manager = new ManagerClient({
-      url: brokerUrl,
-      secret: localAdminToken(path.join(dir.path, 'data')),
+      url: fx.url,
+      secret: localAdminToken(path.join(fx.dir.path, 'data')),
       timeoutMs: 3_000,
     });
     try {
@@ -321,27 +303,27 @@ describe('realms console service on the real local broker', () => {
   }, 60_000);
 
   it('removes a realm only with its name typed, and records failures', async () => {
-    const wrong = await local.service
+    const wrong = await fx.local.service
       .removeRealm({ connectionId, realm: 'team-a', confirmName: 'team' })
       .catch((e: unknown) => e);
     expect((wrong as SwitchboardError).code).toBe('SWB_ERR_VALIDATION');
-    await local.service.removeRealm({ connectionId, realm: 'team-a', confirmName: 'team-a' });
+    await fx.local.service.removeRealm({ connectionId, realm: 'team-a', confirmName: 'team-a' });
     expect(await realm('team-a')).toBeUndefined();
     await expect(
-      local.service.createRealm({
+      fx.local.service.createRealm({
         connectionId,
         realm: 'keyed',
         authRequired: true,
         ephemeral: false,
       }),
     ).rejects.toThrow(/realm already exists/);
-    const [latest] = (await local.service.listActivity({ connectionId, limit: 1 })).entries;
+    const [latest] = (await fx.local.service.listActivity({ connectionId, limit: 1 })).entries;
     expect(latest).toMatchObject({ action: 'add_realm', ok: false });
     expect(latest?.error).toContain('realm already exists');
   });
 
   it('lists realms clients use without a settings entry, beside the configured ones', async () => {
-    const requester = await client();
+    const requester = await fx.client();
     const token = 'lab-consumer-token-0123456789abcdef';
     const asked = (await requester.timeout(5_000).emitWithAck(ClientEvent.AUTHORIZATION_REQUEST, {
       realm: 'lab-unlisted',
@@ -351,29 +333,29 @@ describe('realms console service on the real local broker', () => {
       client_token: token,
     })) as { ok: boolean; request_id: string; message?: string };
     expect(asked).toMatchObject({ ok: true });
-    await local.service.decideRequest({
+    await fx.local.service.decideRequest({
       connectionId,
       requestId: asked.request_id,
       approved: true,
     });
-    const consumer = await client();
+    const consumer = await fx.client();
     expect(await authenticate(consumer, { realm: 'lab-unlisted', token })).toMatchObject({
       event: 'AUTH_OK',
       realm: 'lab-unlisted',
     });
     consumer.emit(ClientEvent.CONSUMER, { name: 'lab-1' });
     await expect
-      .poll(async () => (await local.service.listRealms({ connectionId })).inUse, {
+      .poll(async () => (await fx.local.service.listRealms({ connectionId })).inUse, {
         timeout: 10_000,
       })
       .toContainEqual({ name: 'lab-unlisted', producers: 0, consumers: 1 });
-    const list = await local.service.listRealms({ connectionId });
+    const list = await fx.local.service.listRealms({ connectionId });
     expect(list.realms.map((r) => r.name)).not.toContain('lab-unlisted');
     // Configured realms are not repeated as "in use".
     expect(list.inUse.map((r) => r.name)).not.toContain('default');
     consumer.close();
     await expect
-      .poll(async () => (await local.service.listRealms({ connectionId })).inUse, {
+      .poll(async () => (await fx.local.service.listRealms({ connectionId })).inUse, {
         timeout: 10_000,
       })
       .not.toContainEqual(expect.objectContaining({ name: 'lab-unlisted' }));

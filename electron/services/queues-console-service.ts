@@ -1,8 +1,8 @@
 /**
  * The Queues part of the ConsoleService (`shared/console-api-queues.ts`): a broker's durable
- * queues, a queue's stored copies and the purge of its ready copies, through the signed
- * Switchboard commands `list_queues`, `peek_queue`, `purge_queue` (docs/management.md
- * "Queues"). The purge goes through the audited pool, so Activity records it.
+ * queues, a queue's stored copies, the purge of its ready copies and (`queue-actions-console.ts`)
+ * the move and release of copies, through the signed Switchboard commands `list_queues`,
+ * `peek_queue`, `purge_queue`, `move_queue`, `release_in_flight` (docs/management.md "Queues"). The purge goes through the audited pool, so Activity records it.
  *
  * A broker without `list_queues` (a plain tyo-mq broker, an older Switchboard) answers `400
  * unknown management command`: `listQueues` reports `supported: false` then, and asks that
@@ -18,6 +18,7 @@ import type {
   QueuesMethods,
 } from '../../shared/console-api-queues';
 import type { ManagerClient } from './manager-client';
+import { moveQueue, releaseInFlight } from './queue-actions-console';
 import { isUnknownCommand } from './unknown-command';
 import type { ManagerPool } from './manager-pool';
 import type { z } from 'zod';
@@ -54,6 +55,12 @@ function toRow(raw: Record<string, unknown>): QueueRow {
   };
 }
 
+/** An ISO time of the broker as epoch ms, null when absent or malformed. */
+function epoch(v: unknown): number | null {
+  const ms = typeof v === 'string' ? Date.parse(v) : NaN;
+  return Number.isFinite(ms) ? ms : null;
+}
+
 function toMessage(raw: Record<string, unknown>): QueuedMessage {
   const created = Date.parse(str(raw.created_at));
   return {
@@ -64,6 +71,8 @@ function toMessage(raw: Record<string, unknown>): QueuedMessage {
     ageMs: int(raw.age_ms),
     attempts: int(raw.attempts),
     inFlight: raw.in_flight === true,
+    ackDeadlineAt: epoch(raw.ack_deadline_at),
+    nextRetryAt: epoch(raw.next_retry_at),
     size: int(raw.size),
     preview: str(raw.preview),
     truncated: raw.truncated === true,
@@ -125,6 +134,7 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
         ...target(input),
         ...(input.cursor ? { cursor: input.cursor } : {}),
         ...(input.limit ? { limit: input.limit } : {}),
+        ...(input.state ? { state: input.state } : {}),
       });
       return {
         connectionId: input.connectionId,
@@ -158,5 +168,7 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
           (kept > 0 ? `; ${kept} in flight kept (awaiting their ACK).` : '.'),
       };
     },
+    moveQueue: (input) => moveQueue(pool, input),
+    releaseInFlight: (input) => releaseInFlight(pool, input),
   };
 }

@@ -70,7 +70,12 @@ const QueueTableRow = memo(function QueueTableRow({
       >
         {formatCount(row.ready)}
       </td>
-      <td className="queues-num" data-label="In flight" data-testid="queue-in-flight">
+      <td
+        className="queues-num"
+        data-label="In flight"
+        data-testid="queue-in-flight"
+        data-value={row.inFlight}
+      >
         {formatCount(row.inFlight)}
       </td>
       <td className="queues-num" data-label="Oldest ready">

@@ -283,6 +283,28 @@ describe('release_in_flight', () => {
     ).toMatchObject({ ok: true, released: [], not_in_flight: [msgId] });
   });
 
+  it('hands a replayed group copy (a moved one) to the other member', async () => {
+    const KEY = subscriptionKey('rl3', 'job');
+    await h.disconnect(await durableConsumer('old3', 'rl3', 'job'));
+    await publish('rl3', 'job', 2);
+    const a = await durableConsumer('a3', 'rl3', 'job', { group: 'g3' });
+    const b = await durableConsumer('b3', 'rl3', 'job', { group: 'g3' });
+    const inA = inbox(a, KEY);
+    const inB = inbox(b, KEY);
+    const move = await m.run({
+      command: 'move_queue',
+      realm: 'default',
+      consumer: 'old3',
+      to: { consumer: 'a3' },
+    });
+    expect(move).toMatchObject({ ok: true, moved: 2 });
+    await waitUntil(() => inA.length === 2, 'replayed to a3');
+    const reply = await m.run({ command: 'release_in_flight', realm: 'default', consumer: 'a3' });
+    expect(reply).toMatchObject({ ok: true, redelivered: 2, requeued: 0 });
+    await waitUntil(() => inB.length === 2, 'handed to b3');
+    expect(inB.map((e) => [e.msgId, e.delivery_attempt])).toEqual(inA.map((e) => [e.msgId, 2]));
+  });
+
   it('leaves a copy ready when no other member is online', async () => {
     const KEY = subscriptionKey('rl2', 'job');
     const c = await durableConsumer('solo', 'rl2', 'job');

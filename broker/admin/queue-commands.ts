@@ -65,9 +65,14 @@ export interface QueueRow {
   ready: number;
   in_flight: number;
   oldest_ready_age_ms: number | null;
+  /** Since the broker started: copies that entered the queue, deliveries from it, ACKs. */
+  enqueued_total: number;
+  delivered_total: number;
+  acked_total: number;
 }
 
-export type Draft = Omit<QueueRow, 'ready' | 'in_flight' | 'oldest_ready_age_ms'>;
+type Totals = Pick<QueueRow, 'enqueued_total' | 'delivered_total' | 'acked_total'>;
+export type Draft = Omit<QueueRow, 'ready' | 'in_flight' | 'oldest_ready_age_ms' | keyof Totals>;
 
 const rowId = (realm: string, key: string, consumerId: string) =>
   JSON.stringify([realm, key, consumerId]);
@@ -150,6 +155,16 @@ export function page(
 
 const ageMs = (createdAt: string, now: number) => Math.max(0, now - Date.parse(createdAt));
 
+/** The queue's counters (zeros for a queue the ledger does not hold). */
+function totalsOf(services: QueueServices, r: Draft): Totals {
+  const t = services.ledger.find(r.realm, r.key, r.consumer_id)?.totals;
+  return {
+    enqueued_total: t?.enqueued ?? 0,
+    delivered_total: t?.delivered ?? 0,
+    acked_total: t?.acked ?? 0,
+  };
+}
+
 /**
  * `list_queues` `{realm?, consumer?, key?, limit?, cursor?}` → `{ok, realm|null, queues:
  * [QueueRow…], total, next_cursor}`. `consumer` matches the consumer name or `consumer_id`;
@@ -194,7 +209,13 @@ export async function listQueues(services: QueueServices, body: CommandBody) {
       const first = head.find((e) => !flying?.has(e.id));
       if (first) oldest = ageMs(first.created_at, now);
     }
-    queues.push({ ...r, ready, in_flight: inFlight, oldest_ready_age_ms: oldest });
+    queues.push({
+      ...r,
+      ready,
+      in_flight: inFlight,
+      oldest_ready_age_ms: oldest,
+      ...totalsOf(services, r),
+    });
   }
   return { ok: true as const, realm: realm ?? null, queues, total, next_cursor: next };
 }

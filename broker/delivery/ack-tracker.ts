@@ -107,7 +107,8 @@ export const inFlightKey = (key: string, consumer: string): string =>
 const MAX_UNRECORDED = 100_000;
 
 export interface AckTrackerHooks {
-  delivered(realm: string, event: string): void;
+  /** An attempt was sent; `stored` is the queue the copy is stored in. */
+  delivered(realm: string, event: string, stored: { key: string; consumer: string }): void;
   ackTimeout(realm: string): void;
   /** Attempts ran out: move the stored copy to the DLQ with `reason`. */
   exhausted(msgId: string, copy: ReliableCopy, reason: string): void;
@@ -412,7 +413,7 @@ export class AckTracker {
       }
     }
     p.sentAt = performance.now();
-    this.hooks.delivered(copy.realm, copy.envelope.event);
+    this.hooks.delivered(copy.realm, copy.envelope.event, copy.stored);
     this.deadlines.schedule(p, Math.min(copy.ackTimeoutMs, MAX_TIMER_DELAY_MS));
   }
 

@@ -101,6 +101,7 @@ export class Replayer {
       return true;
     }
     this.delivery.emit(realm.name, socket, consumeEvent(record.key), entry.message);
+    this.ledger.delivered(q.realm, q.key, q.consumer);
     this.delivery.replayedSince(entry.created_at);
     this.ledger.ack(entry.id, q.realm, q.key, q.consumer).catch((err: unknown) => {
       this.logger.error({ err, id: entry.id }, 'replayed copy not deleted');

@@ -111,7 +111,7 @@ describe('move_queue', () => {
     expect(got.map((e) => (e.message as { n: number }).n)).toEqual([...Array(N).keys()]);
     expect(new Set(got.map((e) => e.msgId))).toEqual(new Set(newIds));
     const [srcRow] = (await m.run({ command: 'list_queues', consumer: 'src1' })).queues;
-    expect(srcRow).toMatchObject({ stored: 0, ready: 0 });
+    expect(srcRow).toMatchObject({ stored: 0, ready: 0, enqueued_total: N, delivered_total: 0 });
     for (const e of got) {
       expect(await dst.timeout(2_000).emitWithAck(ClientEvent.ACK, { msgId: e.msgId })).toEqual({
         ok: true,
@@ -120,7 +120,14 @@ describe('move_queue', () => {
     }
     expect(await stored(KEY, 'dst1')).toEqual([]);
     const [dstRow] = (await m.run({ command: 'list_queues', consumer: 'dst1' })).queues;
-    expect(dstRow).toMatchObject({ stored: 0, in_flight: 0 });
+    // The counters the console turns into rates: N in, N sent, N ACKed.
+    expect(dstRow).toMatchObject({
+      stored: 0,
+      in_flight: 0,
+      enqueued_total: N,
+      delivered_total: N,
+      acked_total: N,
+    });
     // The source comes back: nothing waits for it.
     const back = await durableConsumer('src1', 'mv1', 'job');
     const again = inbox(back, KEY);

@@ -63,6 +63,22 @@ export const QueueRowSchema = z.object({
   ready: z.number().int().nonnegative(),
   inFlight: z.number().int().nonnegative(),
   oldestReadyAgeMs: z.number().nonnegative().nullable(),
+  /** The broker's counters since it started: copies in, deliveries out, ACKs. */
+  enqueuedTotal: z.number().int().nonnegative(),
+  deliveredTotal: z.number().int().nonnegative(),
+  ackedTotal: z.number().int().nonnegative(),
+  /**
+   * Messages per second since the host's previous reading of this queue (publish = copies in,
+   * deliver = deliveries and redeliveries, ack = ACKs); null on the first reading, after a
+   * counter reset, or from a broker without the counters.
+   */
+  rates: z
+    .object({
+      publish: z.number().nonnegative(),
+      deliver: z.number().nonnegative(),
+      ack: z.number().nonnegative(),
+    })
+    .nullable(),
 });
 export type QueueRow = z.infer<typeof QueueRowSchema>;
 

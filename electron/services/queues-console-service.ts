@@ -19,6 +19,7 @@ import type {
 } from '../../shared/console-api-queues';
 import type { ManagerClient } from './manager-client';
 import { moveQueue, releaseInFlight } from './queue-actions-console';
+import { QueueRateTracker } from './queue-rates';
 import { isUnknownCommand } from './unknown-command';
 import type { ManagerPool } from './manager-pool';
 import type { z } from 'zod';
@@ -37,7 +38,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const int = (v: unknown): number =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0;
 
-function toRow(raw: Record<string, unknown>): QueueRow {
+function toRow(raw: Record<string, unknown>): Omit<QueueRow, 'rates'> {
   const age = raw.oldest_ready_age_ms;
   return {
     id: str(raw.id),
@@ -52,6 +53,9 @@ function toRow(raw: Record<string, unknown>): QueueRow {
     ready: int(raw.ready),
     inFlight: int(raw.in_flight),
     oldestReadyAgeMs: typeof age === 'number' && age >= 0 ? age : null,
+    enqueuedTotal: int(raw.enqueued_total),
+    deliveredTotal: int(raw.delivered_total),
+    ackedTotal: int(raw.acked_total),
   };
 }
 
@@ -87,6 +91,23 @@ const records = (v: unknown): Record<string, unknown>[] =>
 /** Builds the methods over the (audited) manager pool. Errors: see `QueuesMethods`. */
 export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): QueuesService {
   const { pool } = deps;
+  const trackers = new Map<string, QueueRateTracker>();
+  const tracker = (connectionId: string): QueueRateTracker => {
+    let t = trackers.get(connectionId);
+    if (!t) trackers.set(connectionId, (t = new QueueRateTracker()));
+    return t;
+  };
+  /** The rates of `row`; a broker without the counters (no `enqueued_total`) gets none. */
+  const withRates = (connectionId: string, raw: Record<string, unknown>, at: number): QueueRow => {
+    const row = toRow(raw);
+    const counted = typeof raw.enqueued_total === 'number';
+    const totals = {
+      enqueued: row.enqueuedTotal,
+      delivered: row.deliveredTotal,
+      acked: row.ackedTotal,
+    };
+    return { ...row, rates: counted ? tracker(connectionId).rates(row.id, totals, at) : null };
+  };
   const target = (input: { realm: string; consumer: string; key?: string }) => ({
     realm: input.realm,
     consumer: input.consumer,
@@ -118,14 +139,15 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
         withoutQueues.add(client);
         return none;
       }
-      const queues = records(reply.queues).map(toRow);
+      const fetchedAt = Date.now();
+      const queues = records(reply.queues).map((raw) => withRates(connectionId, raw, fetchedAt));
       return {
         connectionId,
         supported: true,
         queues,
         total: typeof reply.total === 'number' ? reply.total : queues.length,
         nextCursor: typeof reply.next_cursor === 'string' ? reply.next_cursor : null,
-        fetchedAt: Date.now(),
+        fetchedAt,
       };
     },
     peekQueue: async (input): Promise<QueuePeek> => {

@@ -296,6 +296,12 @@ describe('queues view end to end', () => {
     // exporter-b ACKed them: nothing is left in exporter-a's queue.
     await expect.poll(() => cell('exporter-a', 'queue-in-flight'), { timeout: 15_000 }).toBe('0');
     expect(await cell('exporter-a', 'queue-ready')).toBe('0');
+    // The host's rates: exporter-a's queue saw its copies delivered again and ACKed.
+    const rate = (what: string) => rowOf('exporter-a').getByTestId(what).textContent();
+    await expect
+      .poll(async () => Number(await rate('queue-rate-ack')), { timeout: 15_000 })
+      .toBeGreaterThan(0);
+    await page.getByTestId('queue-rate-chart').waitFor();
 
     const activity = await callApi<ActivityList>(app, 'listActivity', {
       actions: ['move_queue', 'release_in_flight'],

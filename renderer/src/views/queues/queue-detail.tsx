@@ -16,6 +16,7 @@ import { useConsoleAction } from '../../hooks/use-console-action';
 import { PayloadViewer } from '../../components/payload-viewer';
 import { QueueInFlight } from './queue-in-flight';
 import { QueueMove } from './queue-move';
+import { QueueRateChart } from './queue-rate-chart';
 import { ageText, sizeText } from './queues-model';
 import '../../styles/realms.css';
 
@@ -60,12 +61,21 @@ export interface QueueDetailProps {
   client: ConsoleClient;
   connectionId: string;
   row: QueueRow;
+  /** When the table's data was read (a new point of the rate chart). */
+  fetchedAt: number;
   onClose: () => void;
   /** Reloads the table (after a purge). */
   reload: () => Promise<void>;
 }
 
-export function QueueDetail({ client, connectionId, row, onClose, reload }: QueueDetailProps) {
+export function QueueDetail({
+  client,
+  connectionId,
+  row,
+  fetchedAt,
+  onClose,
+  reload,
+}: QueueDetailProps) {
   const [peek, setPeek] = useState<QueuePeek | null>(null);
   const [typed, setTyped] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
@@ -155,6 +165,8 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
         <dt>Oldest ready</dt>
         <dd>{ageText(row.oldestReadyAgeMs)}</dd>
       </dl>
+
+      <QueueRateChart row={row} fetchedAt={fetchedAt} />
 
       <h4 className="ops-detail__sub">Peek</h4>
       <p className="muted small queue-detail__hint">

@@ -2,8 +2,9 @@
  * Confirmation tokens for the ConsoleApi's dangerous calls (issue 22 item 22, defence in depth
  * behind the Content-Security-Policy): approving an authorization request, revoking a token or
  * a management token, removing a realm, discarding dead letters, force-closing a client,
- * purging a queue, deleting retained messages, revoking an E2EE identity's key, running a destructive command
- * from the Command console and applying a definitions import each need a `confirmation`
+ * purging a queue, moving a queue's messages, releasing in-flight messages, deleting retained
+ * messages, revoking an E2EE identity's key, running a destructive command from the Command
+ * console and applying a definitions import each need a `confirmation`
  * minted by the host (`confirmCall`) for exactly that call — same method, same arguments —
  * fresh (≤ `CONFIRMATION_TTL_MS`) and used once. The console's UI asks for one when the operator
  * confirms the action; a script that calls the API directly without one is refused with
@@ -22,6 +23,8 @@ export const CONFIRMED_METHODS = [
   'discardDeadLetters',
   'closeClient',
   'purgeQueue',
+  'moveQueue',
+  'releaseInFlight',
   'deleteRetained',
   'revokeIdentityKey',
   'commandRun',

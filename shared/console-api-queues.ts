@@ -1,10 +1,12 @@
 /**
  * ConsoleApi entries of the Queues view (issue 27): every durable queue of a broker with its
- * ready / in-flight counts and oldest ready age, a queue's stored copies (peek) and the purge
- * of its ready copies. Spread into `ConsoleMethods` by `console-api.ts`.
+ * ready / in-flight counts and oldest ready age, a queue's stored copies (peek), the purge of
+ * its ready copies, the move of ready copies to another queue and "release now" of in-flight
+ * ones. Spread into `ConsoleMethods` by `console-api.ts`.
  *
- * Source: the Switchboard management commands `list_queues`, `peek_queue`, `purge_queue`
- * (docs/management.md "Queues"). Ages are ms, times epoch ms, sizes bytes.
+ * Source: the Switchboard management commands `list_queues`, `peek_queue`, `purge_queue`,
+ * `move_queue`, `release_in_flight` (docs/management.md "Queues"). Ages are ms, times epoch
+ * ms, sizes bytes.
  */
 import { z } from 'zod';
 
@@ -16,6 +18,32 @@ const Name = z.string().min(1).max(1_024);
 export const MAX_QUEUE_PAGE = 5_000;
 /** Largest page of `peekQueue` (the broker's `peek_queue` limit). */
 export const MAX_PEEK_PAGE = 500;
+/** Most message ids of one `moveQueue` / `releaseInFlight` (the broker's limit). */
+export const MAX_ACTION_IDS = 5_000;
+
+const Ids = z.array(z.string().min(1).max(256)).min(1).max(MAX_ACTION_IDS);
+
+/**
+ * Where `moveQueue` sends copies: the durable queue of `consumer` (default: the same one)
+ * under subscription key `event` (default: the same key). At least one is given.
+ */
+export const MoveTargetSchema = z
+  .object({ consumer: Name.optional(), event: Name.optional() })
+  .strict()
+  .refine((t) => t.consumer !== undefined || t.event !== undefined, {
+    message: 'a target consumer or event is required',
+  });
+export type MoveTarget = z.infer<typeof MoveTargetSchema>;
+
+/**
+ * What a queue action did. `available` false: the broker does not offer the command (a plain
+ * tyo-mq broker, an older Switchboard) and `summary` says so; the counts are 0 then.
+ */
+const ActionResult = {
+  connectionId: z.string(),
+  available: z.boolean(),
+  summary: z.string(),
+};
 
 /**
  * One durable queue `(realm, key, consumerId)`. `consumer` is its subscription's consumer name
@@ -35,6 +63,22 @@ export const QueueRowSchema = z.object({
   ready: z.number().int().nonnegative(),
   inFlight: z.number().int().nonnegative(),
   oldestReadyAgeMs: z.number().nonnegative().nullable(),
+  /** The broker's counters since it started: copies in, deliveries out, ACKs. */
+  enqueuedTotal: z.number().int().nonnegative(),
+  deliveredTotal: z.number().int().nonnegative(),
+  ackedTotal: z.number().int().nonnegative(),
+  /**
+   * Messages per second since the host's previous reading of this queue (publish = copies in,
+   * deliver = deliveries and redeliveries, ack = ACKs); null on the first reading, after a
+   * counter reset, or from a broker without the counters.
+   */
+  rates: z
+    .object({
+      publish: z.number().nonnegative(),
+      deliver: z.number().nonnegative(),
+      ack: z.number().nonnegative(),
+    })
+    .nullable(),
 });
 export type QueueRow = z.infer<typeof QueueRowSchema>;
 
@@ -62,6 +106,10 @@ export const QueuedMessageSchema = z.object({
   ageMs: z.number().nonnegative(),
   attempts: z.number().int().nonnegative(),
   inFlight: z.boolean(),
+  /** In flight and awaiting its ACK: when the wait ends (epoch ms); else null. */
+  ackDeadlineAt: z.number().nullable(),
+  /** In flight and waiting for its retry: when it is due (epoch ms); else null. */
+  nextRetryAt: z.number().nullable(),
   size: z.number().int().nonnegative(),
   preview: z.string(),
   truncated: z.boolean(),
@@ -114,6 +162,8 @@ export const QueuesMethods = {
         ...QueueTarget,
         cursor: z.string().max(16).nullable().optional(),
         limit: z.number().int().min(1).max(MAX_PEEK_PAGE).optional(),
+        /** Only the ready, or only the in-flight copies. */
+        state: z.enum(['ready', 'in_flight']).optional(),
       })
       .strict(),
     output: QueuePeekSchema,
@@ -130,6 +180,37 @@ export const QueuesMethods = {
       purged: z.number().int().nonnegative(),
       inFlightKept: z.number().int().nonnegative(),
       summary: z.string(),
+    }),
+  },
+  /**
+   * Moves a queue's ready copies — all, or `ids` — to another durable queue (signed
+   * `move_queue`): stored there first, then deleted here; in-flight copies stay. Needs a
+   * confirmation. Errors as `peekQueue`; `SWB_ERR_NOT_FOUND` for a target with no durable
+   * subscription to the key.
+   */
+  moveQueue: {
+    input: z.object({ ...QueueTarget, ids: Ids.optional(), to: MoveTargetSchema }).strict(),
+    output: z.object({
+      ...ActionResult,
+      moved: z.number().int().nonnegative(),
+      inFlightKept: z.number().int().nonnegative(),
+      notFound: z.number().int().nonnegative(),
+    }),
+  },
+  /**
+   * "Release now" (signed `release_in_flight`): ends the ACK wait of a queue's in-flight copies
+   * — all, or `ids` — and redelivers them to another online member of the consumer's group,
+   * else leaves them ready; counted as an ACK timeout. Needs a confirmation. Errors as
+   * `peekQueue`.
+   */
+  releaseInFlight: {
+    input: z.object({ ...QueueTarget, ids: Ids.optional() }).strict(),
+    output: z.object({
+      ...ActionResult,
+      redelivered: z.number().int().nonnegative(),
+      requeued: z.number().int().nonnegative(),
+      deadLettered: z.number().int().nonnegative(),
+      notInFlight: z.number().int().nonnegative(),
     }),
   },
 } as const;

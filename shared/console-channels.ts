@@ -49,6 +49,8 @@ export const CONSOLE_METHOD_NAMES = [
   'listQueues',
   'peekQueue',
   'purgeQueue',
+  'moveQueue',
+  'releaseInFlight',
   // Retained view (shared/console-api-retained.ts).
   'listRetained',
   'getRetained',

@@ -131,7 +131,10 @@ export function createManagement(deps: ManagementDeps): ManagementServices {
     renames: deps.renames,
     consumers: deps.consumers && { realms, ...deps.consumers },
     queues: deps.consumers &&
-      deps.acks && { realms, store, ledger: deps.consumers.ledger, acks: deps.acks },
+      deps.acks && {
+        ...{ realms, store, ledger: deps.consumers.ledger, acks: deps.acks },
+        ...{ replayer: deps.replayer, logger },
+      },
     pendingRequests: deps.pendingRequests,
     sessions: deps.sessions,
     clients: deps.clients,

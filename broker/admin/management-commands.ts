@@ -23,6 +23,7 @@ import { listIdentities, revokeIdentityKey } from './identity-commands';
 import { dlqDiscard, dlqList, dlqReplay } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
+import { moveQueue, releaseInFlight } from './queue-actions';
 import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
 import { listRequests } from './request-commands';
 import { readResources } from './resource-commands';
@@ -53,6 +54,8 @@ export const REALM_SCOPABLE = new Set([
   'list_queues',
   'peek_queue',
   'purge_queue',
+  'move_queue',
+  'release_in_flight',
   'list_retained',
   'delete_retained',
   'list_identities',
@@ -283,6 +286,8 @@ export const COMMANDS: Record<string, CommandSpec> = {
   list_queues: queueCommand(true, listQueues),
   peek_queue: queueCommand(true, peekQueue),
   purge_queue: queueCommand(false, purgeQueue),
+  move_queue: queueCommand(false, moveQueue),
+  release_in_flight: queueCommand(false, releaseInFlight),
   // A realm manager key browses and clears its own realm's retained messages only.
   list_retained: {
     privilege: 'A/R',

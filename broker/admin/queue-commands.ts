@@ -17,6 +17,8 @@
 import type { AckTracker } from '../delivery/ack-tracker';
 import { inFlightKey } from '../delivery/ack-tracker';
 import type { QueueLedger } from '../delivery/queue-ledger';
+import type { Replayer } from '../delivery/replay';
+import type { Logger } from '../logging/logger';
 import type { RealmDirectory } from '../routing/realm-directory';
 import type { MessageStore, StoredEntry } from '../storage/message-store';
 import { CommandError, assertRealmName, pick, type CommandBody } from './command-types';
@@ -39,6 +41,10 @@ export interface QueueServices {
   readonly ledger: QueueLedger;
   readonly acks: AckTracker;
   readonly store: MessageStore;
+  /** Delivers a moved copy to its online consumer at once (`move_queue`). */
+  readonly replayer?: Replayer;
+  /** Audit lines of the changing commands (`move_queue`, `release_in_flight`). */
+  readonly logger?: Logger;
   now?: () => number;
 }
 
@@ -59,14 +65,19 @@ export interface QueueRow {
   ready: number;
   in_flight: number;
   oldest_ready_age_ms: number | null;
+  /** Since the broker started: copies that entered the queue, deliveries from it, ACKs. */
+  enqueued_total: number;
+  delivered_total: number;
+  acked_total: number;
 }
 
-type Draft = Omit<QueueRow, 'ready' | 'in_flight' | 'oldest_ready_age_ms'>;
+type Totals = Pick<QueueRow, 'enqueued_total' | 'delivered_total' | 'acked_total'>;
+export type Draft = Omit<QueueRow, 'ready' | 'in_flight' | 'oldest_ready_age_ms' | keyof Totals>;
 
 const rowId = (realm: string, key: string, consumerId: string) =>
   JSON.stringify([realm, key, consumerId]);
 
-function text(body: CommandBody, ...keys: string[]): string | undefined {
+export function text(body: CommandBody, ...keys: string[]): string | undefined {
   const value = pick(body, ...keys);
   if (value === undefined || value === null || value === '') return undefined;
   if (typeof value !== 'string' || value.length > 1_024) {
@@ -130,7 +141,7 @@ function draftRows(services: QueueServices, realm: string | undefined): Draft[] 
 }
 
 /** Up to `limit` stored copies of a queue from `offset`, by the store's page if it has one. */
-function page(
+export function page(
   store: MessageStore,
   q: { realm: string; key: string; consumer_id: string },
   offset: number,
@@ -143,6 +154,16 @@ function page(
 }
 
 const ageMs = (createdAt: string, now: number) => Math.max(0, now - Date.parse(createdAt));
+
+/** The queue's counters (zeros for a queue the ledger does not hold). */
+function totalsOf(services: QueueServices, r: Draft): Totals {
+  const t = services.ledger.find(r.realm, r.key, r.consumer_id)?.totals;
+  return {
+    enqueued_total: t?.enqueued ?? 0,
+    delivered_total: t?.delivered ?? 0,
+    acked_total: t?.acked ?? 0,
+  };
+}
 
 /**
  * `list_queues` `{realm?, consumer?, key?, limit?, cursor?}` → `{ok, realm|null, queues:
@@ -188,13 +209,19 @@ export async function listQueues(services: QueueServices, body: CommandBody) {
       const first = head.find((e) => !flying?.has(e.id));
       if (first) oldest = ageMs(first.created_at, now);
     }
-    queues.push({ ...r, ready, in_flight: inFlight, oldest_ready_age_ms: oldest });
+    queues.push({
+      ...r,
+      ready,
+      in_flight: inFlight,
+      oldest_ready_age_ms: oldest,
+      ...totalsOf(services, r),
+    });
   }
   return { ok: true as const, realm: realm ?? null, queues, total, next_cursor: next };
 }
 
 /** The queues of `consumer` (name or `consumer_id`) in `realm`, `key` narrowing them. */
-async function queuesOf(services: QueueServices, body: CommandBody): Promise<Draft[]> {
+export async function queuesOf(services: QueueServices, body: CommandBody): Promise<Draft[]> {
   const realm = text(body, 'realm');
   if (realm === undefined) throw new CommandError(400, 'realm is required');
   assertRealmName(realm);
@@ -225,7 +252,10 @@ function preview(message: unknown): { size: number; preview: string; truncated: 
  * `peek_queue` `{realm, consumer, key?, limit?, cursor?}` → `{ok, realm, key, consumer,
  * consumer_id, stored, messages, next_cursor}`: the stored copies oldest first, each `{msg_id,
  * event, producer, created_at, age_ms, attempts, in_flight, size (bytes of the payload's
- * JSON), preview, truncated}`. Reads only: no attempt is counted, nothing is delivered.
+ * JSON), preview, truncated, ack_deadline_at, next_retry_at}` — for an in-flight copy `attempts` is
+ * the ACK tracker's (the attempt under way) and the two times (ISO, else null) say when its ACK
+ * wait ends or its retry is due. `state: "in_flight"` / `"ready"` lists those copies only
+ * (the stuck consumer's view; what a move takes) — read whole from the store, then paged. Reads only: no attempt is counted, nothing is delivered.
  * `cursor` is the position (a decimal string) where the next page starts; copies ACKed
  * meanwhile shift it, so a page may repeat or skip a copy then. `key` is required when the
  * consumer has several queues.
@@ -242,19 +272,34 @@ export async function peekQueue(services: QueueServices, body: CommandBody) {
   const cursor = text(body, 'cursor') ?? '0';
   if (!/^\d{1,9}$/.test(cursor)) throw new CommandError(400, 'cursor must be a position');
   const offset = Number(cursor);
-  const entries = await page(services.store, q, offset, limit + 1);
+  const state = text(body, 'state');
+  if (state !== undefined && state !== 'in_flight' && state !== 'ready') {
+    throw new CommandError(400, 'state must be "ready" or "in_flight"');
+  }
   const flying = services.acks.inFlight(q.realm).get(inFlightKey(q.key, q.consumer_id));
+  const entries =
+    state === undefined
+      ? await page(services.store, q, offset, limit + 1)
+      : (await services.store.dequeue(q.realm, q.key, q.consumer_id))
+          .filter((e) => (flying?.has(e.id) ?? false) === (state === 'in_flight'))
+          .slice(offset, offset + limit + 1);
   const now = (services.now ?? Date.now)();
-  const messages = entries.slice(0, limit).map((e) => ({
-    msg_id: e.id,
-    event: e.message.event ?? e.event,
-    producer: e.producer || e.message.from || '',
-    created_at: e.created_at,
-    age_ms: ageMs(e.created_at, now),
-    attempts: e.attempts,
-    in_flight: flying?.has(e.id) ?? false,
-    ...preview(e.message.message),
-  }));
+  const iso = (ms: number | null | undefined) => (ms == null ? null : new Date(ms).toISOString());
+  const messages = entries.slice(0, limit).map((e) => {
+    const tracked = flying?.has(e.id) ? services.acks.stateOf(e.id) : undefined;
+    return {
+      msg_id: e.id,
+      event: e.message.event ?? e.event,
+      producer: e.producer || e.message.from || '',
+      created_at: e.created_at,
+      age_ms: ageMs(e.created_at, now),
+      attempts: Math.max(e.attempts, tracked?.attempt ?? 0),
+      in_flight: tracked !== undefined,
+      ack_deadline_at: iso(tracked?.ackDeadlineAt),
+      next_retry_at: iso(tracked?.nextRetryAt),
+      ...preview(e.message.message),
+    };
+  });
   return {
     ok: true as const,
     realm: q.realm,

@@ -79,11 +79,25 @@ interface Pending extends DeadlineEntry {
   persisted: number;
   /** The retry delay's timer (the ACK wait is a deadline entry instead). */
   timer: NodeJS.Timeout | null;
+  /** Epoch ms the retry timer fires at, while it is set (shown by `peek_queue`). */
+  retryAt: number;
   /** `performance.now()` when the last attempt was sent, for the ACK latency histogram. */
   sentAt: number;
   /** The last attempt's place in its socket's `deliveriesSent` (compared with `deliveriesFlushed`). */
   seq: number;
 }
+
+/** A tracked copy's state (`AckTracker.stateOf`); times are epoch ms. */
+export interface CopyState {
+  attempt: number;
+  ackDeadlineAt: number | null;
+  nextRetryAt: number | null;
+}
+
+/** What `AckTracker.releaseNow` did; `consumer` is the member a redelivery went to. */
+export type Released =
+  | { outcome: 'redelivered'; attempt: number; consumer: string }
+  | { outcome: 'requeued' | 'dead_lettered'; attempt: number };
 
 /** The key of one stored queue `(key, consumer_id)` in `AckTracker.inFlight`'s map. */
 export const inFlightKey = (key: string, consumer: string): string =>
@@ -93,7 +107,8 @@ export const inFlightKey = (key: string, consumer: string): string =>
 const MAX_UNRECORDED = 100_000;
 
 export interface AckTrackerHooks {
-  delivered(realm: string, event: string): void;
+  /** An attempt was sent; `stored` is the queue the copy is stored in. */
+  delivered(realm: string, event: string, stored: { key: string; consumer: string }): void;
   ackTimeout(realm: string): void;
   /** Attempts ran out: move the stored copy to the DLQ with `reason`. */
   exhausted(msgId: string, copy: ReliableCopy, reason: string): void;
@@ -169,6 +184,7 @@ export class AckTracker {
       lastSocketId: null,
       persisted: Math.max(previous?.persisted ?? 0, persisted),
       timer: null,
+      retryAt: 0,
       sentAt: 0,
       seq: 0,
     };
@@ -196,6 +212,57 @@ export class AckTracker {
   /** The copy tracked as `msgId`, if any. */
   copyOf(msgId: string): ReliableCopy | undefined {
     return this.pending.get(msgId)?.copy;
+  }
+
+  /**
+   * Where tracked copy `msgId` stands (`peek_queue`): its attempt number, the epoch ms its ACK
+   * wait ends (null unless awaiting an ACK) and its retry is due (null unless in a retry delay).
+   * Undefined when untracked.
+   */
+  stateOf(msgId: string): CopyState | undefined {
+    const p = this.pending.get(msgId);
+    if (!p) return undefined;
+    const awaiting = this.deadlines.isScheduled(p);
+    return {
+      attempt: p.attempt,
+      ackDeadlineAt: awaiting ? Date.now() + (p.deadlineAt - performance.now()) : null,
+      nextRetryAt: p.timer !== null ? p.retryAt : null,
+    };
+  }
+
+  /**
+   * "Release now" (`release_in_flight`, docs/management.md "Queues"): ends the ACK wait or
+   * retry delay of `msgId` at once, as a timeout would (`ackTimeout` counted when an ACK was
+   * awaited; the attempt stays charged), and redelivers it now to another live member of its
+   * consumer group, else leaves it stored as a ready copy (`requeued`). A copy whose attempts
+   * ran out is dead-lettered instead (§10.4). Null when `msgId` is not waiting (untracked, or
+   * its ACK's delete is being committed).
+   */
+  releaseNow(msgId: string): Released | null {
+    const p = this.pending.get(msgId);
+    if (!p || !this.armed(p)) return null;
+    const awaiting = this.deadlines.isScheduled(p);
+    const from = p.socketId ?? p.lastSocketId;
+    this.disarm(p);
+    p.socketId = null;
+    if (awaiting) this.hooks.ackTimeout(p.copy.realm);
+    if (p.attempt >= p.copy.retry.maxAttempts) {
+      this.pending.delete(msgId);
+      this.unrecorded.delete(msgId);
+      this.hooks.exhausted(msgId, p.copy, `released after ${p.attempt} attempt(s)`);
+      return { outcome: 'dead_lettered', attempt: p.attempt };
+    }
+    const target = p.copy.reassign?.();
+    // The member that holds it is no taker: the copy waits for the next one instead.
+    if (target && target.socket.id !== from) {
+      const { socket, ...member } = target;
+      p.copy = { ...p.copy, ...member };
+      this.attempt(msgId, p, socket, p.attempt + 1);
+      return { outcome: 'redelivered', attempt: p.attempt, consumer: member.consumer };
+    }
+    // Untracked: the stored copy is ready for the consumer's next SUBSCRIBE (or a move).
+    this.pending.delete(msgId);
+    return { outcome: 'requeued', attempt: p.attempt };
   }
 
   /** Whether `msgId` awaits an ACK from `socketId` now (replay skips those, Note 9.4-A). */
@@ -346,7 +413,7 @@ export class AckTracker {
       }
     }
     p.sentAt = performance.now();
-    this.hooks.delivered(copy.realm, copy.envelope.event);
+    this.hooks.delivered(copy.realm, copy.envelope.event, copy.stored);
     this.deadlines.schedule(p, Math.min(copy.ackTimeoutMs, MAX_TIMER_DELAY_MS));
   }
 
@@ -367,17 +434,16 @@ export class AckTracker {
       this.hooks.exhausted(msgId, copy, `ack timeout after ${p.attempt} attempt(s)`);
       return;
     }
-    p.timer = setTimeout(
-      () => {
-        p.timer = null;
-        if (this.pending.get(msgId) !== p) return;
-        const socket = copy.currentSocket();
-        // No live socket: the copy stays stored for the consumer's next SUBSCRIBE (§10.2).
-        if (socket?.connected) this.attempt(msgId, p, socket, p.attempt + 1);
-        else this.pending.delete(msgId);
-      },
-      retryDelayMs(copy.retry, p.attempt),
-    );
+    const delay = retryDelayMs(copy.retry, p.attempt);
+    p.retryAt = Date.now() + delay;
+    p.timer = setTimeout(() => {
+      p.timer = null;
+      if (this.pending.get(msgId) !== p) return;
+      const socket = copy.currentSocket();
+      // No live socket: the copy stays stored for the consumer's next SUBSCRIBE (§10.2).
+      if (socket?.connected) this.attempt(msgId, p, socket, p.attempt + 1);
+      else this.pending.delete(msgId);
+    }, delay);
     p.timer.unref();
   }
 }

@@ -27,7 +27,10 @@ export function createAckTracker({
   logger,
 }: AckWiring): AckTracker {
   const tracker: AckTracker = new AckTracker({
-    delivered: (realm, event) => metrics.messageDelivered(realm, event),
+    delivered: (realm, event, stored) => {
+      metrics.messageDelivered(realm, event);
+      ledger.delivered(realm, stored.key, stored.consumer);
+    },
     ackTimeout: (realm) => metrics.ackTimeout(realm),
     acked: (seconds) => metrics.acked(seconds),
     exhausted: (msgId, copy, reason) => {

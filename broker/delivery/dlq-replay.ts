@@ -18,6 +18,7 @@ import type { RealmRegistry } from '../routing/realm-registry';
 import type { SubscriptionRecord } from '../routing/registry-types';
 import type { MessageStore, StoredEntry } from '../storage/message-store';
 import type { QueueLedger } from './queue-ledger';
+import { moveCopy } from './queue-move';
 import type { Replayer } from './replay';
 
 export interface DlqReplayDeps {
@@ -79,26 +80,16 @@ export function dlqReplay(deps: DlqReplayDeps) {
   };
 }
 
-/** Moves a re-queued copy to `consumer`'s queue (stored first, then the old copy deleted). */
+/** Moves a re-queued copy to `consumer`'s queue (`moveCopy`: stored first, then the old deleted). */
 async function moveTo(
   deps: DlqReplayDeps,
   entry: StoredEntry,
   consumer: string,
 ): Promise<StoredEntry> {
-  const { store, ledger, logger } = deps;
-  const ttl =
-    entry.expires_at === null ? null : Math.max(1, (entry.expires_at - Date.now()) / 1000);
-  const id = await store.enqueue(entry.realm, entry.event, {
-    consumer,
-    payload: entry.message,
-    producer: entry.producer,
-    ttl,
-  });
-  ledger.added(entry.realm, entry.event, consumer);
-  await ledger.ack(entry.id, entry.realm, entry.event, entry.consumer);
-  logger.info(
-    { realm: entry.realm, key: entry.event, from: entry.consumer, to: consumer, id },
+  const moved = await moveCopy(deps, entry, { key: entry.event, consumer });
+  deps.logger.info(
+    { realm: entry.realm, key: entry.event, from: entry.consumer, to: consumer, id: moved.id },
     'DLQ replay sent to an online member of the group',
   );
-  return { ...entry, id, consumer, attempts: 0 };
+  return moved;
 }

@@ -68,7 +68,7 @@ export class QueueLedger {
   ) {
     this.ready = store.queueDepths().then(
       (counts) => {
-        for (const c of counts) this.added(c.realm, c.event, c.consumer, c.n);
+        for (const c of counts) this.seed(c.realm, c.event, c.consumer, c.n);
         this.isReady = true;
       },
       (err: unknown) => {
@@ -123,6 +123,7 @@ export class QueueLedger {
         outSeq: 0,
         outNext: 0,
         outHeld: null,
+        totals: { enqueued: 0, delivered: 0, acked: 0 },
       };
       r.queues.set(id, q);
     }
@@ -158,6 +159,7 @@ export class QueueLedger {
     depth.stored++;
     q.owner.stored++;
     q.stored++;
+    q.totals.enqueued++;
   }
 
   /** The reserved copy was not written: its place is free again. */
@@ -168,12 +170,35 @@ export class QueueLedger {
     q.reserved--;
   }
 
-  /** `n` copies entered a queue outside `reserve` (seeding, DLQ replay). */
+  /** `n` copies entered a queue outside `reserve` (DLQ replay, a move). */
   added(realm: string, key: string, consumer: string, n = 1): void {
+    this.seed(realm, key, consumer, n).totals.enqueued += n;
+  }
+
+  /** `n` copies of an existing queue counted in (found in the store at start). */
+  private seed(realm: string, key: string, consumer: string, n: number): QueueState {
     const q = this.queue(realm, key, consumer);
     this.realm(realm).depth.stored += n;
     q.owner.stored += n;
     q.stored += n;
+    return q;
+  }
+
+  /** The queue `(realm, key, consumer)` if the ledger holds it (never creates one). */
+  find(realm: string, key: string, consumer: string): QueueState | undefined {
+    return this.realms.get(realm)?.queues.get(queueId(key, consumer));
+  }
+
+  /** A delivery (or redelivery) of a copy of `(realm, key, consumer)` was sent. */
+  delivered(realm: string, key: string, consumer: string): void {
+    const q = this.find(realm, key, consumer);
+    if (q) q.totals.delivered++;
+  }
+
+  /** A consumer's ACK of a copy of `(realm, key, consumer)` was committed. */
+  acked(realm: string, key: string, consumer: string): void {
+    const q = this.find(realm, key, consumer);
+    if (q) q.totals.acked++;
   }
 
   /** `n` copies left a queue (ACK, dead-letter, legacy replay, purge). */

@@ -34,6 +34,13 @@ export interface QueueState extends Depth {
   /** Set when the state was dropped from the ledger; cached references must look it up again. */
   dropped: boolean;
   /**
+   * Since the broker started (or the queue was last forgotten empty): copies that entered it
+   * (published, moved, replayed from the DLQ; not the ones found at start), deliveries made
+   * from it (redeliveries too) and ACKs of its copies. `list_queues` reports them; the console
+   * turns successive readings into rates.
+   */
+  totals: { enqueued: number; delivered: number; acked: number };
+  /**
    * Publish order of write outcomes (see `Delivery`): the sequence number of the next copy
    * whose write starts, of the next copy whose outcome may be acted on, and the outcomes that
    * settled before an earlier one did (null when none is waiting; the common case).

@@ -45,6 +45,14 @@ export class Replayer {
     const gen = ++q.replayGen;
     q.liveSocket = null;
     const seen = new Set<string>();
+    // A group's replayed copy can move to another member too, as a live one (§12): a release
+    // or this member's disconnect hands it over.
+    const group =
+      record.group === null
+        ? undefined
+        : [...(realm.subscriptions.get(record.key)?.values() ?? [])].filter(
+            (r) => r.group === record.group,
+          );
     let sent = 0;
     for (;;) {
       q.parked = 0;
@@ -64,7 +72,7 @@ export class Replayer {
         if (liveSocket(realm, record.consumer) !== socket || !this.delivery.writable(socket)) {
           return sent;
         }
-        if (this.send(realm, record, q, socket, entry)) sent++;
+        if (this.send(realm, record, q, socket, entry, group)) sent++;
       }
       if (q.parked === 0) break;
     }
@@ -80,18 +88,20 @@ export class Replayer {
     q: QueueState,
     socket: BrokerSocket,
     entry: StoredEntry,
+    group: readonly SubscriptionRecord[] | undefined,
   ): boolean {
     // Taken from a live enqueue still in flight: it was stored as attempt 1, never sent.
     const claimed = this.ledger.claims.delete(entry.id);
     if (record.ackRequired) {
       if (this.acks.isAwaiting(entry.id, socket.id)) return false;
       const made = claimed ? entry.attempts - 1 : entry.attempts;
-      const copy = reliableCopy(realm, record, entry.message);
+      const copy = reliableCopy(realm, record, entry.message, group);
       this.acks.deliver(socket, entry.id, copy, made, entry.attempts);
       this.delivery.replayedSince(entry.created_at);
       return true;
     }
     this.delivery.emit(realm.name, socket, consumeEvent(record.key), entry.message);
+    this.ledger.delivered(q.realm, q.key, q.consumer);
     this.delivery.replayedSince(entry.created_at);
     this.ledger.ack(entry.id, q.realm, q.key, q.consumer).catch((err: unknown) => {
       this.logger.error({ err, id: entry.id }, 'replayed copy not deleted');

@@ -55,6 +55,7 @@ function settleAwaited(
   return ctx.ledger.ack(msgId, realm, stored.key, stored.consumer).then(
     () => {
       ctx.acks.release(msgId);
+      ctx.ledger.acked(realm, stored.key, stored.consumer);
       ackEvent(ctx, socket, realm, msgId);
       if (ack) replyAck(socket, { ok: true, msgId }, ack);
       // `{ok: true, msgId}` as `socket.emit` would encode it.
@@ -97,6 +98,7 @@ async function settle(ctx: HandlerContext, socket: BrokerSocket, msgId: string):
     return { ok: false, code: 500, message: (err as Error).message };
   }
   ctx.acks.release(msgId);
+  ctx.ledger.acked(queue.realm, queue.key, queue.consumer);
   ackEvent(ctx, socket, queue.realm, msgId);
   return { ok: true, msgId };
 }

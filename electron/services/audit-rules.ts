@@ -14,7 +14,8 @@ export const CONSOLE_MQTT_PUBLISH_ACTION = 'console_mqtt_publish';
 
 /** `plain`: kept (strings cut at 200 chars); `secret`: `<set>`/`<cleared>` only; `ids`: a list
  * of ids, kept as its `count` and the first `MAX_AUDIT_IDS` ids (`ids`, comma-separated). */
-type Param = 'plain' | 'secret' | 'ids';
+/** `target`: a small object of names (`move_queue`'s `to`), kept as its JSON, cut. */
+type Param = 'plain' | 'secret' | 'ids' | 'target';
 
 /** Most ids an entry lists by name (the count is always exact). */
 export const MAX_AUDIT_IDS = 20;
@@ -88,6 +89,8 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   end_sessions: REALM,
   close_client: { ...REALM, client_id: 'plain' },
   purge_queue: { ...REALM, consumer: 'plain', key: 'plain' },
+  move_queue: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids', to: 'target' },
+  release_in_flight: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids' },
   delete_retained: { ...REALM, topic: 'plain', filter: 'plain' },
   revoke_identity_key: { ...REALM, identity: 'plain', key_id: 'plain', unpin: 'plain' },
   [SignedAction.AUTHORIZATION_DECIDE]: {
@@ -129,7 +132,9 @@ export function auditParams(
     if (!Object.hasOwn(body, key) || body[key] === undefined) continue;
     const value = body[key];
     if (kind === 'secret') params[key] = value ? '<set>' : '<cleared>';
-    else if (kind === 'ids') {
+    else if (kind === 'target' && value !== null && typeof value === 'object') {
+      params[key] = JSON.stringify(value).slice(0, 200);
+    } else if (kind === 'ids') {
       const ids = Array.isArray(value) ? value.map(String) : [String(value)];
       params.count = ids.length;
       params[key] =
@@ -167,6 +172,14 @@ export function auditResult(action: string, reply: unknown): string | null {
   if (action === 'purge_queue' && typeof r.purged === 'number') {
     const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;
     return `purged ${r.purged}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}`;
+  }
+  if (action === 'move_queue' && typeof r.moved === 'number') {
+    const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;
+    return `moved ${r.moved}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}${notFound}`;
+  }
+  if (action === 'release_in_flight' && Array.isArray(r.released)) {
+    const n = (k: string) => (typeof r[k] === 'number' ? r[k] : 0);
+    return `released ${r.released.length}: ${n('redelivered')} redelivered, ${n('requeued')} requeued, ${n('dead_lettered')} dead-lettered`;
   }
   if (action === 'delete_retained' && typeof r.deleted === 'number') {
     return `deleted ${r.deleted} retained`;

@@ -163,6 +163,18 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
     }
     case 'purgeQueue':
       return `Purge the ready messages queued for "${s('consumer')}"${input.key ? ` (${s('key')})` : ''} in "${s('realm')}"?`;
+    case 'moveQueue': {
+      const ids = Array.isArray(input.ids) ? input.ids.length : 0;
+      const to = (input.to ?? {}) as Record<string, unknown>;
+      const where = [to.consumer && `"${String(to.consumer)}"`, to.event && `(${String(to.event)})`]
+        .filter(Boolean)
+        .join(' ');
+      return `Move ${ids ? `${ids} selected` : 'every ready'} message${ids === 1 ? '' : 's'} of "${s('consumer')}" in "${s('realm')}" to ${where}?`;
+    }
+    case 'releaseInFlight': {
+      const ids = Array.isArray(input.ids) ? input.ids.length : 0;
+      return `Release ${ids ? ids : 'every'} in-flight message${ids === 1 ? '' : 's'} of "${s('consumer')}" in "${s('realm')}" now?`;
+    }
     case 'deleteRetained':
       return input.filter
         ? `Delete every retained message matching "${s('filter')}" in "${s('realm')}"?`

@@ -1,8 +1,8 @@
 /**
  * The Queues part of the ConsoleService (`shared/console-api-queues.ts`): a broker's durable
- * queues, a queue's stored copies and the purge of its ready copies, through the signed
- * Switchboard commands `list_queues`, `peek_queue`, `purge_queue` (docs/management.md
- * "Queues"). The purge goes through the audited pool, so Activity records it.
+ * queues, a queue's stored copies, the purge of its ready copies and (`queue-actions-console.ts`)
+ * the move and release of copies, through the signed Switchboard commands `list_queues`,
+ * `peek_queue`, `purge_queue`, `move_queue`, `release_in_flight` (docs/management.md "Queues"). The purge goes through the audited pool, so Activity records it.
  *
  * A broker without `list_queues` (a plain tyo-mq broker, an older Switchboard) answers `400
  * unknown management command`: `listQueues` reports `supported: false` then, and asks that
@@ -18,6 +18,8 @@ import type {
   QueuesMethods,
 } from '../../shared/console-api-queues';
 import type { ManagerClient } from './manager-client';
+import { moveQueue, releaseInFlight } from './queue-actions-console';
+import { QueueRateTracker } from './queue-rates';
 import { isUnknownCommand } from './unknown-command';
 import type { ManagerPool } from './manager-pool';
 import type { z } from 'zod';
@@ -36,7 +38,7 @@ const str = (v: unknown): string => (typeof v === 'string' ? v : '');
 const int = (v: unknown): number =>
   typeof v === 'number' && Number.isFinite(v) && v >= 0 ? Math.floor(v) : 0;
 
-function toRow(raw: Record<string, unknown>): QueueRow {
+function toRow(raw: Record<string, unknown>): Omit<QueueRow, 'rates'> {
   const age = raw.oldest_ready_age_ms;
   return {
     id: str(raw.id),
@@ -51,7 +53,16 @@ function toRow(raw: Record<string, unknown>): QueueRow {
     ready: int(raw.ready),
     inFlight: int(raw.in_flight),
     oldestReadyAgeMs: typeof age === 'number' && age >= 0 ? age : null,
+    enqueuedTotal: int(raw.enqueued_total),
+    deliveredTotal: int(raw.delivered_total),
+    ackedTotal: int(raw.acked_total),
   };
+}
+
+/** An ISO time of the broker as epoch ms, null when absent or malformed. */
+function epoch(v: unknown): number | null {
+  const ms = typeof v === 'string' ? Date.parse(v) : NaN;
+  return Number.isFinite(ms) ? ms : null;
 }
 
 function toMessage(raw: Record<string, unknown>): QueuedMessage {
@@ -64,6 +75,8 @@ function toMessage(raw: Record<string, unknown>): QueuedMessage {
     ageMs: int(raw.age_ms),
     attempts: int(raw.attempts),
     inFlight: raw.in_flight === true,
+    ackDeadlineAt: epoch(raw.ack_deadline_at),
+    nextRetryAt: epoch(raw.next_retry_at),
     size: int(raw.size),
     preview: str(raw.preview),
     truncated: raw.truncated === true,
@@ -78,6 +91,23 @@ const records = (v: unknown): Record<string, unknown>[] =>
 /** Builds the methods over the (audited) manager pool. Errors: see `QueuesMethods`. */
 export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): QueuesService {
   const { pool } = deps;
+  const trackers = new Map<string, QueueRateTracker>();
+  const tracker = (connectionId: string): QueueRateTracker => {
+    let t = trackers.get(connectionId);
+    if (!t) trackers.set(connectionId, (t = new QueueRateTracker()));
+    return t;
+  };
+  /** The rates of `row`; a broker without the counters (no `enqueued_total`) gets none. */
+  const withRates = (connectionId: string, raw: Record<string, unknown>, at: number): QueueRow => {
+    const row = toRow(raw);
+    const counted = typeof raw.enqueued_total === 'number';
+    const totals = {
+      enqueued: row.enqueuedTotal,
+      delivered: row.deliveredTotal,
+      acked: row.ackedTotal,
+    };
+    return { ...row, rates: counted ? tracker(connectionId).rates(row.id, totals, at) : null };
+  };
   const target = (input: { realm: string; consumer: string; key?: string }) => ({
     realm: input.realm,
     consumer: input.consumer,
@@ -109,14 +139,15 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
         withoutQueues.add(client);
         return none;
       }
-      const queues = records(reply.queues).map(toRow);
+      const fetchedAt = Date.now();
+      const queues = records(reply.queues).map((raw) => withRates(connectionId, raw, fetchedAt));
       return {
         connectionId,
         supported: true,
         queues,
         total: typeof reply.total === 'number' ? reply.total : queues.length,
         nextCursor: typeof reply.next_cursor === 'string' ? reply.next_cursor : null,
-        fetchedAt: Date.now(),
+        fetchedAt,
       };
     },
     peekQueue: async (input): Promise<QueuePeek> => {
@@ -125,6 +156,7 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
         ...target(input),
         ...(input.cursor ? { cursor: input.cursor } : {}),
         ...(input.limit ? { limit: input.limit } : {}),
+        ...(input.state ? { state: input.state } : {}),
       });
       return {
         connectionId: input.connectionId,
@@ -158,5 +190,7 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
           (kept > 0 ? `; ${kept} in flight kept (awaiting their ACK).` : '.'),
       };
     },
+    moveQueue: (input) => moveQueue(pool, input),
+    releaseInFlight: (input) => releaseInFlight(pool, input),
   };
 }

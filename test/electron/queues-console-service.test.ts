@@ -3,7 +3,8 @@
  * over a real `ManagerClient`: against a Switchboard broker, a durable queue's counts and its
  * purge (refused without the consumer's name typed); against a broker without `list_queues`
  * (a socket.io server answering like the reference: `400 unknown management command`),
- * `supported: false`, asked once per client.
+ * `supported: false`, asked once per client; `moveQueue` / `releaseInFlight` say "This broker
+ * does not offer …".
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -88,5 +89,16 @@ describe('queues console service', () => {
     });
     expect((await queues.listQueues({ connectionId: 'ref' })).supported).toBe(false);
     expect(asked).toBe(1);
+    const target = { connectionId: 'ref', realm: 'default', consumer: 'worker' };
+    expect(await queues.moveQueue({ ...target, to: { consumer: 'other' } })).toMatchObject({
+      available: false,
+      moved: 0,
+      summary: 'This broker does not offer move_queue.',
+    });
+    expect(await queues.releaseInFlight(target)).toMatchObject({
+      available: false,
+      redelivered: 0,
+      summary: 'This broker does not offer release_in_flight.',
+    });
   });
 });

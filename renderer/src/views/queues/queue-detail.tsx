@@ -1,8 +1,9 @@
 /**
  * One queue's detail in the Queues view: its facts, Peek (pages of its stored copies, read
- * without changing them: `peekQueue`) and Purge (deletes its ready copies, `purgeQueue`) behind
- * a type-the-consumer's-name confirmation, as realm removal has. In-flight copies are marked in
- * the peek and survive a purge (their ACK is awaited).
+ * without changing them: `peekQueue`; ready ones can be selected for a move), Move
+ * (`queue-move.tsx`), In flight with Release now (`queue-in-flight.tsx`) and Purge (deletes its
+ * ready copies, `purgeQueue`) behind a type-the-consumer's-name confirmation, as realm removal
+ * has. In-flight copies are marked in the peek and survive a purge (their ACK is awaited).
  */
 import { useEffect, useRef, useState } from 'react';
 import type { QueuePeek, QueueRow } from '../../../../shared/console-api-queues';
@@ -13,6 +14,9 @@ import { StatusBadge } from '../../components/status-badge';
 import { formatCount } from '../../format';
 import { useConsoleAction } from '../../hooks/use-console-action';
 import { PayloadViewer } from '../../components/payload-viewer';
+import { QueueInFlight } from './queue-in-flight';
+import { QueueMove } from './queue-move';
+import { QueueRateChart } from './queue-rate-chart';
 import { ageText, sizeText } from './queues-model';
 import '../../styles/realms.css';
 
@@ -57,14 +61,30 @@ export interface QueueDetailProps {
   client: ConsoleClient;
   connectionId: string;
   row: QueueRow;
+  /** When the table's data was read (a new point of the rate chart). */
+  fetchedAt: number;
   onClose: () => void;
   /** Reloads the table (after a purge). */
   reload: () => Promise<void>;
 }
 
-export function QueueDetail({ client, connectionId, row, onClose, reload }: QueueDetailProps) {
+export function QueueDetail({
+  client,
+  connectionId,
+  row,
+  fetchedAt,
+  onClose,
+  reload,
+}: QueueDetailProps) {
   const [peek, setPeek] = useState<QueuePeek | null>(null);
   const [typed, setTyped] = useState('');
+  const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
+  const toggle = (id: string) =>
+    setSelected((s) => {
+      const next = new Set(s);
+      if (!next.delete(id)) next.add(id);
+      return next;
+    });
   const peekAction = useConsoleAction();
   const purgeAction = useConsoleAction();
   const ref = useRef<HTMLElement>(null);
@@ -81,7 +101,9 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
         () => '',
       )
       .then((value) => {
-        if (value) setPeek(value);
+        if (!value) return;
+        setPeek(value);
+        setSelected(new Set());
       });
 
   const purge = () =>
@@ -144,6 +166,8 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
         <dd>{ageText(row.oldestReadyAgeMs)}</dd>
       </dl>
 
+      <QueueRateChart row={row} fetchedAt={fetchedAt} />
+
       <h4 className="ops-detail__sub">Peek</h4>
       <p className="muted small queue-detail__hint">
         Reads the stored messages oldest first without delivering them or counting an attempt.
@@ -181,7 +205,20 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
           {peek.messages.map((m) => (
             <li key={m.msgId} className="queue-peek__item" data-testid="queue-peek-item">
               <div className="queue-peek__facts">
-                <code>{m.msgId}</code>
+                {m.inFlight ? (
+                  <code>{m.msgId}</code>
+                ) : (
+                  <label className="queue-select">
+                    <input
+                      type="checkbox"
+                      checked={selected.has(m.msgId)}
+                      onChange={() => toggle(m.msgId)}
+                      aria-label={`Select ${m.msgId} for a move`}
+                      data-testid="queue-peek-select"
+                    />
+                    <code>{m.msgId}</code>
+                  </label>
+                )}
                 <span>{m.event}</span>
                 <span>from {m.producer || '—'}</span>
                 <span>{sizeText(m.size)}</span>
@@ -196,6 +233,19 @@ export function QueueDetail({ client, connectionId, row, onClose, reload }: Queu
           ))}
         </ol>
       )}
+
+      <QueueMove
+        client={client}
+        target={target}
+        ready={row.ready}
+        selected={[...selected].filter((id) => peek?.messages.some((m) => m.msgId === id))}
+        onMoved={async () => {
+          setPeek(null);
+          setSelected(new Set());
+          await reload();
+        }}
+      />
+      <QueueInFlight client={client} target={target} inFlight={row.inFlight} reload={reload} />
 
       <h4 className="ops-detail__sub">Purge</h4>
       <ErrorBanner title="Purge:" message={purgeAction.error?.message} testId="queue-purge-error" />

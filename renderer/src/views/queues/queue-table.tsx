@@ -2,14 +2,15 @@
  * The Queues view's table (issue 27), virtualised with @tanstack/react-virtual so that 5,000
  * queues render as the few dozen rows in sight: the table scrolls inside its own box (header
  * sticky), rows outside it are replaced by two spacer rows, and each row's height is measured
- * (rows become taller cards on narrow screens). Sorting is by the column headers.
+ * (rows become taller cards on narrow screens). Sorting is by the column headers; the last
+ * column shows the host's rates (publish · deliver · ACK per second).
  */
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useRef } from 'react';
 import type { QueueRow } from '../../../../shared/console-api-queues';
 import { StatusBadge } from '../../components/status-badge';
 import { formatCount } from '../../format';
-import { ageText, type QueueSort, type SortDirection } from './queues-model';
+import { ageText, rateText, type QueueSort, type SortDirection } from './queues-model';
 
 /** Estimated row height, px (a wide-screen row: name line, key line, badges). */
 const ROW_ESTIMATE = 78;
@@ -70,11 +71,28 @@ const QueueTableRow = memo(function QueueTableRow({
       >
         {formatCount(row.ready)}
       </td>
-      <td className="queues-num" data-label="In flight" data-testid="queue-in-flight">
+      <td
+        className="queues-num"
+        data-label="In flight"
+        data-testid="queue-in-flight"
+        data-value={row.inFlight}
+      >
         {formatCount(row.inFlight)}
       </td>
       <td className="queues-num" data-label="Oldest ready">
         {ageText(row.oldestReadyAgeMs)}
+      </td>
+      <td
+        className="queues-num queues-rates"
+        data-label="Publish · deliver · ACK /s"
+        data-testid="queue-rates"
+        title="Messages per second: published into the queue · delivered · ACKed"
+      >
+        <span data-testid="queue-rate-publish">{rateText(row.rates?.publish)}</span>
+        {' · '}
+        <span data-testid="queue-rate-deliver">{rateText(row.rates?.deliver)}</span>
+        {' · '}
+        <span data-testid="queue-rate-ack">{rateText(row.rates?.ack)}</span>
       </td>
     </tr>
   );
@@ -133,6 +151,9 @@ export function QueueTable({
                 </button>
               </th>
             ))}
+            <th className="queues-num" title="Messages per second: published · delivered · ACKed">
+              Publish · deliver · ACK /s
+            </th>
           </tr>
         </thead>
         <tbody>

@@ -62,3 +62,10 @@ export function sizeText(bytes: number): string {
   if (bytes < 1_000_000) return `${(bytes / 1_000).toFixed(1)} KB`;
   return `${(bytes / 1_000_000).toFixed(1)} MB`;
 }
+
+/** A rate in messages per second: `"—"` before the second reading, else `"0"`, `"0.4"`, `"12"`. */
+export function rateText(perSecond: number | null | undefined): string {
+  if (perSecond === null || perSecond === undefined) return '—';
+  if (perSecond === 0) return '0';
+  return perSecond < 10 ? perSecond.toFixed(1) : String(Math.round(perSecond));
+}

@@ -130,6 +130,7 @@ export function QueuesView({ client }: { client: ConsoleClient }) {
               client={client}
               connectionId={connectionId}
               row={selected}
+              fetchedAt={list.fetchedAt}
               onClose={() => setSelectedId(null)}
               reload={reload}
             />

@@ -89,6 +89,30 @@ export function emitDelivery(
 }
 
 /**
+ * `emitDelivery` for an envelope emitted to one socket only (the 1→1 plain path): the same
+ * frames, but the size estimate is not cached. A cache entry per message costs a `WeakMap`
+ * insertion and ephemeron work at every scavenge, for an entry nobody reads again (issue 25
+ * item 1). Source: `spec/protocol-core.md` §14.2.
+ */
+export function emitSingleDelivery(
+  socket: BrokerSocket,
+  eventName: `CONSUME-${string}`,
+  envelope: DeliveryEnvelope,
+  chunkSize: number = Protocol.CHUNK_SIZE,
+): void {
+  const budget = chunkSize - BASE_MARGIN;
+  const large = mayExceed.get(envelope) ?? jsonLengthUpperBound(envelope, budget) > budget;
+  if (large) {
+    const text = JSON.stringify(envelope);
+    if (text.length > chunkSize) {
+      emitChunks(socket, eventName, text, chunkSize);
+      return;
+    }
+  }
+  socket.emit(eventName, envelope);
+}
+
+/**
  * Writes event `eventName` with one argument given as its JSON text (`dataJson`): what
  * `socket.emit(eventName, JSON.parse(dataJson))` writes, without socket.io's per-packet work
  * (argument copy, binary scan, encoding). JSON only: no binary data, no ack callback.

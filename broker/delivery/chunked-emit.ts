@@ -18,8 +18,47 @@ export function newTransferId(): string {
 /**
  * An upper bound of `JSON.stringify(value).length`, computed without building the string and
  * abandoned as soon as it passes `budget` (each code unit of a string escapes to at most 6).
+ * Returns the bound when it is at most `budget`, else some number above `budget`.
+ *
+ * Allocation-free for the usual envelope (issue 25 item 1: it runs once per delivered message,
+ * and its `Object.keys` arrays and work stack were a quarter of the garbage the broker makes
+ * per message beyond a bare relay): nesting up to `MAX_RECURSION` levels is walked by
+ * recursion and own keys by `for…in`; deeper values go to the explicit stack of
+ * `jsonLengthUpperBoundDeep`, so a deeply nested message cannot overflow the call stack.
  */
 export function jsonLengthUpperBound(value: unknown, budget: number): number {
+  return boundOf(value, budget, 0, 0);
+}
+
+/** Levels walked by recursion before the explicit stack takes over. */
+const MAX_RECURSION = 32;
+const hasOwn = Object.prototype.hasOwnProperty;
+
+function boundOf(v: unknown, budget: number, total: number, depth: number): number {
+  if (typeof v === 'string') return total + 2 + 6 * v.length;
+  if (typeof v === 'number' || typeof v === 'bigint') return total + 24;
+  if (typeof v === 'boolean' || v === null) return total + 5;
+  if (typeof v !== 'object') return total;
+  if (depth >= MAX_RECURSION) return total + jsonLengthUpperBoundDeep(v, budget - total);
+  if (Array.isArray(v)) {
+    total += 2 + v.length;
+    for (let i = 0; i < v.length && total <= budget; i++) {
+      total = boundOf(v[i], budget, total, depth + 1);
+    }
+    return total;
+  }
+  total += 2;
+  const o = v as Record<string, unknown>;
+  for (const key in o) {
+    if (!hasOwn.call(o, key)) continue;
+    total = boundOf(o[key], budget, total + 4 + 6 * key.length, depth + 1);
+    if (total > budget) break;
+  }
+  return total;
+}
+
+/** The same bound with an explicit work stack (values nested deeper than `MAX_RECURSION`). */
+function jsonLengthUpperBoundDeep(value: unknown, budget: number): number {
   let total = 0;
   const stack: unknown[] = [value];
   while (stack.length > 0 && total <= budget) {
@@ -79,6 +118,30 @@ export function emitDelivery(
   // `base`: the envelope this one extends with small fields (msgId…); its cached size decision
   // is reused with a margin for them.
   if (mayBeLarge(base ?? envelope, chunkSize)) {
+    const text = JSON.stringify(envelope);
+    if (text.length > chunkSize) {
+      emitChunks(socket, eventName, text, chunkSize);
+      return;
+    }
+  }
+  socket.emit(eventName, envelope);
+}
+
+/**
+ * `emitDelivery` for an envelope emitted to one socket only (the 1→1 plain path): the same
+ * frames, but the size estimate is not cached. A cache entry per message costs a `WeakMap`
+ * insertion and ephemeron work at every scavenge, for an entry nobody reads again (issue 25
+ * item 1). Source: `spec/protocol-core.md` §14.2.
+ */
+export function emitSingleDelivery(
+  socket: BrokerSocket,
+  eventName: `CONSUME-${string}`,
+  envelope: DeliveryEnvelope,
+  chunkSize: number = Protocol.CHUNK_SIZE,
+): void {
+  const budget = chunkSize - BASE_MARGIN;
+  const large = mayExceed.get(envelope) ?? jsonLengthUpperBound(envelope, budget) > budget;
+  if (large) {
     const text = JSON.stringify(envelope);
     if (text.length > chunkSize) {
       emitChunks(socket, eventName, text, chunkSize);

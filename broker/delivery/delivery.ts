@@ -27,7 +27,7 @@ import { newMessageId, type MessageStore } from '../storage/message-store';
 import type { BrokerSocket } from '../transport/socket-types';
 import type { AckTracker } from './ack-tracker';
 import { liveSocket, reliableCopy } from './reliable-copy';
-import { emitDelivery, encodableBase, needsChunking } from './chunked-emit';
+import { emitDelivery, emitSingleDelivery, encodableBase, needsChunking } from './chunked-emit';
 import type { QueueLedger } from './queue-ledger';
 import type { QueueState, Refusal } from './queue-state';
 import type { SocketForward } from './socket-forward';
@@ -109,7 +109,9 @@ export class Delivery {
     const ids = sockets.length === 1 ? null : sockets.map((s) => s.id);
     // A socket listed twice (two consumer names on one connection) gets two copies, as one
     // per subscription record is the protocol's rule; a broadcast would send it one.
-    if (ids === null || new Set(ids).size !== ids.length || needsChunking(envelope)) {
+    if (ids === null) {
+      emitSingleDelivery(sockets[0]!, eventName, envelope);
+    } else if (new Set(ids).size !== ids.length || needsChunking(envelope)) {
       for (const socket of sockets) emitDelivery(socket, eventName, envelope);
     } else {
       this.broadcast(ids, eventName, envelope);

@@ -40,10 +40,9 @@ export function onConnection(ctx: HandlerContext, socket: BrokerSocket): void {
     socket.data.lastSeenAt = Date.now();
   });
   // engine.io hands its whole write buffer to the transport at each flush (once per burst).
-  socket.conn.on('flush', () => {
+  coalesceWrites(socket, () => {
     socket.data.deliveriesFlushed = socket.data.deliveriesSent;
   });
-  coalesceWrites(socket);
   attachHandlers(ctx, socket);
   if (socket.data.authenticated) ctx.embed?.socketAdmitted(socket);
   socket.on('disconnect', (reason) => {

@@ -143,6 +143,11 @@ export class BackPressure implements SendGate {
   private turn = 0;
   private turnEnding = false;
   private readonly drops: DropLog;
+  /** Ends the turn `judge` measured in; one function, not a closure per turn. */
+  private readonly endTurn = (): void => {
+    this.turn++;
+    this.turnEnding = false;
+  };
   /** Told of each dropped plain copy (the client's history, issue 27). */
   onDrop?: (socket: BrokerSocket) => void;
 
@@ -208,10 +213,7 @@ export class BackPressure implements SendGate {
   private judge(socket: BrokerSocket, s: BackPressureSettings): BufferState {
     if (!this.turnEnding) {
       this.turnEnding = true;
-      setImmediate(() => {
-        this.turn++;
-        this.turnEnding = false;
-      });
+      setImmediate(this.endTurn);
     }
     const known = this.state.get(socket);
     if (known && known.turn === this.turn) return known;

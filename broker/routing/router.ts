@@ -252,7 +252,13 @@ export class Router {
  */
 class RoutingPass {
   private groups: Map<string, SubscriptionRecord[]> | null = null;
-  /** Plain live deliveries gathered per key, so a fan-out is encoded once per key. */
+  /**
+   * Plain live deliveries gathered per key, so a fan-out is encoded once per key: the first
+   * key in fields, any further ones in `plain` (in order after it). Most messages reach one
+   * key, and a Map per routed message was the largest allocation of the plain path.
+   */
+  private firstKey: string | null = null;
+  private firstSockets: BrokerSocket[] | null = null;
   private plain: Map<string, BrokerSocket[]> | null = null;
 
   constructor(
@@ -324,6 +330,8 @@ class RoutingPass {
       // this pass: its plain deliveries are flushed on their own).
       void this.arbiter(this.realm.name, group, msg).then((won) => {
         if (!won) return;
+        this.firstKey = null;
+        this.firstSockets = null;
         this.plain = null;
         this.deliverGroup(group, members);
         this.flushPlain();
@@ -356,15 +364,34 @@ class RoutingPass {
 
   /** Emits the gathered plain deliveries, one packet encoding per key. */
   flushPlain(): void {
+    if (this.firstKey === null) return;
+    this.emitPlain(this.firstKey, this.firstSockets!);
     if (this.plain === null) return;
-    for (const [key, sockets] of this.plain) {
-      this.delivery.emitToSockets(
-        this.realm.name,
-        sockets,
-        consumeEvent(key),
-        this.envelope,
-        this.msg.receivedAt,
-      );
+    for (const [key, sockets] of this.plain) this.emitPlain(key, sockets);
+  }
+
+  private emitPlain(key: string, sockets: BrokerSocket[]): void {
+    this.delivery.emitToSockets(
+      this.realm.name,
+      sockets,
+      consumeEvent(key),
+      this.envelope,
+      this.msg.receivedAt,
+    );
+  }
+
+  /** Adds `socket` to the plain deliveries of `key` (see `firstKey`). */
+  private gather(key: string, socket: BrokerSocket): void {
+    if (this.firstKey === null) {
+      this.firstKey = key;
+      this.firstSockets = [socket];
+    } else if (this.firstKey === key) {
+      this.firstSockets!.push(socket);
+    } else {
+      this.plain ??= new Map();
+      const sockets = this.plain.get(key);
+      if (sockets) sockets.push(socket);
+      else this.plain.set(key, [socket]);
     }
   }
 
@@ -376,10 +403,7 @@ class RoutingPass {
         socket &&
         (!record.durable || this.delivery.mayDeliverPlain(this.realm, record, socket))
       ) {
-        this.plain ??= new Map();
-        const sockets = this.plain.get(record.key);
-        if (sockets) sockets.push(socket);
-        else this.plain.set(record.key, [socket]);
+        this.gather(record.key, socket);
         return;
       }
     }

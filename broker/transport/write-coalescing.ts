@@ -32,9 +32,15 @@ function tcpSocket(socket: BrokerSocket): NetSocket | null {
   return raw && typeof raw.cork === 'function' && !raw.destroyed ? raw : null;
 }
 
-/** Corks `socket`'s TCP socket for the rest of the turn whenever engine.io flushes to it. */
-export function coalesceWrites(socket: BrokerSocket): void {
+/**
+ * Corks `socket`'s TCP socket for the rest of the turn whenever engine.io flushes to it.
+ * `onFlush`, when given, runs first at each flush: one `flush` listener per connection rather
+ * than two, because `EventEmitter.emit` copies the listener array on every emit once there are
+ * several, and a flush happens for every delivery and every heartbeat ping (issue 25 item 1).
+ */
+export function coalesceWrites(socket: BrokerSocket, onFlush?: () => void): void {
   socket.conn.on('flush', () => {
+    onFlush?.();
     const raw = tcpSocket(socket);
     if (raw === null || corked.has(raw)) return;
     corked.set(raw, raw.writableLength);

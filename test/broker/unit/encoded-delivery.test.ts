@@ -10,6 +10,7 @@ import {
   emitDelivery,
   emitEncodedDelivery,
   emitJson,
+  emitSingleDelivery,
   encodableBase,
 } from '../../../broker/delivery/chunked-emit';
 import type { BrokerSocket } from '../../../broker/transport/socket-types';
@@ -88,5 +89,32 @@ describe('emitEncodedDelivery', () => {
     expect(encodableBase({ ...base, delivery_attempt: 1 } as DeliveryEnvelope)).toBeUndefined();
     expect(encodableBase({} as DeliveryEnvelope)).toBeUndefined();
     expect(encodableBase(base)).toBe(JSON.stringify(base));
+  });
+});
+
+describe('emitSingleDelivery', () => {
+  const strip = (args: unknown[]) =>
+    args[0] === 'CONSUME_CHUNK' ? [args[0], { ...(args[1] as object), transferId: 'id' }] : args;
+
+  it('emits what emitDelivery emits: one event when small, the same chunks when large', () => {
+    const cases: Array<[DeliveryEnvelope, number]> = [
+      [base, 1_024],
+      [{ ...base, message: 'x'.repeat(2_000) }, 1_024],
+      [{ ...base, message: 'é'.repeat(200) }, 1_024],
+      [{ ...base, message: 'y'.repeat(300) }, 128],
+    ];
+    const counts: number[] = [];
+    for (const [envelope, chunkSize] of cases) {
+      const single = recordingSocket('/');
+      const cached = recordingSocket('/');
+      emitSingleDelivery(single.socket, 'CONSUME-k', envelope, chunkSize);
+      emitDelivery(cached.socket, 'CONSUME-k', envelope, chunkSize);
+      expect(single.emits.map(strip)).toEqual(cached.emits.map(strip));
+      counts.push(single.emits.length);
+    }
+    expect(counts[0]).toBe(1);
+    expect(counts[1]).toBeGreaterThan(1);
+    expect(counts[2]).toBe(1);
+    expect(counts[3]).toBeGreaterThan(1);
   });
 });

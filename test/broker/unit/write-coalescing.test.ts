@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { BrokerSocket } from '../../../broker/transport/socket-types';
 import { coalesceWrites } from '../../../broker/transport/write-coalescing';
 
-function fakeConnection(transportName: string) {
+function fakeConnection(transportName: string, onFlush?: () => void) {
   const raw = {
     corks: 0,
     uncorks: 0,
@@ -23,7 +23,7 @@ function fakeConnection(transportName: string) {
   const conn = Object.assign(new EventEmitter(), {
     transport: { name: transportName, socket: { _socket: raw } },
   });
-  coalesceWrites({ conn } as unknown as BrokerSocket);
+  coalesceWrites({ conn } as unknown as BrokerSocket, onFlush);
   return { conn, raw };
 }
 
@@ -50,5 +50,22 @@ describe('coalesceWrites', () => {
     p.conn.emit('flush');
     await turn();
     expect([p.raw.corks, p.raw.uncorks]).toEqual([0, 0]);
+  });
+
+  it('runs onFlush at every flush, before corking, from the one flush listener', async () => {
+    const seen: Array<[string, number]> = [];
+    const ws = fakeConnection('websocket', () => seen.push(['websocket', ws.raw.corks]));
+    const polling = fakeConnection('polling', () => seen.push(['polling', polling.raw.corks]));
+    ws.conn.emit('flush');
+    ws.conn.emit('flush');
+    polling.conn.emit('flush');
+    expect(seen).toEqual([
+      ['websocket', 0],
+      ['websocket', 1],
+      ['polling', 0],
+    ]);
+    expect([ws.conn.listenerCount('flush'), polling.conn.listenerCount('flush')]).toEqual([1, 1]);
+    await turn();
+    expect(ws.raw.uncorks).toBe(1);
   });
 });

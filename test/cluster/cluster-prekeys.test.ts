@@ -112,7 +112,7 @@ describe('cluster prekey directory (Note 3-E)', () => {
     await redis.restart();
     // A fresh Redis (no persistence): republish, then the take is served again.
     const deadline = Date.now() + 10_000;
-    let reply: Record<string, unknown> = {};
+    let reply: { ok?: unknown } = {};
     while (Date.now() < deadline) {
       reply = await call(frank, ClientEvent.PREKEY_PUBLISH, {
         identity: 'pk-frank',

@@ -60,6 +60,8 @@ export const ExtensionCode = {
   RATE_LIMITED: 429,
   STORAGE: 500,
   NOT_CONFIGURED: 501,
+  /** Switchboard (Note 3-E): the cluster's shared directory (Redis) cannot be reached. */
+  UNAVAILABLE: 503,
   QUEUE_FULL: 507,
 } as const;
 
@@ -131,6 +133,8 @@ export const PrekeyText = {
   TOO_MANY: `one_time_prekeys exceeds ${ExtensionLimit.PREKEY_PUBLISH_BATCH_MAX} per publish`,
   BAD_ONE_TIME: `each one-time prekey must be {id: integer, key: base64 <= ${ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH} chars}`,
   /** Switchboard (Note 3-C): the reference coerces these silently. */
+  /** Switchboard (Note 3-E): clustered, Redis unreachable on a publish or a take (503). */
+  UNAVAILABLE: 'prekey directory unavailable: the cluster store (Redis) cannot be reached',
   BAD_IDS: `registration_id, signed_prekey_id and kyber_prekey_id must be integers in 0..${PrekeyLimit.MAX_ID}, device_id in ${PrekeyLimit.MIN_DEVICE_ID}..${PrekeyLimit.MAX_DEVICE_ID}`,
 } as const;
 

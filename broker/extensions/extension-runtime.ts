@@ -8,6 +8,7 @@ import type { Logger } from '../logging/logger';
 import type { MessageStore } from '../storage/message-store';
 import { ExtensionState } from './extension-state';
 import { keyDirectorySync } from './key-directory-sync';
+import { prekeyRedisDirectory } from './prekey-redis-directory';
 import {
   createPushRuntime,
   wakeOnOfflineStore,
@@ -36,6 +37,7 @@ export function extensionRuntime(parts: ExtensionRuntimeParts): {
   const { store, cluster, logger } = parts;
   const extensions = new ExtensionState(store, logger);
   extensions.sync = keyDirectorySync(cluster, extensions, logger);
+  extensions.prekeyCluster = prekeyRedisDirectory(cluster, logger);
   extensions.sealed = parts.sealed;
   const push = createPushRuntime({
     env: parts.env,

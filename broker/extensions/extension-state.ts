@@ -15,6 +15,7 @@ import type { Logger } from '../logging/logger';
 import type { MessageStore } from '../storage/message-store';
 import { IdentityStateMap } from './identity-state-map';
 import { StoredPrekeysSchema, type StoredPrekeys } from './prekey-bundle';
+import type { PrekeyRedisDirectory } from './prekey-redis-directory';
 import { PrekeyTakeLimiter } from './prekey-take-limiter';
 import type { SealedConfig } from './sealed/sealed-config';
 import {
@@ -80,6 +81,11 @@ export class ExtensionState {
    * composition root once the cluster's links exist; null on a single node.
    */
   sync: KeyDirectoryMirror | null = null;
+  /**
+   * Clustered: the prekey directory in Redis (Note 3-E, `prekey-redis-directory.ts`), used
+   * instead of `prekeys`; null on a single node.
+   */
+  prekeyCluster: PrekeyRedisDirectory | null = null;
   /** (realm, identity) → its UAK record (§4.5), in memory only (Note 4-J). */
   readonly uaks: IdentityStateMap<UakRecord>;
   /** (realm, identity) → its queued sealed blobs, oldest first (§4.9). */
@@ -141,6 +147,7 @@ export class ExtensionState {
     for (const map of this.maps.values()) map.purgeRealm(realm);
     this.push.dropRealm(realm);
     this.sync?.removeRealm(realm);
+    this.prekeyCluster?.removeRealm(realm);
   }
 
   /**
@@ -152,5 +159,6 @@ export class ExtensionState {
     for (const map of this.maps.values()) map.renameRealm(from, to, move);
     this.push.dropRealm(from);
     this.sync?.renameRealm(from, to);
+    this.prekeyCluster?.renameRealm(from, to);
   }
 }

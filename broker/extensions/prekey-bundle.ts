@@ -38,21 +38,27 @@ const KEY_FIELDS = [
 const key = z.string().min(1).max(ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH);
 const id = z.number().int().min(0).max(PrekeyLimit.MAX_ID);
 
+/** The static part of a stored bundle (§3.1), validated again when loaded. */
+export const PrekeyBundleSchema: z.ZodType<PrekeyBundle> = z.object({
+  identity_key: key,
+  registration_id: id,
+  device_id: z.number().int().min(PrekeyLimit.MIN_DEVICE_ID).max(PrekeyLimit.MAX_DEVICE_ID),
+  signed_prekey_id: id,
+  signed_prekey: key,
+  signed_prekey_sig: key,
+  kyber_prekey_id: id,
+  kyber_prekey: key,
+  kyber_prekey_sig: key,
+});
+
+/** One pooled one-time prekey (§3.1), validated again when loaded. */
+export const OneTimePrekeySchema: z.ZodType<OneTimePrekey> = z.object({ id, key });
+
 /** A stored entry, validated again when loaded (a row that does not parse is skipped). */
 export const StoredPrekeysSchema: z.ZodType<StoredPrekeys> = z.object({
-  bundle: z.object({
-    identity_key: key,
-    registration_id: id,
-    device_id: z.number().int().min(PrekeyLimit.MIN_DEVICE_ID).max(PrekeyLimit.MAX_DEVICE_ID),
-    signed_prekey_id: id,
-    signed_prekey: key,
-    signed_prekey_sig: key,
-    kyber_prekey_id: id,
-    kyber_prekey: key,
-    kyber_prekey_sig: key,
-  }),
+  bundle: PrekeyBundleSchema,
   updated_at: z.string(),
-  pool: z.array(z.object({ id, key })).max(ExtensionLimit.PREKEY_POOL_MAX),
+  pool: z.array(OneTimePrekeySchema).max(ExtensionLimit.PREKEY_POOL_MAX),
 });
 
 /**

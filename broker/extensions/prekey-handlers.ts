@@ -20,21 +20,29 @@
  * committed, so a restart cannot hand a served key out again; should that commit fail the
  * key is not served (the bundle is, without one) — it stays burned.
  *
- * Node-local when clustered (§3.3; Note 3-E's Redis pool is not implemented): a warning is
- * logged on publish, as in the reference.
+ * Clustered (Note 3-E): the directory lives in Redis (`prekey-redis-directory.ts`), so any node
+ * serves any bundle and a one-time key is handed out once cluster-wide; with Redis unreachable
+ * a publish or take answers `{ok:false, code:503, message}` (never a key from a local copy).
  */
 import { ClientEvent } from '../../shared/protocol-events';
 import {
   ExtensionCode,
   ExtensionText,
   notRegisteredText,
+  PrekeyText,
   type PrekeyBundle,
 } from '../../shared/protocol-extensions';
 import type { HandlerContext } from '../handlers/handler-context';
 import type { BrokerSocket } from '../transport/socket-types';
-import { defineExtension, identityField, refuseInput } from './extension-reply';
+import {
+  defineExtension,
+  identityField,
+  refuseInput,
+  type ExtensionReply,
+} from './extension-reply';
 import { ownsIdentity, pinIdentity } from './identity-ownership';
 import { mergePool, parseBundle, parseOneTime } from './prekey-bundle';
+import type { PrekeyRedisDirectory, RedisTake } from './prekey-redis-directory';
 
 /** Note 1.5-A's three conditions, with the cluster-wide pin when clustered. */
 async function owned(ctx: HandlerContext, socket: BrokerSocket, identity: string) {
@@ -63,8 +71,26 @@ export const handlePrekeyPublish = defineExtension(
     if (typeof bundle === 'string') return refuse(ExtensionCode.BAD_INPUT, bundle);
     const added = parseOneTime(p);
     if (typeof added === 'string') return refuse(ExtensionCode.BAD_INPUT, added);
-    // After the last await: read and replace in one turn, so a concurrent take is not undone.
     const realm = socket.data.realm;
+    const shared = ctx.extensions.prekeyCluster;
+    if (shared) {
+      let available: number;
+      try {
+        [available] = await Promise.all([
+          shared.publish(realm, identity, bundle, new Date().toISOString(), added),
+          pinIdentity(ctx, socket, identity),
+        ]);
+      } catch (err) {
+        ctx.logger.error({ err, socket: socket.id, realm }, 'cluster prekey bundle not stored');
+        return reply({
+          ok: false,
+          code: ExtensionCode.UNAVAILABLE,
+          message: PrekeyText.UNAVAILABLE,
+        });
+      }
+      return reply({ ok: true, one_time_available: available });
+    }
+    // After the last await: read and replace in one turn, so a concurrent take is not undone.
     const pool = mergePool(ctx.extensions.prekeys.get(realm, identity)?.pool ?? [], added);
     const committed = Promise.all([
       ctx.extensions.prekeys.set(realm, identity, {
@@ -74,9 +100,6 @@ export const handlePrekeyPublish = defineExtension(
       }),
       pinIdentity(ctx, socket, identity),
     ]);
-    if (ctx.extensions.sync) {
-      ctx.logger.warn({ realm }, 'prekey directory is node-local: peers cannot take this bundle');
-    }
     try {
       await committed;
     } catch (err) {
@@ -104,6 +127,11 @@ export const handlePrekeyTake = defineExtension(
   async (ctx, socket, payload, reply) => {
     const identity = payload.ok ? identityField(payload.value) : undefined;
     const realm = socket.data.realm;
+    const shared = ctx.extensions.prekeyCluster;
+    if (shared) {
+      if (typeof identity !== 'string') return reply({ found: false });
+      return takeShared(ctx, socket, shared, identity, reply);
+    }
     const entry =
       typeof identity === 'string' ? ctx.extensions.prekeys.get(realm, identity) : undefined;
     if (typeof identity !== 'string' || !entry) return reply({ found: false });
@@ -128,3 +156,36 @@ export const handlePrekeyTake = defineExtension(
     reply(takeReply(entry.bundle, taken!.id, taken!.key, rest.length));
   },
 );
+
+/**
+ * Note 3-E's take: a look (bundle and pool length), then, when Note 3-B's limits allow, the
+ * `LPOP` of the oldest key. Redis unreachable: `{ok:false, code:503, message}`, never a key.
+ */
+async function takeShared(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  shared: PrekeyRedisDirectory,
+  identity: string,
+  reply: ExtensionReply,
+): Promise<void> {
+  const realm = socket.data.realm;
+  let found: RedisTake | null;
+  try {
+    found = await shared.take(realm, identity, false);
+    const requester = { socketId: socket.id, principal: socket.data.principal };
+    const perMinute = ctx.settings.e2ee.prekey_takes_per_minute;
+    if (
+      found &&
+      found.remaining > 0 &&
+      ctx.extensions.prekeyTakes.allow(requester, realm, identity, perMinute)
+    ) {
+      found = await shared.take(realm, identity, true);
+    }
+  } catch (err) {
+    ctx.logger.error({ err, socket: socket.id, realm }, 'cluster prekey take failed');
+    return reply({ ok: false, code: ExtensionCode.UNAVAILABLE, message: PrekeyText.UNAVAILABLE });
+  }
+  if (!found) return reply({ found: false });
+  const { bundle, taken, remaining } = found;
+  reply(takeReply(bundle, taken?.id ?? null, taken?.key ?? null, taken ? remaining : 0));
+}

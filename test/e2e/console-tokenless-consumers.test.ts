@@ -103,8 +103,9 @@ describe('console: who may consume a realm (issue 20)', () => {
     // Manage: the switch turns reference mode on for "closed", then off again.
     await page.getByTestId('realm-toggle-closed').click();
     expect(await text(page, 'realm-access-closed')).toContain('consumers need a token');
-    // A controlled switch: it changes once the broker answers and the list reloads (poll below).
-    await page.getByTestId('realm-tokenless-closed').click();
+    // The switch shows the asked state at once (check() fails when a click leaves it as it was)
+    // and stays disabled until the list shows the broker's change (the poll below).
+    await page.getByTestId('realm-tokenless-closed').check();
     await expect
       .poll(() => text(page, 'realm-consumers-closed'), { timeout: 10_000 })
       .toBe('token-less consumers allowed (reference mode)');
@@ -114,7 +115,8 @@ describe('console: who may consume a realm (issue 20)', () => {
       path: path.join(SHOTS, 'console-realms-consumers.png'),
       fullPage: true,
     });
-    await page.getByTestId('realm-tokenless-closed').click();
+    // uncheck() waits for the switch to be enabled again, i.e. for the list to show the change.
+    await page.getByTestId('realm-tokenless-closed').uncheck();
     await expect
       .poll(() => text(page, 'realm-consumers-closed'), { timeout: 10_000 })
       .toBe('consumers need a token');

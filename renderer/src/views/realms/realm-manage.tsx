@@ -29,6 +29,16 @@ export interface RealmManageProps {
 const STRUCTURAL = new Set(['default', '*']);
 
 /** Who may connect, in a sentence (issue 20). */
+/** The realm switches shown as checkboxes, and the summary field each one sets. */
+type SwitchFlag = 'auth' | 'acceptance' | 'tokenlessConsumers';
+const SWITCH_FIELDS = {
+  auth: 'authRequired',
+  acceptance: 'acceptanceRequired',
+  tokenlessConsumers: 'tokenlessConsumers',
+} as const satisfies Record<SwitchFlag, keyof RealmSummary>;
+/** How long a switch waits for the realm list to show a change the broker accepted, ms. */
+const ASKED_HOLD_MS = 5_000;
+
 export function consumerAccessText(realm: RealmSummary): string {
   const producers = realm.acceptanceRequired
     ? 'producers need a token (acceptance)'
@@ -122,11 +132,28 @@ export function RealmManage({
   const structural = STRUCTURAL.has(name);
   const base = { connectionId, realm: name };
 
+  // A switch shows what was asked at once and stays disabled until the realm list says so:
+  // a controlled checkbox would otherwise keep its old state until the broker's answer and the
+  // next reload, and a second click on a box that looks unchanged would flip it back.
+  const [asked, setAsked] = useState<{ flag: SwitchFlag; value: boolean } | null>(null);
+  const current = (f: SwitchFlag): boolean => realm[SWITCH_FIELDS[f]];
+  const waiting = (f: SwitchFlag): boolean =>
+    asked !== null && asked.flag === f && current(f) !== asked.value;
+  const shown = (f: SwitchFlag): boolean => (waiting(f) ? asked!.value : current(f));
+  const switchFlag = (f: SwitchFlag, value: boolean) => {
+    setAsked({ flag: f, value });
+    void flag(f, value).then((done) => {
+      if (!done) setAsked(null);
+      // A list that lags the broker must not keep the switch disabled for good.
+      else setTimeout(() => setAsked((now) => (now?.flag === f ? null : now)), ASKED_HOLD_MS);
+    });
+  };
+
   const flag = (
     flagName: 'auth' | 'acceptance' | 'keyRequired' | 'tokenlessConsumers',
     value: boolean,
   ) =>
-    void action.run(
+    action.run(
       () => client.api.setRealmFlag({ ...base, flag: flagName, value }),
       (v) => v.summary,
       reload,
@@ -154,7 +181,7 @@ export function RealmManage({
   const changeRequireKey = (): void => {
     setAskRequireKey(false);
     if (plan.rotates) void generate('realmKey', plan.next);
-    else flag('keyRequired', plan.next);
+    else void flag('keyRequired', plan.next);
   };
   const onKey = (kind: 'realmKey' | 'managerKey', configured: boolean) => {
     if (configured && confirmRotate !== kind) setConfirmRotate(kind);
@@ -257,9 +284,9 @@ export function RealmManage({
           <label className="check">
             <input
               type="checkbox"
-              checked={realm.authRequired}
-              disabled={action.busy || name === '*'}
-              onChange={(e) => flag('auth', e.target.checked)}
+              checked={shown('auth')}
+              disabled={action.busy || waiting('auth') || name === '*'}
+              onChange={(e) => switchFlag('auth', e.target.checked)}
               data-testid={id('auth')}
             />
             auth required
@@ -267,9 +294,9 @@ export function RealmManage({
           <label className="check">
             <input
               type="checkbox"
-              checked={realm.acceptanceRequired}
-              disabled={action.busy || name === '*'}
-              onChange={(e) => flag('acceptance', e.target.checked)}
+              checked={shown('acceptance')}
+              disabled={action.busy || waiting('acceptance') || name === '*'}
+              onChange={(e) => switchFlag('acceptance', e.target.checked)}
               data-testid={id('acceptance')}
             />
             producers need acceptance
@@ -280,9 +307,9 @@ export function RealmManage({
           >
             <input
               type="checkbox"
-              checked={realm.tokenlessConsumers}
-              disabled={action.busy || name === '*'}
-              onChange={(e) => flag('tokenlessConsumers', e.target.checked)}
+              checked={shown('tokenlessConsumers')}
+              disabled={action.busy || waiting('tokenlessConsumers') || name === '*'}
+              onChange={(e) => switchFlag('tokenlessConsumers', e.target.checked)}
               aria-describedby={id('tokenless-hint')}
               data-testid={id('tokenless')}
             />

@@ -68,6 +68,8 @@ describe('console: who may consume a realm (issue 20)', () => {
 
     // Create realm, defaults: auth required, consumers need a credential.
     expect(await text(page, 'realm-create-hint')).toContain('Consumers need a token');
+    // A new realm requires producer acceptance (the broker's default): the form says so.
+    expect(await text(page, 'realm-create-hint')).toContain('Producers need a token too');
     await page.getByTestId('realm-create-name').fill('closed');
     await page.getByTestId('realm-create').click();
     await expect

@@ -119,9 +119,11 @@ function CreateRealm({
       >
         {!authRequired
           ? 'Open realm: any client may produce and consume without a credential.'
-          : tokenless
-            ? 'Reference mode: consumers may connect with no token or key — anyone who knows the name can read every message.'
-            : 'Consumers need a token (an approved request or a JWT) or the realm’s pre-shared key.'}
+          : `${
+              tokenless
+                ? 'Reference mode: consumers may connect with no token or key — anyone who knows the name can read every message.'
+                : 'Consumers need a token (an approved request or a JWT) or the realm’s pre-shared key.'
+            } Producers need a token too (acceptance); Manage turns that off.`}
       </p>
     </form>
   );

@@ -9,7 +9,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ACTIVITY_FILE_NAME } from '../../electron/services/activity-log';
 import { createLocalConsole, type LocalConsole } from '../../electron/services/local-console';
@@ -20,6 +20,7 @@ import { ClientEvent } from '../../shared/protocol-events';
 import { SECRET_MASK } from '../../shared/management-command-params';
 import { authenticate } from '../helpers/auth-clients';
 import { localAdminToken } from '../support/console-process';
+import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const connectionId = LOCAL_CONNECTION_ID;
@@ -36,15 +37,7 @@ describe('definitions export and import between two real brokers', () => {
   const keys = { alphaKey: '', alphaManager: '', betaKey: '' };
   const clientToken = 'definitions-client-token-7f3e9a1c55';
 
-  async function client(url: string): Promise<Socket> {
-    const socket = io(url, { transports: ['websocket'], forceNew: true, reconnection: false });
-    sockets.push(socket);
-    await new Promise<void>((resolve, reject) => {
-      socket.once('connect', () => resolve());
-      socket.once('connect_error', reject);
-    });
-    return socket;
-  }
+  const client = (url: string): Promise<Socket> => connectSocket(url, sockets);
 
   const start = async (name: string) => {
     const local = createLocalConsole({

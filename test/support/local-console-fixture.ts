@@ -6,13 +6,14 @@
  * whose fields are read once the `beforeAll` ran.
  */
 import path from 'node:path';
-import { io, type Socket } from 'socket.io-client';
+import type { Socket } from 'socket.io-client';
 import { afterAll, beforeAll } from 'vitest';
 import {
   createLocalConsole,
   type LocalConsole,
   type LocalConsoleOptions,
 } from '../../electron/services/local-console';
+import { connectSocket } from './connect-socket';
 import { makeTempDir, type TempDir } from './temp-dir';
 
 /** `createLocalConsole`'s options but the data directory (always `<dir>/data`). */
@@ -75,18 +76,8 @@ export function localConsoleFixture(options: LocalConsoleFixtureOptions = {}): L
       return urlOf(need(local, 'local'));
     },
     sockets,
-    async client() {
-      const socket = io(urlOf(need(local, 'local')), {
-        transports: ['websocket'],
-        forceNew: true,
-        reconnection: false,
-      });
-      sockets.push(socket);
-      await new Promise<void>((resolve, reject) => {
-        socket.once('connect', () => resolve());
-        socket.once('connect_error', reject);
-      });
-      return socket;
+    client() {
+      return connectSocket(urlOf(need(local, 'local')), sockets);
     },
   };
 }

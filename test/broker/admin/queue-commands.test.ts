@@ -17,7 +17,7 @@ import {
 } from '../../helpers/broker-harness';
 import { waitUntil } from '../../helpers/wait';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
-import { ADMIN_TOKEN, adminSettings, manager, type Manager } from './management-client';
+import { adminSettings, manager, type Manager } from './management-client';
 
 const ALPHA_KEY = 'alpha-manager-key-7f3e';
 const N = 7;
@@ -30,10 +30,7 @@ beforeEach(async () => {
   dir = await makeTempDir();
   const settings = adminSettings(
     { storage: 'sqlite', storage_options: { filename: join(dir.path, 'q.sqlite') } },
-    {
-      tokens: [{ token: ADMIN_TOKEN, realm: '*', role: 'admin' }],
-      realms: { default: { required: false }, alpha: { manager_key: ALPHA_KEY } },
-    },
+    { realms: { default: { required: false }, alpha: { manager_key: ALPHA_KEY } } },
   );
   h = await startBroker(settings as BrokerSettings);
   m = await manager(h);

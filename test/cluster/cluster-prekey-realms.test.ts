@@ -1,0 +1,113 @@
+/**
+ * `remove_realm` and `rename_realm` over the prekey directory shared in Redis
+ * (`spec/protocol-extensions.md` Note 3-E; docs/cluster.md "Renaming a realm"): real nodes
+ * clustered over a real `redis-server`. A bundle published on node A follows a rename run on
+ * node B, and is gone on every node once its realm is removed anywhere.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
+import { startBroker, type BrokerSettings, type Harness } from '../helpers/broker-harness';
+import { clusterBlock, freshPrefix, seesNodes } from '../helpers/cluster-nodes';
+import { startRedisServer, type RedisServer } from '../helpers/redis-server';
+import { consumerPayload } from '../helpers/stock-clients';
+import { waitFor, waitUntil } from '../helpers/wait';
+import { adminSettings, manager } from '../broker/admin/management-client';
+import { BUNDLE, oneTime, publishPrekeys, takePrekeys } from '../broker/extensions/prekey-clients';
+
+let redis: RedisServer;
+let a: Harness;
+let b: Harness;
+beforeAll(async () => {
+  redis = await startRedisServer();
+  const prefix = freshPrefix();
+  const node = (id: string) =>
+    startBroker(
+      {
+        ...adminSettings(
+          {},
+          { realms: { default: { required: false }, acme: { required: false } } },
+        ),
+        cluster: clusterBlock(redis.url, prefix, id),
+      } as BrokerSettings,
+      { env: {} },
+    );
+  a = await node('pkr-a');
+  b = await node('pkr-b');
+  await waitUntil(() => seesNodes(a, 2) && seesNodes(b, 2), 'both nodes see each other');
+});
+afterAll(async () => {
+  await Promise.all([a?.close(), b?.close()]);
+  await redis?.stop();
+});
+
+async function client(h: Harness, realm: string, name: string) {
+  const s = await h.connect();
+  s.emit(ClientEvent.AUTHENTICATION, { realm, role: 'both' });
+  await waitFor(s, ServerEvent.AUTH_OK);
+  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
+  await h.settle(s);
+  return s;
+}
+
+/** Takes `identity`'s bundle from a fresh client of `realm` on `h` (null: none found). */
+async function takeIn(h: Harness, realm: string, identity: string) {
+  const s = await client(h, realm, `taker-${Math.random().toString(36).slice(2, 8)}`);
+  try {
+    return await takePrekeys(s, identity);
+  } finally {
+    s.disconnect();
+  }
+}
+
+describe('cluster prekey directory and realm commands (Note 3-E)', () => {
+  it('rename_realm on B moves the bundle A stored, pool and all, to the new name', async () => {
+    const owner = await client(a, 'acme', 'pkr-owner');
+    expect(
+      await publishPrekeys(owner, 'pkr-owner', { ...BUNDLE, one_time_prekeys: oneTime(3) }),
+    ).toMatchObject({ ok: true, one_time_available: 3 });
+    expect((await takeIn(b, 'acme', 'pkr-owner'))?.one_time_prekey).toBe('OTP-1');
+    owner.disconnect();
+
+    const m = await manager(b);
+    expect(await m.run({ command: 'rename_realm', from: 'acme', to: 'acme2' })).toMatchObject({
+      ok: true,
+    });
+    // The rename runs on Redis after the reply: take until it shows under the new name.
+    let moved = null;
+    for (let i = 0; i < 50 && !moved; i++) moved = await takeIn(a, 'acme2', 'pkr-owner');
+    expect(moved).toMatchObject({
+      identity_key: 'IDENT-PUB',
+      one_time_prekey: 'OTP-2',
+      one_time_remaining: 1,
+    });
+    expect(await m.run({ command: 'add_realm', realm: 'acme', required: false })).toMatchObject({
+      ok: true,
+    });
+    expect(await takeIn(b, 'acme', 'pkr-owner')).toBeNull();
+    m.socket.disconnect();
+  });
+
+  it('remove_realm on A deletes the realm’s bundles for every node', async () => {
+    const m = await manager(a);
+    expect(await m.run({ command: 'add_realm', realm: 'gone', required: false })).toMatchObject({
+      ok: true,
+    });
+    const owner = await client(b, 'gone', 'pkr-gone');
+    expect(
+      await publishPrekeys(owner, 'pkr-gone', { ...BUNDLE, one_time_prekeys: oneTime(2) }),
+    ).toMatchObject({ ok: true });
+    owner.disconnect();
+    expect((await takeIn(a, 'gone', 'pkr-gone'))?.one_time_prekey).toBe('OTP-1');
+
+    expect(await m.run({ command: 'remove_realm', realm: 'gone' })).toMatchObject({ ok: true });
+    expect(await m.run({ command: 'add_realm', realm: 'gone', required: false })).toMatchObject({
+      ok: true,
+    });
+    // A fresh realm of the same name starts empty, on both nodes, once the removal has run.
+    let left: unknown = 'not yet';
+    for (let i = 0; i < 50 && left !== null; i++) left = await takeIn(b, 'gone', 'pkr-gone');
+    expect(left).toBeNull();
+    expect(await takeIn(a, 'gone', 'pkr-gone')).toBeNull();
+    m.socket.disconnect();
+  });
+});

@@ -13,6 +13,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ExtensionState } from '../extensions/extension-state';
+import { PrekeyDirectoryUnavailable } from '../extensions/prekey-redis-directory';
 import { CommandError, has, pick, realmParam, type CommandBody } from './command-types';
 
 /** Largest `limit` of one `list_identities` page; the default is `DEFAULT_IDENTITY_PAGE`. */
@@ -28,7 +29,7 @@ const MAX_NAME = 1_024;
 /** What the identity commands need: the broker's extension state (wired by the root). */
 export type IdentityServices = Pick<
   ExtensionState,
-  'keys' | 'pins' | 'prekeys' | 'push' | 'uaks'
+  'keys' | 'pins' | 'prekeys' | 'prekeyCluster' | 'push' | 'uaks'
 > & {
   readonly sync: ExtensionState['sync'];
   now?: () => number;
@@ -112,7 +113,62 @@ function pushView(
   }));
 }
 
-function viewOf(services: IdentityServices, realm: string, identity: string): IdentityView {
+type PrekeyStock = IdentityView['prekeys'];
+
+function localStock(services: IdentityServices, realm: string, identity: string): PrekeyStock {
+  const prekeys = services.prekeys.get(realm, identity);
+  return prekeys
+    ? {
+        one_time_available: prekeys.pool.length,
+        signed_prekey_id: prekeys.bundle.signed_prekey_id,
+        updated_at: prekeys.updated_at,
+      }
+    : null;
+}
+
+/**
+ * Clustered (Note 3-E): the page's prekey stock as Redis holds it, each identity looked at
+ * without taking a key. A Redis that cannot be reached fails the command with 503, as a take
+ * would: an empty stock shown then would read as "no bundle published".
+ */
+async function clusterStock(
+  directory: NonNullable<IdentityServices['prekeyCluster']>,
+  realm: string,
+  identities: readonly string[],
+): Promise<Map<string, PrekeyStock>> {
+  try {
+    const looks = await Promise.all(identities.map((i) => directory.take(realm, i, false)));
+    return new Map(
+      identities.map((identity, i) => {
+        const look = looks[i];
+        const stock: PrekeyStock = look
+          ? {
+              one_time_available: look.remaining,
+              signed_prekey_id: look.bundle.signed_prekey_id,
+              updated_at: look.updatedAt,
+            }
+          : null;
+        return [identity, stock];
+      }),
+    );
+  } catch (err) {
+    if (err instanceof PrekeyDirectoryUnavailable) throw unavailable();
+    throw err;
+  }
+}
+
+const unavailable = () =>
+  new CommandError(
+    503,
+    'prekey directory unavailable: the cluster store (Redis) cannot be reached',
+  );
+
+function viewOf(
+  services: IdentityServices,
+  realm: string,
+  identity: string,
+  stock: ReadonlyMap<string, PrekeyStock> | null,
+): IdentityView {
   const keys = (services.keys.get(realm, identity) ?? []).map((k) => ({
     key_id: k.key_id,
     alg: k.alg,
@@ -120,19 +176,12 @@ function viewOf(services: IdentityServices, realm: string, identity: string): Id
     published_at: k.updated_at,
   }));
   const pin = services.pins.get(realm, identity);
-  const prekeys = services.prekeys.get(realm, identity);
   const lastWake = services.push.lastWakeAt(realm, identity);
   return {
     identity,
     keys,
     principal_prefix: pin === undefined ? null : pin.slice(0, PRINCIPAL_PREFIX_CHARS),
-    prekeys: prekeys
-      ? {
-          one_time_available: prekeys.pool.length,
-          signed_prekey_id: prekeys.bundle.signed_prekey_id,
-          updated_at: prekeys.updated_at,
-        }
-      : null,
+    prekeys: stock ? (stock.get(identity) ?? null) : localStock(services, realm, identity),
     push: pushView(services, realm, identity, lastWake),
     last_wake_at: lastWake === undefined ? null : iso(lastWake),
     sealed_uak_mode: services.uaks.get(realm, identity)?.mode ?? null,
@@ -145,12 +194,14 @@ function viewOf(services: IdentityServices, realm: string, identity: string): Id
  * name (UTF-16 order), `limit` 1–1,000 (default 100) after `cursor` (`next_cursor`: the last
  * identity of a full page; null on the last page); with `contains`, only the names holding it
  * (case-insensitive, 1–`MAX_NAME` characters), paged the same way.
- * @throws CommandError 400 bad realm/limit/cursor; 501 unavailable.
+ * Clustered, the prekey part comes from the directory in Redis (Note 3-E).
+ * @throws CommandError 400 bad realm/limit/cursor; 501 unavailable; 503 clustered and Redis
+ *   cannot be reached.
  */
-export function listIdentities(
+export async function listIdentities(
   services: IdentityServices | undefined,
   body: CommandBody,
-): { ok: true } & Record<string, unknown> {
+): Promise<{ ok: true } & Record<string, unknown>> {
   const realm = realmParam(body);
   const rawLimit = pick(body, 'limit');
   const limit = rawLimit === undefined ? DEFAULT_IDENTITY_PAGE : rawLimit;
@@ -167,10 +218,21 @@ export function listIdentities(
   // without paging through them (the filter runs before the page is cut).
   const needle = nameParam(body, 'contains', false)?.toLowerCase();
   const s = servicesOf(services, 'list_identities');
+  // Clustered, the prekey directory lives in Redis (Note 3-E) and the local map stays empty.
+  const directory = s.prekeyCluster;
+  let bundled: Iterable<string> = s.prekeys.identities(realm);
+  if (directory) {
+    try {
+      bundled = await directory.identities(realm);
+    } catch (err) {
+      if (err instanceof PrekeyDirectoryUnavailable) throw unavailable();
+      throw err;
+    }
+  }
   const names = new Set<string>([
     ...s.keys.identities(realm),
     ...s.pins.identities(realm),
-    ...s.prekeys.identities(realm),
+    ...bundled,
     ...s.push.identities(realm),
     ...s.uaks.identities(realm),
   ]);
@@ -180,10 +242,11 @@ export function listIdentities(
     .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const page = sorted.slice(0, limit);
   const next = sorted.length > limit ? page[page.length - 1]! : null;
+  const stock = directory ? await clusterStock(directory, realm, page) : null;
   return {
     ok: true,
     realm,
-    identities: page.map((identity) => viewOf(s, realm, identity)),
+    identities: page.map((identity) => viewOf(s, realm, identity, stock)),
     next_cursor: next,
   };
 }

@@ -103,6 +103,8 @@ export interface RedisTake {
   bundle: PrekeyBundle;
   taken: OneTimePrekey | null;
   remaining: number;
+  /** ISO-8601 time of the bundle's last publish. */
+  updatedAt: string;
 }
 
 /** Thrown when Redis cannot be reached (or answers an error): the handlers reply 503. */
@@ -195,7 +197,22 @@ export class PrekeyRedisDirectory {
       taken = parseJson(OneTimePrekeySchema, popped);
       if (!taken) this.logger.warn({ realm }, 'cluster one-time prekey unreadable; dropped');
     }
-    return { bundle: stored.bundle, taken, remaining: Number(left) };
+    return { bundle: stored.bundle, taken, remaining: Number(left), updatedAt: stored.updated_at };
+  }
+
+  /**
+   * The identities of `realm` holding a bundle in Redis, from the realm index (any order;
+   * `list_identities` on a clustered node).
+   * @throws PrekeyDirectoryUnavailable
+   */
+  async identities(realm: string): Promise<string[]> {
+    let members: string[];
+    try {
+      members = await this.links.command.smembers(this.keys(realm, '').realmIndex);
+    } catch (err) {
+      throw new PrekeyDirectoryUnavailable((err as Error).message);
+    }
+    return members.map((m) => Buffer.from(m, 'base64url').toString('utf8'));
   }
 
   /** `remove_realm`: deletes the realm's bundles and pools (any node; idempotent). */

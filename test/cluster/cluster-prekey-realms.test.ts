@@ -87,6 +87,29 @@ describe('cluster prekey directory and realm commands (Note 3-E)', () => {
     m.socket.disconnect();
   });
 
+  it('list_identities on either node shows the stock Redis holds, after takes on both', async () => {
+    const owner = await client(a, 'default', 'pkr-stock');
+    await publishPrekeys(owner, 'pkr-stock', { ...BUNDLE, one_time_prekeys: oneTime(5) });
+    owner.disconnect();
+    await takeIn(a, 'default', 'pkr-stock');
+    await takeIn(b, 'default', 'pkr-stock');
+    for (const h of [a, b]) {
+      const m = await manager(h);
+      const reply = await m.run({ command: 'list_identities', realm: 'default', contains: 'pkr-' });
+      expect(reply.identities).toEqual([
+        expect.objectContaining({
+          identity: 'pkr-stock',
+          prekeys: {
+            one_time_available: 3,
+            signed_prekey_id: BUNDLE.signed_prekey_id,
+            updated_at: expect.any(String),
+          },
+        }),
+      ]);
+      m.socket.disconnect();
+    }
+  });
+
   it('remove_realm on A deletes the realm’s bundles for every node', async () => {
     const m = await manager(a);
     expect(await m.run({ command: 'add_realm', realm: 'gone', required: false })).toMatchObject({

@@ -22,6 +22,8 @@ export const MetricName = {
   SUBSCRIPTION_QUEUES: 'tyo_mq_subscription_queues',
   /** Switchboard: copies refused by a queue cap, by `cap` (`realm` or `consumer`). */
   QUEUE_REFUSED_TOTAL: 'tyo_mq_queue_refused_total',
+  /** Switchboard: durable copies lost to a failed store write (Note 7-D), by `realm`. */
+  ENQUEUE_FAILED_TOTAL: 'tyo_mq_enqueue_failed_total',
   /** Switchboard extension: inbound events refused for carrying binary attachments (§1.2). */
   BINARY_REFUSED_TOTAL: 'tyo_mq_binary_refused_total',
   /** Switchboard: inputs refused, by `reason` (oversize_frame, malformed, rate_limited…). */

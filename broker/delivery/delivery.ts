@@ -365,6 +365,7 @@ export class Delivery {
   /** A write that failed: its reserved place is freed, the failure logged and returned. */
   private notStored(q: QueueState, record: SubscriptionRecord, err: unknown): StoreOutcome {
     this.ledger.failed(q);
+    this.metrics.enqueueFailed(q.realm);
     const error =
       err instanceof SwitchboardError
         ? err.toInfo()

@@ -55,6 +55,7 @@ export class BrokerMetrics {
   private readonly dlq: Counter<'realm'>;
   private readonly ackTimeouts: Counter<'realm'>;
   private readonly refused: Counter<'realm' | 'cap'>;
+  private readonly enqueueFailures: Counter<'realm'>;
   private depthSource: QueueDepthSource | null = null;
   private transportSource: TransportCounts | null = null;
   private dlqSource: DlqDepthSource | null = null;
@@ -122,6 +123,12 @@ export class BrokerMetrics {
       name: MetricName.QUEUE_REFUSED_TOTAL,
       help: 'Durable copies refused by a queue cap (limits.max_queued_per_realm/_per_consumer)',
       labelNames: ['realm', 'cap'],
+      registers,
+    });
+    this.enqueueFailures = new Counter({
+      name: MetricName.ENQUEUE_FAILED_TOTAL,
+      help: 'Durable copies lost because the store write failed (Redis or disk down, store full)',
+      labelNames: ['realm'],
       registers,
     });
     const depths = () => this.depthSource;
@@ -320,6 +327,14 @@ export class BrokerMetrics {
   /** One copy refused by the `cap` queue cap of `realm`. */
   queueRefused(realm: string, cap: 'realm' | 'consumer'): void {
     this.refused.labels({ realm, cap }).inc();
+  }
+
+  /**
+   * One durable copy of `realm` whose store write failed: it is lost unless its producer's
+   * confirm made it retry (`spec/protocol-extensions.md` Note 7-D, Switchboard extension).
+   */
+  enqueueFailed(realm: string): void {
+    this.enqueueFailures.labels({ realm }).inc();
   }
 
   ackTimeout(realm: string): void {

@@ -2,7 +2,8 @@
  * `tyo_mq_store_write_failures_total{op, reason}` and `/api/stats` `storage.write_failures`
  * (issue 23 item 2) on a real broker with a real SQLite store: the series start at 0, and a
  * store that can no longer write — its storage worker gone, as after a crash of that thread —
- * counts the failed ACK delete and the failed new copy.
+ * counts the failed ACK delete and the failed new copy, and `tyo_mq_enqueue_failed_total{realm}`
+ * the copy lost (`spec/protocol-extensions.md` Note 7-D).
  */
 import type { Worker } from 'node:worker_threads';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -35,6 +36,14 @@ afterEach(async () => {
 async function failures(op: string, reason: string): Promise<number | null> {
   const text = await (await fetch(`${h!.url}${HttpPath.METRICS}`)).text();
   const prefix = `${MetricName.STORE_WRITE_FAILURES_TOTAL}{op="${op}",reason="${reason}"} `;
+  const line = text.split('\n').find((l) => l.startsWith(prefix));
+  return line === undefined ? null : Number(line.slice(prefix.length));
+}
+
+/** `tyo_mq_enqueue_failed_total{realm}` (Note 7-D), or null when the series is absent. */
+async function lostCopies(realm: string): Promise<number | null> {
+  const text = await (await fetch(`${h!.url}${HttpPath.METRICS}`)).text();
+  const prefix = `${MetricName.ENQUEUE_FAILED_TOTAL}{realm="${realm}"} `;
   const line = text.split('\n').find((l) => l.startsWith(prefix));
   return line === undefined ? null : Number(line.slice(prefix.length));
 }
@@ -81,6 +90,8 @@ describe('failed store writes', () => {
     expect(refused.ok).toBe(false);
     expect(await failures('enqueue', 'error')).toBe(1);
     expect(await failures('enqueue', 'refused')).toBe(0);
+    // Note 7-D: the copy lost is counted per realm too (a failed ACK delete loses nothing).
+    expect(await lostCopies('default')).toBe(1);
     expect(await statsFailures()).toBeGreaterThanOrEqual(2);
   }, 30_000);
 });

@@ -88,6 +88,11 @@ export function notRegisteredText(identity: string): string {
   return `identity '${identity}' is not registered on this connection`;
 }
 
+/** Note 2-F (Switchboard extension): `KEY_PUBLISH` unpublishing a key id the identity lacks. */
+export function unknownKeyText(identity: string, keyId: string): string {
+  return `no key '${keyId}' for '${identity}'`;
+}
+
 /** §2.6: the `ERROR` text (code -6) of a cleartext `PRODUCE` into a `required` realm. */
 export function e2eeRequiredText(realm: string): string {
   return `Realm '${realm}' requires end-to-end encrypted messages`;

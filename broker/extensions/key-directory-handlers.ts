@@ -9,6 +9,8 @@
  * string of at most 128 chars, 403 identity not owned, 429 a ninth distinct key_id. A
  * republished `key_id` is replaced in place (its position kept); a new one is appended.
  * With the SQLite store the reply waits for the commit; a failed commit answers 500.
+ * `public_key: null` with an existing `key_id` from the owner deletes that entry (Note 2-F,
+ * Switchboard extension; 404 for a key id the identity does not have).
  *
  * `KEY_LOOKUP {identity|name}` → `{keys:[{key_id, alg, public_key, updated_at}, …]}` from the
  * socket's realm; never fails (`{keys:[]}` for an unknown or missing identity or bad JSON).
@@ -21,9 +23,18 @@ import {
   ExtensionText,
   KeyDefaults,
   notRegisteredText,
+  unknownKeyText,
   type PublishedKey,
 } from '../../shared/protocol-extensions';
-import { defineExtension, identityField, own, refuseInput } from './extension-reply';
+import type { HandlerContext } from '../handlers/handler-context';
+import type { BrokerSocket } from '../transport/socket-types';
+import {
+  defineExtension,
+  identityField,
+  own,
+  refuseInput,
+  type ExtensionReply,
+} from './extension-reply';
 import { ownsIdentity, pinIdentity } from './identity-ownership';
 
 /** §2.1: a field that falls back to its default when falsy and must then be a short string. */
@@ -32,6 +43,54 @@ function shortString(value: unknown, fallback: string): string | null {
   return typeof value === 'string' && value.length <= ExtensionLimit.E2EE_MAX_KEY_ID_LENGTH
     ? value
     : null;
+}
+
+type Refuse = (code: number, message: string) => void;
+
+/** Clustered: the pin is the cluster's (first principal anywhere wins, Note 1.5-A). */
+async function clusterPinAllows(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  identity: string,
+): Promise<boolean> {
+  const sync = ctx.extensions.sync;
+  if (!sync) return true;
+  const pin = await sync.claimPin(socket.data.realm, identity, socket.data.principal);
+  return pin === null || pin === socket.data.principal;
+}
+
+/**
+ * Note 2-F's recommendation: the owner deletes its entry `keyId` (`public_key: null`). 403 not
+ * the owner, 404 no such key, 500 not stored; clustered, mirrored like a publish.
+ */
+async function unpublish(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  identity: string,
+  keyId: string,
+  refuse: Refuse,
+  reply: ExtensionReply,
+): Promise<void> {
+  if (!ownsIdentity(ctx, socket, identity) || !(await clusterPinAllows(ctx, socket, identity))) {
+    return refuse(ExtensionCode.FORBIDDEN, notRegisteredText(identity));
+  }
+  const realm = socket.data.realm;
+  const current = ctx.extensions.keys.get(realm, identity) ?? [];
+  const kept = current.filter((k) => k.key_id !== keyId);
+  if (kept.length === current.length) {
+    return refuse(ExtensionCode.NOT_FOUND, unknownKeyText(identity, keyId));
+  }
+  try {
+    await (kept.length === 0
+      ? ctx.extensions.keys.delete(realm, identity)
+      : ctx.extensions.keys.set(realm, identity, kept));
+  } catch (err) {
+    ctx.logger.error({ err, socket: socket.id, realm }, 'key removal not stored');
+    return reply({ ok: false, code: ExtensionCode.STORAGE, message: 'key not stored' });
+  }
+  ctx.extensions.sync?.mirror(realm, identity);
+  ctx.logger.debug({ socket: socket.id, realm, keys: kept.length }, 'key unpublished');
+  reply({ ok: true });
 }
 
 export const handleKeyPublish = defineExtension(
@@ -46,16 +105,18 @@ export const handleKeyPublish = defineExtension(
       return refuse(ExtensionCode.BAD_INPUT, ExtensionText.IDENTITY_REQUIRED);
     }
     const publicKey = own(p, 'public_key') || own(p, 'publicKey');
+    const explicitKeyId = own(p, 'key_id') || own(p, 'keyId') || own(p, 'kid');
+    // Note 2-F (Switchboard extension): `public_key: null` with a key id unpublishes it.
+    if (own(p, 'public_key') === null && typeof explicitKeyId === 'string' && explicitKeyId) {
+      return unpublish(ctx, socket, identity, explicitKeyId, refuse, reply);
+    }
     if (typeof publicKey !== 'string' || publicKey === '') {
       return refuse(ExtensionCode.BAD_INPUT, ExtensionText.PUBLIC_KEY_REQUIRED);
     }
     if (publicKey.length > ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH) {
       return refuse(ExtensionCode.BAD_INPUT, ExtensionText.PUBLIC_KEY_TOO_LONG);
     }
-    const keyId = shortString(
-      own(p, 'key_id') || own(p, 'keyId') || own(p, 'kid'),
-      KeyDefaults.KEY_ID,
-    );
+    const keyId = shortString(explicitKeyId, KeyDefaults.KEY_ID);
     if (keyId === null) return refuse(ExtensionCode.BAD_INPUT, ExtensionText.BAD_KEY_ID);
     const alg = shortString(own(p, 'alg'), KeyDefaults.ALG);
     if (alg === null) return refuse(ExtensionCode.BAD_INPUT, ExtensionText.BAD_ALG);
@@ -63,13 +124,9 @@ export const handleKeyPublish = defineExtension(
       return refuse(ExtensionCode.FORBIDDEN, notRegisteredText(identity));
     }
     const realm = socket.data.realm;
-    // Clustered: the pin is the cluster's (first principal anywhere wins, Note 1.5-A).
     const sync = ctx.extensions.sync;
-    if (sync) {
-      const pin = await sync.claimPin(realm, identity, socket.data.principal);
-      if (pin !== null && pin !== socket.data.principal) {
-        return refuse(ExtensionCode.FORBIDDEN, notRegisteredText(identity));
-      }
+    if (!(await clusterPinAllows(ctx, socket, identity))) {
+      return refuse(ExtensionCode.FORBIDDEN, notRegisteredText(identity));
     }
     // Read after any await: a concurrent publish for the identity is not lost.
     const current = ctx.extensions.keys.get(realm, identity) ?? [];

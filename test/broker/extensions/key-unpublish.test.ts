@@ -1,0 +1,109 @@
+/**
+ * Unpublishing a key (`spec/protocol-extensions.md` Note 2-F, Switchboard extension):
+ * `KEY_PUBLISH {identity, key_id, public_key: null}` from the owner deletes that entry, on a
+ * real broker with a real SQLite file and stock `socket.io-client` sockets. Another
+ * credential gets 403, a key id the identity lacks 404, and `public_key: null` without a key
+ * id keeps §2.1's 400; the deletion survives a restart.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { ClientEvent } from '../../../shared/protocol-events';
+import { authenticate } from '../../helpers/auth-clients';
+import { startBroker, type BrokerSettings, type Harness } from '../../helpers/broker-harness';
+import { consumerPayload } from '../../helpers/stock-clients';
+import { makeTempDir, type TempDir } from '../../support/temp-dir';
+import { adminSettings } from '../admin/management-client';
+import { lookupKey, publishKey } from './key-clients';
+
+const ALICE = 'alice-token-0123456789abcdef0123456789';
+const MALLORY = 'mallory-token-0123456789abcdef01234567';
+
+let dir: TempDir;
+const open: Harness[] = [];
+beforeEach(async () => {
+  dir = await makeTempDir();
+});
+afterEach(async () => {
+  for (const h of open.splice(0)) await h.close();
+  await dir.remove();
+});
+
+async function broker(): Promise<Harness> {
+  const settings = adminSettings(
+    { storage: 'sqlite', storage_options: { filename: join(dir.path, 'keys.sqlite') } },
+    {
+      tokens: [
+        { token: 'a'.repeat(64), realm: '*', role: 'admin' },
+        { token: ALICE, realm: 'default', role: 'both' },
+        { token: MALLORY, realm: 'default', role: 'both' },
+      ],
+    },
+  ) as BrokerSettings;
+  const h = await startBroker(settings, { env: {} });
+  open.push(h);
+  return h;
+}
+
+async function client(h: Harness, token: string, name: string) {
+  const s = await h.connect();
+  const reply = await authenticate(s, { token });
+  if (reply.event !== 'AUTH_OK') throw new Error(reply.message);
+  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
+  await h.settle(s);
+  return s;
+}
+
+describe('KEY_PUBLISH with public_key null (Note 2-F)', () => {
+  it('the owner deletes one key, then the last; the deletion survives a restart', async () => {
+    let h = await broker();
+    const alice = await client(h, ALICE, 'dev');
+    for (const key_id of ['k1', 'k2']) {
+      expect(
+        await publishKey(alice, { identity: 'dev', key_id, public_key: `PUB-${key_id}` }),
+      ).toEqual({ ok: true });
+    }
+    expect(await publishKey(alice, { identity: 'dev', key_id: 'k1', public_key: null })).toEqual({
+      ok: true,
+    });
+    expect((await lookupKey(alice, 'dev')).map((k) => k.key_id)).toEqual(['k2']);
+
+    // Not a key it has: 404, nothing changes. No key id: §2.1's 400, as before the extension.
+    expect(await publishKey(alice, { identity: 'dev', key_id: 'k9', public_key: null })).toEqual({
+      ok: false,
+      code: 404,
+      message: "no key 'k9' for 'dev'",
+    });
+    expect(await publishKey(alice, { identity: 'dev', public_key: null })).toMatchObject({
+      ok: false,
+      code: 400,
+      message: 'public_key is required',
+    });
+
+    await open.splice(0)[0]!.close();
+    h = await broker();
+    const again = await client(h, ALICE, 'dev');
+    expect((await lookupKey(again, 'dev')).map((k) => k.key_id)).toEqual(['k2']);
+    expect(await publishKey(again, { identity: 'dev', kid: 'k2', public_key: null })).toEqual({
+      ok: true,
+    });
+    expect(await lookupKey(again, 'dev')).toEqual([]);
+    await open.splice(0)[0]!.close();
+    h = await broker();
+    const third = await client(h, ALICE, 'dev');
+    expect(await lookupKey(third, 'dev')).toEqual([]);
+  });
+
+  it('another credential cannot unpublish the pinned identity’s key (403)', async () => {
+    const h = await broker();
+    const alice = await client(h, ALICE, 'dev');
+    expect(await publishKey(alice, { identity: 'dev', key_id: 'k1', public_key: 'PUB' })).toEqual({
+      ok: true,
+    });
+    alice.disconnect();
+    const mallory = await client(h, MALLORY, 'dev');
+    expect(
+      await publishKey(mallory, { identity: 'dev', key_id: 'k1', public_key: null }),
+    ).toMatchObject({ ok: false, code: 403 });
+    expect((await lookupKey(mallory, 'dev')).map((k) => k.public_key)).toEqual(['PUB']);
+  });
+});

@@ -137,9 +137,9 @@ export const PrekeyText = {
   STATIC_REQUIRED: `identity_key, signed_prekey (+sig) and kyber_prekey (+sig) are required (base64, <= ${ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH} chars)`,
   TOO_MANY: `one_time_prekeys exceeds ${ExtensionLimit.PREKEY_PUBLISH_BATCH_MAX} per publish`,
   BAD_ONE_TIME: `each one-time prekey must be {id: integer, key: base64 <= ${ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH} chars}`,
-  /** Switchboard (Note 3-C): the reference coerces these silently. */
   /** Switchboard (Note 3-E): clustered, Redis unreachable on a publish or a take (503). */
   UNAVAILABLE: 'prekey directory unavailable: the cluster store (Redis) cannot be reached',
+  /** Switchboard (Note 3-C): the reference coerces these silently. */
   BAD_IDS: `registration_id, signed_prekey_id and kyber_prekey_id must be integers in 0..${PrekeyLimit.MAX_ID}, device_id in ${PrekeyLimit.MIN_DEVICE_ID}..${PrekeyLimit.MAX_DEVICE_ID}`,
 } as const;
 

@@ -12,6 +12,7 @@
  * prefix of the principal (itself a hash of the token), a push token by its last 6 chars.
  */
 import { createHash } from 'node:crypto';
+import { PrekeyText } from '../../shared/protocol-extensions';
 import type { ExtensionState } from '../extensions/extension-state';
 import { PrekeyDirectoryUnavailable } from '../extensions/prekey-redis-directory';
 import { CommandError, has, pick, realmParam, type CommandBody } from './command-types';
@@ -157,11 +158,7 @@ async function clusterStock(
   }
 }
 
-const unavailable = () =>
-  new CommandError(
-    503,
-    'prekey directory unavailable: the cluster store (Redis) cannot be reached',
-  );
+const unavailable = () => new CommandError(503, PrekeyText.UNAVAILABLE);
 
 function viewOf(
   services: IdentityServices,

@@ -6,7 +6,9 @@
  * §4.3; the sender certificate's `senderUuid` is the identity, valid 24 h), or
  * `{ok:false, code, message}`: the shared checks (`sealed-guard.ts`), then 400
  * `identity_key required` (not a string, empty, over 4,096 chars), 403 when the identity has a
- * prekey bundle with another identity key (Note 4-A; none is kept on this branch yet), 400
+ * prekey bundle with another identity key (Note 4-A's recommendation; the same bytes in
+ * another base64 spelling pass; 503 when clustered and the shared prekey directory cannot be
+ * reached, since the check cannot be made), 400
  * `could not issue certificate` (Note 4-I: not exactly 33 bytes starting 0x05; `device_id`,
  * as `Number(x) || 1`, outside 1…127). No key material is logged.
  *
@@ -19,13 +21,49 @@ import { ClientEvent } from '../../../shared/protocol-events';
 import {
   ExtensionCode,
   ExtensionLimit,
+  PrekeyText,
   SealedLimit,
   SealedMode,
   SealedText,
 } from '../../../shared/protocol-extensions';
+import type { HandlerContext } from '../../handlers/handler-context';
 import { defineExtension, own } from '../extension-reply';
+import { PrekeyDirectoryUnavailable } from '../prekey-redis-directory';
 import { pinIdentity } from '../identity-ownership';
 import { lenientBase64, sealedActing } from './sealed-guard';
+
+/** The same key bytes when both decode (base64 padding or alphabet aside), else the text. */
+function sameKey(a: string, b: string): boolean {
+  const x = lenientBase64(a);
+  const y = lenientBase64(b);
+  return x.length > 0 && y.length > 0 ? Buffer.from(x).equals(Buffer.from(y)) : a === b;
+}
+
+/**
+ * Note 4-A's recommendation: whether (realm, identity) has a prekey bundle (§3) whose
+ * `identity_key` is not `key`, so a certificate for it would vouch for another device's key;
+ * `'unavailable'` when clustered and the shared directory (Redis) cannot be reached.
+ */
+async function bundleKeyDiffers(
+  ctx: HandlerContext,
+  realm: string,
+  identity: string,
+  key: string,
+): Promise<boolean | 'unavailable'> {
+  const shared = ctx.extensions.prekeyCluster;
+  let bundleKey: string | undefined;
+  if (shared) {
+    try {
+      bundleKey = (await shared.take(realm, identity, false))?.bundle.identity_key;
+    } catch (err) {
+      if (err instanceof PrekeyDirectoryUnavailable) return 'unavailable';
+      throw err;
+    }
+  } else {
+    bundleKey = ctx.extensions.prekeys.get(realm, identity)?.bundle.identity_key;
+  }
+  return bundleKey !== undefined && !sameKey(bundleKey, key);
+}
 
 export const handleSealedCertRequest = defineExtension(
   ClientEvent.SEALED_CERT_REQUEST,
@@ -41,6 +79,11 @@ export const handleSealedCertRequest = defineExtension(
     ) {
       return refuse(ExtensionCode.BAD_INPUT, SealedText.IDENTITY_KEY_REQUIRED);
     }
+    const bundled = await bundleKeyDiffers(ctx, socket.data.realm, identity, key);
+    if (bundled === 'unavailable') {
+      return refuse(ExtensionCode.UNAVAILABLE, PrekeyText.UNAVAILABLE);
+    }
+    if (bundled) return refuse(ExtensionCode.FORBIDDEN, SealedText.NOT_OWNED);
     const deviceId = Number(own(acting.payload, 'device_id')) || 1;
     let senderCert: string;
     try {

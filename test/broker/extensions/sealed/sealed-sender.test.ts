@@ -30,6 +30,7 @@ import {
   type SealedMaterial,
 } from './sealed-clients';
 import { SignalParty } from './signal-party';
+import { BUNDLE, publishPrekeys } from '../prekey-clients';
 
 const REQUIRED: BrokerSettings = {
   auth: { realms: { default: { e2ee: 'required' } } },
@@ -123,6 +124,24 @@ describe('SEALED_CERT_REQUEST and SEALED_UAK_SET (§4.4, §4.5)', () => {
       code: 400,
       message: 'invalid JSON',
     });
+  });
+
+  it('Note 4-A: with a prekey bundle, only its identity key gets a certificate', async () => {
+    const h = await broker(mintMaterial());
+    const alice = new SignalParty('alice');
+    const other = new SignalParty('other-device');
+    const s = await h.consumer('alice');
+    expect(
+      await publishPrekeys(s, 'alice', { ...BUNDLE, identity_key: alice.publicKeyB64() }),
+    ).toMatchObject({ ok: true });
+    expect(await requestSenderCert(s, 'alice', other.publicKeyB64())).toEqual({
+      ok: false,
+      code: 403,
+      message: 'identity not registered on this connection',
+    });
+    // The bundle's key in another base64 spelling (no padding) is the same key.
+    const unpadded = alice.publicKeyB64().replace(/=+$/, '');
+    expect((await requestSenderCert(s, 'alice', unpadded)).ok).toBe(true);
   });
 
   it('R35: without the sealed environment every SEALED_* event answers 501', async () => {

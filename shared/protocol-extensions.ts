@@ -88,6 +88,11 @@ export function notRegisteredText(identity: string): string {
   return `identity '${identity}' is not registered on this connection`;
 }
 
+/** Note 2-C (Switchboard setting `e2ee.max_key_identities_per_realm`): the realm is full. */
+export function tooManyKeyIdentitiesText(realm: string, cap: number): string {
+  return `realm '${realm}' already has ${cap} identities with published keys`;
+}
+
 /** Note 2-F (Switchboard extension): `KEY_PUBLISH` unpublishing a key id the identity lacks. */
 export function unknownKeyText(identity: string, keyId: string): string {
   return `no key '${keyId}' for '${identity}'`;

@@ -156,6 +156,11 @@ const E2eeSettingsSchema = z
   .object({
     /** Note 3-B: one-time prekeys one socket may take per 60 s window; default 60. */
     prekey_takes_per_minute: z.number().int().positive().max(1_000_000).default(60),
+    /**
+     * Note 2-C: identities of one realm that may hold published keys; a `KEY_PUBLISH` for one
+     * more gets 429. Default null: unlimited (the reference's behaviour).
+     */
+    max_key_identities_per_realm: z.number().int().positive().nullable().default(null),
   })
   .strict();
 

@@ -50,6 +50,11 @@ export class IdentityStateMap<T> {
     });
   }
 
+  /** How many identities of `realm` hold state of this kind. */
+  count(realm: string): number {
+    return this.realms.get(realm)?.size ?? 0;
+  }
+
   /** The identities of `realm` holding state of this kind (a snapshot, insertion order). */
   identities(realm: string): string[] {
     return [...(this.realms.get(realm)?.keys() ?? [])];

@@ -6,7 +6,8 @@
  * `KEY_PUBLISH {identity|name, public_key|publicKey, key_id|keyId|kid, alg}` →
  * `{ok:true}`, or `{ok:false, code, message}` with §2.1's checks in order: 400 invalid JSON,
  * 400 identity / public_key required, 400 public_key over 4,096 chars, 400 key_id / alg not a
- * string of at most 128 chars, 403 identity not owned, 429 a ninth distinct key_id. A
+ * string of at most 128 chars, 403 identity not owned, 429 a ninth distinct key_id, 429 a new
+ * identity past `e2ee.max_key_identities_per_realm` (Note 2-C; default unlimited). A
  * republished `key_id` is replaced in place (its position kept); a new one is appended.
  * With the SQLite store the reply waits for the commit; a failed commit answers 500.
  * `public_key: null` with an existing `key_id` from the owner deletes that entry (Note 2-F,
@@ -23,6 +24,7 @@ import {
   ExtensionText,
   KeyDefaults,
   notRegisteredText,
+  tooManyKeyIdentitiesText,
   unknownKeyText,
   type PublishedKey,
 } from '../../shared/protocol-extensions';
@@ -133,6 +135,11 @@ export const handleKeyPublish = defineExtension(
     const at = current.findIndex((k) => k.key_id === keyId);
     if (at < 0 && current.length >= ExtensionLimit.E2EE_MAX_KEYS_PER_IDENTITY) {
       return refuse(ExtensionCode.RATE_LIMITED, ExtensionText.TOO_MANY_KEYS);
+    }
+    // Note 2-C: a new identity past the realm's cap (idle-evicted ones keep their keys).
+    const cap = ctx.settings.e2ee.max_key_identities_per_realm;
+    if (current.length === 0 && cap !== null && ctx.extensions.keys.count(realm) >= cap) {
+      return refuse(ExtensionCode.RATE_LIMITED, tooManyKeyIdentitiesText(realm, cap));
     }
     const entry: PublishedKey = {
       key_id: keyId,

@@ -1,9 +1,10 @@
 /**
- * Unpublishing a key (`spec/protocol-extensions.md` Note 2-F, Switchboard extension):
+ * Unpublishing a key and the realm cap (`spec/protocol-extensions.md` Note 2-F, Switchboard extension):
  * `KEY_PUBLISH {identity, key_id, public_key: null}` from the owner deletes that entry, on a
  * real broker with a real SQLite file and stock `socket.io-client` sockets. Another
  * credential gets 403, a key id the identity lacks 404, and `public_key: null` without a key
- * id keeps §2.1's 400; the deletion survives a restart.
+ * id keeps §2.1's 400; the deletion survives a restart. And Note 2-C's cap on the identities
+ * of a realm that hold keys (`e2ee.max_key_identities_per_realm`).
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -105,5 +106,36 @@ describe('KEY_PUBLISH with public_key null (Note 2-F)', () => {
       await publishKey(mallory, { identity: 'dev', key_id: 'k1', public_key: null }),
     ).toMatchObject({ ok: false, code: 403 });
     expect((await lookupKey(mallory, 'dev')).map((k) => k.public_key)).toEqual(['PUB']);
+  });
+});
+
+describe('e2ee.max_key_identities_per_realm (Note 2-C)', () => {
+  it('refuses a new identity past the cap with 429; existing ones still rotate; unpublishing frees a place', async () => {
+    const h = await startBroker({ e2ee: { max_key_identities_per_realm: 2 } } as BrokerSettings);
+    open.push(h);
+    const [a, b, c] = await Promise.all(['id-a', 'id-b', 'id-c'].map((n) => h.consumer(n)));
+    expect(await publishKey(a!, { identity: 'id-a', public_key: 'A' })).toEqual({ ok: true });
+    expect(await publishKey(b!, { identity: 'id-b', public_key: 'B' })).toEqual({ ok: true });
+    expect(await publishKey(c!, { identity: 'id-c', public_key: 'C' })).toEqual({
+      ok: false,
+      code: 429,
+      message: "realm 'default' already has 2 identities with published keys",
+    });
+    // A second key or a rotation of a counted identity is not a new identity.
+    expect(await publishKey(a!, { identity: 'id-a', key_id: 'k2', public_key: 'A2' })).toEqual({
+      ok: true,
+    });
+    // An idle identity keeps its keys: disconnecting does not free its place.
+    b!.disconnect();
+    expect(await publishKey(c!, { identity: 'id-c', public_key: 'C' })).toMatchObject({
+      code: 429,
+    });
+    for (const key_id of ['default', 'k2']) {
+      expect(await publishKey(a!, { identity: 'id-a', key_id, public_key: null })).toEqual({
+        ok: true,
+      });
+    }
+    expect(await publishKey(c!, { identity: 'id-c', public_key: 'C' })).toEqual({ ok: true });
+    expect(await lookupKey(c!, 'id-b')).toHaveLength(1);
   });
 });

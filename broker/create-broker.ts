@@ -191,6 +191,7 @@ export function createBroker(
   const embedding = createEmbedding({
     logger,
     hooks: options.hooks,
+    auth,
     router,
     delivery,
     acks,

@@ -31,6 +31,8 @@ export const ErrorCatalogue = {
   SWB_ERR_INTERNAL: { status: 500, message: 'Internal error' },
   SWB_ERR_STORAGE: { status: 500, message: 'Message store error' },
   SWB_ERR_QUEUE_FULL: { status: 507, message: 'Durable queue cap reached' },
+  /** A cleartext in-process publish into a realm whose E2EE policy is `required` (§2.6). */
+  SWB_ERR_E2EE_REQUIRED: { status: 403, message: 'Realm requires end-to-end encrypted messages' },
   SWB_ERR_BROKER_UNREACHABLE: { status: 502, message: 'Broker unreachable' },
   SWB_ERR_BROKER_NOT_RUNNING: { status: 503, message: 'Local broker is not running' },
 } as const;

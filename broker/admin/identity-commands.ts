@@ -14,7 +14,6 @@
 import { createHash } from 'node:crypto';
 import { PrekeyText } from '../../shared/protocol-extensions';
 import type { ExtensionState } from '../extensions/extension-state';
-import { PrekeyDirectoryUnavailable } from '../extensions/prekey-redis-directory';
 import { CommandError, has, pick, realmParam, type CommandBody } from './command-types';
 
 /** Largest `limit` of one `list_identities` page; the default is `DEFAULT_IDENTITY_PAGE`. */
@@ -152,9 +151,9 @@ async function clusterStock(
         return [identity, stock];
       }),
     );
-  } catch (err) {
-    if (err instanceof PrekeyDirectoryUnavailable) throw unavailable();
-    throw err;
+  } catch {
+    // The directory rejects only when Redis cannot be reached (PrekeyDirectoryUnavailable).
+    throw unavailable();
   }
 }
 
@@ -221,9 +220,8 @@ export async function listIdentities(
   if (directory) {
     try {
       bundled = await directory.identities(realm);
-    } catch (err) {
-      if (err instanceof PrekeyDirectoryUnavailable) throw unavailable();
-      throw err;
+    } catch {
+      throw unavailable();
     }
   }
   const names = new Set<string>([

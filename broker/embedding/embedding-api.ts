@@ -5,6 +5,7 @@
  * for the typed events.
  */
 import type { Aedes } from 'aedes';
+import type { AuthState } from '../auth/auth-state';
 import type { AckTracker } from '../delivery/ack-tracker';
 import type { Delivery } from '../delivery/delivery';
 import type { Logger } from '../logging/logger';
@@ -25,6 +26,8 @@ import { forwardAedesEvents } from '../mqtt/mqtt-hooks';
 export interface EmbeddingWiring {
   logger: Logger;
   hooks?: BrokerHooks;
+  /** The live auth state: the realm E2EE policy applies to in-process `publish` too. */
+  auth: AuthState;
   router: Router;
   delivery: Delivery;
   acks: AckTracker;
@@ -48,7 +51,7 @@ export function createEmbedding(w: EmbeddingWiring): EmbeddingParts {
     w.delivery.forward = filter;
     w.acks.forward = filter;
   });
-  const pubsub = new InProcessPubSub(w.router, embed, w.metrics, w.logger);
+  const pubsub = new InProcessPubSub(w.router, embed, w.metrics, w.logger, w.auth);
   return {
     embed,
     pubsub,

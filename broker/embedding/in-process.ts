@@ -13,7 +13,10 @@
 import { parseTtlSeconds } from '../../shared/duration';
 import { SwitchboardError } from '../../shared/error-catalogue';
 import { Protocol } from '../../shared/protocol-events';
+import { e2eeRequiredText } from '../../shared/protocol-extensions';
 import { RealmName } from '../auth/auth-schema';
+import type { AuthState } from '../auth/auth-state';
+import { payloadCleartextRefused } from '../auth/e2ee-policy';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { ProducedMessage } from '../routing/produced-message';
@@ -49,6 +52,7 @@ export class InProcessPubSub {
     private readonly embedding: Embedding,
     private readonly metrics: BrokerMetrics,
     private readonly logger: Logger,
+    private readonly auth: AuthState,
   ) {
     this.removeTap = router.addTap(this.tap, this.interested, () => this.realms.keys());
   }
@@ -69,6 +73,11 @@ export class InProcessPubSub {
     const ttl = parseTtlSeconds(packet.ttl);
     if (packet.ttl !== undefined && ttl === undefined) {
       throw new SwitchboardError('SWB_ERR_VALIDATION', `Invalid ttl: ${String(packet.ttl)}`);
+    }
+    // §2.6 (Switchboard decision): server code publishing into a `required` realm sends the
+    // encrypted message shape as the payload, as an MQTT device does (docs/embedding.md).
+    if (payloadCleartextRefused(this.auth, realm, packet.payload)) {
+      throw new SwitchboardError('SWB_ERR_E2EE_REQUIRED', e2eeRequiredText(realm));
     }
     const msg: ProducedMessage = {
       realm,

@@ -22,7 +22,7 @@ import { PRODUCER_RECENT_EVENTS, type ProducerEntry } from '../routing/registry-
 import type { BrokerSocket } from '../transport/socket-types';
 import { guardAsync } from './async-guard';
 import type { EventHandler, HandlerContext } from './handler-context';
-import { cleartextRefused } from '../extensions/e2ee-policy';
+import { cleartextRefused } from '../auth/e2ee-policy';
 import { e2eeRequiredText } from '../../shared/protocol-extensions';
 import { RejectReason } from '../limits/limit-metrics';
 import { clientDeliveryId } from '../routing/delivery-id';

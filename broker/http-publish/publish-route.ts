@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { E2eePolicy, e2eeRequiredText } from '../../shared/protocol-extensions';
 import { ProtocolErrorCode } from '../../shared/protocol-events';
 import type { AuthState } from '../auth/auth-state';
-import { realmE2eePolicy } from '../extensions/e2ee-policy';
+import { realmE2eePolicy } from '../auth/e2ee-policy';
 import type { TokenValidator } from '../auth/token-validator';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';

@@ -22,7 +22,9 @@
 import type { Socket } from 'node:net';
 import type { AuthenticateError, Client, PublishPacket, Subscription } from 'aedes';
 import { Protocol } from '../../shared/protocol-events';
+import { e2eeRequiredText } from '../../shared/protocol-extensions';
 import type { AuthState } from '../auth/auth-state';
+import { mqttCleartextRefused } from './mqtt-e2ee';
 import { grantCredential } from '../auth/rate-credential';
 import {
   authRequired,
@@ -162,6 +164,11 @@ export class MqttAuth {
     // `$` topics belong to the broker ([MQTT-4.7.2]); clients do not publish there.
     if (scoped.topic.startsWith('$')) {
       callback(publishRefused('reserved_topic', '$ topics are reserved'));
+      return;
+    }
+    // §2.6 for MQTT (Switchboard): a `required` realm takes only the encrypted message shape.
+    if (mqttCleartextRefused(this.auth, scoped.realm, packet.payload)) {
+      callback(publishRefused('e2ee_required', e2eeRequiredText(scoped.realm)));
       return;
     }
     callback(null);

@@ -21,7 +21,8 @@ import type { MqttIdentity } from './mqtt-identity';
 import { unscopeTopic } from './realm-topics';
 
 /** Why a publish (or will) was refused: the `reason` label values. */
-export type PublishRefusal = 'reserved_topic' | 'role' | 'not_authorized' | 'other';
+export type PublishRefusal =
+  'reserved_topic' | 'role' | 'not_authorized' | 'e2ee_required' | 'other';
 
 const REFUSAL = Symbol('publishRefusal');
 

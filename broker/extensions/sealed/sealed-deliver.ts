@@ -33,7 +33,7 @@ import {
 } from '../../../shared/protocol-extensions';
 import type { HandlerContext } from '../../handlers/handler-context';
 import type { BrokerSocket } from '../../transport/socket-types';
-import { realmE2eePolicy } from '../e2ee-policy';
+import { realmE2eePolicy } from '../../auth/e2ee-policy';
 import { defineExtension, own, refuseInput } from '../extension-reply';
 import type { SealedConfig } from './sealed-config';
 import { lenientBase64, uakEquals } from './sealed-guard';

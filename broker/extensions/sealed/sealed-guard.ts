@@ -9,7 +9,7 @@ import type { ClientEventName } from '../../../shared/protocol-events';
 import { ExtensionCode, SealedText } from '../../../shared/protocol-extensions';
 import type { HandlerContext } from '../../handlers/handler-context';
 import type { BrokerSocket } from '../../transport/socket-types';
-import { realmE2eePolicy } from '../e2ee-policy';
+import { realmE2eePolicy } from '../../auth/e2ee-policy';
 import {
   identityField,
   refuseInput,

@@ -10,7 +10,7 @@
  * payload really is ciphertext (docs/e2ee.md says so to operators).
  */
 import { E2eePolicy } from '../../shared/protocol-extensions';
-import type { AuthState } from '../auth/auth-state';
+import type { AuthState } from './auth-state';
 
 export type E2eePolicyValue = (typeof E2eePolicy)[keyof typeof E2eePolicy] | 'off';
 
@@ -39,4 +39,19 @@ export function cleartextRefused(
   payload: { enc?: unknown; message?: unknown },
 ): boolean {
   return realmE2eePolicy(auth, realm) === E2eePolicy.REQUIRED && !looksEncrypted(payload);
+}
+
+/**
+ * §2.6 for a payload that is the whole message (an in-process `publish`, or an MQTT PUBLISH's
+ * parsed JSON): whether `realm`'s policy refuses it, i.e. it is `required` and the payload is
+ * not an object of the encrypted shape `{enc: {alg, …}, message: "<ciphertext>"}`.
+ */
+export function payloadCleartextRefused(auth: AuthState, realm: string, payload: unknown): boolean {
+  if (realmE2eePolicy(auth, realm) !== E2eePolicy.REQUIRED) return false;
+  return (
+    typeof payload !== 'object' ||
+    payload === null ||
+    Array.isArray(payload) ||
+    !looksEncrypted(payload as { enc?: unknown; message?: unknown })
+  );
 }

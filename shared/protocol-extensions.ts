@@ -224,6 +224,8 @@ export const SealedEnv = {
 /** §6.2–§6.3: the push registration texts (part of the contract, character for character). */
 export const PushText = {
   NOT_CONFIGURED: 'push wake not configured on this broker',
+  /** Switchboard (Note 6-G): clustered, the shared registry (Redis) cannot be reached. */
+  UNAVAILABLE: 'push registry unavailable: the cluster store (Redis) cannot be reached',
   RATE_EXCEEDED: 'push register rate exceeded',
   IDENTITY_REQUIRED: 'identity required',
   NOT_OWNED: 'identity not registered on this connection',

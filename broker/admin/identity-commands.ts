@@ -12,7 +12,7 @@
  * prefix of the principal (itself a hash of the token), a push token by its last 6 chars.
  */
 import { createHash } from 'node:crypto';
-import { PrekeyText } from '../../shared/protocol-extensions';
+import { PrekeyText, PushText } from '../../shared/protocol-extensions';
 import type { ExtensionState } from '../extensions/extension-state';
 import { CommandError, has, pick, realmParam, type CommandBody } from './command-types';
 
@@ -29,7 +29,7 @@ const MAX_NAME = 1_024;
 /** What the identity commands need: the broker's extension state (wired by the root). */
 export type IdentityServices = Pick<
   ExtensionState,
-  'keys' | 'pins' | 'prekeys' | 'prekeyCluster' | 'push' | 'uaks'
+  'keys' | 'pins' | 'prekeys' | 'prekeyCluster' | 'pushDirectory' | 'uaks'
 > & {
   readonly sync: ExtensionState['sync'];
   now?: () => number;
@@ -92,13 +92,13 @@ function nameParam(body: CommandBody, key: string, required: boolean): string | 
   return value;
 }
 
-function pushView(
+async function pushView(
   services: IdentityServices,
   realm: string,
   identity: string,
   lastWake: number | undefined,
-): IdentityPushView[] {
-  return services.push.endpoints(realm, identity).map((e) => ({
+): Promise<IdentityPushView[]> {
+  return (await services.pushDirectory.endpoints(realm, identity)).map((e) => ({
     transport: e.transport,
     app_id: e.app_id,
     token_masked: `…${e.token.slice(-TOKEN_TAIL_CHARS)}`,
@@ -159,12 +159,12 @@ async function clusterStock(
 
 const unavailable = () => new CommandError(503, PrekeyText.UNAVAILABLE);
 
-function viewOf(
+async function viewOf(
   services: IdentityServices,
   realm: string,
   identity: string,
   stock: ReadonlyMap<string, PrekeyStock> | null,
-): IdentityView {
+): Promise<IdentityView> {
   const keys = (services.keys.get(realm, identity) ?? []).map((k) => ({
     key_id: k.key_id,
     alg: k.alg,
@@ -172,13 +172,13 @@ function viewOf(
     published_at: k.updated_at,
   }));
   const pin = services.pins.get(realm, identity);
-  const lastWake = services.push.lastWakeAt(realm, identity);
+  const lastWake = await services.pushDirectory.lastWakeAt(realm, identity);
   return {
     identity,
     keys,
     principal_prefix: pin === undefined ? null : pin.slice(0, PRINCIPAL_PREFIX_CHARS),
     prekeys: stock ? (stock.get(identity) ?? null) : localStock(services, realm, identity),
-    push: pushView(services, realm, identity, lastWake),
+    push: await pushView(services, realm, identity, lastWake),
     last_wake_at: lastWake === undefined ? null : iso(lastWake),
     sealed_uak_mode: services.uaks.get(realm, identity)?.mode ?? null,
   };
@@ -224,11 +224,18 @@ export async function listIdentities(
       throw unavailable();
     }
   }
+  // Clustered, push registrations live in Redis too (Note 6-G).
+  let pushed: string[];
+  try {
+    pushed = await s.pushDirectory.identities(realm);
+  } catch {
+    throw new CommandError(503, PushText.UNAVAILABLE);
+  }
   const names = new Set<string>([
     ...s.keys.identities(realm),
     ...s.pins.identities(realm),
     ...bundled,
-    ...s.push.identities(realm),
+    ...pushed,
     ...s.uaks.identities(realm),
   ]);
   const sorted = [...names]
@@ -241,7 +248,7 @@ export async function listIdentities(
   return {
     ok: true,
     realm,
-    identities: page.map((identity) => viewOf(s, realm, identity, stock)),
+    identities: await Promise.all(page.map((identity) => viewOf(s, realm, identity, stock))),
     next_cursor: next,
   };
 }

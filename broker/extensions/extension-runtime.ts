@@ -9,6 +9,7 @@ import type { MessageStore } from '../storage/message-store';
 import { ExtensionState } from './extension-state';
 import { keyDirectorySync } from './key-directory-sync';
 import { prekeyRedisDirectory } from './prekey-redis-directory';
+import { pushRedisRegistry } from './push/push-redis-registry';
 import {
   createPushRuntime,
   wakeOnOfflineStore,
@@ -38,14 +39,18 @@ export function extensionRuntime(parts: ExtensionRuntimeParts): {
   const extensions = new ExtensionState(store, logger);
   extensions.sync = keyDirectorySync(cluster, extensions, logger);
   extensions.prekeyCluster = prekeyRedisDirectory(cluster, logger);
+  extensions.pushCluster = pushRedisRegistry(cluster, logger);
+  if (extensions.pushCluster) extensions.pushDirectory = extensions.pushCluster;
   extensions.sealed = parts.sealed;
   const push = createPushRuntime({
     env: parts.env,
     options: parts.push,
     registry: extensions.push,
+    directory: extensions.pushDirectory,
     metrics: parts.metrics,
     logger,
-    clustered: cluster !== null,
+    // §6.10's per-node warning only applies without the shared registry (Note 6-G).
+    clustered: cluster !== null && extensions.pushCluster === null,
   });
   extensions.pushRuntime = push;
   return { extensions, push, offlineStored: wakeOnOfflineStore(push) };

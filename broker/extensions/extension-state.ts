@@ -25,7 +25,8 @@ import {
   type SealedEntry,
   type UakRecord,
 } from './sealed/sealed-records';
-import { PushRegistry } from './push/push-registry';
+import { localPushDirectory, PushRegistry, type PushDirectory } from './push/push-registry';
+import type { PushRedisRegistry } from './push/push-redis-registry';
 import { PushEndpointListSchema, type PushEndpoint, type PushRuntime } from './push/push-types';
 
 /** The `kind` of each family's rows in `identity_state`. */
@@ -74,6 +75,13 @@ export class ExtensionState {
   readonly prekeyTakes = new PrekeyTakeLimiter();
   /** (realm, identity) → its push endpoints (§6.4; persisted and purged per Note 6-F). */
   readonly push: PushRegistry;
+  /**
+   * Where registrations live: the per-node `push` registry, or clustered the registry shared
+   * in Redis (Note 6-G), set by the composition root (`extension-runtime.ts`).
+   */
+  pushDirectory: PushDirectory;
+  /** Clustered: the Redis registry behind `pushDirectory` (realm commands); else null. */
+  pushCluster: PushRedisRegistry | null = null;
   /** Push wakes (§6.5), set by the composition root (`push/push-wiring.ts`). */
   pushRuntime: PushRuntime | null = null;
   /**
@@ -122,6 +130,7 @@ export class ExtensionState {
       logger,
     );
     this.push = new PushRegistry(push);
+    this.pushDirectory = localPushDirectory(this.push);
     this.maps = new Map<string, IdentityStateMap<unknown>>([
       [this.pins.kind, this.pins as IdentityStateMap<unknown>],
       [this.keys.kind, this.keys as IdentityStateMap<unknown>],
@@ -148,6 +157,7 @@ export class ExtensionState {
     this.push.dropRealm(realm);
     this.sync?.removeRealm(realm);
     this.prekeyCluster?.removeRealm(realm);
+    this.pushCluster?.removeRealm(realm);
   }
 
   /**
@@ -160,5 +170,6 @@ export class ExtensionState {
     this.push.dropRealm(from);
     this.sync?.renameRealm(from, to);
     this.prekeyCluster?.renameRealm(from, to);
+    this.pushCluster?.renameRealm(from, to);
   }
 }

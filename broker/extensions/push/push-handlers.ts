@@ -128,7 +128,12 @@ export const handlePushRegister = defineExtension(
     let count: number;
     try {
       [count] = await Promise.all([
-        ctx.extensions.push.register(realm, identity, { transport, token, app_id: appId, env }),
+        ctx.extensions.pushDirectory.register(realm, identity, {
+          transport,
+          token,
+          app_id: appId,
+          env,
+        }),
         pinIdentity(ctx, socket, identity),
       ]);
     } catch (err) {
@@ -155,7 +160,12 @@ export const handlePushUnregister = defineExtension(
     }
     let removed: number;
     try {
-      removed = await ctx.extensions.push.remove(socket.data.realm, identity, transport, token);
+      removed = await ctx.extensions.pushDirectory.remove(
+        socket.data.realm,
+        identity,
+        transport,
+        token,
+      );
     } catch (err) {
       ctx.logger.error({ err, socket: socket.id }, 'push endpoint not removed');
       return reply({

@@ -12,6 +12,51 @@ import { ExtensionLimit } from '../../../shared/protocol-extensions';
 import type { IdentityStateMap } from '../identity-state-map';
 import type { PushEndpoint } from './push-types';
 
+/**
+ * What registration, the wake and the identity listing use: the per-node registry below
+ * (`localPushDirectory`) or, clustered, the one shared in Redis (`push-redis-registry.ts`,
+ * Note 6-G). Every method rejects when its store cannot be reached.
+ */
+export interface PushDirectory {
+  /** §6.4's list of (realm, identity), in registration order. */
+  endpoints(realm: string, identity: string): Promise<readonly PushEndpoint[]>;
+  /** The identities of `realm` with endpoints (any order). */
+  identities(realm: string): Promise<string[]>;
+  /** When a wake was last let through the coalescing window (epoch ms); undefined: none known. */
+  lastWakeAt(realm: string, identity: string): Promise<number | undefined>;
+  register(
+    realm: string,
+    identity: string,
+    entry: Omit<PushEndpoint, 'added_at' | 'last_ok'>,
+    now?: number,
+  ): Promise<number>;
+  remove(realm: string, identity: string, transport: string, token: string): Promise<number>;
+  markOk(
+    realm: string,
+    identity: string,
+    transport: string,
+    token: string,
+    now?: number,
+  ): Promise<void>;
+  /** §6.6 step 3: whether this wake may be sent (the window is consumed when it may). */
+  claimWindow(realm: string, identity: string): Promise<boolean>;
+}
+
+/** The per-node registry as a `PushDirectory` (a single node, or no Redis links). */
+export function localPushDirectory(registry: PushRegistry): PushDirectory {
+  return {
+    endpoints: (realm, identity) => Promise.resolve(registry.endpoints(realm, identity)),
+    identities: (realm) => Promise.resolve(registry.identities(realm)),
+    lastWakeAt: (realm, identity) => Promise.resolve(registry.lastWakeAt(realm, identity)),
+    register: (realm, identity, entry, now) => registry.register(realm, identity, entry, now),
+    remove: (realm, identity, transport, token) =>
+      registry.remove(realm, identity, transport, token),
+    markOk: (realm, identity, transport, token, now) =>
+      registry.markOk(realm, identity, transport, token, now),
+    claimWindow: (realm, identity) => Promise.resolve(registry.claimWindow(realm, identity)),
+  };
+}
+
 export class PushRegistry {
   /** (realm, identity) → when the last wake was recorded (epoch ms). */
   private readonly lastWake = new Map<string, Map<string, number>>();

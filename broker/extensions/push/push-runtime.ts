@@ -21,7 +21,7 @@ import { ExtensionLimit } from '../../../shared/protocol-extensions';
 import type { Logger } from '../../logging/logger';
 import { PerKeyThrottle } from '../../logging/per-key-throttle';
 import type { PushConfig } from './push-config';
-import type { PushRegistry } from './push-registry';
+import { localPushDirectory, type PushDirectory, type PushRegistry } from './push-registry';
 import {
   buildWakePayload,
   type PushEndpoint,
@@ -37,10 +37,19 @@ export const PUSH_RETRY_BASE_MS = 5_000;
 
 export interface PushRuntimeDeps {
   config: PushConfig | null;
+  /** The per-node registry (the registrations gauge). */
   registry: PushRegistry;
+  /**
+   * Where registrations live: clustered, the one shared in Redis (Note 6-G); default the
+   * per-node `registry`.
+   */
+  directory?: PushDirectory;
   logger: Logger;
   registry_metrics: Registry;
-  /** Clustered: §6.10's warning on registration. */
+  /**
+   * Clustered with per-node registrations: §6.10's warning on registration (false when the
+   * registry is shared in Redis, Note 6-G).
+   */
   clustered: boolean;
   /** First retry backoff, ms (tests shorten it). */
   retryBaseMs?: number;
@@ -60,7 +69,10 @@ export class PushService implements PushRuntime {
   private clusterWarned = false;
   private closed = false;
 
+  private readonly directory: PushDirectory;
+
   constructor(private readonly deps: PushRuntimeDeps) {
+    this.directory = deps.directory ?? localPushDirectory(deps.registry);
     this.configured = deps.config !== null && deps.config.transports.size > 0;
     const registers = [deps.registry_metrics];
     this.wakes = new Counter({
@@ -102,11 +114,14 @@ export class PushService implements PushRuntime {
     if (!this.configured || config === null) {
       return Promise.resolve({ sent: 0, skipped: 'unconfigured' });
     }
-    const endpoints = this.deps.registry.endpoints(realm, identity);
-    if (endpoints.length === 0) return Promise.resolve({ sent: 0, skipped: 'no-endpoints' });
-    if (!this.deps.registry.claimWindow(realm, identity)) {
-      return Promise.resolve({ sent: 0, skipped: 'coalesced' });
-    }
+    return this.wakeWith(config, realm, identity);
+  }
+
+  private async wakeWith(config: PushConfig, realm: string, identity: string): Promise<WakeResult> {
+    const { directory } = this;
+    const endpoints = await directory.endpoints(realm, identity);
+    if (endpoints.length === 0) return { sent: 0, skipped: 'no-endpoints' };
+    if (!(await directory.claimWindow(realm, identity))) return { sent: 0, skipped: 'coalesced' };
     const payload = buildWakePayload();
     const sends = endpoints.map(async (endpoint) => {
       // A Map: `__proto__` and `hasOwnProperty` are ordinary, absent keys (own-key lookup).
@@ -114,7 +129,8 @@ export class PushService implements PushRuntime {
       if (!transport) return;
       await this.attempt(realm, identity, endpoint, () => transport.send(endpoint, payload), 0);
     });
-    return Promise.all(sends).then(() => ({ sent: endpoints.length }));
+    await Promise.all(sends);
+    return { sent: endpoints.length };
   }
 
   private async attempt(
@@ -143,7 +159,7 @@ export class PushService implements PushRuntime {
                 ? 'auth'
                 : 'transient';
     this.wakes.inc({ transport: endpoint.transport, outcome });
-    const { registry } = this.deps;
+    const registry = this.directory;
     if (outcome === 'ok') {
       await registry.markOk(realm, identity, endpoint.transport, endpoint.token).catch(() => {});
       return;
@@ -167,9 +183,9 @@ export class PushService implements PushRuntime {
     });
     if (this.closed) return;
     // Still registered? A token unregistered meanwhile is not retried.
-    const still = registry
-      .endpoints(realm, identity)
-      .some((e) => e.transport === endpoint.transport && e.token === endpoint.token);
+    const still = (await registry.endpoints(realm, identity).catch(() => [])).some(
+      (e) => e.transport === endpoint.transport && e.token === endpoint.token,
+    );
     if (!still) return;
     this.retries.inc({ transport: endpoint.transport });
     await this.attempt(realm, identity, endpoint, send, retry + 1);

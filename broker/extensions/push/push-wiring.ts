@@ -9,7 +9,7 @@ import type { OfflineStoredHook } from '../../delivery/delivery-hooks';
 import type { Logger } from '../../logging/logger';
 import type { NullTransport } from './null-transport';
 import { loadPushConfig, PushConfigError, type PushConfig } from './push-config';
-import type { PushRegistry } from './push-registry';
+import type { PushDirectory, PushRegistry } from './push-registry';
 import { PushService } from './push-runtime';
 import type { PushRuntime } from './push-types';
 import type { Resolve } from './ssrf-guard';
@@ -36,6 +36,8 @@ export interface PushWiring {
   env: Readonly<Record<string, string | undefined>>;
   options: PushOptions | undefined;
   registry: PushRegistry;
+  /** Where registrations live (the per-node registry, or clustered the shared one). */
+  directory: PushDirectory;
   metrics: Registry;
   logger: Logger;
   clustered: boolean;
@@ -60,6 +62,7 @@ export function createPushRuntime(w: PushWiring): PushService {
   return new PushService({
     config,
     registry: w.registry,
+    directory: w.directory,
     logger: w.logger,
     registry_metrics: w.metrics,
     clustered: w.clustered,

@@ -4,10 +4,10 @@
  * (§10, with its Fix). A later family (prekeys, UAKs, push endpoints) adds its own
  * `IdentityStateMap` here with a new `kind`; loading, purging and renaming then cover it.
  *
- * Persistence (§10; docs/e2ee.md): in memory, as in the reference, and in the SQLite message
- * store when that is the storage (the store's `identityState` facet), so a restart keeps the
- * keys and the pins. The memory and Redis stores have no facet: there the state is lost at a
- * restart, as in the reference. `ready` resolves once the stored rows are adopted.
+ * Persistence (§10; docs/e2ee.md): in memory, as in the reference, and in the SQLite or Redis
+ * message store when that is the storage (the store's `identityState` facet), so a restart
+ * keeps the keys, pins, prekeys, push endpoints and sealed inbox. The memory store has no
+ * facet: there the state is lost at a restart, as in the reference. `ready` resolves once the stored rows are adopted.
  */
 import { z } from 'zod';
 import { ExtensionLimit, type PublishedKey } from '../../shared/protocol-extensions';

@@ -29,6 +29,7 @@ import type {
   StoreBackup,
   StoredEntry,
 } from './message-store';
+import type { IdentityStateStore } from './identity-state';
 import { RedisReprobe } from './redis-reprobe';
 import { RedisStore } from './redis-store';
 import type { RedisStoreOptions } from './redis-store-options';
@@ -106,6 +107,17 @@ export class RedisStartupStore implements MessageStore {
       ? { fell_back: true, since: r.since, redis_reachable: r.redisReachable, error: r.error }
       : { fell_back: false, since: null, redis_reachable: null, error: null };
   }
+
+  /**
+   * The extensions' per-identity state of the store settled on (Redis, or a SQLite fallback);
+   * a memory fallback keeps none (nothing to load, writes are no-ops). Calls made before the
+   * probe wait for it, as every other call does.
+   */
+  readonly identityState: IdentityStateStore = {
+    load: () => this.use((s) => s.identityState?.load() ?? Promise.resolve([])),
+    write: (change) =>
+      this.write(Op.IDENTITY_WRITE, (s) => s.identityState?.write(change) ?? Promise.resolve()),
+  };
 
   /** `redis` until the probe fell back, then the fallback's backend. */
   get backend(): string {

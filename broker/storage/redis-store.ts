@@ -18,7 +18,8 @@
  * persistence settings (AOF `appendfsync`, RDB snapshots) say.
  *
  * MQTT state stays in memory on each node (no `mqttState`): MQTT sessions belong to one node's
- * connections, and sharing them would take an aedes persistence port of its own.
+ * connections, and sharing them would take an aedes persistence port of its own. The
+ * extensions' per-identity state is kept (`identityState`, `redis-identity-state.ts`).
  */
 import type { Redis } from 'ioredis';
 import { ioredis } from './lazy-ioredis';
@@ -50,6 +51,7 @@ import {
   ScoreClock,
   type RawEntry,
 } from './redis-keys';
+import { RedisIdentityState } from './redis-identity-state';
 import { redisReplayEntry } from './redis-replay-entry';
 import type { RedisStoreOptions } from './redis-store-options';
 import { REDIS_SCRIPTS, type ScriptCommands, type ScriptName } from './redis-scripts';
@@ -79,6 +81,8 @@ export class RedisStore implements MessageStore {
   /** Whether the connection's socket is corked until the end of this tick. */
   private corked = false;
   private commitListener: ((ms: number) => void) | null = null;
+  /** The extensions' per-identity state, kept across restarts (`redis-identity-state.ts`). */
+  readonly identityState: RedisIdentityState;
 
   constructor(options: RedisStoreOptions) {
     const target = redisTarget(options.url, options.sentinel, DEFAULT_REDIS_URL);
@@ -103,6 +107,9 @@ export class RedisStore implements MessageStore {
       this.client.defineCommand(name, { numberOfKeys: 0, lua });
     }
     this.scripts = this.client as unknown as ScriptCommands;
+    this.identityState = new RedisIdentityState(this.client, this.prefix, (command) =>
+      this.call(command),
+    );
     keepConnecting(this.client, () => this.closed);
     this.client.on('error', (err: Error) => this.connectionError(err));
     // A connection closed without an error (the server dropped it) is an outage too.
@@ -265,7 +272,9 @@ export class RedisStore implements MessageStore {
   }
 
   async purgeRealm(realm: string): Promise<number> {
-    return Number(await this.write('swbPurgeRealm', [b64u(realm)]));
+    const purged = Number(await this.write('swbPurgeRealm', [b64u(realm)]));
+    await this.identityState.purgeRealm(realm);
+    return purged;
   }
 
   /** One Lua script (`swbRenameRealm`); MQTT state is per node here, not in Redis. */
@@ -273,6 +282,7 @@ export class RedisStore implements MessageStore {
     const args = [b64u(from), b64u(to), JSON.stringify(from), JSON.stringify(to)];
     const result = (await this.write('swbRenameRealm', args)) as number[] | null;
     if (!Array.isArray(result)) return null;
+    await this.identityState.renameRealm(from, to);
     const [queued = 0, dlq = 0, subscriptions = 0] = result.map(Number);
     return { queued, dlq, subscriptions, retained: 0, mqtt_sessions: 0 };
   }

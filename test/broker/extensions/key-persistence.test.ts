@@ -1,14 +1,16 @@
 /**
  * The key directory's and the pins' lifetime (`spec/protocol-extensions.md` §2.3, §10 with its
- * Fix): kept across a broker restart on a real SQLite file, dropped by `remove_realm`, moved by
- * `rename_realm` (nothing left under the old name), memory-only with the memory store.
+ * Fix): kept across a broker restart on a real SQLite file and on a real `redis-server` (the
+ * Redis store's identity state), dropped by `remove_realm`, moved by `rename_realm` (nothing
+ * left under the old name), memory-only with the memory store.
  */
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ClientEvent } from '../../../shared/protocol-events';
 import { authenticate } from '../../helpers/auth-clients';
 import { startBroker, type BrokerSettings, type Harness } from '../../helpers/broker-harness';
 import { consumerPayload } from '../../helpers/stock-clients';
+import { startRedisServer, type RedisServer } from '../../helpers/redis-server';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 import { adminSettings, manager } from '../admin/management-client';
 import { lookupKey, publishKey } from './key-clients';
@@ -17,9 +19,19 @@ const ALICE = 'alice-token-0123456789abcdef0123456789';
 const MALLORY = 'mallory-token-0123456789abcdef01234567';
 
 let dir: TempDir;
+let redis: RedisServer;
+/** A fresh Redis key prefix per test: a restart within the test finds its own rows only. */
+let prefix = '';
 const open: Harness[] = [];
+beforeAll(async () => {
+  redis = await startRedisServer();
+});
+afterAll(async () => {
+  await redis?.stop();
+});
 beforeEach(async () => {
   dir = await makeTempDir();
+  prefix = `swb-keys-${Math.random().toString(36).slice(2)}`;
 });
 afterEach(async () => {
   for (const h of open.splice(0)) await h.close();
@@ -27,11 +39,15 @@ afterEach(async () => {
 });
 
 /** Realm `acme2` is in the settings too: after a restart, the renamed realm's config is. */
-function settings(storage: 'sqlite' | 'memory'): BrokerSettings {
+type Storage = 'sqlite' | 'redis' | 'memory';
+
+function settings(storage: Storage): BrokerSettings {
   const store =
     storage === 'sqlite'
       ? { storage, storage_options: { filename: join(dir.path, 'keys.sqlite') } }
-      : { storage };
+      : storage === 'redis'
+        ? { storage, storage_options: { url: redis.url, prefix } }
+        : { storage };
   return adminSettings(store, {
     realms: {
       default: { required: false },
@@ -46,7 +62,7 @@ function settings(storage: 'sqlite' | 'memory'): BrokerSettings {
   }) as BrokerSettings;
 }
 
-async function broker(storage: 'sqlite' | 'memory'): Promise<Harness> {
+async function broker(storage: Storage): Promise<Harness> {
   const h = await startBroker(settings(storage), { env: {} });
   open.push(h);
   return h;
@@ -67,9 +83,9 @@ async function stop(h: Harness): Promise<void> {
   await h.close();
 }
 
-describe('key directory persistence', () => {
-  it('SQLite: keys and the pin survive a restart', async () => {
-    const first = await broker('sqlite');
+describe.each(['sqlite', 'redis'] as const)('key directory persistence (%s store)', (store) => {
+  it('keys and the pin survive a restart', async () => {
+    const first = await broker(store);
     const alice = await client(first, { token: ALICE }, 'alice');
     expect(await publishKey(alice, { identity: 'alice', key_id: 'k1', public_key: 'A1' })).toEqual({
       ok: true,
@@ -79,7 +95,7 @@ describe('key directory persistence', () => {
     });
     await stop(first);
 
-    const second = await broker('sqlite');
+    const second = await broker(store);
     const peer = await client(second, { realm: 'default', role: 'both' }, 'peer');
     expect((await lookupKey(peer, 'alice')).map((k) => [k.key_id, k.public_key])).toEqual([
       ['k1', 'A1'],
@@ -95,19 +111,22 @@ describe('key directory persistence', () => {
     });
   });
 
-  it('memory: the directory is lost at a restart (reference behaviour)', async () => {
-    const first = await broker('memory');
-    const alice = await client(first, { token: ALICE }, 'alice');
-    expect((await publishKey(alice, { identity: 'alice', public_key: 'A' })).ok).toBe(true);
-    expect(await lookupKey(alice, 'alice')).toHaveLength(1);
-    await stop(first);
-    const second = await broker('memory');
-    const peer = await client(second, { realm: 'default', role: 'both' }, 'peer');
-    expect(await lookupKey(peer, 'alice')).toEqual([]);
-  });
+  it.runIf(store === 'sqlite')(
+    'memory: the directory is lost at a restart (reference behaviour)',
+    async () => {
+      const first = await broker('memory');
+      const alice = await client(first, { token: ALICE }, 'alice');
+      expect((await publishKey(alice, { identity: 'alice', public_key: 'A' })).ok).toBe(true);
+      expect(await lookupKey(alice, 'alice')).toHaveLength(1);
+      await stop(first);
+      const second = await broker('memory');
+      const peer = await client(second, { realm: 'default', role: 'both' }, 'peer');
+      expect(await lookupKey(peer, 'alice')).toEqual([]);
+    },
+  );
 
-  it('remove_realm drops the keys and pins, also from the SQLite file', async () => {
-    const h = await broker('sqlite');
+  it('remove_realm drops the keys and pins, also from the store', async () => {
+    const h = await broker(store);
     const m = await manager(h);
     const acme = await client(h, { realm: 'acme', role: 'both' }, 'dev');
     expect((await publishKey(acme, { identity: 'dev', public_key: 'D' })).ok).toBe(true);
@@ -116,13 +135,13 @@ describe('key directory persistence', () => {
     const again = await client(h, { realm: 'acme', role: 'both' }, 'peer');
     expect(await lookupKey(again, 'dev')).toEqual([]);
     await stop(h);
-    const restarted = await broker('sqlite');
+    const restarted = await broker(store);
     const later = await client(restarted, { realm: 'acme', role: 'both' }, 'peer');
     expect(await lookupKey(later, 'dev')).toEqual([]);
   });
 
-  it('rename_realm moves the keys to the new name, in memory and in the file', async () => {
-    const h = await broker('sqlite');
+  it('rename_realm moves the keys to the new name, in memory and in the store', async () => {
+    const h = await broker(store);
     const m = await manager(h);
     const acme = await client(h, { realm: 'acme', role: 'both' }, 'dev');
     expect((await publishKey(acme, { identity: 'dev', public_key: 'D' })).ok).toBe(true);
@@ -132,7 +151,7 @@ describe('key directory persistence', () => {
     const moved = await client(h, { realm: 'acme2', role: 'both' }, 'peer');
     expect((await lookupKey(moved, 'dev')).map((k) => k.public_key)).toEqual(['D']);
     await stop(h);
-    const restarted = await broker('sqlite');
+    const restarted = await broker(store);
     const later = await client(restarted, { realm: 'acme2', role: 'both' }, 'peer2');
     expect((await lookupKey(later, 'dev')).map((k) => k.public_key)).toEqual(['D']);
     // Nothing is left under the old name, in the file either.

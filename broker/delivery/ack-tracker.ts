@@ -169,8 +169,9 @@ export class AckTracker {
    * "Release now" (`release_in_flight`, docs/management.md "Queues"): ends the ACK wait or
    * retry delay of `msgId` at once, as a timeout would (`ackTimeout` counted when an ACK was
    * awaited; the attempt stays charged), and redelivers it now to another live member of its
-   * consumer group, else leaves it stored as a ready copy (`requeued`). A copy whose attempts
-   * ran out is dead-lettered instead (§10.4). Null when `msgId` is not waiting (untracked, or
+   * consumer group, else leaves it stored as a ready copy (`requeued`): retried to its
+   * consumer after the retry delay while that one is connected, as after a timeout. A copy
+   * whose attempts ran out is dead-lettered instead (§10.4). Null when `msgId` is not waiting (untracked, or
    * its ACK's delete is being committed).
    */
   releaseNow(msgId: string): Released | null {
@@ -195,8 +196,11 @@ export class AckTracker {
       this.attempt(msgId, p, socket, p.attempt + 1);
       return { outcome: 'redelivered', attempt: p.attempt, consumer: member.consumer };
     }
-    // Untracked: the stored copy is ready for the consumer's next SUBSCRIBE (or a move).
-    this.pending.delete(msgId);
+    // No other member: as after an ACK timeout, a consumer still connected gets it again after
+    // its retry delay (it sat unsent until a reconnect: issue 27 trial). Offline, the stored
+    // copy is ready for the consumer's next SUBSCRIBE (or a move).
+    if (p.copy.currentSocket()?.connected) this.retryLater(msgId, p);
+    else this.pending.delete(msgId);
     return { outcome: 'requeued', attempt: p.attempt };
   }
 

@@ -50,19 +50,32 @@ export function reliableCopy(
     stored: { key: record.key, consumer: record.consumerId },
     envelope,
     envelopeJson,
-    reassign: group ? () => reassign(realm, group, record.consumer) : undefined,
+    reassign:
+      group || record.group !== null ? () => reassign(realm, record, group ?? []) : undefined,
   };
 }
 
-/** Another live member of a group, round-robin, to take over an unacknowledged copy. */
+/**
+ * Another live member of `record`'s group, round-robin, to take over an unacknowledged copy:
+ * the members the copy was routed among, and those subscribed on the same key since (a
+ * member that joined after the copy was sent takes it too: issue 27 trial, "release now").
+ */
 function reassign(
   realm: RealmRegistry,
-  members: readonly SubscriptionRecord[],
-  leaving: string,
+  record: SubscriptionRecord,
+  routedAmong: readonly SubscriptionRecord[],
 ): Reassignment | null {
-  const live = members.filter((m) => m.consumer !== leaving && liveSocket(realm, m.consumer));
-  const group = live[0]?.group;
-  if (!group) return null;
+  const group = record.group ?? routedAmong[0]?.group ?? null;
+  if (group === null) return null;
+  const members = new Map<string, SubscriptionRecord>();
+  for (const m of routedAmong) members.set(m.consumer, m);
+  for (const m of realm.subscriptions.get(record.key)?.values() ?? []) {
+    if (m.group === group && !members.has(m.consumer)) members.set(m.consumer, m);
+  }
+  const live = [...members.values()].filter(
+    (m) => m.consumer !== record.consumer && liveSocket(realm, m.consumer),
+  );
+  if (live.length === 0) return null;
   const m = live[(realm.nextGroupCount(group) - 1) % live.length]!;
   return { ...memberOf(realm, m), socket: liveSocket(realm, m.consumer)! };
 }

@@ -287,6 +287,48 @@ describe('release_in_flight', () => {
     ).toMatchObject({ ok: true, released: [], not_in_flight: [msgId] });
   });
 
+  it('hands copies to a member that joined the group after they were sent (trial finding)', async () => {
+    const KEY = subscriptionKey('rl4', 'job');
+    const opts = { group: 'late' };
+    const stuck = await durableConsumer('stuck4', 'rl4', 'job', opts);
+    const stuckInbox = inbox(stuck, KEY);
+    await publish('rl4', 'job', 3);
+    await waitUntil(() => stuckInbox.length === 3, 'the only member holds all three');
+    const healthy = await durableConsumer('healthy4', 'rl4', 'job', opts);
+    const healthyInbox = inbox(healthy, KEY);
+    const reply = await m.run({
+      command: 'release_in_flight',
+      realm: 'default',
+      consumer: 'stuck4',
+    });
+    expect(reply).toMatchObject({ ok: true, redelivered: 3, requeued: 0 });
+    await waitUntil(() => healthyInbox.length === 3, 'the new member got all three');
+    expect(healthyInbox.map((e) => e.delivery_attempt)).toEqual([2, 2, 2]);
+    expect(new Set(healthyInbox.map((e) => e.msgId))).toEqual(
+      new Set(stuckInbox.map((e) => e.msgId)),
+    );
+  });
+
+  it('with no other member, a connected consumer gets its copy again after the retry delay', async () => {
+    const KEY = subscriptionKey('rl5', 'job');
+    const alone = await durableConsumer('alone5', 'rl5', 'job', {
+      group: 'solo',
+      retry: { max_attempts: 5, delay: '50ms' },
+    });
+    const got = inbox(alone, KEY);
+    await publish('rl5', 'job', 1);
+    await waitUntil(() => got.length === 1, 'the copy arrived');
+    const reply = await m.run({
+      command: 'release_in_flight',
+      realm: 'default',
+      consumer: 'alone5',
+    });
+    expect(reply).toMatchObject({ ok: true, redelivered: 0, requeued: 1 });
+    // It sat unsent until a reconnect before (issue 27 trial): now it comes back as attempt 2.
+    await waitUntil(() => got.length === 2, 'sent again after the retry delay');
+    expect(got[1]).toMatchObject({ msgId: got[0]!.msgId, delivery_attempt: 2 });
+  });
+
   it('hands a replayed group copy (a moved one) to the other member', async () => {
     const KEY = subscriptionKey('rl3', 'job');
     await h.disconnect(await durableConsumer('old3', 'rl3', 'job'));
@@ -309,7 +351,7 @@ describe('release_in_flight', () => {
     expect(inB.map((e) => [e.msgId, e.delivery_attempt])).toEqual(inA.map((e) => [e.msgId, 2]));
   });
 
-  it('leaves a copy ready when no other member is online', async () => {
+  it('with no other member online, the copy waits for its retry delay, attempt kept', async () => {
     const KEY = subscriptionKey('rl2', 'job');
     const c = await durableConsumer('solo', 'rl2', 'job');
     const got = inbox(c, KEY);
@@ -325,10 +367,12 @@ describe('release_in_flight', () => {
       requeued: 1,
       released: [{ outcome: 'requeued', attempts: 1 }],
     });
-    expect((await m.run({ command: 'list_queues', consumer: 'solo' })).queues[0]).toMatchObject({
-      in_flight: 0,
-      ready: 1,
-    });
+    // As after an ACK timeout: tracked for its retry (the default delay is seconds away).
+    const peek = await m.run({ command: 'peek_queue', realm: 'default', consumer: 'solo' });
+    expect(peek.messages).toEqual([
+      expect.objectContaining({ msg_id: got[0]!.msgId, attempts: 1, ack_deadline_at: null }),
+    ]);
+    expect(peek.messages[0].next_retry_at).toEqual(expect.any(String));
     const [entry] = await stored(KEY, 'solo');
     expect(entry).toMatchObject({ id: got[0]!.msgId, attempts: 1 });
   });

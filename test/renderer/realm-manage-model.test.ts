@@ -5,6 +5,7 @@ import {
   consumerAccessText,
   initialTtlText,
   keyRequiredText,
+  lifetimeText,
   requireKeyPlan,
 } from '../../renderer/src/views/realms/realm-manage';
 import { secretOutlived } from '../../renderer/src/views/realms/secret-reveal';
@@ -32,7 +33,16 @@ describe('realm lifetime field', () => {
     ).toBe('2m');
     // A broker that does not report the TTL: the time left, rounded up to a minute.
     expect(initialTtlText(realm({ ephemeral: true, expiresAt: now + 90_000 }), now)).toBe('2m');
-    expect(initialTtlText(realm(), now)).toBe('1h');
+    // A permanent realm has no TTL: the field starts empty (it said "1h", read as the lifetime).
+    expect(initialTtlText(realm(), now)).toBe('');
+    // A permanent realm that was ephemeral once (the broker may keep its old fields).
+    expect(initialTtlText(realm({ ttlMs: 120_000, expiresAt: now + 90_000 }), now)).toBe('');
+  });
+
+  it('says "Permanent", or the ephemeral realm’s TTL', () => {
+    expect(lifetimeText(realm())).toBe('Permanent');
+    expect(lifetimeText(realm({ ephemeral: true, ttlMs: 7_200_000 }))).toBe('Ephemeral · TTL 2h');
+    expect(lifetimeText(realm({ ephemeral: true }))).toBe('Ephemeral');
   });
 });
 

@@ -1,7 +1,7 @@
 /**
- * The actions on one realm (Realms view): lifetime (the field shows the realm's own TTL; extend,
- * convert), switches (auth, producer acceptance, token-less consumers — issue 20 — with what the
- * realm then admits), keys (generate / rotate / clear the pre-shared key and the manager key; a
+ * The actions on one realm (Realms view): lifetime ("Permanent", or the ephemeral realm's TTL in
+ * the field; extend, convert), switches (auth, producer acceptance, token-less consumers — issue
+ * 20 — with what the realm then admits), keys (generate / rotate / clear the pre-shared key and the manager key; a
  * generated one is handed to `onSecret` for the one-shot reveal; the reply says how many
  * sessions a rotation ended), "require key on/off" as one confirmed action (with a key set it
  * rotates the key: the protocol changes `require_key` only together with the key), ending every
@@ -70,15 +70,24 @@ export function keyRequiredText(
 
 /**
  * What the lifetime field starts with: the realm's own TTL (`ttlMs`), else — a broker that does
- * not report it — the time left rounded up to a minute, else 1h for a permanent realm.
+ * not report it — the time left rounded up to a minute. Empty for a permanent realm: it has no
+ * TTL, and a suggested one in the field read as the realm's lifetime (newcomer trial, issue 27).
  */
 export function initialTtlText(realm: RealmSummary, now = Date.now()): string {
+  if (!realm.ephemeral) return '';
   const own = formatRealmTtl(realm.ttlMs);
   if (own) return own;
-  if (realm.ephemeral && realm.expiresAt !== null && realm.expiresAt > now) {
+  if (realm.expiresAt !== null && realm.expiresAt > now) {
     return `${Math.ceil((realm.expiresAt - now) / 60_000)}m`;
   }
-  return '1h';
+  return '';
+}
+
+/** The realm's lifetime in words: "Permanent", or "Ephemeral" with its TTL when known (§9). */
+export function lifetimeText(realm: Pick<RealmSummary, 'ephemeral' | 'ttlMs'>): string {
+  if (!realm.ephemeral) return 'Permanent';
+  const ttl = formatRealmTtl(realm.ttlMs);
+  return ttl ? `Ephemeral · TTL ${ttl}` : 'Ephemeral';
 }
 
 /** The one "require key" action: what it does, what it calls, and what changes for consumers. */
@@ -236,9 +245,11 @@ export function RealmManage({
         <div className="manage-row">
           <span className="manage-row__label">Lifetime</span>
           <span className="row-actions">
+            <span data-testid={id('lifetime')}>{lifetimeText(realm)}</span>
             <input
               className="input input--short"
-              aria-label={`TTL for ${name}`}
+              aria-label={realm.ephemeral ? `TTL for ${name}` : `TTL to make ${name} ephemeral`}
+              placeholder={realm.ephemeral ? undefined : 'TTL, e.g. 1h'}
               value={ttl}
               onChange={(e) => setTtl(e.target.value)}
               data-testid={id('ttl')}

@@ -21,6 +21,13 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
     params: [realm(), flag('allow_tokenless_consumers', 'Allow token-less consumers', true)],
   },
   {
+    name: 'set_realm_require_key',
+    summary: 'Require the pre-shared key or not, keeping the key',
+    group: CommandGroup.REALMS,
+    scope: 'realm-manager',
+    params: [realm(), flag('require_key', 'Consumers without a token must present the key', true)],
+  },
+  {
     name: 'end_sessions',
     summary: 'End every live session of a realm (clients re-authenticate)',
     group: CommandGroup.CLIENTS,

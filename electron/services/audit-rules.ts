@@ -49,6 +49,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   set_realm_tokenless_consumers: { ...REALM, allow_tokenless_consumers: 'plain' },
   set_realm_manager_key: { ...REALM, ...MANAGER_KEY },
   set_realm_key: { ...REALM, ...PSK, require_key: 'plain' },
+  set_realm_require_key: { ...REALM, require_key: 'plain' },
   set_realm_acceptance: { ...REALM, required: 'plain' },
   set_realm_e2ee: { ...REALM, e2ee: 'plain', policy: 'plain' },
   set_realm_lifetime: { ...REALM, ephemeral: 'plain', temporary: 'plain', ttl: 'plain' },

@@ -17,6 +17,7 @@ const LABELS: Record<string, string> = {
   set_realm_tokenless_consumers: 'Set token-less consumers',
   set_realm_manager_key: 'Set manager key',
   set_realm_key: 'Set pre-shared key',
+  set_realm_require_key: 'Set key requirement',
   set_realm_acceptance: 'Set producer acceptance',
   set_realm_e2ee: 'Set end-to-end encryption',
   set_realm_lifetime: 'Set realm lifetime',
@@ -65,6 +66,11 @@ export function entryLabel(entry: Pick<ActivityEntry, 'action' | 'params'>): str
           'Allow token-less consumers',
           'Forbid token-less consumers',
         ) ?? actionLabel(entry.action)
+      );
+    case 'set_realm_require_key':
+      return (
+        onOff(p.require_key, 'Require the pre-shared key', 'Stop requiring the pre-shared key') ??
+        actionLabel(entry.action)
       );
     case 'set_realm_key':
       return (

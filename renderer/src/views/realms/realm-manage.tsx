@@ -3,8 +3,8 @@
  * the field; extend, convert), switches (auth, producer acceptance, token-less consumers — issue
  * 20 — with what the realm then admits), keys (generate / rotate / clear the pre-shared key and the manager key; a
  * generated one is handed to `onSecret` for the one-shot reveal; the reply says how many
- * sessions a rotation ended), "require key on/off" as one confirmed action (with a key set it
- * rotates the key: the protocol changes `require_key` only together with the key), ending every
+ * sessions a rotation ended), "require key on/off" as one confirmed action (it keeps the key —
+ * Switchboard's `set_realm_require_key`; a realm without a key gets one), ending every
  * session of the realm (two clicks), and removal with type-the-name confirmation. Each is one
  * signed management command (§8.2).
  */
@@ -98,10 +98,11 @@ export function requireKeyPlan(realm: RealmSummary): {
   consequence: string;
 } {
   const next = !realm.keyRequired;
-  // The protocol sets require_key together with the key only: with a key set, a change is a new key.
-  const rotates = realm.keyConfigured || next;
+  // Only the requirement changes (`set_realm_require_key` keeps the key); a rotation is the
+  // explicit Rotate action. A realm without a key gets one, or "on" would admit no keyed client.
+  const rotates = !realm.keyConfigured && next;
   const keyPart = realm.keyConfigured
-    ? 'A new pre-shared key is generated and shown once; the old key stops working, and the sessions that logged in with it are ended. '
+    ? 'The pre-shared key is kept (Rotate replaces it). '
     : next
       ? 'A pre-shared key is generated and shown once. '
       : '';
@@ -110,7 +111,7 @@ export function requireKeyPlan(realm: RealmSummary): {
     : realm.tokenlessConsumers
       ? 'Consumers that connect without a token no longer need the key — and since token-less consumers are allowed here, anyone who knows the realm’s name can read it.'
       : 'Consumers that connect without a token no longer need the key; token-less consumers are not allowed here, so they need a token.';
-  const label = `Require key ${next ? 'on' : 'off'}${rotates ? (realm.keyConfigured ? ' (rotates the key)' : ' (generates a key)') : ''}`;
+  const label = `Require key ${next ? 'on' : 'off'}${rotates ? ' (generates a key)' : ''}`;
   return { label, next, rotates, consequence: `${keyPart}${effect}` };
 }
 

@@ -92,7 +92,7 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'purge_queue',
-    summary: 'Delete a queue’s ready copies',
+    summary: 'Delete a queue’s ready copies (all, or chosen ones)',
     group: CommandGroup.QUEUES,
     scope: 'realm-manager',
     destructive: true,
@@ -100,6 +100,7 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
       realm(),
       text('consumer', 'Consumer name', true),
       text('key', 'Subscription key (all of them without)'),
+      { name: 'ids', type: 'json', description: 'Only these message ids, e.g. ["a","b"]' },
     ],
   },
   {

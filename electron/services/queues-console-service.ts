@@ -169,25 +169,35 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
       };
     },
     purgeQueue: async (input) => {
-      if (input.confirmName !== input.consumer) {
+      // A whole purge is typed out; chosen copies were picked one by one in Peek.
+      if (!input.ids && input.confirmName !== input.consumer) {
         throw new SwitchboardError(
           'SWB_ERR_VALIDATION',
           `Type the consumer's name (${input.consumer}) to purge its queue`,
         );
       }
-      const reply = await pool
-        .get(input.connectionId)
-        .command({ command: 'purge_queue', ...target(input) });
+      const reply = await pool.get(input.connectionId).command({
+        command: 'purge_queue',
+        ...target(input),
+        ...(input.ids ? { ids: input.ids } : {}),
+      });
       const purged = int(reply.purged);
       const kept = int(reply.in_flight_kept);
+      const notFound = Array.isArray(reply.not_found) ? reply.not_found.length : 0;
       const plural = (n: number) => (n === 1 ? 'message' : 'messages');
+      const done = input.ids
+        ? `Discarded ${purged} selected ${plural(purged)}`
+        : `Purged ${purged} ready ${plural(purged)}`;
       return {
         connectionId: input.connectionId,
         purged,
         inFlightKept: kept,
+        notFound,
         summary:
-          `Purged ${purged} ready ${plural(purged)} of ${input.consumer} in ${input.realm}` +
-          (kept > 0 ? `; ${kept} in flight kept (awaiting their ACK).` : '.'),
+          `${done} of ${input.consumer} in ${input.realm}` +
+          (kept > 0 ? `; ${kept} in flight kept (awaiting their ACK)` : '') +
+          (notFound > 0 ? `; ${notFound} no longer queued` : '') +
+          '.',
       };
     },
     moveQueue: (input) => moveQueue(pool, input),

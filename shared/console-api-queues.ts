@@ -5,7 +5,7 @@
  * ones. Spread into `ConsoleMethods` by `console-api.ts`.
  *
  * Source: the Switchboard management commands `list_queues`, `peek_queue`, `purge_queue`,
- * `move_queue`, `release_in_flight` (docs/management.md "Queues"). Ages are ms, times epoch
+ * `discard_queued`, `move_queue`, `release_in_flight` (docs/management.md "Queues"). Ages are ms, times epoch
  * ms, sizes bytes.
  */
 import { z } from 'zod';
@@ -169,11 +169,12 @@ export const QueuesMethods = {
     output: QueuePeekSchema,
   },
   /**
-   * Deletes a queue's ready copies — all, or only `ids` ("Discard selected" in Peek) — (signed
-   * `purge_queue`; in-flight copies are kept). Needs a confirmation (`console-api-confirm.ts`);
-   * a whole purge also needs `confirmName` equal to `consumer` (the operator typed it).
-   * `notFound`: ids no longer in the queue (ACKed or moved since the peek). Errors as
-   * `peekQueue`; `SWB_ERR_VALIDATION` when `confirmName` differs on a whole purge.
+   * Deletes a queue's ready copies — all (signed `purge_queue`), or only `ids` ("Discard
+   * selected" in Peek; signed `discard_queued`) — in-flight copies are kept. Needs a
+   * confirmation (`console-api-confirm.ts`); a whole purge also needs `confirmName` equal to
+   * `consumer` (the operator typed it). `notFound`: ids no longer in the queue (ACKed or moved
+   * since the peek). Errors as `peekQueue`; `SWB_ERR_VALIDATION` when `confirmName` differs on a
+   * whole purge, or when the broker does not offer `discard_queued` (nothing is deleted).
    */
   purgeQueue: {
     input: z

@@ -92,7 +92,7 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'purge_queue',
-    summary: 'Delete a queue’s ready copies (all, or chosen ones)',
+    summary: 'Delete a queue’s ready copies',
     group: CommandGroup.QUEUES,
     scope: 'realm-manager',
     destructive: true,
@@ -100,7 +100,24 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
       realm(),
       text('consumer', 'Consumer name', true),
       text('key', 'Subscription key (all of them without)'),
-      { name: 'ids', type: 'json', description: 'Only these message ids, e.g. ["a","b"]' },
+    ],
+  },
+  {
+    name: 'discard_queued',
+    summary: 'Delete chosen ready copies of a queue',
+    group: CommandGroup.QUEUES,
+    scope: 'realm-manager',
+    destructive: true,
+    params: [
+      realm(),
+      text('consumer', 'Consumer name', true),
+      text('key', 'Subscription key (all of them without)'),
+      {
+        name: 'ids',
+        type: 'json',
+        required: true,
+        description: 'The message ids to delete, e.g. ["a","b"]',
+      },
     ],
   },
   {

@@ -24,7 +24,13 @@ import { dlqDiscard, dlqList, dlqReplay } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
 import { moveQueue, releaseInFlight } from './queue-actions';
-import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
+import {
+  discardQueued,
+  listQueues,
+  peekQueue,
+  purgeQueue,
+  type QueueServices,
+} from './queue-commands';
 import { listRequests } from './request-commands';
 import { readResources } from './resource-commands';
 import { realmKeys } from './realm-key-commands';
@@ -56,6 +62,7 @@ export const REALM_SCOPABLE = new Set([
   'list_queues',
   'peek_queue',
   'purge_queue',
+  'discard_queued',
   'move_queue',
   'release_in_flight',
   'list_retained',
@@ -292,6 +299,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   list_queues: queueCommand(true, listQueues),
   peek_queue: queueCommand(true, peekQueue),
   purge_queue: queueCommand(false, purgeQueue),
+  discard_queued: queueCommand(false, discardQueued),
   move_queue: queueCommand(false, moveQueue),
   release_in_flight: queueCommand(false, releaseInFlight),
   // A realm manager key browses and clears its own realm's retained messages only.

@@ -89,7 +89,8 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   remove_consumer: { ...REALM, consumer: 'plain' },
   end_sessions: REALM,
   close_client: { ...REALM, client_id: 'plain' },
-  purge_queue: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids' },
+  purge_queue: { ...REALM, consumer: 'plain', key: 'plain' },
+  discard_queued: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids' },
   move_queue: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids', to: 'target' },
   release_in_flight: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids' },
   delete_retained: { ...REALM, topic: 'plain', filter: 'plain' },
@@ -172,7 +173,11 @@ export function auditResult(action: string, reply: unknown): string | null {
   }
   if (action === 'purge_queue' && typeof r.purged === 'number') {
     const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;
-    return `purged ${r.purged}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}${notFound}`;
+    return `purged ${r.purged}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}`;
+  }
+  if (action === 'discard_queued' && typeof r.discarded === 'number') {
+    const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;
+    return `discarded ${r.discarded}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}${notFound}`;
   }
   if (action === 'move_queue' && typeof r.moved === 'number') {
     const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;

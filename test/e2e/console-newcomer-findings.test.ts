@@ -185,13 +185,13 @@ describe('console findings of a newcomer’s operator trial', () => {
     expect(left).not.toContain('"label":3');
 
     const activity = await callApi<ActivityList>(fx.app, 'listActivity', {
-      actions: ['purge_queue'],
+      actions: ['purge_queue', 'discard_queued'],
     });
     expect(activity.entries).toEqual([
       expect.objectContaining({
-        action: 'purge_queue',
+        action: 'discard_queued',
         ok: true,
-        result: 'purged 2',
+        result: 'discarded 2',
         params: expect.objectContaining({ consumer: CONSUMER, count: 2 }),
       }),
     ]);

@@ -105,6 +105,12 @@ describe('queues console service', () => {
       moved: 0,
       summary: 'This broker does not offer move_queue.',
     });
+    // Discarding chosen copies on a broker without discard_queued deletes nothing and says so.
+    await expect(queues.purgeQueue({ ...target, ids: ['a'] })).rejects.toMatchObject({
+      code: 'SWB_ERR_VALIDATION',
+      message:
+        'This broker does not offer discard_queued (deleting chosen messages); nothing was deleted.',
+    });
     expect(await queues.releaseInFlight(target)).toMatchObject({
       available: false,
       redelivered: 0,

@@ -1,7 +1,7 @@
 /**
- * `list_queues`, `peek_queue`, `purge_queue` (issue 27; docs/management.md "Queues") on a real
+ * `list_queues`, `peek_queue`, `purge_queue`, `discard_queued` (issue 27; docs/management.md "Queues") on a real
  * broker with the SQLite store: an offline durable consumer's stored copies are counted,
- * peeked without changing their state and purged (all, or chosen ones by id); in-flight copies
+ * peeked without changing their state and purged (all, or chosen ones by id with discard_queued); in-flight copies
  * are counted apart and survive a purge; a realm manager key reaches its own realm only.
  */
 import { join } from 'node:path';
@@ -121,20 +121,25 @@ describe('queue commands', () => {
     });
   });
 
-  it('purges only the chosen ready copies with ids, and names the ones it did not find', async () => {
+  it('discard_queued deletes only the chosen ready copies and names the ones it did not find', async () => {
     await offlineQueue(N);
     const peek = await m.run({ command: 'peek_queue', realm: 'default', consumer: 'worker' });
     const ids = peek.messages.map((x: { msg_id: string }) => x.msg_id) as string[];
     const chosen = [ids[1]!, ids[4]!];
+    // purge_queue refuses ids rather than purge everything (a broker that ignored them would).
+    expect(
+      await m.run({ command: 'purge_queue', realm: 'default', consumer: 'worker', ids: chosen }),
+    ).toMatchObject({ ok: false, code: 400 });
+    expect(stored()).toBe(N);
     const purge = await m.run({
-      command: 'purge_queue',
+      command: 'discard_queued',
       realm: 'default',
       consumer: 'worker',
       ids: [...chosen, chosen[0], 'no-such-copy'],
     });
     expect(purge).toMatchObject({
       ok: true,
-      purged: 2,
+      discarded: 2,
       in_flight_kept: 0,
       not_found: ['no-such-copy'],
       queues: [{ key: peek.key, consumer_id: 'worker', purged: 2 }],
@@ -144,9 +149,9 @@ describe('queue commands', () => {
     expect(left.map((e) => e.id)).toEqual(ids.filter((id) => !chosen.includes(id)));
     expect(stored()).toBe(N - 2);
     expect((await m.run({ command: 'list_queues' })).queues[0]).toMatchObject({ ready: N - 2 });
-    for (const bad of [[], 'x', [''], [1]]) {
+    for (const bad of [undefined, [], 'x', [''], [1]]) {
       expect(
-        await m.run({ command: 'purge_queue', realm: 'default', consumer: 'worker', ids: bad }),
+        await m.run({ command: 'discard_queued', realm: 'default', consumer: 'worker', ids: bad }),
       ).toMatchObject({ ok: false, code: 400 });
     }
     expect(stored()).toBe(N - 2);
@@ -173,12 +178,12 @@ describe('queue commands', () => {
     // Chosen in-flight copies are kept too.
     expect(
       await m.run({
-        command: 'purge_queue',
+        command: 'discard_queued',
         realm: 'default',
         consumer: 'worker',
         ids: [peek.messages[0].msg_id],
       }),
-    ).toMatchObject({ ok: true, purged: 0, in_flight_kept: 1, not_found: [] });
+    ).toMatchObject({ ok: true, discarded: 0, in_flight_kept: 1, not_found: [] });
     expect(stored()).toBe(3);
   });
 

@@ -27,6 +27,8 @@ const LABELS: Record<string, string> = {
   revoke_token: 'Revoke token',
   dlq_replay: 'Replay dead letters',
   dlq_discard: 'Discard dead letters',
+  purge_queue: 'Purge queue',
+  discard_queued: 'Discard queued messages',
   remove_consumer: 'Remove consumer',
   delete_retained: 'Delete retained messages',
   AUTHORIZATION_DECIDE: 'Decide request',

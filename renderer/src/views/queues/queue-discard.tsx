@@ -1,6 +1,6 @@
 /**
  * "Discard selected" under a queue's Peek (issue 27): deletes the ready messages ticked in the
- * peek list and no other (`purgeQueue` with `ids`, the broker's `purge_queue`), where Purge
+ * peek list and no other (`purgeQueue` with `ids`, the broker's `discard_queued`), where Purge
  * deletes them all. A confirmation step names how many and for whom; the host asks its own
  * confirmation and Activity records the command. The result line says how many went, and how
  * many were no longer queued (ACKed or moved since the peek).

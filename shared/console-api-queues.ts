@@ -5,7 +5,7 @@
  * ones. Spread into `ConsoleMethods` by `console-api.ts`.
  *
  * Source: the Switchboard management commands `list_queues`, `peek_queue`, `purge_queue`,
- * `move_queue`, `release_in_flight` (docs/management.md "Queues"). Ages are ms, times epoch
+ * `discard_queued`, `move_queue`, `release_in_flight` (docs/management.md "Queues"). Ages are ms, times epoch
  * ms, sizes bytes.
  */
 import { z } from 'zod';
@@ -18,7 +18,7 @@ const Name = z.string().min(1).max(1_024);
 export const MAX_QUEUE_PAGE = 5_000;
 /** Largest page of `peekQueue` (the broker's `peek_queue` limit). */
 export const MAX_PEEK_PAGE = 500;
-/** Most message ids of one `moveQueue` / `releaseInFlight` (the broker's limit). */
+/** Most message ids of one `purgeQueue` / `moveQueue` / `releaseInFlight` (the broker's limit). */
 export const MAX_ACTION_IDS = 5_000;
 
 const Ids = z.array(z.string().min(1).max(256)).min(1).max(MAX_ACTION_IDS);
@@ -169,16 +169,26 @@ export const QueuesMethods = {
     output: QueuePeekSchema,
   },
   /**
-   * Deletes a queue's ready copies (signed `purge_queue`; in-flight copies are kept). Needs a
-   * confirmation (`console-api-confirm.ts`) and `confirmName` equal to `consumer` (the
-   * operator typed it). Errors as `peekQueue`; `SWB_ERR_VALIDATION` when `confirmName` differs.
+   * Deletes a queue's ready copies — all (signed `purge_queue`), or only `ids` ("Discard
+   * selected" in Peek; signed `discard_queued`) — in-flight copies are kept. Needs a
+   * confirmation (`console-api-confirm.ts`); a whole purge also needs `confirmName` equal to
+   * `consumer` (the operator typed it). `notFound`: ids no longer in the queue (ACKed or moved
+   * since the peek). Errors as `peekQueue`; `SWB_ERR_VALIDATION` when `confirmName` differs on a
+   * whole purge, or when the broker does not offer `discard_queued` (nothing is deleted).
    */
   purgeQueue: {
-    input: z.object({ ...QueueTarget, confirmName: z.string().max(1_024) }).strict(),
+    input: z
+      .object({
+        ...QueueTarget,
+        ids: Ids.optional(),
+        confirmName: z.string().max(1_024).optional(),
+      })
+      .strict(),
     output: z.object({
       connectionId: z.string(),
       purged: z.number().int().nonnegative(),
       inFlightKept: z.number().int().nonnegative(),
+      notFound: z.number().int().nonnegative(),
       summary: z.string(),
     }),
   },

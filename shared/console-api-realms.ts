@@ -147,8 +147,9 @@ export const RealmsMethods = {
   },
   /**
    * One realm switch: `auth` (`set_realm_auth`), `acceptance` (`set_realm_acceptance`),
-   * `keyRequired` (`set_realm_key` with `key: null`; the protocol sets `require_key` only together
-   * with the key, so with a key configured this is refused — generate a new key instead) or
+   * `keyRequired` (keyless realm: `set_realm_key` with `key: null`; with a key set, Switchboard's
+   * `set_realm_require_key`, which keeps the key — a plain tyo-mq broker, whose `set_realm_key`
+   * changes the requirement only together with the key, gets `SWB_ERR_VALIDATION` saying so) or
    * `tokenlessConsumers` (`set_realm_tokenless_consumers`, Switchboard's, issue 20).
    */
   setRealmFlag: {

@@ -79,6 +79,12 @@ export const OverviewSchema = z.object({
   /** Messages per second over the last two samples; null until two samples exist. */
   rates: z.object({ produced: z.number(), delivered: z.number() }).nullable(),
   local: LocalBrokerStatusSchema.nullable(),
+  /**
+   * This console's own socket.io connections to the broker (its management connection and its
+   * live taps), which the broker counts in `counters.connectionsCurrent` like any client; absent
+   * when not known. Read when the sample is sent, so it may lead or lag the broker's figure.
+   */
+  consoleConnections: z.number().int().nonnegative().optional(),
   /** Wall-clock time of the sample, epoch ms: for display only (the clock may step back). */
   sampledAt: z.number(),
   /** Increases by one with every sample of this connection in this console process: order

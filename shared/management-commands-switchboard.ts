@@ -21,6 +21,13 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
     params: [realm(), flag('allow_tokenless_consumers', 'Allow token-less consumers', true)],
   },
   {
+    name: 'set_realm_require_key',
+    summary: 'Require the pre-shared key or not, keeping the key',
+    group: CommandGroup.REALMS,
+    scope: 'realm-manager',
+    params: [realm(), flag('require_key', 'Consumers without a token must present the key', true)],
+  },
+  {
     name: 'end_sessions',
     summary: 'End every live session of a realm (clients re-authenticate)',
     group: CommandGroup.CLIENTS,
@@ -93,6 +100,24 @@ export const SWITCHBOARD_COMMANDS: readonly CommandEntry[] = [
       realm(),
       text('consumer', 'Consumer name', true),
       text('key', 'Subscription key (all of them without)'),
+    ],
+  },
+  {
+    name: 'discard_queued',
+    summary: 'Delete chosen ready copies of a queue',
+    group: CommandGroup.QUEUES,
+    scope: 'realm-manager',
+    destructive: true,
+    params: [
+      realm(),
+      text('consumer', 'Consumer name', true),
+      text('key', 'Subscription key (all of them without)'),
+      {
+        name: 'ids',
+        type: 'json',
+        required: true,
+        description: 'The message ids to delete, e.g. ["a","b"]',
+      },
     ],
   },
   {

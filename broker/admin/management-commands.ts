@@ -24,7 +24,13 @@ import { dlqDiscard, dlqList, dlqReplay } from './dlq-commands';
 import { setExternalAuth } from './external-auth-commands';
 import { setPersistence } from './persistence-commands';
 import { moveQueue, releaseInFlight } from './queue-actions';
-import { listQueues, peekQueue, purgeQueue, type QueueServices } from './queue-commands';
+import {
+  discardQueued,
+  listQueues,
+  peekQueue,
+  purgeQueue,
+  type QueueServices,
+} from './queue-commands';
 import { listRequests } from './request-commands';
 import { readResources } from './resource-commands';
 import { realmKeys } from './realm-key-commands';
@@ -36,7 +42,8 @@ export type { CommandSpec, ManagementServices, RealmRenameNotices, Result };
 
 /**
  * The commands a realm manager key may run: the four of §6.5, plus Switchboard's
- * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key), the
+ * `set_realm_tokenless_consumers` (issue 20; a realm's own reader policy, like its key) and
+ * `set_realm_require_key` (issue 27; the key's requirement without the key), the
  * realm's own clients (`client_detail`, `close_client`, issue 27), its own queues (the queue
  * commands), its own MQTT retained messages (`list_retained`, `delete_retained`) and its own
  * E2EE identities (`list_identities`, `revoke_identity_key`).
@@ -47,6 +54,7 @@ export const REALM_SCOPABLE = new Set([
   'set_realm_acceptance',
   'set_realm_e2ee',
   'set_realm_tokenless_consumers',
+  'set_realm_require_key',
   'list_requests',
   'end_sessions',
   'client_detail',
@@ -54,6 +62,7 @@ export const REALM_SCOPABLE = new Set([
   'list_queues',
   'peek_queue',
   'purge_queue',
+  'discard_queued',
   'move_queue',
   'release_in_flight',
   'list_retained',
@@ -221,6 +230,10 @@ export const COMMANDS: Record<string, CommandSpec> = {
       return { ok: true, realm, ended_sessions: ended };
     },
   },
+  // The key is unchanged, so no session's credential ends: a plain settings command.
+  set_realm_require_key: settingsCommand('A/R', (d, b) => {
+    realmCommands.setRealmRequireKey(d, b);
+  }),
   set_realm_acceptance: settingsCommand('A/R', (d, b) => {
     realmCommands.setRealmAcceptance(d, b);
   }),
@@ -286,6 +299,7 @@ export const COMMANDS: Record<string, CommandSpec> = {
   list_queues: queueCommand(true, listQueues),
   peek_queue: queueCommand(true, peekQueue),
   purge_queue: queueCommand(false, purgeQueue),
+  discard_queued: queueCommand(false, discardQueued),
   move_queue: queueCommand(false, moveQueue),
   release_in_flight: queueCommand(false, releaseInFlight),
   // A realm manager key browses and clears its own realm's retained messages only.

@@ -17,33 +17,24 @@ import { liveSocket } from '../delivery/reliable-copy';
 import type { SubscriptionRecord } from '../routing/registry-types';
 import type { StoredEntry } from '../storage/message-store';
 import { CommandError, type CommandBody } from './command-types';
-import { queuesOf, type Draft, type QueueServices } from './queue-commands';
+import {
+  idsParam,
+  parseParam as parse,
+  queuesOf,
+  type Draft,
+  type QueueServices,
+} from './queue-commands';
 
-/** Most `ids` one `move_queue` / `release_in_flight` takes. */
-export const MAX_ACTION_IDS = 5_000;
 /** Copies moved per round of store writes (started together: one group commit each). */
 const MOVE_BATCH = 500;
 
 const Name = z.string().min(1).max(1_024);
-const Ids = z.array(z.string().min(1).max(256)).min(1).max(MAX_ACTION_IDS);
 const MoveTo = z
   .object({ consumer: Name.optional(), event: Name.optional(), key: Name.optional() })
   .strict()
   .refine((t) => t.consumer !== undefined || t.event !== undefined || t.key !== undefined, {
     message: 'to needs a consumer or an event',
   });
-
-function parse<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
-  const parsed = schema.safeParse(value);
-  if (parsed.success) return parsed.data;
-  const issue = parsed.error.issues[0];
-  throw new CommandError(400, `${what}: ${issue?.message ?? 'invalid'}`);
-}
-
-const idsParam = (body: CommandBody): string[] | undefined =>
-  body.ids === undefined || body.ids === null
-    ? undefined
-    : [...new Set(parse(Ids, body.ids, `ids must be 1–${MAX_ACTION_IDS} message ids`))];
 
 /** The one queue a command acts on; `key` is required when the consumer has several. */
 async function oneQueue(services: QueueServices, body: CommandBody): Promise<Draft> {

@@ -7,13 +7,15 @@
  *   registries (an empty queue of a live subscription is listed too) — with its ready and
  *   in-flight counts and the age of its oldest ready copy;
  * - `peek_queue`: one page of a queue's stored copies, read without changing their state;
- * - `purge_queue`: deletes a queue's ready copies (never the in-flight ones, whose ACK is
- *   awaited), each through the ledger so the caps stay exact.
+ * - `purge_queue` / `discard_queued`: delete a queue's ready copies, all or the chosen ones
+ *   (never the in-flight ones, whose ACK is awaited), each through the ledger so the caps stay
+ *   exact.
  *
  * Counts: `stored` is the ledger's (expired copies count until the purge timer removes them,
  * `queue-ledger.ts`), `in_flight` the ACK tracker's (sent and un-ACKed, or waiting for a
  * retry), `ready = stored − in_flight`. Works on this node's registry and ledger.
  */
+import { z } from 'zod';
 import type { AckTracker } from '../delivery/ack-tracker';
 import { inFlightKey } from '../delivery/ack-tracker';
 import type { QueueLedger } from '../delivery/queue-ledger';
@@ -32,6 +34,23 @@ export const DEFAULT_PEEK = 50;
 export const PREVIEW_CHARS = 256;
 /** Copies one `purge_queue` deletes per round of store writes. */
 const PURGE_BATCH = 1_000;
+/** Most `ids` one `purge_queue` / `move_queue` / `release_in_flight` takes. */
+export const MAX_ACTION_IDS = 5_000;
+const Ids = z.array(z.string().min(1).max(256)).min(1).max(MAX_ACTION_IDS);
+
+/** `value` parsed by `schema`, else `400 <what>: <zod's first issue>`. */
+export function parseParam<T>(schema: z.ZodType<T>, value: unknown, what: string): T {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new CommandError(400, `${what}: ${issue?.message ?? 'invalid'}`);
+}
+
+/** The optional `ids` of a command that acts on chosen copies: undefined = all, else unique. */
+export const idsParam = (body: CommandBody): string[] | undefined =>
+  body.ids === undefined || body.ids === null
+    ? undefined
+    : [...new Set(parseParam(Ids, body.ids, `ids must be 1–${MAX_ACTION_IDS} message ids`))];
 /** Most in-flight copies skipped when looking for a queue's oldest ready copy. */
 const MAX_AGE_SCAN = 5_000;
 
@@ -312,15 +331,10 @@ export async function peekQueue(services: QueueServices, body: CommandBody) {
   };
 }
 
-/**
- * `purge_queue` `{realm, consumer, key?}` → `{ok, realm, consumer, purged, in_flight_kept,
- * queues: [{key, consumer_id, purged}]}`: deletes the ready copies of the consumer's queues
- * (all of them without `key`). In-flight copies stay: their ACK, retry or dead-lettering is
- * still on its way. Each copy leaves through the ledger, so caps and gauges stay exact.
- * @throws CommandError 400 (missing realm/consumer), 404 `queue not found`.
- */
-export async function purgeQueue(services: QueueServices, body: CommandBody) {
-  const rows = await queuesOf(services, body);
+/** Deletes the ready copies of `rows` (only those of `ids` when given); see the commands below. */
+async function deleteReady(services: QueueServices, rows: Draft[], ids: string[] | undefined) {
+  const wanted = ids && new Set(ids);
+  const seen = new Set<string>();
   const realm = rows[0]!.realm;
   const byQueue = services.acks.inFlight(realm);
   let purged = 0;
@@ -331,6 +345,8 @@ export async function purgeQueue(services: QueueServices, body: CommandBody) {
     let n = 0;
     const ready: string[] = [];
     for (const entry of await services.store.dequeue(realm, q.key, q.consumer_id)) {
+      if (wanted && !wanted.has(entry.id)) continue;
+      seen.add(entry.id);
       if (flying?.has(entry.id)) kept++;
       else ready.push(entry.id);
     }
@@ -347,12 +363,53 @@ export async function purgeQueue(services: QueueServices, body: CommandBody) {
     purged += n;
     queues.push({ key: q.key, consumer_id: q.consumer_id, purged: n });
   }
+  const notFound = ids ? ids.filter((id) => !seen.has(id)) : [];
+  return { realm, consumer: rows[0]!.consumer, purged, kept, notFound, queues };
+}
+
+/**
+ * `purge_queue` `{realm, consumer, key?}` → `{ok, realm, consumer, purged, in_flight_kept,
+ * queues: [{key, consumer_id, purged}]}`: deletes the ready copies of the consumer's queues
+ * (all of them without `key`). In-flight copies stay: their ACK, retry or dead-lettering is
+ * still on its way. Each copy leaves through the ledger, so caps and gauges stay exact.
+ * `ids` is refused: chosen copies are `discard_queued`'s, a distinct command so that a broker
+ * without it answers "unknown command" instead of ignoring `ids` and purging everything.
+ * @throws CommandError 400 (missing realm/consumer, `ids`), 404 `queue not found`.
+ */
+export async function purgeQueue(services: QueueServices, body: CommandBody) {
+  if (body.ids !== undefined && body.ids !== null) {
+    throw new CommandError(400, 'purge_queue deletes every ready copy: use discard_queued for ids');
+  }
+  const r = await deleteReady(services, await queuesOf(services, body), undefined);
   return {
     ok: true as const,
-    realm,
-    consumer: rows[0]!.consumer,
-    purged,
-    in_flight_kept: kept,
-    queues,
+    realm: r.realm,
+    consumer: r.consumer,
+    purged: r.purged,
+    in_flight_kept: r.kept,
+    queues: r.queues,
+  };
+}
+
+/**
+ * `discard_queued` `{realm, consumer, key?, ids}` → `{ok, realm, consumer, discarded,
+ * in_flight_kept, not_found, queues: [{key, consumer_id, purged}]}`: deletes the ready copies
+ * of `ids` (1–5,000 message ids, e.g. picked from `peek_queue`; the console's "Discard
+ * selected") from the consumer's queues, and no other. In-flight ones among them stay
+ * (`in_flight_kept`); ids in none of the queues (ACKed or moved since) come back in `not_found`.
+ * @throws CommandError 400 (missing realm/consumer, missing or bad `ids`), 404 `queue not found`.
+ */
+export async function discardQueued(services: QueueServices, body: CommandBody) {
+  const ids = idsParam(body);
+  if (!ids) throw new CommandError(400, 'ids is required');
+  const r = await deleteReady(services, await queuesOf(services, body), ids);
+  return {
+    ok: true as const,
+    realm: r.realm,
+    consumer: r.consumer,
+    discarded: r.purged,
+    in_flight_kept: r.kept,
+    not_found: r.notFound,
+    queues: r.queues,
   };
 }

@@ -207,6 +207,22 @@ export function setRealmKey(draft: AuthConfig, body: CommandBody): RealmCommandO
   return {};
 }
 
+/**
+ * `set_realm_require_key` (Switchboard, issue 27): sets `require_key` (alias `requireKey`, a
+ * boolean, required) and leaves the pre-shared key as it is. §8.2's `set_realm_key` changes the
+ * requirement only together with the key (an absent key clears it), so a console without the
+ * key in hand could turn the requirement off only by rotating the key. The realm must exist.
+ */
+export function setRealmRequireKey(draft: AuthConfig, body: CommandBody): RealmCommandOutcome {
+  const config = existing(draft, realmParam(body));
+  const requireKey = pick(body, 'require_key', 'requireKey');
+  if (typeof requireKey !== 'boolean') {
+    throw new CommandError(400, 'require_key must be true or false');
+  }
+  config.require_key = requireKey;
+  return {};
+}
+
 /** `set_realm_acceptance` (§8.2): upsert; `require_acceptance = !!required`. */
 export function setRealmAcceptance(draft: AuthConfig, body: CommandBody): RealmCommandOutcome {
   upsert(draft, realmParam(body)).require_acceptance = !!body.required;

@@ -49,6 +49,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   set_realm_tokenless_consumers: { ...REALM, allow_tokenless_consumers: 'plain' },
   set_realm_manager_key: { ...REALM, ...MANAGER_KEY },
   set_realm_key: { ...REALM, ...PSK, require_key: 'plain' },
+  set_realm_require_key: { ...REALM, require_key: 'plain' },
   set_realm_acceptance: { ...REALM, required: 'plain' },
   set_realm_e2ee: { ...REALM, e2ee: 'plain', policy: 'plain' },
   set_realm_lifetime: { ...REALM, ephemeral: 'plain', temporary: 'plain', ttl: 'plain' },
@@ -89,6 +90,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   end_sessions: REALM,
   close_client: { ...REALM, client_id: 'plain' },
   purge_queue: { ...REALM, consumer: 'plain', key: 'plain' },
+  discard_queued: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids' },
   move_queue: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids', to: 'target' },
   release_in_flight: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids' },
   delete_retained: { ...REALM, topic: 'plain', filter: 'plain' },
@@ -172,6 +174,10 @@ export function auditResult(action: string, reply: unknown): string | null {
   if (action === 'purge_queue' && typeof r.purged === 'number') {
     const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;
     return `purged ${r.purged}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}`;
+  }
+  if (action === 'discard_queued' && typeof r.discarded === 'number') {
+    const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;
+    return `discarded ${r.discarded}${kept ? `, ${r.in_flight_kept} in flight kept` : ''}${notFound}`;
   }
   if (action === 'move_queue' && typeof r.moved === 'number') {
     const kept = typeof r.in_flight_kept === 'number' && r.in_flight_kept > 0;

@@ -161,8 +161,12 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
       const ids = Array.isArray(input.ids) ? input.ids.length : 0;
       return `Discard ${ids} dead letter${ids === 1 ? '' : 's'}${input.realm ? ` of "${s('realm')}"` : ''} for good?`;
     }
-    case 'purgeQueue':
-      return `Purge the ready messages queued for "${s('consumer')}"${input.key ? ` (${s('key')})` : ''} in "${s('realm')}"?`;
+    case 'purgeQueue': {
+      const where = `"${s('consumer')}"${input.key ? ` (${s('key')})` : ''} in "${s('realm')}"`;
+      if (!Array.isArray(input.ids)) return `Purge the ready messages queued for ${where}?`;
+      const n = input.ids.length;
+      return `Discard ${n} selected message${n === 1 ? '' : 's'} queued for ${where} for good?`;
+    }
     case 'moveQueue': {
       const ids = Array.isArray(input.ids) ? input.ids.length : 0;
       const to = (input.to ?? {}) as Record<string, unknown>;

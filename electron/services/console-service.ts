@@ -3,7 +3,8 @@
  * the local BrokerSupervisor and one ManagerClient per connection. Transports (Electron IPC, web
  * host) validate input and call it.
  */
-import { LOCAL_CONNECTION_ID, type ConsoleService } from '../../shared/console-api';
+import { LOCAL_CONNECTION_ID, type ConsoleService, type Overview } from '../../shared/console-api';
+import type { ConsoleFootprint } from '../../shared/console-api-operations';
 import type { BrokerSupervisor } from './broker-supervisor';
 import { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
@@ -113,8 +114,17 @@ export function createConsoleService({
     orphanMs: tapOrphanMs,
   });
   const local = createLocalBrokerConsoleService({ supervisor, connections, pool, hub });
+  const footprint = (connectionId: string): ConsoleFootprint => ({
+    management: pool.isConnected(connectionId),
+    ...tap.footprint(connectionId),
+  });
+  // The broker counts the console's own sockets among its connections: say how many are ours.
+  const withOwn = (overview: Overview): Overview => {
+    const own = footprint(overview.connectionId);
+    return { ...overview, consoleConnections: (own.management ? 1 : 0) + own.taps.length };
+  };
   const detach = [
-    connections.onOverview((overview) => hub.emit('overview', overview)),
+    connections.onOverview((overview) => hub.emit('overview', withOwn(overview))),
     supervisor.onStatus((status) => hub.emit('localBroker', status)),
     connections.onChange(() => hub.emit('connections', connections.summaries())),
     // An edited or removed profile starts without the old one's backoff.
@@ -131,13 +141,10 @@ export function createConsoleService({
     pool,
     hub,
     disposers: detach,
-    consoleFootprint: (connectionId) => ({
-      management: pool.isConnected(connectionId),
-      ...tap.footprint(connectionId),
-    }),
+    consoleFootprint: footprint,
   });
   return {
-    getOverview: ({ connectionId }) => connections.overview(connectionId),
+    getOverview: async ({ connectionId }) => withOwn(await connections.overview(connectionId)),
     getLocalBroker: async () => supervisor.status(),
     restartLocalBroker: () => supervisor.restart(),
     nextRequest: async ({ connectionId, realm }) => {

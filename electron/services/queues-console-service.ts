@@ -17,7 +17,7 @@ import type {
   QueuedMessage,
   QueuesMethods,
 } from '../../shared/console-api-queues';
-import type { ManagerClient } from './manager-client';
+import type { ManagerClient, ManagerReply } from './manager-client';
 import { moveQueue, releaseInFlight } from './queue-actions-console';
 import { QueueRateTracker } from './queue-rates';
 import { isUnknownCommand } from './unknown-command';
@@ -169,25 +169,48 @@ export function createQueuesService(deps: { pool: Pick<ManagerPool, 'get'> }): Q
       };
     },
     purgeQueue: async (input) => {
-      if (input.confirmName !== input.consumer) {
+      // A whole purge is typed out; chosen copies were picked one by one in Peek.
+      if (!input.ids && input.confirmName !== input.consumer) {
         throw new SwitchboardError(
           'SWB_ERR_VALIDATION',
           `Type the consumer's name (${input.consumer}) to purge its queue`,
         );
       }
-      const reply = await pool
-        .get(input.connectionId)
-        .command({ command: 'purge_queue', ...target(input) });
-      const purged = int(reply.purged);
+      // Chosen copies go through their own command: a broker without it says so, where one
+      // that ignored `ids` on `purge_queue` would delete every ready copy.
+      let reply: ManagerReply;
+      try {
+        reply = await pool
+          .get(input.connectionId)
+          .command(
+            input.ids
+              ? { command: 'discard_queued', ...target(input), ids: input.ids }
+              : { command: 'purge_queue', ...target(input) },
+          );
+      } catch (error) {
+        if (!input.ids || !isUnknownCommand(error)) throw error;
+        throw new SwitchboardError(
+          'SWB_ERR_VALIDATION',
+          'This broker does not offer discard_queued (deleting chosen messages); nothing was deleted.',
+        );
+      }
+      const purged = int(input.ids ? reply.discarded : reply.purged);
       const kept = int(reply.in_flight_kept);
+      const notFound = Array.isArray(reply.not_found) ? reply.not_found.length : 0;
       const plural = (n: number) => (n === 1 ? 'message' : 'messages');
+      const done = input.ids
+        ? `Discarded ${purged} selected ${plural(purged)}`
+        : `Purged ${purged} ready ${plural(purged)}`;
       return {
         connectionId: input.connectionId,
         purged,
         inFlightKept: kept,
+        notFound,
         summary:
-          `Purged ${purged} ready ${plural(purged)} of ${input.consumer} in ${input.realm}` +
-          (kept > 0 ? `; ${kept} in flight kept (awaiting their ACK).` : '.'),
+          `${done} of ${input.consumer} in ${input.realm}` +
+          (kept > 0 ? `; ${kept} in flight kept (awaiting their ACK)` : '') +
+          (notFound > 0 ? `; ${notFound} no longer queued` : '') +
+          '.',
       };
     },
     moveQueue: (input) => moveQueue(pool, input),

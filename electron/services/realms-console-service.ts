@@ -14,6 +14,7 @@ import type { ActivityLog } from './activity-log';
 import { toRealmList, type ManagerPool } from './manager-pool';
 import { pendingPage } from './pending-requests';
 import { toTokenList } from './token-list';
+import { isUnknownCommand } from './unknown-command';
 
 type RealmsServiceMethods = Pick<
   ConsoleService,
@@ -151,24 +152,39 @@ export function createRealmsConsoleService({
             : `Realm ${realm}: consumers need a token or key.`,
         );
       }
-      // `set_realm_key` sets require_key only together with the key: never clear a live key.
+      const done = (): RealmAction =>
+        action(
+          connectionId,
+          realm,
+          `Realm ${realm}: pre-shared key ${value ? 'required' : 'not required'}.`,
+        );
+      // `set_realm_key` sets require_key only together with the key (an absent key clears it):
+      // with a key set, only Switchboard's `set_realm_require_key` keeps it. Never rotate or
+      // clear a live key for a switch: a rotation is the explicit Rotate action.
       const reply = await send(connectionId, { command: 'get' });
       const summary = toRealmList(connectionId, reply.settings).realms.find(
         (r) => r.name === realm,
       );
       if (!summary) throw new SwitchboardError('SWB_ERR_NOT_FOUND', `Realm ${realm} not found`);
-      if (summary.keyConfigured) {
+      if (!summary.keyConfigured) {
+        await send(connectionId, {
+          command: 'set_realm_key',
+          realm,
+          key: null,
+          require_key: value,
+        });
+        return done();
+      }
+      try {
+        await send(connectionId, { command: 'set_realm_require_key', realm, require_key: value });
+      } catch (error) {
+        if (!isUnknownCommand(error)) throw error;
         throw new SwitchboardError(
           'SWB_ERR_VALIDATION',
-          'The protocol changes require_key only together with the pre-shared key: generate a new key with the setting you want.',
+          'This broker does not offer changing "require key" alone (set_realm_require_key): with a key set, its protocol changes the requirement only together with the key. Rotate the key to change it, or clear the key.',
         );
       }
-      await send(connectionId, { command: 'set_realm_key', realm, key: null, require_key: value });
-      return action(
-        connectionId,
-        realm,
-        `Realm ${realm}: pre-shared key ${value ? 'required' : 'not required'}.`,
-      );
+      return done();
     },
 
     clearRealmSecret: async ({ connectionId, realm, kind }) => {

@@ -64,7 +64,8 @@ export type ConsoleFlags = z.infer<typeof FlagsSchema> & { dataDir: string; logL
 export const USAGE = `Usage: npm run console -- [options]
 
 Starts a local broker, serves the Switchboard console for your browser on this machine, and
-prints its link (Console: http://127.0.0.1:<port>/#token=<secret>) as the only line on stdout.
+prints on stdout its link (Console: http://127.0.0.1:<port>/#token=<secret>), the broker's
+address (Broker: http://…) and, unless --broker-mqtt-port off, its MQTT address (MQTT: mqtt://…).
 
 Options:
   --port <n>           console port; 0 = any free port

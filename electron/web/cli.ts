@@ -1,8 +1,11 @@
 /**
  * `npm run console`: starts the local broker under a supervisor, serves the console UI and the
- * ConsoleApi on a loopback port, and prints exactly one line on stdout:
+ * ConsoleApi on a loopback port, and prints its link and the broker's addresses on stdout
+ * (startup-lines.ts):
  *
  *   Console: http://127.0.0.1:<port>/#token=<secret>
+ *   Broker:  http://127.0.0.1:<broker port>
+ *   MQTT:    mqtt://127.0.0.1:<mqtt port>      (absent with --broker-mqtt-port off)
  *
  * Everything else (pino JSON logs, build progress, errors) goes to stderr. Ctrl-C / SIGTERM stop
  * the broker and the host, then exit 0. Exit codes (`CliExitCode`, as `npm run broker`): 1 the
@@ -18,6 +21,7 @@ import { createForkLauncher, forkLauncherOptionsFromEnv } from '../services/brok
 import { createLocalConsole, type LocalConsole } from '../services/local-console';
 import { CONSOLE_HELP_HINT, parseConsoleFlags, USAGE, type ConsoleFlags } from './cli-flags';
 import { ensureRendererBuilt, REPO_ROOT } from './renderer-build';
+import { startupLines } from './startup-lines';
 import { createWebHost, type WebHost } from './web-host';
 
 function exitWith(code: CliExitCode, message: string): never {
@@ -144,10 +148,13 @@ async function main(): Promise<void> {
     { dataDir: flags.dataDir, broker: local.supervisor.endpoint(), ...mqttPorts(local) },
     'console ready',
   );
-  const endpoint = local.supervisor.endpoint();
-  process.stdout.write(`Console: ${address.url}\n`);
-  // Clients and switchboard-admin need the broker's own address, not the console's.
-  if (endpoint) process.stdout.write(`Broker:  http://${endpoint.host}:${endpoint.port}\n`);
+  // Clients and switchboard-admin need the broker's own addresses, not the console's.
+  const lines = startupLines({
+    consoleUrl: address.url,
+    broker: local.supervisor.endpoint(),
+    mqttPort: local.supervisor.status().mqttPort,
+  });
+  process.stdout.write(`${lines.join('\n')}\n`);
 }
 
 /** Broker output is kept in the supervisor's ring buffer; warnings and errors are also logged. */

@@ -2,7 +2,8 @@
  * End to end: the console's local broker MQTT port (`--broker-mqtt-port`), as a newcomer meets it.
  *   - A taken MQTT port: exit 3, naming that port and `--broker-mqtt-port` (not the socket.io
  *     port and `--broker-port`).
- *   - `--broker-mqtt-port 0`: the chosen port is in the startup log beside the socket.io endpoint,
+ *   - `--broker-mqtt-port 0`: the chosen port is in the startup log and the `MQTT:` stdout line
+ *     beside the socket.io endpoint,
  *     in the Local broker view and on the Overview, and stays the same after Restart, so MQTT
  *     devices reconnect to the address they had.
  * Screenshots of the Local broker view at 1280 and 390 px: test-results/mqttport-*.png.
@@ -110,6 +111,15 @@ describe('console local broker MQTT port', () => {
           mqttPort,
           mqttWsPort: null,
         }),
+      ]);
+
+    // …and so do the lines it prints on stdout (issue 27 item 1).
+    await expect
+      .poll(() => app!.stdout.filter((line) => line.trim() !== ''))
+      .toEqual([
+        `Console: ${app.url}`,
+        `Broker:  http://127.0.0.1:${first.port}`,
+        `MQTT:    mqtt://127.0.0.1:${mqttPort}`,
       ]);
 
     browser = await launchChromium();

@@ -119,13 +119,11 @@ describe('console details an operator tripped over', () => {
     await fx.page.getByTestId('secret-value').waitFor();
     await fx.page.getByTestId('secret-done').click();
     await expect.poll(() => text(fx.page, 'realm-key-required-state-kiosk')).toMatch(/^on/);
-    // Now a key is set: turning it off rotates it, and says so before.
-    expect(await text(fx.page, 'realm-require-key-kiosk')).toBe(
-      'Require key off (rotates the key)',
-    );
+    // Now a key is set: turning it off keeps it (issue 27; console-realm-key-kept.test.ts).
+    expect(await text(fx.page, 'realm-require-key-kiosk')).toBe('Require key off');
     await fx.page.getByTestId('realm-require-key-kiosk').click();
     expect(await text(fx.page, 'realm-require-key-confirm-kiosk')).toContain(
-      'old key stops working',
+      'The pre-shared key is kept',
     );
     await fx.page.getByTestId('realm-require-key-confirm-kiosk-no').click();
   }, 60_000);

@@ -139,10 +139,12 @@ describe('console end to end', () => {
     await expect.poll(() => processAlive(-group), { timeout: 10_000 }).toBe(false);
     expect(processAlive(broker.pid as number)).toBe(false);
     expect(app.stderr.join('')).not.toMatch(/"level":(50|60)/);
-    // stdout held the console's URL and its broker's.
+    // stdout held the console's URL and its broker's socket.io and MQTT addresses.
+    expect(broker.mqttPort).toBeGreaterThan(0);
     expect(app.stdout.filter((line) => line.trim() !== '')).toEqual([
       `Console: ${app.url}`,
       `Broker:  http://127.0.0.1:${broker.port}`,
+      `MQTT:    mqtt://127.0.0.1:${broker.mqttPort}`,
     ]);
   }, 180_000);
 

@@ -59,10 +59,20 @@ describe('queues console service', () => {
     const peek = await queues.peekQueue({ ...target, limit: 2 });
     expect(peek.messages.map((m) => m.preview)).toEqual(['{"i":0}', '{"i":1}']);
     expect(peek.nextCursor).toBe('2');
+    // A whole purge is typed out; discarding the copies chosen in Peek is not (issue 27).
+    await expect(queues.purgeQueue(target)).rejects.toMatchObject({ code: 'SWB_ERR_VALIDATION' });
+    expect(
+      await queues.purgeQueue({ ...target, ids: [peek.messages[0]!.msgId, 'gone-since'] }),
+    ).toMatchObject({
+      purged: 1,
+      notFound: 1,
+      summary: 'Discarded 1 selected message of worker in default; 1 no longer queued.',
+    });
     expect(await queues.purgeQueue({ ...target, confirmName: 'worker' })).toMatchObject({
-      purged: 3,
+      purged: 2,
       inFlightKept: 0,
-      summary: 'Purged 3 ready messages of worker in default.',
+      notFound: 0,
+      summary: 'Purged 2 ready messages of worker in default.',
     });
     expect((await queues.listQueues({ connectionId: 'c1' })).queues[0]).toMatchObject({
       ready: 0,
@@ -94,6 +104,12 @@ describe('queues console service', () => {
       available: false,
       moved: 0,
       summary: 'This broker does not offer move_queue.',
+    });
+    // Discarding chosen copies on a broker without discard_queued deletes nothing and says so.
+    await expect(queues.purgeQueue({ ...target, ids: ['a'] })).rejects.toMatchObject({
+      code: 'SWB_ERR_VALIDATION',
+      message:
+        'This broker does not offer discard_queued (deleting chosen messages); nothing was deleted.',
     });
     expect(await queues.releaseInFlight(target)).toMatchObject({
       available: false,

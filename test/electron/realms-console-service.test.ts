@@ -143,11 +143,24 @@ describe('realms console service on the real local broker', () => {
         key: second.secret,
       }),
     ).toMatchObject({ event: 'AUTH_OK' });
-    // require_key travels only with the key: refused while one is set.
-    const refused = await fx.local.service
-      .setRealmFlag({ connectionId, realm: 'keyed', flag: 'keyRequired', value: false })
-      .catch((e: unknown) => e);
-    expect((refused as SwitchboardError).code).toBe('SWB_ERR_VALIDATION');
+    // "Require key" off and on again changes only the requirement (set_realm_require_key,
+    // issue 27): the same key admits a consumer afterwards.
+    for (const value of [false, true]) {
+      await fx.local.service.setRealmFlag({
+        connectionId,
+        realm: 'keyed',
+        flag: 'keyRequired',
+        value,
+      });
+      expect(await realm('keyed')).toMatchObject({ keyConfigured: true, keyRequired: value });
+    }
+    expect(
+      await authenticate(await fx.client(), {
+        realm: 'keyed',
+        role: 'consumer',
+        key: second.secret,
+      }),
+    ).toMatchObject({ event: 'AUTH_OK' });
     const manager = await fx.local.service.revealGeneratedSecret({
       connectionId,
       kind: 'managerKey',

@@ -23,6 +23,12 @@ describe('activity labels', () => {
     expect(entryLabel({ action: 'set_realm_key', params: { key: '<cleared>' } })).toBe(
       'Clear pre-shared key',
     );
+    expect(entryLabel({ action: 'set_realm_require_key', params: { require_key: false } })).toBe(
+      'Stop requiring the pre-shared key',
+    );
+    expect(entryLabel({ action: 'set_realm_require_key', params: { require_key: true } })).toBe(
+      'Require the pre-shared key',
+    );
     expect(actionLabel('dlq_replay')).toBe('Replay dead letters');
     expect(actionLabel('console_publish')).toBe('Publish test message');
     for (const action of ['add_realm', 'remove_realm', 'revoke_token', 'dlq_discard']) {

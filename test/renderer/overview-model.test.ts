@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   buildOverviewModel,
+  connectionsDetail,
   sumRegistrations,
 } from '../../renderer/src/views/overview/overview-model';
 import { formatCount, formatCountOf, formatDuration, formatRate } from '../../renderer/src/format';
@@ -73,6 +74,22 @@ describe('overview model', () => {
       restarts: 1,
       problem: null,
     });
+  });
+
+  it('says how many of the broker’s connections are this console’s own (issue 27)', () => {
+    expect(buildOverviewModel({ ...overview, consoleConnections: 2 }, running)).toMatchObject({
+      connections: 5,
+      consoleConnections: 2,
+    });
+    // A host that does not say: nothing claimed.
+    expect(buildOverviewModel(overview, running).consoleConnections).toBeNull();
+    expect(connectionsDetail(5, 2)).toBe('open now · incl. 2 from this console');
+    expect(connectionsDetail(5, 0)).toBe('open now');
+    expect(connectionsDetail(5, null)).toBe('open now');
+    expect(connectionsDetail(null, 1)).toBe('open now');
+    // Read a moment apart: never more of them than the broker counts.
+    expect(connectionsDetail(1, 2)).toBe('open now · incl. 1 from this console');
+    expect(connectionsDetail(0, 1)).toBe('open now');
   });
 
   it('shows the supervisor error of a failed broker and no stale figures', () => {

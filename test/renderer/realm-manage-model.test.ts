@@ -5,6 +5,7 @@ import {
   consumerAccessText,
   initialTtlText,
   keyRequiredText,
+  lifetimeText,
   requireKeyPlan,
 } from '../../renderer/src/views/realms/realm-manage';
 import { secretOutlived } from '../../renderer/src/views/realms/secret-reveal';
@@ -32,29 +33,35 @@ describe('realm lifetime field', () => {
     ).toBe('2m');
     // A broker that does not report the TTL: the time left, rounded up to a minute.
     expect(initialTtlText(realm({ ephemeral: true, expiresAt: now + 90_000 }), now)).toBe('2m');
-    expect(initialTtlText(realm(), now)).toBe('1h');
+    // A permanent realm has no TTL: the field starts empty (it said "1h", read as the lifetime).
+    expect(initialTtlText(realm(), now)).toBe('');
+    // A permanent realm that was ephemeral once (the broker may keep its old fields).
+    expect(initialTtlText(realm({ ttlMs: 120_000, expiresAt: now + 90_000 }), now)).toBe('');
+  });
+
+  it('says "Permanent", or the ephemeral realm’s TTL', () => {
+    expect(lifetimeText(realm())).toBe('Permanent');
+    expect(lifetimeText(realm({ ephemeral: true, ttlMs: 7_200_000 }))).toBe('Ephemeral · TTL 2h');
+    expect(lifetimeText(realm({ ephemeral: true }))).toBe('Ephemeral');
   });
 });
 
 describe('require key on/off', () => {
-  it('rotates the key when one is set, and says what changes for consumers', () => {
+  it('keeps a set key: only the requirement changes, and says what changes for consumers', () => {
     const on = requireKeyPlan(realm({ keyConfigured: true, keyRequired: true }));
-    expect(on).toMatchObject({
-      label: 'Require key off (rotates the key)',
-      next: false,
-      rotates: true,
-    });
-    expect(on.consequence).toContain(
-      'old key stops working, and the sessions that logged in with it are ended',
-    );
+    // It said "(rotates the key)" and did: turning the requirement off replaced the key.
+    expect(on).toMatchObject({ label: 'Require key off', next: false, rotates: false });
+    expect(on.consequence).toContain('The pre-shared key is kept');
+    expect(on.consequence).not.toContain('old key stops working');
     expect(on.consequence).toContain('need a token');
     const open = requireKeyPlan(
       realm({ keyConfigured: true, keyRequired: true, tokenlessConsumers: true }),
     );
     expect(open.consequence).toContain('anyone who knows the realm’s name can read it');
     expect(requireKeyPlan(realm({ keyConfigured: true }))).toMatchObject({
-      label: 'Require key on (rotates the key)',
+      label: 'Require key on',
       next: true,
+      rotates: false,
     });
   });
 

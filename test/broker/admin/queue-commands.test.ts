@@ -1,8 +1,8 @@
 /**
- * `list_queues`, `peek_queue`, `purge_queue` (issue 27; docs/management.md "Queues") on a real
+ * `list_queues`, `peek_queue`, `purge_queue`, `discard_queued` (issue 27; docs/management.md "Queues") on a real
  * broker with the SQLite store: an offline durable consumer's stored copies are counted,
- * peeked without changing their state and purged; in-flight copies are counted apart and
- * survive a purge; a realm manager key reaches its own realm only.
+ * peeked without changing their state and purged (all, or chosen ones by id with discard_queued); in-flight copies
+ * are counted apart and survive a purge; a realm manager key reaches its own realm only.
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -121,6 +121,42 @@ describe('queue commands', () => {
     });
   });
 
+  it('discard_queued deletes only the chosen ready copies and names the ones it did not find', async () => {
+    await offlineQueue(N);
+    const peek = await m.run({ command: 'peek_queue', realm: 'default', consumer: 'worker' });
+    const ids = peek.messages.map((x: { msg_id: string }) => x.msg_id) as string[];
+    const chosen = [ids[1]!, ids[4]!];
+    // purge_queue refuses ids rather than purge everything (a broker that ignored them would).
+    expect(
+      await m.run({ command: 'purge_queue', realm: 'default', consumer: 'worker', ids: chosen }),
+    ).toMatchObject({ ok: false, code: 400 });
+    expect(stored()).toBe(N);
+    const purge = await m.run({
+      command: 'discard_queued',
+      realm: 'default',
+      consumer: 'worker',
+      ids: [...chosen, chosen[0], 'no-such-copy'],
+    });
+    expect(purge).toMatchObject({
+      ok: true,
+      discarded: 2,
+      in_flight_kept: 0,
+      not_found: ['no-such-copy'],
+      queues: [{ key: peek.key, consumer_id: 'worker', purged: 2 }],
+    });
+    // The others are still there, in their order; the ledger's count agrees.
+    const left = await h.broker.store.dequeue('default', peek.key, 'worker');
+    expect(left.map((e) => e.id)).toEqual(ids.filter((id) => !chosen.includes(id)));
+    expect(stored()).toBe(N - 2);
+    expect((await m.run({ command: 'list_queues' })).queues[0]).toMatchObject({ ready: N - 2 });
+    for (const bad of [undefined, [], 'x', [''], [1]]) {
+      expect(
+        await m.run({ command: 'discard_queued', realm: 'default', consumer: 'worker', ids: bad }),
+      ).toMatchObject({ ok: false, code: 400 });
+    }
+    expect(stored()).toBe(N - 2);
+  });
+
   it('counts un-ACKed copies as in flight and keeps them on purge', async () => {
     const worker = await h.consumer('worker');
     await subscribe(worker, 'worker', 'fleet', 'job', { durable: true, manualAck: true });
@@ -139,6 +175,15 @@ describe('queue commands', () => {
     expect(
       await m.run({ command: 'purge_queue', realm: 'default', consumer: 'worker' }),
     ).toMatchObject({ ok: true, purged: 0, in_flight_kept: 3 });
+    // Chosen in-flight copies are kept too.
+    expect(
+      await m.run({
+        command: 'discard_queued',
+        realm: 'default',
+        consumer: 'worker',
+        ids: [peek.messages[0].msg_id],
+      }),
+    ).toMatchObject({ ok: true, discarded: 0, in_flight_kept: 1, not_found: [] });
     expect(stored()).toBe(3);
   });
 

@@ -17,6 +17,7 @@ const LABELS: Record<string, string> = {
   set_realm_tokenless_consumers: 'Set token-less consumers',
   set_realm_manager_key: 'Set manager key',
   set_realm_key: 'Set pre-shared key',
+  set_realm_require_key: 'Set key requirement',
   set_realm_acceptance: 'Set producer acceptance',
   set_realm_e2ee: 'Set end-to-end encryption',
   set_realm_lifetime: 'Set realm lifetime',
@@ -26,6 +27,8 @@ const LABELS: Record<string, string> = {
   revoke_token: 'Revoke token',
   dlq_replay: 'Replay dead letters',
   dlq_discard: 'Discard dead letters',
+  purge_queue: 'Purge queue',
+  discard_queued: 'Discard queued messages',
   remove_consumer: 'Remove consumer',
   delete_retained: 'Delete retained messages',
   AUTHORIZATION_DECIDE: 'Decide request',
@@ -65,6 +68,11 @@ export function entryLabel(entry: Pick<ActivityEntry, 'action' | 'params'>): str
           'Allow token-less consumers',
           'Forbid token-less consumers',
         ) ?? actionLabel(entry.action)
+      );
+    case 'set_realm_require_key':
+      return (
+        onOff(p.require_key, 'Require the pre-shared key', 'Stop requiring the pre-shared key') ??
+        actionLabel(entry.action)
       );
     case 'set_realm_key':
       return (

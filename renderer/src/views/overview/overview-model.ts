@@ -38,6 +38,9 @@ export interface OverviewModel {
   producedRate: number | null;
   deliveredRate: number | null;
   connections: number | null;
+  /** How many of `connections` are this console's own sockets (management, live taps), else
+   * null when the host does not say. */
+  consoleConnections: number | null;
   restarts: number;
   /**
    * The local broker is stopped and was not failing: someone stopped it (or it was never started),
@@ -158,6 +161,7 @@ export function buildOverviewModel(
     producedRate: live?.rates?.produced ?? null,
     deliveredRate: live?.rates?.delivered ?? null,
     connections: live?.counters?.connectionsCurrent ?? null,
+    consoleConnections: live?.counters ? (live.consoleConnections ?? null) : null,
     restarts: status?.restarts ?? 0,
     stoppedOnPurpose: isLocal && liveState === 'stopped',
     storageRefusal: storageRefusal(live?.stats?.storage),
@@ -168,4 +172,16 @@ export function buildOverviewModel(
         : ((liveState !== 'running' ? status?.lastError : null) ?? scrapeProblem ?? null),
     sampledAt: overview?.sampledAt ?? null,
   };
+}
+
+/**
+ * The line under the Connections figure. The broker counts this console's management
+ * connection and live taps like any client; an operator reading "1 connection" on an idle broker
+ * took it for a client of theirs (newcomer trial, issue 27), so the line says how many are the
+ * console's. The figure stays the broker's own (it matches `/api/metrics` and other tools); the
+ * console's share is capped by it, since the two are read at slightly different times.
+ */
+export function connectionsDetail(connections: number | null, own: number | null): string {
+  const mine = connections === null || own === null ? 0 : Math.min(own, connections);
+  return mine === 0 ? 'open now' : `open now · incl. ${mine} from this console`;
 }

@@ -21,7 +21,7 @@ import {
   useLifecycleConfirm,
   type LocalBrokerAction,
 } from '../local-broker/local-broker-controls';
-import { buildOverviewModel, type OnlineTotal } from './overview-model';
+import { buildOverviewModel, connectionsDetail, type OnlineTotal } from './overview-model';
 import { useState } from 'react';
 
 function onlineTotal(value: OnlineTotal | null): string {
@@ -179,7 +179,12 @@ export function OverviewView({ client }: { client: ConsoleClient }) {
           testId="overview-connections"
           rawValue={model.connections}
           value={formatCount(model.connections)}
-          detail="open now"
+          detail={
+            <span title="The broker counts this console's management connection and its live taps among its connections; they are not your clients.">
+              {connectionsDetail(model.connections, model.consoleConnections)}
+            </span>
+          }
+          detailTestId="overview-connections-detail"
         />
       </div>
 

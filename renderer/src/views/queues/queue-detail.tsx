@@ -1,9 +1,9 @@
 /**
  * One queue's detail in the Queues view: its facts, Peek (pages of its stored copies, read
- * without changing them: `peekQueue`; ready ones can be selected for a move), Move
- * (`queue-move.tsx`), In flight with Release now (`queue-in-flight.tsx`) and Purge (deletes its
- * ready copies, `purgeQueue`) behind a type-the-consumer's-name confirmation, as realm removal
- * has. In-flight copies are marked in the peek and survive a purge (their ACK is awaited).
+ * without changing them: `peekQueue`; ready ones can be ticked for a move or for Discard
+ * selected, `queue-discard.tsx`), Move (`queue-move.tsx`), In flight with Release now
+ * (`queue-in-flight.tsx`) and Purge (deletes all its ready copies, `purgeQueue`) behind a
+ * type-the-consumer's-name confirmation, as realm removal has. In-flight copies are marked in the peek and survive a purge (their ACK is awaited).
  */
 import { useEffect, useRef, useState } from 'react';
 import type { QueuePeek, QueueRow } from '../../../../shared/console-api-queues';
@@ -14,6 +14,7 @@ import { StatusBadge } from '../../components/status-badge';
 import { formatCount } from '../../format';
 import { useConsoleAction } from '../../hooks/use-console-action';
 import { PayloadViewer } from '../../components/payload-viewer';
+import { QueueDiscard } from './queue-discard';
 import { QueueInFlight } from './queue-in-flight';
 import { QueueMove } from './queue-move';
 import { QueueRateChart } from './queue-rate-chart';
@@ -105,6 +106,15 @@ export function QueueDetail({
         setPeek(value);
         setSelected(new Set());
       });
+
+  // The ticked ready copies of the page shown (a new peek clears the ticks).
+  const picked = [...selected].filter((id) => peek?.messages.some((m) => m.msgId === id));
+  // After a move or a discard the page shown is out of date: peek again to see what is left.
+  const afterChange = async () => {
+    setPeek(null);
+    setSelected(new Set());
+    await reload();
+  };
 
   const purge = () =>
     void purgeAction
@@ -213,7 +223,7 @@ export function QueueDetail({
                       type="checkbox"
                       checked={selected.has(m.msgId)}
                       onChange={() => toggle(m.msgId)}
-                      aria-label={`Select ${m.msgId} for a move`}
+                      aria-label={`Select ${m.msgId} to move or discard`}
                       data-testid="queue-peek-select"
                     />
                     <code>{m.msgId}</code>
@@ -234,16 +244,20 @@ export function QueueDetail({
         </ol>
       )}
 
+      <QueueDiscard
+        client={client}
+        target={target}
+        selectable={peek?.messages.some((m) => !m.inFlight) ?? false}
+        selected={picked}
+        onDiscarded={afterChange}
+      />
+
       <QueueMove
         client={client}
         target={target}
         ready={row.ready}
-        selected={[...selected].filter((id) => peek?.messages.some((m) => m.msgId === id))}
-        onMoved={async () => {
-          setPeek(null);
-          setSelected(new Set());
-          await reload();
-        }}
+        selected={picked}
+        onMoved={afterChange}
       />
       <QueueInFlight client={client} target={target} inFlight={row.inFlight} reload={reload} />
 

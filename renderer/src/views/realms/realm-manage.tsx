@@ -1,10 +1,10 @@
 /**
- * The actions on one realm (Realms view): lifetime (the field shows the realm's own TTL; extend,
- * convert), switches (auth, producer acceptance, token-less consumers — issue 20 — with what the
- * realm then admits), keys (generate / rotate / clear the pre-shared key and the manager key; a
+ * The actions on one realm (Realms view): lifetime ("Permanent", or the ephemeral realm's TTL in
+ * the field; extend, convert), switches (auth, producer acceptance, token-less consumers — issue
+ * 20 — with what the realm then admits), keys (generate / rotate / clear the pre-shared key and the manager key; a
  * generated one is handed to `onSecret` for the one-shot reveal; the reply says how many
- * sessions a rotation ended), "require key on/off" as one confirmed action (with a key set it
- * rotates the key: the protocol changes `require_key` only together with the key), ending every
+ * sessions a rotation ended), "require key on/off" as one confirmed action (it keeps the key —
+ * Switchboard's `set_realm_require_key`; a realm without a key gets one), ending every
  * session of the realm (two clicks), and removal with type-the-name confirmation. Each is one
  * signed management command (§8.2).
  */
@@ -70,15 +70,24 @@ export function keyRequiredText(
 
 /**
  * What the lifetime field starts with: the realm's own TTL (`ttlMs`), else — a broker that does
- * not report it — the time left rounded up to a minute, else 1h for a permanent realm.
+ * not report it — the time left rounded up to a minute. Empty for a permanent realm: it has no
+ * TTL, and a suggested one in the field read as the realm's lifetime (newcomer trial, issue 27).
  */
 export function initialTtlText(realm: RealmSummary, now = Date.now()): string {
+  if (!realm.ephemeral) return '';
   const own = formatRealmTtl(realm.ttlMs);
   if (own) return own;
-  if (realm.ephemeral && realm.expiresAt !== null && realm.expiresAt > now) {
+  if (realm.expiresAt !== null && realm.expiresAt > now) {
     return `${Math.ceil((realm.expiresAt - now) / 60_000)}m`;
   }
-  return '1h';
+  return '';
+}
+
+/** The realm's lifetime in words: "Permanent", or "Ephemeral" with its TTL when known (§9). */
+export function lifetimeText(realm: Pick<RealmSummary, 'ephemeral' | 'ttlMs'>): string {
+  if (!realm.ephemeral) return 'Permanent';
+  const ttl = formatRealmTtl(realm.ttlMs);
+  return ttl ? `Ephemeral · TTL ${ttl}` : 'Ephemeral';
 }
 
 /** The one "require key" action: what it does, what it calls, and what changes for consumers. */
@@ -89,10 +98,11 @@ export function requireKeyPlan(realm: RealmSummary): {
   consequence: string;
 } {
   const next = !realm.keyRequired;
-  // The protocol sets require_key together with the key only: with a key set, a change is a new key.
-  const rotates = realm.keyConfigured || next;
+  // Only the requirement changes (`set_realm_require_key` keeps the key); a rotation is the
+  // explicit Rotate action. A realm without a key gets one, or "on" would admit no keyed client.
+  const rotates = !realm.keyConfigured && next;
   const keyPart = realm.keyConfigured
-    ? 'A new pre-shared key is generated and shown once; the old key stops working, and the sessions that logged in with it are ended. '
+    ? 'The pre-shared key is kept (Rotate replaces it). '
     : next
       ? 'A pre-shared key is generated and shown once. '
       : '';
@@ -101,7 +111,7 @@ export function requireKeyPlan(realm: RealmSummary): {
     : realm.tokenlessConsumers
       ? 'Consumers that connect without a token no longer need the key — and since token-less consumers are allowed here, anyone who knows the realm’s name can read it.'
       : 'Consumers that connect without a token no longer need the key; token-less consumers are not allowed here, so they need a token.';
-  const label = `Require key ${next ? 'on' : 'off'}${rotates ? (realm.keyConfigured ? ' (rotates the key)' : ' (generates a key)') : ''}`;
+  const label = `Require key ${next ? 'on' : 'off'}${rotates ? ' (generates a key)' : ''}`;
   return { label, next, rotates, consequence: `${keyPart}${effect}` };
 }
 
@@ -236,9 +246,11 @@ export function RealmManage({
         <div className="manage-row">
           <span className="manage-row__label">Lifetime</span>
           <span className="row-actions">
+            <span data-testid={id('lifetime')}>{lifetimeText(realm)}</span>
             <input
               className="input input--short"
-              aria-label={`TTL for ${name}`}
+              aria-label={realm.ephemeral ? `TTL for ${name}` : `TTL to make ${name} ephemeral`}
+              placeholder={realm.ephemeral ? undefined : 'TTL, e.g. 1h'}
               value={ttl}
               onChange={(e) => setTtl(e.target.value)}
               data-testid={id('ttl')}

@@ -62,9 +62,24 @@ export function realmParam(body: CommandBody, key = 'realm'): string {
   return realm;
 }
 
-/** @throws CommandError 400 `invalid realm name` for prototype keys and over-long names. */
+/**
+ * C0/C1 control characters and DEL: invisible in every list, and the U+0000 separator of the
+ * cluster's pin fields would let one realm's name be a prefix of another's.
+ */
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/;
+
+/**
+ * @throws CommandError 400 `invalid realm name` for prototype keys, over-long names and names
+ * with control characters (Switchboard: the protocol sets no rule; such a realm cannot be told
+ * apart in a list, and U+0000 is the cluster's field separator).
+ */
 export function assertRealmName(realm: string): void {
-  if (RESERVED_NAMES.has(realm) || realm.length > MAX_REALM_NAME) {
+  if (
+    RESERVED_NAMES.has(realm) ||
+    realm.length > MAX_REALM_NAME ||
+    CONTROL_CHARACTERS.test(realm)
+  ) {
     throw new CommandError(400, 'invalid realm name');
   }
 }

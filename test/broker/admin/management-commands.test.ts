@@ -91,6 +91,26 @@ describe('management commands', () => {
     for (const realm of ['*', '__proto__', 'constructor', 'prototype']) {
       expect((await m.run({ command: 'add_realm', realm })).code).toBe(400);
     }
+    // Control characters (a newcomer trial created such realms): invisible in lists, and
+    // U+0000 is the cluster's pin-field separator. Spaces and slashes stay allowed (§5 sets
+    // no rule; MQTT encodes the realm).
+    for (const realm of [
+      'nul\u0000x',
+      'tab\there',
+      'bell\u0007',
+      'del\u007f',
+      'c1\u0085',
+      'x'.repeat(257),
+    ]) {
+      expect(await m.run({ command: 'add_realm', realm })).toEqual({
+        ok: false,
+        code: 400,
+        message: 'invalid realm name',
+      });
+    }
+    expect((await m.run({ command: 'add_realm', realm: 'site a/b', required: false })).ok).toBe(
+      true,
+    );
     const { settings } = await m.run({ command: 'get' });
     expect(settings.realms.x).toBeUndefined();
     expect(Object.keys(settings.realms)).not.toContain('*');

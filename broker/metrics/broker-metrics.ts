@@ -53,6 +53,7 @@ export class BrokerMetrics {
   /** Labelled children by realm (realms are few; label hashing per message is not free). */
   private readonly queuedByRealm = new Map<string, { inc(n?: number): void }>();
   private readonly dlq: Counter<'realm'>;
+  private deadLetteredCount = 0;
   private readonly ackTimeouts: Counter<'realm'>;
   private readonly refused: Counter<'realm' | 'cap'>;
   private readonly enqueueFailures: Counter<'realm'>;
@@ -286,7 +287,13 @@ export class BrokerMetrics {
   }
 
   messageDeadLettered(realm: string): void {
+    this.deadLetteredCount++;
     this.dlq.labels({ realm }).inc();
+  }
+
+  /** Copies dead-lettered on this node since it started (every realm; the DLQ growth alarm). */
+  get deadLetteredTotal(): number {
+    return this.deadLetteredCount;
   }
 
   /** Publish→deliver latency of one copy (or one live fan-out), in ms. */

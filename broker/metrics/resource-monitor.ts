@@ -43,6 +43,12 @@ export interface ResourceSources {
   /** The Redis start-up store's fallback state (Note 7-A). */
   fallback?: () => FallbackStatus;
   dlqDepths?: () => Promise<Array<{ realm: string; n: number }>>;
+  /**
+   * Copies dead-lettered since the broker started: the `dlq_growing` alarm counts these events
+   * over its window (depths alone hid additions behind a replay or a discard). Without it the
+   * alarm falls back to the DLQ depth's growth.
+   */
+  deadLettered?: () => number;
   /** Durable queues and the oldest ready copy's age (ms). */
   queues?: () => Promise<{ queues: number; oldest_ready_age_ms: number | null }>;
   /** The live `alarms` settings (read at each evaluation: they can be reloaded). */
@@ -216,9 +222,10 @@ export class ResourceMonitor {
     ]);
     const dlqEntries = dlq.reduce((sum, d) => sum + d.n, 0);
     const fallback = s.fallback?.();
+    const added = s.deadLettered ? s.deadLettered() : dlqEntries;
     this.dlqSamples = this.dlqSamples.filter((x) => now - x.at <= thresholds.dlq_window_ms);
-    const base = this.dlqSamples[0]?.n ?? dlqEntries;
-    this.dlqSamples.push({ at: now, n: dlqEntries });
+    const base = this.dlqSamples[0]?.n ?? added;
+    this.dlqSamples.push({ at: now, n: added });
     const mem = process.memoryUsage();
     const reading = {
       at: now,
@@ -241,7 +248,7 @@ export class ResourceMonitor {
       disk: s.storage?.() ?? null,
     };
     const alarms = this.book.evaluate(
-      { ...reading, dlq_added: Math.max(0, dlqEntries - base) },
+      { ...reading, dlq_added: Math.max(0, added - base) },
       thresholds,
     );
     this.last = { ...reading, alarms };

@@ -37,6 +37,7 @@ export function observeStore(
     storage: storageStatus,
     fallback: store.fallbackStatus?.bind(store),
     dlqDepths,
+    deadLettered: () => metrics.deadLetteredTotal,
   });
   metrics.append(processMetrics());
   return { resources, fellBack };

@@ -148,6 +148,18 @@ describe('resources', () => {
       return later.at > first!.at;
     }, 'a fresh reading');
     expect(later!.alarms.find((a) => a.id === 'dlq_growing')?.since).toBe(alarm.since);
+
+    // Discarding entries shrinks the DLQ, not what was dead-lettered in the window (a newcomer
+    // trial read "2 dead-lettered" after 5, since 3 had been replayed or discarded).
+    const [one, two] = await h.broker.store.listDlq('default');
+    expect(await h.broker.store.discardDlq(one!.id, 'default')).toBe(true);
+    expect(await h.broker.store.discardDlq(two!.id, 'default')).toBe(true);
+    let after: BrokerResources | null = null;
+    await waitUntilAsync(async () => {
+      after = await resources();
+      return after.at > later!.at && after.store.dlq_entries === 1;
+    }, 'a reading after the discards');
+    expect(after!.alarms.find((a) => a.id === 'dlq_growing')).toMatchObject({ value: 3 });
   });
 
   it('is admin only: a realm manager key is refused', async () => {

@@ -5,6 +5,7 @@ import {
   entryDetails,
   entryLabel,
 } from '../../renderer/src/views/activity/activity-labels';
+import { AUDIT_PARAMS } from '../../electron/services/audit-rules';
 
 describe('activity labels', () => {
   it('names every action the console sends in words', () => {
@@ -34,6 +35,10 @@ describe('activity labels', () => {
     for (const action of ['add_realm', 'remove_realm', 'revoke_token', 'dlq_discard']) {
       expect(actionLabel(action)).not.toMatch(/_/);
     }
+    // Every audited command reads in words (a trial saw `move_queue`, `release_in_flight`).
+    for (const action of Object.keys(AUDIT_PARAMS)) {
+      expect(actionLabel(action), action).not.toMatch(/_/);
+    }
     // Something new from a newer console still shows, as its wire name.
     expect(actionLabel('future_command')).toBe('future_command');
   });
@@ -51,5 +56,17 @@ describe('activity labels', () => {
         params: { request_id: 'r1', approved: true, role: 'both' },
       }),
     ).toBe('role: both');
+  });
+
+  it('shows a move target as words, not JSON, and `to` as a new name only for a rename', () => {
+    expect(
+      entryDetails({
+        action: 'move_queue',
+        params: { realm: 'default', consumer: 'stuck', to: '{"consumer":"healthy-worker"}' },
+      }),
+    ).toBe('consumer: stuck · to: consumer healthy-worker');
+    expect(entryDetails({ action: 'rename_realm', params: { from: 'a', to: 'b' } })).toBe(
+      'new name: b',
+    );
   });
 });

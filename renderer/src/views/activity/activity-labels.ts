@@ -29,6 +29,12 @@ const LABELS: Record<string, string> = {
   dlq_discard: 'Discard dead letters',
   purge_queue: 'Purge queue',
   discard_queued: 'Discard queued messages',
+  move_queue: 'Move queued messages',
+  release_in_flight: 'Release in-flight messages',
+  close_client: 'Force close client',
+  realm_keys: 'Read realm keys (export)',
+  end_sessions: 'End realm sessions',
+  revoke_identity_key: 'Revoke identity key',
   remove_consumer: 'Remove consumer',
   delete_retained: 'Delete retained messages',
   AUTHORIZATION_DECIDE: 'Decide request',
@@ -133,6 +139,33 @@ export function entryDetails(entry: Pick<ActivityEntry, 'action' | 'params'>): s
         !SHOWN_ELSEWHERE.has(key) || (key === 'from' && entry.action === 'console_publish'),
     )
     .filter(([key]) => !(entry.action === 'rename_realm' && key === 'from'))
-    .map(([key, value]) => `${PARAM_LABELS[key] ?? key}: ${String(value)}`)
+    .map(([key, value]) => `${paramLabel(entry.action, key)}: ${paramText(value)}`)
     .join(' · ');
+}
+
+/** `to` is a new name for `rename_realm` only; for a move it is the target. */
+function paramLabel(action: string, key: string): string {
+  if (key === 'to' && action !== 'rename_realm') return 'to';
+  return PARAM_LABELS[key] ?? key;
+}
+
+/**
+ * Objects as `k v` pairs (`consumer healthy-worker`), not JSON (the log keeps a structured
+ * parameter as its JSON text); arrays joined.
+ */
+function paramText(value: unknown): string {
+  if (typeof value === 'string' && value.startsWith('{')) {
+    try {
+      return paramText(JSON.parse(value) as unknown);
+    } catch {
+      return value;
+    }
+  }
+  if (Array.isArray(value)) return value.map((v) => paramText(v)).join(', ');
+  if (typeof value === 'object' && value !== null) {
+    return Object.entries(value)
+      .map(([k, v]) => `${k} ${paramText(v)}`)
+      .join(', ');
+  }
+  return String(value);
 }

@@ -11,7 +11,7 @@ import type { ConsoleClient } from '../../api/console-client';
 import { confirmedCall } from '../../api/confirmed-call';
 import { ErrorBanner } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
-import { formatCount } from '../../format';
+import { formatCount, formatCountOf } from '../../format';
 import { useConsoleAction } from '../../hooks/use-console-action';
 import { PayloadViewer } from '../../components/payload-viewer';
 import { QueueDiscard } from './queue-discard';
@@ -234,7 +234,7 @@ export function QueueDetail({
                 <span>{sizeText(m.size)}</span>
                 <span>age {ageText(m.ageMs)}</span>
                 <span>
-                  {m.attempts === 0 ? 'never delivered' : `${formatCount(m.attempts)} attempts`}
+                  {m.attempts === 0 ? 'never delivered' : formatCountOf(m.attempts, 'attempt')}
                 </span>
                 {m.inFlight && <StatusBadge label="in flight" tone="busy" />}
               </div>

@@ -114,7 +114,7 @@ export async function releaseInFlight(
   const notInFlight = count(reply.not_in_flight);
   const parts = [
     redelivered > 0 && `${redelivered} redelivered to another group member`,
-    requeued > 0 && `${requeued} back in the ready queue`,
+    requeued > 0 && `${requeued} kept for a retry (no other group member online)`,
     deadLettered > 0 && `${deadLettered} dead-lettered (attempts spent)`,
     notInFlight > 0 && `${notInFlight} no longer in flight`,
   ].filter(Boolean);

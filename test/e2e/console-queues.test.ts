@@ -224,7 +224,11 @@ describe('queues view end to end', () => {
     await page.getByTestId('queue-peek-select').nth(0).check();
     await page.getByTestId('queue-peek-select').nth(1).check();
     await page.getByTestId('queue-move-open').click();
-    await page.getByTestId('queue-move-target').fill('exporter-a');
+    // The consumers of the same key are offered as targets, online ones first.
+    const peers = page.getByTestId('queue-move-peers');
+    await expect.poll(() => peers.textContent()).toContain('exporter-a (online · group exporters)');
+    await peers.getByTestId('queue-move-peer').filter({ hasText: 'exporter-a' }).click();
+    expect(await page.getByTestId('queue-move-target').inputValue()).toBe('exporter-a');
     await page.getByTestId('queue-move-scope-selected').check();
     await page.getByTestId('queue-move-submit').click();
     expect(await page.getByTestId('queue-move-confirm').textContent()).toContain(

@@ -62,6 +62,8 @@ export interface QueueDetailProps {
   client: ConsoleClient;
   connectionId: string;
   row: QueueRow;
+  /** The other queues of the same realm and key: the targets a move is likely to want. */
+  peers?: readonly QueueRow[];
   /** When the table's data was read (a new point of the rate chart). */
   fetchedAt: number;
   onClose: () => void;
@@ -73,6 +75,7 @@ export function QueueDetail({
   client,
   connectionId,
   row,
+  peers = [],
   fetchedAt,
   onClose,
   reload,
@@ -255,6 +258,7 @@ export function QueueDetail({
       <QueueMove
         client={client}
         target={target}
+        peers={peers}
         ready={row.ready}
         selected={picked}
         onMoved={afterChange}

@@ -80,7 +80,8 @@ export function QueueInFlight({ client, target, inFlight, reload }: QueueInFligh
       <h4 className="ops-detail__sub">In flight</h4>
       <p className="muted small queue-detail__hint">
         Sent and not yet acknowledged. Release now ends the wait as a timeout would (the attempt
-        counts) and redelivers to another online member of the group, or back to the ready queue.
+        counts) and redelivers to another online member of the group; with none, the consumer gets
+        it again after its retry delay.
       </p>
       <div className="row-actions">
         <button

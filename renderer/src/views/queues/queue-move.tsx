@@ -5,6 +5,7 @@
  * where; the result line says how many moved and how many in-flight copies stayed.
  */
 import { useState } from 'react';
+import type { QueueRow } from '../../../../shared/console-api-queues';
 import type { ConsoleClient } from '../../api/console-client';
 import { confirmedCall } from '../../api/confirmed-call';
 import { ConfirmPanel } from '../../components/confirm-panel';
@@ -16,6 +17,8 @@ export interface QueueMoveProps {
   client: ConsoleClient;
   target: { connectionId: string; realm: string; consumer: string; key: string };
   ready: number;
+  /** The other queues of the same key, offered as targets (online ones first). */
+  peers?: readonly Pick<QueueRow, 'consumer' | 'online' | 'group'>[];
   /** Message ids selected in Peek (ready copies only). */
   selected: readonly string[];
   /** After a move: reload the table, clear Peek and the selection. */
@@ -24,7 +27,19 @@ export interface QueueMoveProps {
 
 type Kind = 'consumer' | 'event';
 
-export function QueueMove({ client, target, ready, selected, onMoved }: QueueMoveProps) {
+/** `online · group billing`, for a target suggestion. */
+function peerText(p: Pick<QueueRow, 'online' | 'group'>): string {
+  return `${p.online ? 'online' : 'offline'}${p.group ? ` · group ${p.group}` : ''}`;
+}
+
+export function QueueMove({
+  client,
+  target,
+  peers = [],
+  ready,
+  selected,
+  onMoved,
+}: QueueMoveProps) {
   const [open, setOpen] = useState(false);
   const [kind, setKind] = useState<Kind>('consumer');
   const [to, setTo] = useState('');
@@ -35,6 +50,10 @@ export function QueueMove({ client, target, ready, selected, onMoved }: QueueMov
   const count = useSelection ? selected.length : ready;
   const name = to.trim();
   const where = kind === 'consumer' ? `consumer ${name}` : `key ${name}`;
+  // Online members first: a move to an offline consumer waits for it to come back.
+  const choices = [...new Map(peers.map((p) => [p.consumer, p])).values()]
+    .sort((a, b) => Number(b.online) - Number(a.online) || (a.consumer < b.consumer ? -1 : 1))
+    .slice(0, 20);
 
   const move = () => {
     setConfirming(false);
@@ -108,8 +127,37 @@ export function QueueMove({ client, target, ready, selected, onMoved }: QueueMov
             placeholder={kind === 'consumer' ? 'consumer name' : 'subscription key, e.g. fleet-job'}
             aria-label={kind === 'consumer' ? 'Target consumer' : 'Target subscription key'}
             onChange={(e) => setTo(e.target.value)}
+            list={kind === 'consumer' && choices.length > 0 ? 'queue-move-peers' : undefined}
             data-testid="queue-move-target"
           />
+          {kind === 'consumer' && choices.length > 0 && (
+            <>
+              <datalist id="queue-move-peers">
+                {choices.map((p) => (
+                  <option key={p.consumer} value={p.consumer}>
+                    {peerText(p)}
+                  </option>
+                ))}
+              </datalist>
+              <p className="muted small" data-testid="queue-move-peers">
+                Same key:{' '}
+                {choices.map((p, i) => (
+                  <span key={p.consumer}>
+                    {i > 0 && ', '}
+                    <button
+                      type="button"
+                      className="link-button"
+                      onClick={() => setTo(p.consumer)}
+                      data-testid="queue-move-peer"
+                    >
+                      {p.consumer}
+                    </button>{' '}
+                    <span className="muted">({peerText(p)})</span>
+                  </span>
+                ))}
+              </p>
+            </>
+          )}
           <fieldset className="queue-move__choice">
             <legend className="muted small">Which messages</legend>
             <label>

@@ -130,6 +130,9 @@ export function QueuesView({ client }: { client: ConsoleClient }) {
               client={client}
               connectionId={connectionId}
               row={selected}
+              peers={list.queues.filter(
+                (q) => q.realm === selected.realm && q.key === selected.key && q.id !== selected.id,
+              )}
               fetchedAt={list.fetchedAt}
               onClose={() => setSelectedId(null)}
               reload={reload}

@@ -13,6 +13,9 @@ import {
 } from '../../../shared/console-api';
 import type { ConnectionState, ConsoleClient } from './console-client';
 
+/** Largest call body sent with `keepalive` (characters; the browser's budget is 64 KiB). */
+const KEEPALIVE_MAX_BODY = 16_384;
+
 /** Close code the host uses for a missing or wrong hello (electron/web/event-socket.ts). */
 const CLOSE_UNAUTHORIZED = 4401;
 
@@ -49,13 +52,17 @@ export function createWebConsoleClient({
 
   const call = async (method: string, input: unknown): Promise<Result<unknown>> => {
     try {
+      const body = JSON.stringify(input ?? {});
       const response = await fetch(
         `${origin}${ConsoleChannel.CALL_PREFIX}${encodeURIComponent(method)}`,
         {
           method: 'POST',
           headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
-          body: JSON.stringify(input ?? {}),
+          body,
           cache: 'no-store',
+          // A call made as the page goes away (a tap's stop, use-page-leave.ts) still reaches
+          // the host. Browsers cap keepalive bodies at 64 KiB in all: large ones go without.
+          keepalive: body.length <= KEEPALIVE_MAX_BODY,
         },
       );
       return (await response.json()) as Result<unknown>;

@@ -27,6 +27,7 @@ import {
   tapEmptyText,
 } from './tap-model';
 import { useConnectionId } from '../../hooks/use-connection-id';
+import { usePageLeave } from '../../hooks/use-page-leave';
 import { TextField } from '../../components/form-fields';
 import { Page } from '../../components/page';
 import { PayloadViewer } from '../../components/payload-viewer';
@@ -64,6 +65,11 @@ export function TapView({ client }: { client: ConsoleClient }) {
   );
 
   useEffect(() => client.api.on('tapBatch', (batch) => model.apply(batch)), [client, model]);
+  // Closing the tab stops its tap too (another console page may keep the host's sweep away).
+  usePageLeave(() => {
+    const tapId = model.snapshot().info?.tapId;
+    if (tapId && model.snapshot().running) void client.api.tapStop({ connectionId, tapId });
+  });
   // Leaving the view stops its tap.
   useEffect(
     () => () => {

@@ -16,6 +16,7 @@ import { Page } from '../../components/page';
 import { StatusBadge } from '../../components/status-badge';
 import { formatCount } from '../../format';
 import { useConnectionId } from '../../hooks/use-connection-id';
+import { usePageLeave } from '../../hooks/use-page-leave';
 import '../../styles/operations.css';
 import '../../styles/topics.css';
 import { RealmOptions } from '../tap/tap-row';
@@ -85,6 +86,12 @@ export function TopicsView({ client }: { client: ConsoleClient }) {
     setTreeId(null);
     setBusy(false);
   }, [client, connectionId, model]);
+
+  // Closing the tab stops the tree too (another console page may keep the host's sweep away).
+  usePageLeave(() => {
+    const id = model.currentTreeId;
+    if (id) void client.api.topicTreeStop({ connectionId, treeId: id });
+  });
 
   // Opening the view shows the default realm's tree; leaving it stops the tree.
   useEffect(() => {

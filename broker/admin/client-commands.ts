@@ -6,9 +6,11 @@
  *
  * `client_id` is the socket.io connection id (the `socket_id` of `GET /api/clients`) or the MQTT
  * client id as the client chose it. Closing ends the transport only: registrations, durable
- * queues and MQTT persistent sessions stay (§15), so a client that reconnects carries on —
- * this cuts one connection off, it does not ban anyone (revoke its token for that).
+ * queues and MQTT persistent sessions stay (§15), so a client that reconnects carries on. With
+ * `block_seconds` an MQTT client id is also refused for that long (`auth/client-bans.ts`): a
+ * device that reconnects at once stays out. Revoke its token to keep it out for good.
  */
+import { MAX_BLOCK_SECONDS, type ClientBans } from '../auth/client-bans';
 import type { Logger } from '../logging/logger';
 import { ClientEventKind } from '../../shared/client-detail';
 import type { ClientHistory, ClientRecord } from '../clients/client-history';
@@ -23,6 +25,8 @@ import {
 /** What the two commands need from the broker. */
 export interface ClientServices {
   readonly history: ClientHistory;
+  /** Blocks of MQTT client ids (`block_seconds`); absent: `block_seconds` gets 501. */
+  readonly bans?: ClientBans;
 }
 
 /** Longest client id accepted (UTF-16 code units; MQTT 5 allows 65,535 bytes, ids are short). */
@@ -76,13 +80,49 @@ export function closeClient(
   const { realm, clientId, record } = target(services, body, scope);
   const close = record.close;
   if (record.closedAt !== null || !close) throw new CommandError(409, 'client is not connected');
+  const block = blockSeconds(services, body, record.protocol);
   const by = scope.kind === 'admin' ? 'admin' : `manager of realm ${scope.realm}`;
   services.history.event(record, ClientEventKind.CLOSED_BY_MANAGER, by);
   record.closeReason = `closed by ${by}`;
+  const blockedUntil =
+    block === null ? null : new Date(services.bans!.block(realm, clientId, block)).toISOString();
   logger.info(
-    { realm, client: clientId, protocol: record.protocol, by: scope.kind },
+    {
+      realm,
+      client: clientId,
+      protocol: record.protocol,
+      by: scope.kind,
+      blocked_until: blockedUntil,
+    },
     'client closed by a manager',
   );
   close(by);
-  return { ok: true, realm, client_id: clientId, protocol: record.protocol };
+  return {
+    ok: true,
+    realm,
+    client_id: clientId,
+    protocol: record.protocol,
+    ...(blockedUntil === null ? {} : { blocked_until: blockedUntil }),
+  };
+}
+
+/** `block_seconds`: 1–86,400, MQTT clients only (a socket.io id is new at every connect). */
+function blockSeconds(
+  services: ClientServices,
+  body: CommandBody,
+  protocol: string,
+): number | null {
+  const raw = pick(body, 'block_seconds');
+  if (raw === undefined || raw === null || raw === 0) return null;
+  if (typeof raw !== 'number' || !Number.isInteger(raw) || raw < 1 || raw > MAX_BLOCK_SECONDS) {
+    throw new CommandError(400, `block_seconds must be an integer from 1 to ${MAX_BLOCK_SECONDS}`);
+  }
+  if (protocol !== 'mqtt') {
+    throw new CommandError(
+      400,
+      'block_seconds applies to MQTT clients: revoke the token of a socket.io client instead',
+    );
+  }
+  if (!services.bans) throw new CommandError(501, 'block_seconds is not available');
+  return raw;
 }

@@ -8,15 +8,17 @@
  */
 import type { IncomingMessage } from 'node:http';
 import type { AddressInfo, Server } from 'node:net';
-import type { Aedes, AedesOptions, Client } from 'aedes';
+import type { Aedes, AedesOptions, AuthenticateError, Client } from 'aedes';
 import type { WebSocketServer } from 'ws';
 import type { ClientMqtt } from '../../shared/http-api';
 import type { AuthState } from '../auth/auth-state';
+import type { ClientBans } from '../auth/client-bans';
 import type { SessionCredential } from '../auth/session-credential';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { MqttStateStore } from '../storage/mqtt-state';
 import type { MqttAuth } from './mqtt-auth';
+import type { MqttIdentity } from './mqtt-identity';
 import type { MqttBridge } from './mqtt-bridge';
 import { authorizePublishHook } from './authorize-publish';
 import { describeMqttClient, type MqttClientFacts } from './mqtt-client-list';
@@ -87,6 +89,8 @@ export class MqttListener {
   private readonly facts = new WeakMap<Client, MqttClientFacts>();
   /** Per-connection records and history (`client_detail`, issue 27); set before `listen`. */
   records: MqttClientRecords | null = null;
+  /** Client ids a manager blocked (`close_client` with `block_seconds`); set before `listen`. */
+  bans: ClientBans | null = null;
 
   constructor(
     private readonly authState: AuthState,
@@ -95,6 +99,21 @@ export class MqttListener {
     private readonly logger: Logger,
     private readonly options: MqttListenerOptions = {},
   ) {}
+
+  /**
+   * The CONNACK refusal of an identity a manager blocked (not authorized: 0x87 on MQTT 5, 5 on
+   * 3.1.1), or null. Logged at info, without credentials.
+   */
+  private blockedRefusal(identity: MqttIdentity): AuthenticateError | null {
+    const until = this.bans?.blockedUntil(identity.realm, identity.clientId) ?? null;
+    if (until === null) return null;
+    const message = `blocked by a manager until ${new Date(until).toISOString()}`;
+    this.logger.info(
+      { realm: identity.realm, mqttClient: identity.clientId },
+      `MQTT client ${message}`,
+    );
+    return Object.assign(new Error(message), { returnCode: 5 }) as AuthenticateError;
+  }
 
   /** MQTT clients connected now (CONNACK sent, not yet gone). */
   get connectedCount(): number {
@@ -208,12 +227,15 @@ export class MqttListener {
         const records = this.records;
         records?.connecting(client, username);
         authenticate(client, username, password, (err, ok) => {
+          const identity = auth.identity(client);
+          const blocked = !err && ok && identity ? this.blockedRefusal(identity) : null;
           records?.decided(
             client,
-            auth.identity(client),
-            err || !ok ? (err?.message ?? null) : null,
+            identity,
+            blocked ? blocked.message : err || !ok ? (err?.message ?? null) : null,
           );
-          done(err, ok);
+          if (blocked) done(blocked, false);
+          else done(err, ok);
         });
       },
       authorizePublish: authorizePublishHook(auth, limits, willRefusals),

@@ -217,4 +217,62 @@ describe('client_detail / close_client', () => {
       ),
     ).toMatchObject({ ok: false, code: 401 });
   });
+
+  it('MQTT: block_seconds refuses the same client id until the block ends', async () => {
+    const { h } = ctx;
+    const creds = { username: 'fleet', password: TOKEN, protocolVersion: 5 as const };
+    const flooder = await mqttClient(h, { clientId: 'flood-1', ...creds });
+    const closed = new Promise<void>((resolve) => flooder.once('close', () => resolve()));
+    const reply = await command(h, {
+      command: 'close_client',
+      realm: 'fleet',
+      client_id: 'flood-1',
+      block_seconds: 60,
+    });
+    expect(reply).toMatchObject({ ok: true, protocol: 'mqtt' });
+    const until = Date.parse(reply.blocked_until as string);
+    expect(until).toBeGreaterThan(Date.now() + 50_000);
+    await closed;
+    flooder.end(true);
+
+    // The device reconnects at once: refused (0x87), the refusal in its history; another id is not.
+    expect(await connackCode(h, { clientId: 'flood-1', ...creds })).toBe(0x87);
+    await waitUntilAsync(
+      async () => (await detail(h, 'fleet', 'flood-1')).history.some((e) => e.kind === 'auth_fail'),
+      'the refused reconnect recorded',
+    );
+    const history = (await detail(h, 'fleet', 'flood-1')).history;
+    expect(history.find((e) => e.kind === 'auth_fail')?.detail).toMatch(
+      /blocked by a manager until/,
+    );
+    expect(await connackCode(h, { clientId: 'flood-2', ...creds })).toBe(0);
+
+    // Bad values, and socket.io clients (a new id at every connect), are refused.
+    const other = await mqttClient(h, { clientId: 'flood-3', ...creds });
+    for (const block_seconds of [-1, 1.5, 86_401, 'soon']) {
+      expect(
+        await command(h, {
+          command: 'close_client',
+          realm: 'fleet',
+          client_id: 'flood-3',
+          block_seconds,
+        }),
+      ).toMatchObject({ ok: false, code: 400 });
+    }
+    expect(other.connected).toBe(true);
+    await other.endAsync();
+    const io = await producerIn(h, { token: TOKEN }, 'io-prod');
+    const ioDetail = await command(h, {
+      command: 'close_client',
+      realm: 'fleet',
+      client_id: io.id,
+      block_seconds: 60,
+    });
+    expect(ioDetail).toMatchObject({
+      ok: false,
+      code: 400,
+      message: expect.stringContaining('MQTT clients'),
+    });
+    io.disconnect();
+  });
 });

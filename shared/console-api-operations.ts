@@ -255,7 +255,13 @@ export const OperationsMethods = {
    * confirmation (console-api-confirm.ts). Errors as `getClientDetail`, plus
    * `SWB_ERR_CONFLICT`-style refusals passed through (not connected any more).
    */
-  closeClient: { input: ClientInput, output: CloseClientResultSchema },
+  closeClient: {
+    input: ClientInput.extend({
+      /** MQTT clients: refuse the client id's reconnects this long (`close_client` `block_seconds`). */
+      blockSeconds: z.number().int().min(1).max(86_400).optional(),
+    }).strict(),
+    output: CloseClientResultSchema,
+  },
 } as const;
 
 export const OperationsEvents = {

@@ -88,7 +88,7 @@ export const AUDIT_PARAMS: Record<string, Record<string, Param>> = {
   [CONSOLE_MQTT_PUBLISH_ACTION]: { ...REALM, topic: 'plain', qos: 'plain', retain: 'plain' },
   remove_consumer: { ...REALM, consumer: 'plain' },
   end_sessions: REALM,
-  close_client: { ...REALM, client_id: 'plain' },
+  close_client: { ...REALM, client_id: 'plain', block_seconds: 'plain' },
   purge_queue: { ...REALM, consumer: 'plain', key: 'plain' },
   discard_queued: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids' },
   move_queue: { ...REALM, consumer: 'plain', key: 'plain', ids: 'ids', to: 'target' },

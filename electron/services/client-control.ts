@@ -49,13 +49,27 @@ export async function clientDetail(
 
 export async function closeClient(
   pool: Pick<ManagerPool, 'get'>,
-  { connectionId, realm, clientId }: ClientTarget,
+  { connectionId, realm, clientId, blockSeconds }: ClientTarget & { blockSeconds?: number },
 ): Promise<CloseClientResult> {
+  let reply: Record<string, unknown>;
   try {
-    await pool.get(connectionId).command({ command: 'close_client', realm, client_id: clientId });
+    reply = (await pool.get(connectionId).command({
+      command: 'close_client',
+      realm,
+      client_id: clientId,
+      ...(blockSeconds ? { block_seconds: blockSeconds } : {}),
+    })) as Record<string, unknown>;
   } catch (error) {
     if (!notOffered(error, 'close_client')) throw error;
     return { connectionId, available: false, message: offersNot('close_client') };
   }
-  return { connectionId, available: true, message: `Client ${clientId} of ${realm} closed.` };
+  const until = typeof reply.blocked_until === 'string' ? Date.parse(reply.blocked_until) : NaN;
+  const blocked = Number.isFinite(until)
+    ? ` Its reconnects are refused until ${new Date(until).toLocaleTimeString()}.`
+    : '';
+  return {
+    connectionId,
+    available: true,
+    message: `Client ${clientId} of ${realm} closed.${blocked}`,
+  };
 }

@@ -156,7 +156,7 @@ export function summarize(method: ConfirmedMethod, input: Record<string, unknown
     case 'removeRealm':
       return `Remove the realm "${s('realm')}" with its queues, dead letters and requests?`;
     case 'closeClient':
-      return `Force close the client ${s('clientId')} of "${s('realm')}"?`;
+      return `Force close the client ${s('clientId')} of "${s('realm')}"${input.blockSeconds ? ` and refuse its reconnects for ${Number(input.blockSeconds)} s` : ''}?`;
     case 'discardDeadLetters': {
       const ids = Array.isArray(input.ids) ? input.ids.length : 0;
       return `Discard ${ids} dead letter${ids === 1 ? '' : 's'}${input.realm ? ` of "${s('realm')}"` : ''} for good?`;

@@ -14,6 +14,9 @@ import { authenticate } from '../helpers/auth-clients';
 import { consumerPayload } from '../helpers/stock-clients';
 import { waitFor } from '../helpers/wait';
 import { consoleFixture } from '../support/console-fixture';
+import { connectAsync } from 'mqtt';
+import type { ClientDetailResult } from '../../shared/console-api-operations';
+import { callApi } from '../support/console-process';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = process.env.SHOTS_DIR ?? path.join(REPO, 'test-results');
@@ -25,6 +28,7 @@ const text = (page: Page, testId: string): Promise<string | null> =>
 describe('console client detail and force close end to end', () => {
   const fx = consoleFixture('switchboard-e2e-clientctl-', {
     page: { viewport: { width: 1280, height: 860 }, consoleErrors: false },
+    mqtt: true,
   });
 
   it('opens a client, force-closes it, and shows it closed with its history', async () => {
@@ -84,4 +88,40 @@ describe('console client detail and force close end to end', () => {
     await fx.page.screenshot({ path: path.join(SHOTS, 'clients-closed-390.png'), fullPage: true });
     expect(fx.pageErrors).toEqual([]);
   }, 180_000);
+
+  it('force-closes an MQTT device and keeps it out for 5 minutes', async () => {
+    const options = { clientId: 'flood-device', reconnectPeriod: 0, connectTimeout: 5_000 };
+    const device = await connectAsync(`mqtt://127.0.0.1:${fx.mqttPort}`, options);
+    // The test before ends at 390 px, where the side navigation is a menu.
+    await fx.page.setViewportSize({ width: 1280, height: 860 });
+    await fx.page.getByTestId('nav-clients').click();
+    const open = fx.page.getByTestId('client-open-mqtt-flood-device');
+    await expect.poll(() => open.count(), { timeout: 15_000 }).toBe(1);
+    await open.click();
+    const closed = new Promise<void>((resolve) => device.once('close', () => resolve()));
+    await fx.page.getByTestId('client-force-close').click();
+    await fx.page.getByTestId('client-force-close-block').check();
+    await fx.page.screenshot({ path: path.join(SHOTS, 'clients-block-1280.png'), fullPage: true });
+    await fx.page.getByTestId('client-force-close-confirm-yes').click();
+    await closed;
+    await expect
+      .poll(() => text(fx.page, 'client-detail-notice'))
+      .toMatch(/closed\. Its reconnects are refused until/);
+    device.end(true);
+    // The device tries again at once: refused, and the refusal is in its history.
+    await expect(connectAsync(`mqtt://127.0.0.1:${fx.mqttPort}`, options)).rejects.toThrow(
+      /Not authorized|Connection refused/i,
+    );
+    // The refused attempt is the client id's latest record, with why.
+    await expect
+      .poll(async () => {
+        const r = await callApi<ClientDetailResult>(fx.app, 'getClientDetail', {
+          connectionId: 'local',
+          realm: 'default',
+          clientId: 'flood-device',
+        });
+        return r.detail?.history.map((e) => e.detail ?? '').join(' | ') ?? '';
+      })
+      .toMatch(/blocked by a manager until/);
+  }, 120_000);
 });

@@ -128,6 +128,7 @@ const PARAM_LABELS: Record<string, string> = {
   storage: 'storage',
   default_ttl: 'default TTL',
   enabled: 'enabled',
+  block_seconds: 'blocked for (s)',
 };
 const SHOWN_ELSEWHERE = new Set(['realm', 'from_realm', 'request_id', 'approved', 'from']);
 

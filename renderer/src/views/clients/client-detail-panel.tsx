@@ -17,6 +17,8 @@ import { formatCount } from '../../format';
 
 /** Refresh period of an open panel, ms. */
 const REFRESH_MS = 2_000;
+/** "Refuse its client id for 5 minutes" (`close_client` `block_seconds`). */
+const BLOCK_SECONDS = 300;
 
 /** Which connection the panel shows. */
 export interface ClientTarget {
@@ -126,6 +128,7 @@ export function ClientDetailPanel({
   const [result, setResult] = useState<ClientDetailResult | null>(null);
   const [error, setError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState(false);
+  const [block, setBlock] = useState(false);
   const [notice, setNotice] = useState<string | null>(null);
   const [tick, setTick] = useState(0);
 
@@ -160,6 +163,7 @@ export function ClientDetailPanel({
       connectionId,
       realm: target.realm,
       clientId: target.clientId,
+      ...(block ? { blockSeconds: BLOCK_SECONDS } : {}),
     });
     if (!r.ok) return setError(r.error.message);
     setNotice(r.value.message);
@@ -221,6 +225,18 @@ export function ClientDetailPanel({
               >
                 Close this one connection now? Its registrations and durable queues stay; a client
                 that still holds a valid credential may reconnect.
+                {detail.protocol === 'mqtt' && (
+                  <label className="client-block">
+                    <input
+                      type="checkbox"
+                      checked={block}
+                      onChange={(e) => setBlock(e.target.checked)}
+                      data-testid="client-force-close-block"
+                    />{' '}
+                    and refuse its client id for 5 minutes (a device that reconnects at once stays
+                    out)
+                  </label>
+                )}
               </ConfirmPanel>
             ) : (
               <button

@@ -42,6 +42,8 @@ export interface LocalConsoleOptions {
   /** Stop live taps and topic trees no page listens to after this long, ms. Default
    * `$SWITCHBOARD_TAP_ORPHAN_MS` when set (`tapOrphanMsFromEnv`), else 10,000. */
   tapOrphanMs?: number;
+  /** Update period of every topic tree, ms. Default `TOPIC_TREE_UPDATE_MS` (1,000; tests). */
+  topicTreePeriodMs?: number;
   /** Extra supervisor options (timeouts, backoff, log capacity). */
   supervisor?: Partial<BrokerSupervisorOptions>;
 }
@@ -132,6 +134,7 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
     secrets,
     dataDir: options.dataDir,
     tapOrphanMs,
+    topicTreePeriodMs: options.topicTreePeriodMs,
   });
   let closing: Promise<void> | null = null;
   return {

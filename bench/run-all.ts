@@ -64,8 +64,9 @@
  * Environment:
  *   BENCH_QUICK=1               small counts, 1 repeat
  *   BENCH_SMOKE=1               quick mode with the independent scenarios (and the durable
- *                               configurations) run at the same time: the smoke test's mode,
- *                               which proves every scenario runs; its numbers disturb each other
+ *                               configurations) run at the same time, on smaller counts: the
+ *                               smoke test's mode, which proves every scenario runs; its numbers
+ *                               disturb each other
  *   BENCH_SERVER_ENTRY=bundle   start the server children from esbuild bundles on plain node
  *                               (`servers/server-bundle.ts`; default in quick and smoke mode),
  *                               `tsx` from the TypeScript sources (the full run's default)

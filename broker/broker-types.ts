@@ -28,6 +28,11 @@ export interface BrokerOptions {
   env?: NodeJS.ProcessEnv;
   /** Extra silence (ms) past the ping interval before a socket counts as half-open; 2,000. */
   halfOpenMarginMs?: number;
+  /**
+   * Total time (ms) of one external token validator call, connect to last byte; default
+   * `VALIDATOR_TIMEOUT_MS` (5,000, `spec/protocol-admin.md` §4.4). Tests shorten it.
+   */
+  validatorTimeoutMs?: number;
   /** Directory that relative storage file names resolve against; default the working dir. */
   dataDir?: string;
   /**

@@ -260,7 +260,7 @@ export function createBroker(
       return live.current;
     },
     auth,
-    tokens: new TokenValidator(auth, logger),
+    tokens: new TokenValidator(auth, logger, options.validatorTimeoutMs),
     nonces,
     // In-memory nonces die with the process: proofs older than its start are refused then.
     get proofsNotBefore() {

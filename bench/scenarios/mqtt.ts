@@ -21,7 +21,7 @@ export interface MqttBenchConfig {
 
 /** Counts of the full run, quick mode, and the smoke run (which only proves the runs work). */
 export const mqttBenchConfig = (quick: boolean, smoke = false): MqttBenchConfig => ({
-  messages: smoke ? 500 : quick ? 2_000 : 20_000,
+  messages: smoke ? 200 : quick ? 2_000 : 20_000,
   payloadBytes: 100,
   window: 32,
   repeats: quick ? 1 : 3,

@@ -75,7 +75,8 @@ function inScope(scope: ValidatorScope, realm: string): boolean {
 }
 
 /**
- * Asks `target` about `token`. Resolves with `{realm, role}`, or null when the validator says
+ * Asks `target` about `token`, giving up after `timeoutMs` (default `VALIDATOR_TIMEOUT_MS`, the
+ * spec's 5 s). Resolves with `{realm, role}`, or null when the validator says
  * no (non-2xx, `valid:false`/`ok:false`, missing fields, out of scope, unknown role).
  * @throws Error when the validator is unreachable, too slow, answers too much or not JSON
  *   (the caller answers `AUTH_FAIL 401 "Authentication failed"`).
@@ -84,9 +85,10 @@ export async function callValidator(
   target: ValidatorTarget,
   token: string,
   hint: string | undefined,
+  timeoutMs = VALIDATOR_TIMEOUT_MS,
 ): Promise<{ realm: string; role: string } | null> {
   const body = JSON.stringify(hint ? { token, realm: hint } : { token });
-  const { status, text } = await post(target, body);
+  const { status, text } = await post(target, body, timeoutMs);
   if (status < 200 || status >= 300) return null;
   const json: unknown = text.trim() === '' ? {} : JSON.parse(text);
   if (typeof json !== 'object' || json === null) return null;
@@ -99,7 +101,11 @@ export async function callValidator(
   return { realm, role };
 }
 
-function post(target: ValidatorTarget, body: string): Promise<{ status: number; text: string }> {
+function post(
+  target: ValidatorTarget,
+  body: string,
+  timeoutMs: number,
+): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const url = new URL(target.url);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
@@ -113,10 +119,7 @@ function post(target: ValidatorTarget, body: string): Promise<{ status: number; 
     if (target.secret) headers['x-mq-auth-secret'] = target.secret;
     const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
     const req = send(url, { method: 'POST', headers });
-    const timer = setTimeout(
-      () => req.destroy(new Error('validator timed out')),
-      VALIDATOR_TIMEOUT_MS,
-    );
+    const timer = setTimeout(() => req.destroy(new Error('validator timed out')), timeoutMs);
     req.once('error', (err) => {
       clearTimeout(timer);
       reject(err);

@@ -77,9 +77,11 @@ const RANK: Record<TokenRefusal, number> = { invalid: 0, 'not-yet-valid': 1, exp
 export class TokenValidator {
   private readonly budget = new Map<string, { start: number; count: number }>();
 
+  /** `validatorTimeoutMs`: the external validator's total time per call (`callValidator`). */
   constructor(
     private readonly auth: AuthState,
     private readonly logger: Logger,
+    private readonly validatorTimeoutMs?: number,
   ) {}
 
   /**
@@ -139,7 +141,7 @@ export class TokenValidator {
     const target = resolveValidator(config, realmHint);
     if (!target) return { refused: refusal };
     this.spend(ip);
-    const result = await callValidator(target, token, realmHint);
+    const result = await callValidator(target, token, realmHint, this.validatorTimeoutMs);
     if (!result) return { refused: refusal };
     const credential = credentialOf('external', realmHint ?? null, null, target.url, target.secret);
     return { ...result, tokenHash: null, via: 'external', credential };

@@ -55,6 +55,8 @@ export interface ConsoleServiceDeps {
   dataDir?: string;
   /** Stop live taps and topic trees no page listens to after this long, ms. Default 10,000. */
   tapOrphanMs?: number;
+  /** Update period of every topic tree, ms. Default `TOPIC_TREE_UPDATE_MS` (1,000; tests). */
+  topicTreePeriodMs?: number;
 }
 
 /**
@@ -75,6 +77,7 @@ export function createConsoleService({
   secrets,
   dataDir,
   tapOrphanMs,
+  topicTreePeriodMs,
 }: ConsoleServiceDeps): ClosableConsoleService {
   const hub = new ConsoleEventHub();
   // Every signed command goes through the audit log (activity-log.ts).
@@ -112,6 +115,7 @@ export function createConsoleService({
     retained,
     listClients: (connectionId) => operations.listClients({ connectionId }),
     orphanMs: tapOrphanMs,
+    periodMs: topicTreePeriodMs,
   });
   const local = createLocalBrokerConsoleService({ supervisor, connections, pool, hub });
   const footprint = (connectionId: string): ConsoleFootprint => ({

@@ -39,8 +39,11 @@ export interface LocalConsoleOptions {
   launcher?: BrokerLauncher;
   /** Metrics period in ms. Default 1000. */
   pollIntervalMs?: number;
-  /** Stop live taps no page listens to after this long, ms. Default 10,000. */
+  /** Stop live taps and topic trees no page listens to after this long, ms. Default
+   * `$SWITCHBOARD_TAP_ORPHAN_MS` when set (`tapOrphanMsFromEnv`), else 10,000. */
   tapOrphanMs?: number;
+  /** Update period of every topic tree, ms. Default `TOPIC_TREE_UPDATE_MS` (1,000; tests). */
+  topicTreePeriodMs?: number;
   /** Extra supervisor options (timeouts, backoff, log capacity). */
   supervisor?: Partial<BrokerSupervisorOptions>;
 }
@@ -79,10 +82,31 @@ export function localBrokerEnv(
   };
 }
 
-/** @throws Error when the secret store cannot be read or written (the console cannot run). */
+/** The variable setting the console's tap orphan delay in ms (docs/console.md "Live tap"). */
+export const TAP_ORPHAN_MS_ENV = 'SWITCHBOARD_TAP_ORPHAN_MS';
+
+/**
+ * `$SWITCHBOARD_TAP_ORPHAN_MS` as a delay in ms: unset or empty, `undefined` (the service's
+ * 10,000 default). Lets the web console (whose flags stay the user's) be started with a short
+ * delay, as the e2e tests do.
+ * @throws Error when it is set to anything but a positive integer (a typo must not fall back).
+ */
+export function tapOrphanMsFromEnv(env: NodeJS.ProcessEnv): number | undefined {
+  const raw = env[TAP_ORPHAN_MS_ENV];
+  if (raw === undefined || raw === '') return undefined;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms <= 0) {
+    throw new Error(`${TAP_ORPHAN_MS_ENV} must be a positive integer (ms), got '${raw}'`);
+  }
+  return ms;
+}
+
+/** @throws Error when the secret store cannot be read or written (the console cannot run), or
+ * when `$SWITCHBOARD_TAP_ORPHAN_MS` is invalid (`tapOrphanMsFromEnv`). */
 export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
   const secrets = options.secrets ?? new FileSecretStore(options.dataDir);
   const adminToken = ensureLocalAdminToken(secrets);
+  const tapOrphanMs = options.tapOrphanMs ?? tapOrphanMsFromEnv(process.env);
   const supervisor = new BrokerSupervisor({
     // A broker that cannot come up three times in a row will not: say so instead of retrying.
     maxStartFailures: 3,
@@ -109,7 +133,8 @@ export function createLocalConsole(options: LocalConsoleOptions): LocalConsole {
     profiles,
     secrets,
     dataDir: options.dataDir,
-    tapOrphanMs: options.tapOrphanMs,
+    tapOrphanMs,
+    topicTreePeriodMs: options.topicTreePeriodMs,
   });
   let closing: Promise<void> | null = null;
   return {

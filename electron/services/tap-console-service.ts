@@ -102,16 +102,20 @@ export function createTapConsoleService({
     if (names.size > MAX_PUBLISHER_NAMES) names.delete(names.keys().next().value as string);
   };
   let orphanSince: number | null = null;
-  const sweep = setInterval(() => {
-    if (taps.size === 0 || hub.listenerCount('tapBatch') > 0) {
-      orphanSince = null;
-      return;
-    }
-    orphanSince ??= Date.now();
-    if (Date.now() - orphanSince >= orphanMs) {
-      for (const tap of [...taps.values()]) void tap.stop();
-    }
-  }, 1_000);
+  // Checked every second, or as often as a shorter delay (tests) is long.
+  const sweep = setInterval(
+    () => {
+      if (taps.size === 0 || hub.listenerCount('tapBatch') > 0) {
+        orphanSince = null;
+        return;
+      }
+      orphanSince ??= Date.now();
+      if (Date.now() - orphanSince >= orphanMs) {
+        for (const tap of [...taps.values()]) void tap.stop();
+      }
+    },
+    Math.min(1_000, orphanMs),
+  );
   sweep.unref();
 
   /** Hashes of the temporary tokens in use, and the connections already swept of stale ones. */

@@ -51,16 +51,20 @@ export function createTopicTreeService(deps: TopicTreeServiceDeps): {
   const { hub, orphanMs = 10_000, listClients } = deps;
   const trees = new Map<string, { connectionId: string; session: TopicTreeSession }>();
   let orphanSince: number | null = null;
-  const sweep = setInterval(() => {
-    if (trees.size === 0 || hub.listenerCount('topicTreeUpdate') > 0) {
-      orphanSince = null;
-      return;
-    }
-    orphanSince ??= Date.now();
-    if (Date.now() - orphanSince >= orphanMs) {
-      for (const { session } of [...trees.values()]) void session.stop();
-    }
-  }, 1_000);
+  // Checked every second, or as often as a shorter delay (tests) is long.
+  const sweep = setInterval(
+    () => {
+      if (trees.size === 0 || hub.listenerCount('topicTreeUpdate') > 0) {
+        orphanSince = null;
+        return;
+      }
+      orphanSince ??= Date.now();
+      if (Date.now() - orphanSince >= orphanMs) {
+        for (const { session } of [...trees.values()]) void session.stop();
+      }
+    },
+    Math.min(1_000, orphanMs),
+  );
   sweep.unref();
 
   const find = (connectionId: string, treeId: string): TopicTreeSession | null => {

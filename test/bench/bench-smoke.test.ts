@@ -1,6 +1,6 @@
 /**
  * Smoke test of `npm run bench`: runs the benchmark end to end in smoke mode (`BENCH_SMOKE=1`:
- * quick mode's small counts and one repeat, the independent scenarios run at the same time, the
+ * smaller counts than quick mode's and one repeat, one fan-out row, the independent scenarios run at the same time, the
  * server children started from esbuild bundles on plain node) and checks that stdout is one
  * JSON document of the documented shape. It asserts no timings — tests never assert performance — only that every scenario
  * ran, produced numbers, and that the topic index delivered nothing it should not have.
@@ -123,6 +123,10 @@ function runQuickBench(): Promise<{ code: number | null; stdout: string; stderr:
           BENCH_OUT: '',
           BENCH_CPU_PROF_DIR: '',
           BENCH_REPEATS: '',
+          // One fan-out row (1→1; the 1→10 one is still the variants row's): each row costs
+          // two server start-ups and their runs (issue 26).
+          BENCH_FANOUT_CONSUMERS: '1',
+          BENCH_FANOUT_PAYLOADS: '',
         },
         maxBuffer: 16 * 2 ** 20,
         timeout: 290_000,

@@ -192,21 +192,28 @@ describe('CONSUMER (§3.1, §5.2)', () => {
     }
   });
 
-  // Half-open detection (Note 5.2-A) waits out pingInterval + margin: a broker with a 1 s
-  // heartbeat (the default is 5 s) keeps these cases to seconds (issue 26); the margin stays the
-  // default 2 s, and pingTimeout 10 s keeps the frozen socket from being dropped on its own.
-  describe('half-open holders (Note 5.2-A), heartbeat 1 s', () => {
-    const beat = useBroker({ ping_interval: 1_000, ping_timeout: 10_000 });
-    /** Past ping_interval (1 s) + the half-open margin (2 s), with room for a busy machine. */
-    const HALF_OPEN_WAIT_MS = 4_000;
+  // Half-open detection (Note 5.2-A) waits out pingInterval + margin: a broker with a 300 ms
+  // heartbeat (the default is 5 s) and a 1.5 s margin (default 2 s) keeps these cases to about
+  // two seconds (issue 26). A live socket answers a ping every 300 ms, so only a pong more than
+  // 1.5 s late could pass for silence; pingTimeout 10 s keeps the frozen socket from being
+  // dropped on its own.
+  describe('half-open holders (Note 5.2-A), heartbeat 300 ms', () => {
+    const PING_INTERVAL_MS = 300;
+    const HALF_OPEN_MARGIN_MS = 1_500;
+    const beat = useBroker(
+      { ping_interval: PING_INTERVAL_MS, ping_timeout: 10_000 },
+      { halfOpenMarginMs: HALF_OPEN_MARGIN_MS },
+    );
+    /** Past ping_interval + the half-open margin (1.8 s), with room for a busy machine. */
+    const HALF_OPEN_WAIT_MS = PING_INTERVAL_MS + HALF_OPEN_MARGIN_MS + 500;
 
     it('lets a newcomer take over from a half-open socket that has been silent past the ping interval (Note 5.2-A fix)', async () => {
       const producer = await beat.h.producer('fleet');
       const old = await beat.h.consumer('blip');
       await subscribe(old, 'blip', 'fleet', 'job');
       beat.h.freeze(old); // the old connection looks alive to the server but answers nothing
-      // Past pingInterval (1 s here) plus the 2 s margin, but well before pingInterval +
-      // pingTimeout (11 s), when the reference would finally drop the old socket on its own.
+      // Past pingInterval plus the margin, but well before pingInterval + pingTimeout (10.3 s),
+      // when the reference would finally drop the old socket on its own.
       await delay(HALF_OPEN_WAIT_MS);
       const fresh = await beat.h.connect();
       const rec = record(fresh);

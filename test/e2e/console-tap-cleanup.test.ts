@@ -21,6 +21,10 @@ import {
 import { connectSocket } from '../support/connect-socket';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 import { launchChromium } from '../support/chromium';
+import { TAP_ORPHAN_MS_ENV } from '../../electron/services/local-console';
+
+/** The console's tap orphan delay in this file, ms (the default is 10,000). */
+const ORPHAN_MS = 1_000;
 
 interface RealmStats {
   consumers: { total: number };
@@ -90,7 +94,10 @@ describe('console live tap leaves nothing on the broker', () => {
   beforeAll(async () => {
     dir = await makeTempDir('switchboard-e2e-tapleft-');
     const dataDir = path.join(dir.path, 'data');
-    app = await startConsole(dataDir);
+    // A short orphan delay, so the closed-page case waits 1 s, not the default 10 s.
+    app = await startConsole(dataDir, {
+      env: { [TAP_ORPHAN_MS_ENV]: String(ORPHAN_MS) },
+    });
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     brokerUrl = `http://127.0.0.1:${broker.port}`;
     adminToken = localAdminToken(dataDir);
@@ -113,7 +120,7 @@ describe('console live tap leaves nothing on the broker', () => {
     await page.close();
   }, 60_000);
 
-  it('closing the page removes the tap within the orphan delay (10 s)', async () => {
+  it('closing the page removes the tap within the orphan delay', async () => {
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
     await startTap(page, 'garden/#');
     await page.close();

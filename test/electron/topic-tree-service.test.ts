@@ -28,6 +28,9 @@ describe('topic tree console service on the real local broker', () => {
       brokerPort: 0,
       dataDir: path.join(dir.path, 'data'),
       pollIntervalMs: 200,
+      // Updates every 200 ms, not 1 s: subscriber counts (read every 5 updates) and the quiet
+      // updates the test waits for come five times as fast (issue 26).
+      topicTreePeriodMs: 200,
     });
     await local.startBroker();
     const url = `http://127.0.0.1:${local.supervisor.status().port}`;

@@ -253,13 +253,16 @@ export async function startBroker(
 }
 
 /**
- * Starts a fresh broker before each test and closes it (and every socket) after it.
- * Read the harness as `ctx.h` inside tests.
+ * Starts a fresh broker before each test (`startBroker(settings, options)`) and closes it (and
+ * every socket) after it. Read the harness as `ctx.h` inside tests.
  */
-export function useBroker(settings?: BrokerSettings): { readonly h: Harness } {
+export function useBroker(
+  settings?: BrokerSettings,
+  options?: BrokerOptions,
+): { readonly h: Harness } {
   const ctx: { h: Harness | undefined } = { h: undefined };
   beforeEach(async () => {
-    ctx.h = await startBroker(settings);
+    ctx.h = await startBroker(settings, options);
   });
   afterEach(async () => {
     const h = ctx.h;

@@ -22,6 +22,12 @@ export interface ConsolePageOptions {
   consoleErrors?: boolean;
   /** More options of the page's browser context (permissions, colour scheme …). */
   context?: Omit<BrowserContextOptions, 'viewport'>;
+  /**
+   * Install Playwright's fake clock before the page loads (default off). Time still flows as
+   * usual; a test waiting for one of the page's polls (every 5–10 s) jumps it with
+   * `page.clock.fastForward(ms)`, which fires each timer due in `ms` once, instead of waiting.
+   */
+  clock?: boolean;
 }
 
 /**
@@ -48,6 +54,7 @@ export async function openConsolePage(
         if (message.type() === 'error') pageErrors.push(message.text());
       });
     }
+    if (options.clock) await page.clock.install();
     await page.goto(app.url);
     await page.getByTestId('overview-status').filter({ hasText: 'running' }).waitFor();
     return { browser, page };

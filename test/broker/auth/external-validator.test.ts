@@ -9,7 +9,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { VALIDATOR_TIMEOUT_MS } from '../../../broker/auth/external-validator';
 import { VALIDATIONS_PER_IP } from '../../../broker/auth/token-validator';
 import { authenticate, startAuthBroker } from '../../helpers/auth-clients';
-import type { Harness } from '../../helpers/broker-harness';
+import type { BrokerOptions, Harness } from '../../helpers/broker-harness';
 
 interface Call {
   path: string;
@@ -58,8 +58,12 @@ beforeEach(() => {
   ];
 });
 
-async function withBroker(auth: Record<string, unknown>, fn: (h: Harness) => Promise<void>) {
-  const h = await startAuthBroker(auth);
+async function withBroker(
+  auth: Record<string, unknown>,
+  fn: (h: Harness) => Promise<void>,
+  options: BrokerOptions = {},
+) {
+  const h = await startAuthBroker(auth, {}, options);
   try {
     await fn(h);
   } finally {
@@ -152,19 +156,26 @@ describe('validator hardening (§4.4 note)', () => {
     });
   });
 
-  it(`gives up on a validator that does not answer within ${VALIDATOR_TIMEOUT_MS} ms`, async () => {
+  it('gives up on a validator that does not answer within its timeout (5 s by default)', async () => {
+    // The spec's bound (§4.4); the broker under test waits 300 ms of it (issue 26: 5 s before).
+    expect(VALIDATOR_TIMEOUT_MS).toBe(5_000);
+    const timeoutMs = 300;
     const hanging = createServer(() => undefined);
     await new Promise<void>((r) => hanging.listen(0, '127.0.0.1', r));
     const port = (hanging.address() as AddressInfo).port;
     try {
-      await withBroker({ auth_url: `http://127.0.0.1:${port}/` }, async (h) => {
-        const s = await h.connect();
-        expect(await authenticate(s, { token: 't' }, VALIDATOR_TIMEOUT_MS + 3_000)).toEqual({
-          event: 'AUTH_FAIL',
-          code: 401,
-          message: 'Authentication failed',
-        });
-      });
+      await withBroker(
+        { auth_url: `http://127.0.0.1:${port}/` },
+        async (h) => {
+          const s = await h.connect();
+          expect(await authenticate(s, { token: 't' }, timeoutMs + 3_000)).toEqual({
+            event: 'AUTH_FAIL',
+            code: 401,
+            message: 'Authentication failed',
+          });
+        },
+        { validatorTimeoutMs: timeoutMs },
+      );
     } finally {
       hanging.closeAllConnections();
       await new Promise<void>((r) => hanging.close(() => r()));

@@ -15,6 +15,7 @@ import {
   startBroker,
   subscribe,
   sync,
+  type BrokerOptions,
   type Harness,
 } from '../../helpers/broker-harness';
 import { collect, delay, expectNothing, waitFor, waitUntil } from '../../helpers/wait';
@@ -27,8 +28,11 @@ afterEach(async () => {
   for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true });
 });
 
-async function broker(settings: Record<string, unknown> = {}): Promise<Harness> {
-  const h = await startBroker(settings);
+async function broker(
+  settings: Record<string, unknown> = {},
+  options: BrokerOptions = {},
+): Promise<Harness> {
+  const h = await startBroker(settings, options);
   open.push(h);
   return h;
 }
@@ -306,7 +310,12 @@ describe('redelivery marking after a takeover or churn (issue 7.2)', () => {
   });
 
   it('marks a copy re-sent after a half-open takeover as a redelivery', async () => {
-    const h = await broker();
+    // A 300 ms heartbeat and a 1.5 s margin (defaults 5 s and 2 s): half-open after 1.8 s of
+    // silence, not 7 s (issue 26); pingTimeout 10 s keeps the frozen socket registered.
+    const h = await broker(
+      { ping_interval: 300, ping_timeout: 10_000 },
+      { halfOpenMarginMs: 1_500 },
+    );
     const old = await h.consumer('w1');
     await subscribe(old, 'w1', 'fleet', 'job', MANUAL);
     const p = await h.producer('fleet');
@@ -314,7 +323,7 @@ describe('redelivery marking after a takeover or churn (issue 7.2)', () => {
     produce(p, 'fleet', 'job', 'M');
     expect((await first).delivery_attempt).toBe(1);
     h.freeze(old); // alive to the server, answering nothing
-    await delay(8_000); // past pingInterval (5 s) + margin: the newcomer takes over
+    await delay(2_300); // past pingInterval + margin (1.8 s): the newcomer takes over
     const fresh = await h.consumer('w1');
     const again = waitFor<DeliveryEnvelope>(fresh, JOB);
     await subscribe(fresh, 'w1', 'fleet', 'job', MANUAL);

@@ -5,12 +5,10 @@
  * node B, and is gone on every node once its realm is removed anywhere.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
 import { startBroker, type BrokerSettings, type Harness } from '../helpers/broker-harness';
-import { clusterBlock, freshPrefix, seesNodes } from '../helpers/cluster-nodes';
+import { clusterBlock, freshPrefix, realmConsumer, seesNodes } from '../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { consumerPayload } from '../helpers/stock-clients';
-import { waitFor, waitUntil } from '../helpers/wait';
+import { waitUntil } from '../helpers/wait';
 import { adminSettings, manager } from '../broker/admin/management-client';
 import { BUNDLE, oneTime, publishPrekeys, takePrekeys } from '../broker/extensions/prekey-clients';
 
@@ -40,14 +38,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-async function client(h: Harness, realm: string, name: string) {
-  const s = await h.connect();
-  s.emit(ClientEvent.AUTHENTICATION, { realm, role: 'both' });
-  await waitFor(s, ServerEvent.AUTH_OK);
-  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
-  await h.settle(s);
-  return s;
-}
+const client = realmConsumer;
 
 /** Takes `identity`'s bundle from a fresh client of `realm` on `h` (null: none found). */
 async function takeIn(h: Harness, realm: string, identity: string) {

@@ -7,7 +7,6 @@
  */
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
 import { RedisLinks } from '../../broker/cluster/redis-links';
 import { NullTransport } from '../../broker/extensions/push/null-transport';
 import { PushRedisRegistry } from '../../broker/extensions/push/push-redis-registry';
@@ -18,10 +17,9 @@ import {
   type BrokerSettings,
   type Harness,
 } from '../helpers/broker-harness';
-import { clusterBlock, freshPrefix, seesNodes } from '../helpers/cluster-nodes';
+import { clusterBlock, freshPrefix, realmConsumer, seesNodes } from '../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { consumerPayload } from '../helpers/stock-clients';
-import { waitFor, waitUntil } from '../helpers/wait';
+import { waitUntil } from '../helpers/wait';
 import { adminSettings, manager } from '../broker/admin/management-client';
 import { registerPush } from '../broker/extensions/push/push-clients';
 
@@ -56,14 +54,7 @@ afterAll(async () => {
   await redis?.stop();
 });
 
-async function client(h: Harness, realm: string, name: string) {
-  const s = await h.connect();
-  s.emit(ClientEvent.AUTHENTICATION, { realm, role: 'both' });
-  await waitFor(s, ServerEvent.AUTH_OK);
-  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
-  await h.settle(s);
-  return s;
-}
+const client = realmConsumer;
 
 describe('cluster push registry (Note 6-G)', () => {
   it('a device registered on B is woken by A, which stores its message; both nodes list it', async () => {

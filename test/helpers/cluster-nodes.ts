@@ -6,7 +6,9 @@
 import { randomBytes } from 'node:crypto';
 import type { BrokerOptions, BrokerSettings, Harness } from './broker-harness';
 import { startBroker } from './broker-harness';
-import { waitUntil } from './wait';
+import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
+import { consumerPayload } from './stock-clients';
+import { waitFor, waitUntil } from './wait';
 
 export interface ClusterNodes {
   nodes: Harness[];
@@ -71,4 +73,14 @@ export async function startCluster(
     throw err;
   }
   return { nodes, prefix, close };
+}
+
+/** A consumer `name` admitted to `realm` by role (no credential) on node `h`, registered. */
+export async function realmConsumer(h: Harness, realm: string, name: string) {
+  const s = await h.connect();
+  s.emit(ClientEvent.AUTHENTICATION, { realm, role: 'both' });
+  await waitFor(s, ServerEvent.AUTH_OK);
+  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
+  await h.settle(s);
+  return s;
 }

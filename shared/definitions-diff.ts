@@ -50,8 +50,12 @@ export const DefinitionsDiffSchema = z.object({
 });
 export type DefinitionsDiff = z.infer<typeof DefinitionsDiffSchema>;
 
-/** Shown for a key the import cannot set: the document holds only its SHA-256. */
-export const HASH_ONLY_KEY_NOTE = 'key unchanged: the export holds only its hash';
+/**
+ * Shown for a key the import cannot set because the document holds only its SHA-256, after
+ * "pre-shared key differs: " / "manager key not set: " and the like (trial finding 16).
+ */
+export const HASH_ONLY_KEY_NOTE =
+  'the file holds only its hash, so it cannot be applied — re-export with encrypted keys';
 /** Shown for a token the import cannot re-create. */
 export const HASH_ONLY_TOKEN_NOTE =
   'not re-created: the export holds only its hash (the client requests a new token)';
@@ -106,14 +110,26 @@ function realmItem(
     ['key', 'key_sha256'],
     ['manager_key', 'manager_key_sha256'],
   ] as const;
+  // Differences the import shows but cannot apply: a key known only by its hash. Under their
+  // own field names (`key_sha256`), which no command follows, so the row is never "unchanged"
+  // while the broker's key differs from the file's (trial finding 16).
+  const hashOnly: FieldChange[] = [];
   for (const [label, field] of keyFields) {
     const to = source.keys[field];
     const from = target ? target.keys[field] : null;
     if (to === from) continue;
+    const what = label === 'key' ? 'pre-shared key' : 'manager key';
     if (keysInHand.has(name)) {
       changes.push({ field: label, from: short(from), to: short(to) });
-    } else if (to !== null) {
-      notes.push(`${label === 'key' ? 'pre-shared ' : 'manager '}${HASH_ONLY_KEY_NOTE}`);
+    } else if (!target) {
+      notes.push(`${what} not set: ${HASH_ONLY_KEY_NOTE}`);
+    } else {
+      hashOnly.push({ field, from: short(from), to: short(to) });
+      notes.push(
+        to === null
+          ? `${what} not removed: the file has none, this broker's is left as it is`
+          : `${what} differs: ${HASH_ONLY_KEY_NOTE}`,
+      );
     }
   }
   const keyKnown = keysInHand.has(name) || !source.keys.key_sha256;
@@ -125,8 +141,13 @@ function realmItem(
     notes.push('the "*" realm is never created by a command');
     return { id, kind: 'realm', name, status: 'added', changes, applicable: false, notes };
   }
-  const status: DiffStatus = !target ? 'added' : changes.length > 0 ? 'changed' : 'unchanged';
-  return { id, kind: 'realm', name, status, changes, applicable: status !== 'unchanged', notes };
+  const status: DiffStatus = !target
+    ? 'added'
+    : changes.length + hashOnly.length > 0
+      ? 'changed'
+      : 'unchanged';
+  const applicable = !target || changes.length > 0;
+  return { id, kind: 'realm', name, status, changes: [...changes, ...hashOnly], applicable, notes };
 }
 
 /**

@@ -11,6 +11,11 @@ import type {
   DefinitionsApply,
   DefinitionsPreview,
 } from '../../../../shared/console-api-definitions';
+import type { Result } from '../../../../shared/console-api';
+import {
+  MAX_DEFINITIONS_CHARS,
+  definitionsTooLargeMessage,
+} from '../../../../shared/definitions-document';
 import type { ConsoleClient } from '../../api/console-client';
 import { confirmedCall } from '../../api/confirmed-call';
 import { ConfirmPanel } from '../../components/confirm-panel';
@@ -78,10 +83,22 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
 
   const importInput = () => ({ connectionId, text, passphrase: optional(importPass) });
 
+  // Said here, before sending: the host would refuse the call with a bare validation error.
+  const tooLarge = (): Result<never> => ({
+    ok: false,
+    error: {
+      code: 'SWB_ERR_PAYLOAD_TOO_LARGE',
+      message: definitionsTooLargeMessage(text.length),
+    },
+  });
+
   const runPreview = () =>
     void previewing
       .run(
-        () => client.api.previewDefinitions(importInput()),
+        async () =>
+          text.length > MAX_DEFINITIONS_CHARS
+            ? tooLarge()
+            : client.api.previewDefinitions(importInput()),
         (v) =>
           `From ${v.source.name} (${v.source.url}), exported ${v.source.exportedAt}: ${v.diff.counts.added} added, ${v.diff.counts.changed} changed, ${v.diff.counts.removed} removed, ${v.diff.counts.unchanged} unchanged.`,
       )

@@ -1,0 +1,73 @@
+/**
+ * What a newcomer's operator trial of the console found (trial findings 15–24), clicked through
+ * in Chromium against `npm run console` and its real local broker:
+ *   - 15: a 600-realm definitions file (about 142 KB) read into Import shows its differences;
+ *     a file over the import's limit says how to split it, without a call to the host;
+ * Screenshots at 1280 and 390 px go to test-results/newcomer-*.png.
+ */
+import path from 'node:path';
+import { type Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import type { DefinitionsExport } from '../../shared/console-api-definitions';
+import { MAX_DEFINITIONS_CHARS } from '../../shared/definitions-document';
+import { openSection } from '../support/console-nav';
+import { consoleFixture } from '../support/console-fixture';
+import { callApi } from '../support/console-process';
+
+const REPO = path.resolve(import.meta.dirname, '..', '..');
+const SHOTS = path.join(REPO, 'test-results');
+const LOCAL = { connectionId: 'local' };
+
+const text = (page: Page, testId: string): Promise<string | null> =>
+  page.getByTestId(testId).first().textContent();
+
+/** Screenshots of the page at 1280 and 390 px wide, back at 1280 afterwards. */
+async function shots(page: Page, name: string): Promise<void> {
+  await page.screenshot({ path: path.join(SHOTS, `newcomer-${name}-1280.png`), fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.screenshot({ path: path.join(SHOTS, `newcomer-${name}-390.png`), fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 900 });
+}
+
+describe('console findings of a newcomer trial', () => {
+  const fx = consoleFixture('switchboard-e2e-newcomer-');
+
+  it('imports a 600-realm definitions file, and says how to split one that is too big', async () => {
+    const exported = await callApi<DefinitionsExport>(fx.app, 'exportDefinitions', LOCAL);
+    const doc = JSON.parse(exported.text) as { realms: Array<Record<string, unknown>> };
+    const template = doc.realms.find((r) => r.name === 'default')!;
+    for (let i = 0; i < 600; i += 1) doc.realms.push({ ...template, name: `fleet-${i}` });
+    const big = JSON.stringify(doc, null, 2);
+    expect(big.length).toBeGreaterThan(128 * 1024);
+
+    await openSection(fx.page, 'definitions');
+    // Chosen as a file: typing 140 KB into the text area takes Playwright longer than a test.
+    const file = (name: string, content: string) =>
+      fx.page.getByTestId('definitions-file').setInputFiles({
+        name,
+        mimeType: 'application/json',
+        buffer: Buffer.from(content),
+      });
+    await file('fleet.json', big);
+    await expect
+      .poll(async () => (await fx.page.getByTestId('definitions-text').inputValue()).length)
+      .toBe(big.length);
+    await fx.page.getByTestId('definitions-preview').click();
+    await expect
+      .poll(() => text(fx.page, 'definitions-preview-message'), { timeout: 20_000 })
+      .toContain('600 added');
+    expect(await fx.page.getByTestId('definitions-import-error').count()).toBe(0);
+    expect(
+      await fx.page.locator('[data-testid="definitions-row"][data-status="added"]').count(),
+    ).toBe(600);
+
+    await file('too-big.json', 'x'.repeat(MAX_DEFINITIONS_CHARS + 1));
+    await expect.poll(() => fx.page.getByTestId('definitions-diff-panel').count()).toBe(0);
+    await fx.page.getByTestId('definitions-preview').click();
+    await expect
+      .poll(() => text(fx.page, 'definitions-import-error'))
+      .toContain('Split it into several files');
+    await shots(fx.page, 'definitions-too-big');
+    expect(fx.pageErrors).toEqual([]);
+  }, 90_000);
+});

@@ -36,6 +36,11 @@ export const DiffItemSchema = z.object({
   changes: z.array(FieldChangeSchema),
   applicable: z.boolean(),
   notes: z.array(z.string()),
+  /**
+   * What the row is, when its kind alone would mislead: a token's role and realm, e.g.
+   * "admin token (all realms)" (trial finding 17). Absent: the kind names it.
+   */
+  label: z.string().optional(),
 });
 export type DiffItem = z.infer<typeof DiffItemSchema>;
 
@@ -47,6 +52,11 @@ export const DefinitionsDiffSchema = z.object({
     removed: z.number(),
     unchanged: z.number(),
   }),
+  /**
+   * Of `counts`, the rows an import sends commands for (`applicable`): what Apply and "Also
+   * remove" offer (trial finding 18; a global admin token, say, is never removed).
+   */
+  applicable: z.object({ added: z.number(), changed: z.number(), removed: z.number() }),
 });
 export type DefinitionsDiff = z.infer<typeof DefinitionsDiffSchema>;
 
@@ -193,6 +203,7 @@ export function diffDefinitions(
       (t) => `${t.realm}/${t.client_id ?? t.token_hash.slice(0, 12)}`,
       // Never offer to revoke a global admin token: it may be the console's own credential.
       (t) => !(t.realm === '*' && t.role === 'admin'),
+      tokenLabel,
     ),
     ...hashedItems(
       'management_token',
@@ -200,6 +211,7 @@ export function diffDefinitions(
       target.management_tokens,
       (t) => `${t.realm_prefix}* (${t.token_hash.slice(0, 12)})`,
       () => true,
+      () => undefined,
     ),
   );
   const validatorKey = (v: DefinitionsDocument['validators'][number]) => `${v.scope}:${v.target}`;
@@ -218,8 +230,20 @@ export function diffDefinitions(
     });
   }
   const counts = { added: 0, changed: 0, removed: 0, unchanged: 0 };
-  for (const item of items) counts[item.status] += 1;
-  return { items, counts };
+  const applicable = { added: 0, changed: 0, removed: 0 };
+  for (const item of items) {
+    counts[item.status] += 1;
+    if (item.applicable && item.status !== 'unchanged') applicable[item.status] += 1;
+  }
+  return { items, counts, applicable };
+}
+
+const ROLE_WORDS: Record<string, string> = { both: 'client', manager: 'manager' };
+
+/** A token's kind as an operator reads it: its role and realm ("admin token (all realms)"). */
+export function tokenLabel(token: { realm: string; role: string }): string {
+  const realm = token.realm === '*' ? 'all realms' : `realm ${token.realm}`;
+  return `${ROLE_WORDS[token.role] ?? token.role} token (${realm})`;
 }
 
 /** Tokens are known by hash only: added ones cannot be re-created, removed ones can be revoked. */
@@ -227,9 +251,14 @@ function hashedItems<T extends { token_hash: string }>(
   kind: 'token' | 'management_token',
   source: readonly T[],
   target: readonly T[],
-  label: (t: T) => string,
+  name: (t: T) => string,
   revocable: (t: T) => boolean,
+  label: (t: T) => string | undefined,
 ): DiffItem[] {
+  const labelled = (t: T) => {
+    const text = label(t);
+    return text === undefined ? {} : { label: text };
+  };
   const sourceHashes = new Set(source.map((t) => t.token_hash));
   const targetHashes = new Set(target.map((t) => t.token_hash));
   const items: DiffItem[] = [];
@@ -238,7 +267,8 @@ function hashedItems<T extends { token_hash: string }>(
     items.push({
       id: `${kind}:${t.token_hash}`,
       kind,
-      name: label(t),
+      name: name(t),
+      ...labelled(t),
       status: 'added',
       changes: [],
       applicable: false,
@@ -251,7 +281,8 @@ function hashedItems<T extends { token_hash: string }>(
     items.push({
       id: `${kind}:${t.token_hash}`,
       kind,
-      name: label(t),
+      name: name(t),
+      ...labelled(t),
       status: 'removed',
       changes: [],
       applicable: ok,
@@ -263,7 +294,7 @@ function hashedItems<T extends { token_hash: string }>(
     items.push({
       id: `${kind}:unchanged`,
       kind,
-      name: `${unchanged} ${kind === 'token' ? 'client' : 'management'} token${unchanged === 1 ? '' : 's'} already present`,
+      name: `${unchanged} ${kind === 'token' ? '' : 'management '}token${unchanged === 1 ? '' : 's'} already present`,
       status: 'unchanged',
       changes: [],
       applicable: false,

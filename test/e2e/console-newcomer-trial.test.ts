@@ -3,6 +3,8 @@
  * in Chromium against `npm run console` and its real local broker:
  *   - 15: a 600-realm definitions file (about 142 KB) read into Import shows its differences;
  *     a file over the import's limit says how to split it, without a call to the host;
+ *   - 17/18: the export summary and the diff name tokens by role and realm ("admin token (all
+ *     realms)"), the diff names its target broker, "Also remove" counts only what it removes;
  * Screenshots at 1280 and 390 px go to test-results/newcomer-*.png.
  */
 import path from 'node:path';
@@ -70,4 +72,52 @@ describe('console findings of a newcomer trial', () => {
     await shots(fx.page, 'definitions-too-big');
     expect(fx.pageErrors).toEqual([]);
   }, 90_000);
+
+  it('names tokens by role and realm, the target broker, and counts only removals it sends', async () => {
+    await openSection(fx.page, 'definitions');
+    const [download] = await Promise.all([
+      fx.page.waitForEvent('download'),
+      fx.page.getByTestId('definitions-export').click(),
+    ]);
+    await download.cancel();
+    const summary = (await text(fx.page, 'definitions-export-message')) ?? '';
+    expect(summary).toMatch(/\d+ tokens? \(metadata only\)/);
+    expect(summary).not.toContain('client token');
+
+    // The file lacks a realm the broker has, and the broker's global admin token.
+    await callApi(fx.app, 'createRealm', {
+      ...LOCAL,
+      realm: 'extra',
+      authRequired: true,
+      ephemeral: false,
+    });
+    const exported = await callApi<DefinitionsExport>(fx.app, 'exportDefinitions', LOCAL);
+    const doc = JSON.parse(exported.text) as {
+      realms: Array<{ name: string }>;
+      tokens: Array<{ realm: string; role: string }>;
+    };
+    expect(doc.tokens).toContainEqual(expect.objectContaining({ realm: '*', role: 'admin' }));
+    doc.realms = doc.realms.filter((r) => r.name !== 'extra');
+    doc.tokens = [];
+    await fx.page.getByTestId('definitions-text').fill(JSON.stringify(doc));
+    await fx.page.getByTestId('definitions-preview').click();
+    const rows = fx.page.locator('[data-testid="definitions-row"][data-status="removed"]');
+    await expect.poll(() => rows.count()).toBe(2);
+    expect(await text(fx.page, 'definitions-diff-title')).toBe('Differences with Local broker');
+    const admin = rows.filter({ hasText: 'not applied' });
+    expect(await admin.textContent()).toContain('admin token (all realms)');
+    expect(await fx.page.getByTestId('definitions-diff').textContent()).not.toContain(
+      'Client token',
+    );
+    const removals = fx.page.locator('label', { has: fx.page.getByTestId('definitions-removals') });
+    expect(await removals.textContent()).toContain('Also remove what the file does not have (1)');
+    await fx.page.getByTestId('definitions-removals').check();
+    await fx.page.getByTestId('definitions-apply').click();
+    expect(await text(fx.page, 'definitions-confirm')).toContain(
+      'to Local broker, and remove 1 item?',
+    );
+    await shots(fx.page, 'definitions-diff');
+    await fx.page.getByTestId('definitions-confirm-no').click();
+    expect(fx.pageErrors).toEqual([]);
+  }, 60_000);
 });

@@ -131,8 +131,20 @@ describe('diffDefinitions', () => {
     expect(byId(diff, `token:${H('2')}`)).toMatchObject({ status: 'removed', applicable: true });
     // The console's own kind of credential is never offered for revocation.
     expect(byId(diff, `token:${H('3')}`)).toMatchObject({ status: 'removed', applicable: false });
-    expect(byId(diff, 'token:unchanged')?.name).toBe('1 client token already present');
+    expect(byId(diff, 'token:unchanged')?.name).toBe('1 token already present');
     expect(diff.counts).toEqual({ added: 2, changed: 2, removed: 3, unchanged: 3 });
+  });
+
+  // Trial findings 17/18: every token read "client token"; "Also remove (N)" counted the global
+  // admin token that is never removed.
+  it('labels tokens by role and realm, and counts only the rows an import sends', () => {
+    const diff = diffDefinitions(source, target);
+    expect(byId(diff, `token:${H('3')}`)?.label).toBe('admin token (all realms)');
+    expect(byId(diff, `token:${H('2')}`)?.label).toBe('client token (realm same)');
+    expect(byId(diff, `token:${H('4')}`)?.label).toBe('producer token (realm new)');
+    expect(byId(diff, 'realm:gone')?.label).toBeUndefined();
+    // Removed: realm gone and token 2 are sent, the global admin token 3 is not.
+    expect(diff.applicable).toEqual({ added: 1, changed: 2, removed: 2 });
   });
 
   it('shows key changes (shortened hashes) only when the import holds the keys', () => {

@@ -5,6 +5,7 @@
  *     a file over the import's limit says how to split it, without a call to the host;
  *   - 17/18: the export summary and the diff name tokens by role and realm ("admin token (all
  *     realms)"), the diff names its target broker, "Also remove" counts only what it removes;
+ *   - 19: unsaved edits of the settings file survive a visit to Overview;
  * Screenshots at 1280 and 390 px go to test-results/newcomer-*.png.
  */
 import path from 'node:path';
@@ -118,6 +119,35 @@ describe('console findings of a newcomer trial', () => {
     );
     await shots(fx.page, 'definitions-diff');
     await fx.page.getByTestId('definitions-confirm-no').click();
+    expect(fx.pageErrors).toEqual([]);
+  }, 60_000);
+
+  it('keeps unsaved settings edits across a visit to Overview', async () => {
+    await openSection(fx.page, 'local');
+    const editor = fx.page.getByTestId('settings-text');
+    await expect.poll(() => editor.inputValue()).not.toBe('');
+    const disk = await editor.inputValue();
+    const edited = JSON.stringify({ ...JSON.parse(disk), ack_timeout: '45s' }, null, 2);
+    await editor.fill(edited);
+    await expect.poll(() => text(fx.page, 'settings-valid')).toContain('Valid.');
+
+    await openSection(fx.page, 'overview');
+    await fx.page.getByTestId('overview-status').waitFor();
+    await openSection(fx.page, 'local');
+    await expect.poll(() => editor.inputValue()).toBe(edited);
+    expect(await text(fx.page, 'settings-draft-restored')).toContain('unsaved edits are back');
+    await expect.poll(() => fx.page.getByTestId('settings-save').isEnabled()).toBe(true);
+    await shots(fx.page, 'settings-draft');
+
+    // Reload from disk drops the draft: the next visit shows the file.
+    await fx.page.getByTestId('settings-revert').click();
+    await expect.poll(() => editor.inputValue()).toBe(disk);
+    expect(await fx.page.getByTestId('settings-draft-restored').count()).toBe(0);
+    await openSection(fx.page, 'overview');
+    await fx.page.getByTestId('overview-status').waitFor();
+    await openSection(fx.page, 'local');
+    await expect.poll(() => editor.inputValue()).toBe(disk);
+    expect(await fx.page.getByTestId('settings-draft-restored').count()).toBe(0);
     expect(fx.pageErrors).toEqual([]);
   }, 60_000);
 });

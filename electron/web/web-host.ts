@@ -25,6 +25,8 @@ import {
   type Result,
 } from '../../shared/console-api';
 import { DEFINITIONS_MAX_BODY_BYTES } from '../../shared/console-api-definitions';
+import { MQTT_PUBLISH_MAX_BODY_BYTES } from '../../shared/console-api-mqtt-publish';
+import { PUBLISH_MAX_BODY_BYTES } from '../../shared/console-api-tap';
 import {
   ErrorCatalogue,
   errorInfo,
@@ -46,10 +48,15 @@ import {
 /** Largest accepted API request body, in bytes, unless `BODY_LIMITS` names the method. */
 export const MAX_BODY_BYTES = 64 * 1024;
 
-/** The calls that carry a whole file, with their own larger limit (trial finding 15). */
+/**
+ * The calls that carry a whole file or message, with their own larger limit (trial findings
+ * 15, 20): a definitions file, a test message up to the publishers' own caps.
+ */
 export const BODY_LIMITS: Partial<Record<ConsoleMethodName, number>> = {
   previewDefinitions: DEFINITIONS_MAX_BODY_BYTES,
   applyDefinitions: DEFINITIONS_MAX_BODY_BYTES,
+  publishMessage: PUBLISH_MAX_BODY_BYTES,
+  publishMqtt: MQTT_PUBLISH_MAX_BODY_BYTES,
 };
 
 /** The subset of a pino logger the host uses. */

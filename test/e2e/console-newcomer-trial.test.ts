@@ -6,6 +6,8 @@
  *   - 17/18: the export summary and the diff name tokens by role and realm ("admin token (all
  *     realms)"), the diff names its target broker, "Also remove" counts only what it removes;
  *   - 19: unsaved edits of the settings file survive a visit to Overview;
+ *   - 20/22/23: the test publishers state their caps, show one outcome each (an edit hides it, a
+ *     failure replaces a success), and say when no subscriber received the message;
  * Screenshots at 1280 and 390 px go to test-results/newcomer-*.png.
  */
 import path from 'node:path';
@@ -15,7 +17,7 @@ import type { DefinitionsExport } from '../../shared/console-api-definitions';
 import { MAX_DEFINITIONS_CHARS } from '../../shared/definitions-document';
 import { openSection } from '../support/console-nav';
 import { consoleFixture } from '../support/console-fixture';
-import { callApi } from '../support/console-process';
+import { callApi, freePort } from '../support/console-process';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = path.join(REPO, 'test-results');
@@ -33,7 +35,7 @@ async function shots(page: Page, name: string): Promise<void> {
 }
 
 describe('console findings of a newcomer trial', () => {
-  const fx = consoleFixture('switchboard-e2e-newcomer-');
+  const fx = consoleFixture('switchboard-e2e-newcomer-', { mqtt: true });
 
   it('imports a 600-realm definitions file, and says how to split one that is too big', async () => {
     const exported = await callApi<DefinitionsExport>(fx.app, 'exportDefinitions', LOCAL);
@@ -121,6 +123,45 @@ describe('console findings of a newcomer trial', () => {
     await fx.page.getByTestId('definitions-confirm-no').click();
     expect(fx.pageErrors).toEqual([]);
   }, 60_000);
+
+  it('publishes with one outcome per form, and says when nobody received it', async () => {
+    await openSection(fx.page, 'tap');
+    const json = fx.page.getByTestId('publish-json');
+    expect(await fx.page.locator('label', { has: json }).textContent()).toContain(
+      'up to 262,144 characters',
+    );
+    await fx.page.getByTestId('publish-event').fill('trial/nobody');
+    await json.fill(JSON.stringify({ blob: 'x'.repeat(100_000) }));
+    await fx.page.getByTestId('publish-send').click();
+    await expect
+      .poll(() => text(fx.page, 'publish-result'), { timeout: 15_000 })
+      .toContain('Published trial/nobody to default');
+    expect(await text(fx.page, 'publish-result')).toContain('no subscriber received it');
+    // An edit hides the outcome of the fields sent before.
+    await json.fill('{"a": 1}');
+    await expect.poll(() => fx.page.getByTestId('publish-result').count()).toBe(0);
+
+    await fx.page.getByTestId('publish-protocol-mqtt').click();
+    await fx.page.getByTestId('mqtt-topic').fill('trial/mqtt');
+    await fx.page.getByTestId('mqtt-payload').fill('{"ok": true}');
+    await fx.page.getByTestId('mqtt-qos').selectOption('1');
+    await fx.page.getByTestId('mqtt-send').click();
+    await expect
+      .poll(() => text(fx.page, 'mqtt-result'), { timeout: 15_000 })
+      .toContain('no subscriber received it');
+    // A failed attempt replaces the success: never two outcomes at once.
+    await fx.page.getByTestId('mqtt-port').fill(String(await freePort()));
+    await fx.page.getByTestId('mqtt-send').click();
+    await fx.page.getByTestId('mqtt-error').waitFor({ timeout: 15_000 });
+    expect(await fx.page.getByTestId('mqtt-result').count()).toBe(0);
+    await shots(fx.page, 'tap-publish');
+    await fx.page.getByTestId('mqtt-port').fill('');
+    await expect.poll(() => fx.page.getByTestId('mqtt-error').count()).toBe(0);
+    await fx.page.getByTestId('mqtt-send').click();
+    await fx.page.getByTestId('mqtt-result').waitFor({ timeout: 15_000 });
+    expect(await fx.page.getByTestId('mqtt-error').count()).toBe(0);
+    expect(fx.pageErrors.filter((e) => !/status of 50\d/.test(e))).toEqual([]);
+  }, 90_000);
 
   it('keeps unsaved settings edits across a visit to Overview', async () => {
     await openSection(fx.page, 'local');

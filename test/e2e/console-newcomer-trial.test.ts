@@ -8,11 +8,12 @@
  *   - 19: unsaved edits of the settings file survive a visit to Overview;
  *   - 20/22/23: the test publishers state their caps, show one outcome each (an edit hides it, a
  *     failure replaces a success), and say when no subscriber received the message;
+ *   - 24: errors read as what to check, not as the host's or broker's internal texts;
  * Screenshots at 1280 and 390 px go to test-results/newcomer-*.png.
  */
 import path from 'node:path';
 import { type Page } from 'playwright-core';
-import { describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { DefinitionsExport } from '../../shared/console-api-definitions';
 import { MAX_DEFINITIONS_CHARS } from '../../shared/definitions-document';
 import { openSection } from '../support/console-nav';
@@ -36,6 +37,10 @@ async function shots(page: Page, name: string): Promise<void> {
 
 describe('console findings of a newcomer trial', () => {
   const fx = consoleFixture('switchboard-e2e-newcomer-', { mqtt: true });
+  // Each test checks the page errors of its own steps (some expect a refused call).
+  beforeEach(() => {
+    fx.pageErrors.splice(0);
+  });
 
   it('imports a 600-realm definitions file, and says how to split one that is too big', async () => {
     const exported = await callApi<DefinitionsExport>(fx.app, 'exportDefinitions', LOCAL);
@@ -162,6 +167,31 @@ describe('console findings of a newcomer trial', () => {
     expect(await fx.page.getByTestId('mqtt-error').count()).toBe(0);
     expect(fx.pageErrors.filter((e) => !/status of 50\d/.test(e))).toEqual([]);
   }, 90_000);
+
+  it('words a bad field and a refused token for an operator', async () => {
+    await openSection(fx.page, 'connections');
+    await fx.page.getByTestId('connection-add').click();
+    await fx.page.getByTestId('connection-name').fill('staging');
+    await fx.page.getByTestId('connection-url').fill('ftp://example.invalid');
+    await fx.page.getByTestId('connection-secret').fill('not-the-token');
+    await fx.page.getByTestId('connection-draft-test').click();
+    await expect
+      .poll(() => text(fx.page, 'connection-draft-error'))
+      .toContain('Check the URL — must be an http://');
+    expect(await text(fx.page, 'connection-draft-error')).not.toContain('Invalid input for');
+
+    await fx.page.getByTestId('connection-url').fill(fx.brokerUrl);
+    await fx.page.getByTestId('connection-draft-test').click();
+    const credential = fx.page
+      .getByTestId('connection-draft-report')
+      .getByTestId('test-layer-credential');
+    await expect
+      .poll(() => credential.textContent(), { timeout: 15_000 })
+      .toContain("The broker refused the admin token (401): check the connection's token");
+    expect(await credential.textContent()).not.toContain('AUTH_MANAGEMENT_COMMAND');
+    await shots(fx.page, 'connection-errors');
+    expect(fx.pageErrors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+  }, 60_000);
 
   it('keeps unsaved settings edits across a visit to Overview', async () => {
     await openSection(fx.page, 'local');

@@ -7,6 +7,7 @@
  */
 import type { ApplyResult } from '../../../../shared/console-api-definitions';
 import type { DefinitionsDiff, DiffItem, FieldChange } from '../../../../shared/definitions-diff';
+import { operatorMessage } from '../../operator-message';
 
 const KIND_LABELS: Record<DiffItem['kind'], string> = {
   setting: 'Setting',
@@ -24,7 +25,7 @@ function outcomeText(result: ApplyResult | undefined): string | null {
     return `applied (${result.commands.map((c) => c.command).join(', ')})`;
   if (result.outcome === 'skipped') return 'skipped';
   const failed = result.commands.find((c) => !c.ok);
-  return `failed: ${failed?.message ?? 'refused'}`;
+  return `failed: ${failed?.message ? operatorMessage(failed.message) : 'refused'}`;
 }
 
 export function DefinitionsDiffTable({

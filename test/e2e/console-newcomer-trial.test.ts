@@ -9,6 +9,8 @@
  *   - 20/22/23: the test publishers state their caps, show one outcome each (an edit hides it, a
  *     failure replaces a success), and say when no subscriber received the message;
  *   - 24: errors read as what to check, not as the host's or broker's internal texts;
+ *   - 8/12: a topic's chart fields can be switched off (one y-axis fits the rest); Subs is
+ *     empty on a level, a count on a topic;
  * Screenshots at 1280 and 390 px go to test-results/newcomer-*.png.
  */
 import path from 'node:path';
@@ -16,6 +18,7 @@ import { type Page } from 'playwright-core';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DefinitionsExport } from '../../shared/console-api-definitions';
 import { MAX_DEFINITIONS_CHARS } from '../../shared/definitions-document';
+import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
 import { openSection } from '../support/console-nav';
 import { consoleFixture } from '../support/console-fixture';
 import { callApi, freePort } from '../support/console-process';
@@ -191,6 +194,41 @@ describe('console findings of a newcomer trial', () => {
     expect(await credential.textContent()).not.toContain('AUTH_MANAGEMENT_COMMAND');
     await shots(fx.page, 'connection-errors');
     expect(fx.pageErrors.filter((e) => !/status of 400/.test(e))).toEqual([]);
+  }, 60_000);
+
+  it('switches chart fields off, and shows Subs only on topics', async () => {
+    await openSection(fx.page, 'topics');
+    await fx.page.getByTestId('topics-state').filter({ hasText: 'watching' }).waitFor();
+    const producer = await fx.connect();
+    await new Promise<void>((resolve, reject) => {
+      producer.once(ServerEvent.AUTH_OK, () => resolve());
+      producer.once(ServerEvent.AUTH_FAIL, (r) => reject(new Error(JSON.stringify(r))));
+      producer.emit(ClientEvent.AUTHENTICATION, { realm: 'default', role: 'producer' });
+    });
+    for (let i = 0; i < 3; i += 1) {
+      await producer.emitWithAck(ClientEvent.PRODUCE, {
+        event: 'newcomer/plant/m',
+        from: 'plc',
+        message: { temp: 20 + i, count: 35_000 + i },
+      });
+    }
+    const row = (p: string) => fx.page.locator(`[data-testid="topic-row"][data-path="${p}"]`);
+    await row('newcomer').getByTestId('topic-toggle').click({ timeout: 15_000 });
+    await row('newcomer/plant').getByTestId('topic-toggle').click();
+    await expect
+      .poll(() => row('newcomer/plant/m').getByTestId('topic-subs').textContent())
+      .toBe('0');
+    expect(await row('newcomer').getByTestId('topic-subs').textContent()).toBe('');
+
+    await row('newcomer/plant/m').getByTestId('topic-open').click();
+    await fx.page.getByTestId('topic-chart').waitFor();
+    const legend = () =>
+      fx.page.getByTestId('topic-chart').locator('.ops-legend li').allInnerTexts();
+    await expect.poll(legend).toEqual(['temp', 'count']);
+    await fx.page.locator('[data-testid="topic-chart-field"][data-field="count"]').uncheck();
+    await expect.poll(legend).toEqual(['temp']);
+    await shots(fx.page, 'topic-fields');
+    expect(fx.pageErrors).toEqual([]);
   }, 60_000);
 
   it('keeps unsaved settings edits across a visit to Overview', async () => {

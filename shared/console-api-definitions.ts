@@ -14,6 +14,14 @@ import { z } from 'zod';
 import { DefinitionsDiffSchema, DiffKind, DiffStatus } from './definitions-diff';
 import { MAX_DEFINITIONS_CHARS } from './definitions-document';
 
+/**
+ * Largest request body, in bytes, the web host accepts for `previewDefinitions` and
+ * `applyDefinitions` (every other call keeps its 64 KiB): a document of `MAX_DEFINITIONS_CHARS`
+ * characters as a JSON string, at up to 3 UTF-8 bytes a character, and the other fields. A
+ * 600-realm file is about 142 KB (trial finding 15).
+ */
+export const DEFINITIONS_MAX_BODY_BYTES = 3 * MAX_DEFINITIONS_CHARS + 64 * 1024;
+
 const ConnectionId = z.string().min(1).max(128);
 /** A passphrase: 8 to 1,024 characters (the host refuses shorter ones for export). */
 const Passphrase = z.string().min(1).max(1_024);

@@ -8,6 +8,7 @@
  * (how the broker admits an MQTT client: username = realm, password = token or key).
  */
 import { z } from 'zod';
+import { PublishReachShape } from './console-api-tap';
 
 const ConnectionId = z.string().min(1).max(128);
 /** An MQTT topic name (§4.7): no wildcards, not empty, at most 65,535 bytes (UTF-8). */
@@ -21,6 +22,8 @@ const TopicName = z
 
 /** Largest payload the publisher sends, in characters of its text (the broker's own cap may be lower). */
 export const MAX_MQTT_PUBLISH_CHARS = 1_048_576;
+/** The web host's body limit of `publishMqtt`, in bytes (up to 3 UTF-8 bytes a character). */
+export const MQTT_PUBLISH_MAX_BODY_BYTES = 3 * MAX_MQTT_PUBLISH_CHARS + 64 * 1024;
 
 /** How `payload` is turned into bytes: UTF-8 text, JSON (checked, then sent as its text), base64. */
 export const MqttPayloadFormat = z.enum(['text', 'json', 'base64']);
@@ -82,6 +85,7 @@ export const MqttPublishResultSchema = z.object({
   endpoint: z.string(),
   admittedAs: z.enum(['auth-off', 'admin', 'open', 'temporary']),
   at: z.number(),
+  ...PublishReachShape,
 });
 export type MqttPublishResult = z.infer<typeof MqttPublishResultSchema>;
 

@@ -11,8 +11,14 @@ const ConnectionId = z.string().min(1).max(128);
 const RealmName = z.string().min(1).max(256);
 const EventName = z.string().min(1).max(1_024);
 
-/** Largest JSON text accepted for a published message, in characters (the host body cap is 64 KiB). */
-export const MAX_PUBLISH_JSON_CHARS = 48_000;
+/**
+ * Largest JSON text accepted for a published message, in characters: the largest message a
+ * client sends as one `PRODUCE` (`Protocol.CHUNK_SIZE`; longer ones go as `PRODUCE_CHUNK`
+ * frames, docs/protocol.md, which the test publisher does not send). Trial finding 20.
+ */
+export const MAX_PUBLISH_JSON_CHARS = 262_144;
+/** The web host's body limit of `publishMessage`, in bytes (up to 3 UTF-8 bytes a character). */
+export const PUBLISH_MAX_BODY_BYTES = 3 * MAX_PUBLISH_JSON_CHARS + 64 * 1024;
 /** Characters of each tapped payload sent to the page; the rest is cut (`truncated: true`). */
 export const TAP_PREVIEW_CHARS = 2_048;
 /** Default and bounds of the tap's sampling rate (messages per second passed to the page). */
@@ -89,12 +95,25 @@ export const TapBatchSchema = z.object({
 });
 export type TapBatch = z.infer<typeof TapBatchSchema>;
 
+/**
+ * Who a test message could reach, read from the broker right after the publish (trial finding
+ * 23). `subscribers`: online clients of the realm subscribed to the event or topic (socket.io
+ * and MQTT, the console's own taps not counted); null when the broker does not list its
+ * clients to this connection. `realmConfigured`: whether the broker's settings name the realm
+ * (a realm only a token names has no settings); null when unknown.
+ */
+export const PublishReachShape = {
+  subscribers: z.number().int().nonnegative().nullable(),
+  realmConfigured: z.boolean().nullable(),
+};
+
 export const PublishResultSchema = z.object({
   realm: z.string(),
   event: z.string(),
   /** Durable copies the broker committed (publisher confirm); 0 when none was stored. */
   storedCopies: z.number().int().nonnegative(),
   at: z.number(),
+  ...PublishReachShape,
 });
 export type PublishResult = z.infer<typeof PublishResultSchema>;
 

@@ -36,6 +36,11 @@ export const DiffItemSchema = z.object({
   changes: z.array(FieldChangeSchema),
   applicable: z.boolean(),
   notes: z.array(z.string()),
+  /**
+   * What the row is, when its kind alone would mislead: a token's role and realm, e.g.
+   * "admin token (all realms)" (trial finding 17). Absent: the kind names it.
+   */
+  label: z.string().optional(),
 });
 export type DiffItem = z.infer<typeof DiffItemSchema>;
 
@@ -47,11 +52,20 @@ export const DefinitionsDiffSchema = z.object({
     removed: z.number(),
     unchanged: z.number(),
   }),
+  /**
+   * Of `counts`, the rows an import sends commands for (`applicable`): what Apply and "Also
+   * remove" offer (trial finding 18; a global admin token, say, is never removed).
+   */
+  applicable: z.object({ added: z.number(), changed: z.number(), removed: z.number() }),
 });
 export type DefinitionsDiff = z.infer<typeof DefinitionsDiffSchema>;
 
-/** Shown for a key the import cannot set: the document holds only its SHA-256. */
-export const HASH_ONLY_KEY_NOTE = 'key unchanged: the export holds only its hash';
+/**
+ * Shown for a key the import cannot set because the document holds only its SHA-256, after
+ * "pre-shared key differs: " / "manager key not set: " and the like (trial finding 16).
+ */
+export const HASH_ONLY_KEY_NOTE =
+  'the file holds only its hash, so it cannot be applied — re-export with encrypted keys';
 /** Shown for a token the import cannot re-create. */
 export const HASH_ONLY_TOKEN_NOTE =
   'not re-created: the export holds only its hash (the client requests a new token)';
@@ -106,14 +120,26 @@ function realmItem(
     ['key', 'key_sha256'],
     ['manager_key', 'manager_key_sha256'],
   ] as const;
+  // Differences the import shows but cannot apply: a key known only by its hash. Under their
+  // own field names (`key_sha256`), which no command follows, so the row is never "unchanged"
+  // while the broker's key differs from the file's (trial finding 16).
+  const hashOnly: FieldChange[] = [];
   for (const [label, field] of keyFields) {
     const to = source.keys[field];
     const from = target ? target.keys[field] : null;
     if (to === from) continue;
+    const what = label === 'key' ? 'pre-shared key' : 'manager key';
     if (keysInHand.has(name)) {
       changes.push({ field: label, from: short(from), to: short(to) });
-    } else if (to !== null) {
-      notes.push(`${label === 'key' ? 'pre-shared ' : 'manager '}${HASH_ONLY_KEY_NOTE}`);
+    } else if (!target) {
+      notes.push(`${what} not set: ${HASH_ONLY_KEY_NOTE}`);
+    } else {
+      hashOnly.push({ field, from: short(from), to: short(to) });
+      notes.push(
+        to === null
+          ? `${what} not removed: the file has none, this broker's is left as it is`
+          : `${what} differs: ${HASH_ONLY_KEY_NOTE}`,
+      );
     }
   }
   const keyKnown = keysInHand.has(name) || !source.keys.key_sha256;
@@ -125,8 +151,13 @@ function realmItem(
     notes.push('the "*" realm is never created by a command');
     return { id, kind: 'realm', name, status: 'added', changes, applicable: false, notes };
   }
-  const status: DiffStatus = !target ? 'added' : changes.length > 0 ? 'changed' : 'unchanged';
-  return { id, kind: 'realm', name, status, changes, applicable: status !== 'unchanged', notes };
+  const status: DiffStatus = !target
+    ? 'added'
+    : changes.length + hashOnly.length > 0
+      ? 'changed'
+      : 'unchanged';
+  const applicable = !target || changes.length > 0;
+  return { id, kind: 'realm', name, status, changes: [...changes, ...hashOnly], applicable, notes };
 }
 
 /**
@@ -172,6 +203,7 @@ export function diffDefinitions(
       (t) => `${t.realm}/${t.client_id ?? t.token_hash.slice(0, 12)}`,
       // Never offer to revoke a global admin token: it may be the console's own credential.
       (t) => !(t.realm === '*' && t.role === 'admin'),
+      tokenLabel,
     ),
     ...hashedItems(
       'management_token',
@@ -179,6 +211,7 @@ export function diffDefinitions(
       target.management_tokens,
       (t) => `${t.realm_prefix}* (${t.token_hash.slice(0, 12)})`,
       () => true,
+      () => undefined,
     ),
   );
   const validatorKey = (v: DefinitionsDocument['validators'][number]) => `${v.scope}:${v.target}`;
@@ -197,8 +230,20 @@ export function diffDefinitions(
     });
   }
   const counts = { added: 0, changed: 0, removed: 0, unchanged: 0 };
-  for (const item of items) counts[item.status] += 1;
-  return { items, counts };
+  const applicable = { added: 0, changed: 0, removed: 0 };
+  for (const item of items) {
+    counts[item.status] += 1;
+    if (item.applicable && item.status !== 'unchanged') applicable[item.status] += 1;
+  }
+  return { items, counts, applicable };
+}
+
+const ROLE_WORDS: Record<string, string> = { both: 'client', manager: 'manager' };
+
+/** A token's kind as an operator reads it: its role and realm ("admin token (all realms)"). */
+export function tokenLabel(token: { realm: string; role: string }): string {
+  const realm = token.realm === '*' ? 'all realms' : `realm ${token.realm}`;
+  return `${ROLE_WORDS[token.role] ?? token.role} token (${realm})`;
 }
 
 /** Tokens are known by hash only: added ones cannot be re-created, removed ones can be revoked. */
@@ -206,9 +251,14 @@ function hashedItems<T extends { token_hash: string }>(
   kind: 'token' | 'management_token',
   source: readonly T[],
   target: readonly T[],
-  label: (t: T) => string,
+  name: (t: T) => string,
   revocable: (t: T) => boolean,
+  label: (t: T) => string | undefined,
 ): DiffItem[] {
+  const labelled = (t: T) => {
+    const text = label(t);
+    return text === undefined ? {} : { label: text };
+  };
   const sourceHashes = new Set(source.map((t) => t.token_hash));
   const targetHashes = new Set(target.map((t) => t.token_hash));
   const items: DiffItem[] = [];
@@ -217,7 +267,8 @@ function hashedItems<T extends { token_hash: string }>(
     items.push({
       id: `${kind}:${t.token_hash}`,
       kind,
-      name: label(t),
+      name: name(t),
+      ...labelled(t),
       status: 'added',
       changes: [],
       applicable: false,
@@ -230,7 +281,8 @@ function hashedItems<T extends { token_hash: string }>(
     items.push({
       id: `${kind}:${t.token_hash}`,
       kind,
-      name: label(t),
+      name: name(t),
+      ...labelled(t),
       status: 'removed',
       changes: [],
       applicable: ok,
@@ -242,7 +294,7 @@ function hashedItems<T extends { token_hash: string }>(
     items.push({
       id: `${kind}:unchanged`,
       kind,
-      name: `${unchanged} ${kind === 'token' ? 'client' : 'management'} token${unchanged === 1 ? '' : 's'} already present`,
+      name: `${unchanged} ${kind === 'token' ? '' : 'management '}token${unchanged === 1 ? '' : 's'} already present`,
       status: 'unchanged',
       changes: [],
       applicable: false,

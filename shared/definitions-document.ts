@@ -19,6 +19,19 @@ export const DEFINITIONS_VERSION = 1;
 /** Largest document accepted, in characters (10,000 realms stay far below). */
 export const MAX_DEFINITIONS_CHARS = 8 * 1024 * 1024;
 
+/**
+ * What to tell an operator whose file is over `MAX_DEFINITIONS_CHARS` (`chars`: its length):
+ * the limit, and how to get under it (trial finding 15).
+ */
+export function definitionsTooLargeMessage(chars: number): string {
+  const fmt = (n: number) => n.toLocaleString('en-US');
+  return (
+    `The file has ${fmt(chars)} characters; one import takes at most ${fmt(MAX_DEFINITIONS_CHARS)}. ` +
+    'Split it into several files, each with part of the realms, and import them one after ' +
+    'another without "Also remove what the file does not have".'
+  );
+}
+
 const Sha256 = z
   .string()
   .regex(/^[0-9a-f]{64}$/, 'a SHA-256 hex digest')
@@ -137,7 +150,7 @@ export type ParsedDefinitions =
 /** Parses and validates a definitions file's text; never throws. */
 export function parseDefinitions(text: string): ParsedDefinitions {
   if (text.length > MAX_DEFINITIONS_CHARS) {
-    return { ok: false, message: `The file is larger than ${MAX_DEFINITIONS_CHARS} characters.` };
+    return { ok: false, message: definitionsTooLargeMessage(text.length) };
   }
   let raw: unknown;
   try {

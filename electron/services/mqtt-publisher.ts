@@ -46,11 +46,14 @@ type Credentials = {
 
 const NOTHING = async (): Promise<void> => undefined;
 
-/** Sends one MQTT publish (see `MqttPublishMethods.publishMqtt` for errors). */
+/**
+ * Sends one MQTT publish (see `MqttPublishMethods.publishMqtt` for errors); the caller adds
+ * who it could reach (publish-reach.ts).
+ */
 export async function publishMqtt(
   deps: MqttPublisherDeps,
   raw: MqttPublishInput,
-): Promise<MqttPublishResult> {
+): Promise<Omit<MqttPublishResult, 'subscribers' | 'realmConfigured'>> {
   const parsed = MqttPublishInputSchema.safeParse(raw);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
@@ -242,7 +245,12 @@ async function credentialsFor(deps: MqttPublisherDeps, realm: string): Promise<C
 function refusal(error: unknown, context: string): SwitchboardError {
   const err = error as { code?: unknown; message?: string };
   const message = err?.message ?? String(error);
-  if (typeof err?.code === 'number' || /not authori[sz]ed|bad user name|refused/i.test(message)) {
+  // A socket error (`ECONNREFUSED`: nothing listens on the port) is no refusal by the broker.
+  const network = typeof err?.code === 'string' && /^E[A-Z]+$/.test(err.code);
+  if (
+    !network &&
+    (typeof err?.code === 'number' || /not authori[sz]ed|bad user name|refused/i.test(message))
+  ) {
     return new SwitchboardError('SWB_ERR_UNAUTHORIZED', `${context}: ${message}`);
   }
   return new SwitchboardError('SWB_ERR_BROKER_UNREACHABLE', `${context}: ${message}`);

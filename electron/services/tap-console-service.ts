@@ -25,6 +25,7 @@ import {
   type RealmSocket,
 } from './realm-access';
 import { publishMqtt } from './mqtt-publisher';
+import { publishReach } from './publish-reach';
 import { removeTapConsumer, removeTapLeftovers } from './tap-leftovers';
 import { TapSession } from './tap-session';
 
@@ -101,6 +102,10 @@ export function createTapConsoleService({
     names.set(key, { realm, name });
     if (names.size > MAX_PUBLISHER_NAMES) names.delete(names.keys().next().value as string);
   };
+  const reachDeps = (connectionId: string) => ({
+    manager: pool.get(connectionId, 'console'),
+    ...(listClients ? { listClients: () => listClients(connectionId) } : {}),
+  });
   let orphanSince: number | null = null;
   // Checked every second, or as often as a shorter delay (tests) is long.
   const sweep = setInterval(
@@ -285,7 +290,19 @@ export function createTapConsoleService({
               `The broker could not store the message: ${reply.message ?? 'no reason given'}`,
             );
           }
-          return { realm, event, storedCopies: reply.msgIds?.length ?? 0, at: Date.now() };
+          const reach = await publishReach(
+            reachDeps(connectionId),
+            realm,
+            event,
+            payload.from as string,
+          );
+          return {
+            realm,
+            event,
+            storedCopies: reply.msgIds?.length ?? 0,
+            at: Date.now(),
+            ...reach,
+          };
         } finally {
           await client.close();
         }
@@ -294,7 +311,7 @@ export function createTapConsoleService({
         const profile = connections.profile(input.connectionId);
         const secret = profile.secret?.() ?? null;
         const admin = profile.local !== undefined || profile.stored?.credential.kind === 'admin';
-        return publishMqtt(
+        const sent = await publishMqtt(
           {
             profile,
             manager: pool.get(input.connectionId, 'console'),
@@ -304,6 +321,10 @@ export function createTapConsoleService({
           },
           input,
         );
+        return {
+          ...sent,
+          ...(await publishReach(reachDeps(input.connectionId), sent.realm, sent.topic)),
+        };
       },
     },
     close: () => {

@@ -23,14 +23,18 @@ type Matcher = (topic: string, lower: string) => boolean;
 /** One client's matchers (a client matches when any of them does). */
 function consumerMatchers(
   subscriptions: ClientList['realms'][number]['consumers'][number]['subscriptions'],
+  producer: string | undefined,
 ): Matcher[] {
   const out: Matcher[] = [];
+  const any = Protocol.ALL_PUBLISHERS.toLowerCase();
   for (const sub of subscriptions) {
     if (sub.mode === 'topic' && sub.pattern !== null) {
       const pattern = sub.pattern;
       out.push((topic) => mqttFilterMatches(pattern, topic));
       continue;
     }
+    const from = sub.producer.toLowerCase();
+    if (producer !== undefined && from !== any && from !== producer.toLowerCase()) continue;
     const prefix = `${sub.producer.toLowerCase()}-`;
     if (!sub.key.startsWith(prefix)) continue;
     const event = sub.key.slice(prefix.length);
@@ -45,15 +49,20 @@ function consumerMatchers(
 
 /**
  * The counter of `realm` in `list`, or null when the list has no such realm (a broker without
- * registrations listing: the page shows "—").
+ * registrations listing: the page shows "—"). `producer`: count only the exact subscriptions
+ * that would receive a message from it (any producer's otherwise, as the topic tree shows).
  */
-export function subscriberCounter(list: ClientList, realm: string): SubscriberCounter | null {
+export function subscriberCounter(
+  list: ClientList,
+  realm: string,
+  producer?: string,
+): SubscriberCounter | null {
   const entry = list.realms.find((r) => r.name === realm);
   if (!entry) return null;
   const clients: Matcher[][] = [];
   for (const consumer of entry.consumers) {
     if (!consumer.online || consumer.name.startsWith(TAP_CONSUMER_PREFIX)) continue;
-    const matchers = consumerMatchers(consumer.subscriptions);
+    const matchers = consumerMatchers(consumer.subscriptions, producer);
     if (matchers.length > 0) clients.push(matchers);
   }
   for (const device of entry.mqtt ?? []) {

@@ -1,7 +1,8 @@
 /**
  * The web host: the ConsoleApi over HTTP + WebSocket on a loopback port, plus the built renderer.
  *
- *   POST /console-api/call/<method>   body: the method's JSON input (≤ 64 KiB, empty = {})
+ *   POST /console-api/call/<method>   body: the method's JSON input (≤ 64 KiB, empty = {};
+ *     a definitions import ≤ DEFINITIONS_MAX_BODY_BYTES, shared/console-api-definitions.ts)
  *     headers: Authorization: Bearer <secret>, Content-Type: application/json
  *     200 {ok:true, value} | <catalogue status> {ok:false, error:{code, message}}
  *   GET  /console-api/events          WebSocket, see event-socket.ts
@@ -17,7 +18,15 @@
  */
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConsoleChannel, type ConsoleService, type Result } from '../../shared/console-api';
+import {
+  ConsoleChannel,
+  type ConsoleMethodName,
+  type ConsoleService,
+  type Result,
+} from '../../shared/console-api';
+import { DEFINITIONS_MAX_BODY_BYTES } from '../../shared/console-api-definitions';
+import { MQTT_PUBLISH_MAX_BODY_BYTES } from '../../shared/console-api-mqtt-publish';
+import { PUBLISH_MAX_BODY_BYTES } from '../../shared/console-api-tap';
 import {
   ErrorCatalogue,
   errorInfo,
@@ -36,8 +45,19 @@ import {
   setSecurityHeaders,
 } from './web-security';
 
-/** Largest accepted API request body, in bytes. */
+/** Largest accepted API request body, in bytes, unless `BODY_LIMITS` names the method. */
 export const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * The calls that carry a whole file or message, with their own larger limit (trial findings
+ * 15, 20): a definitions file, a test message up to the publishers' own caps.
+ */
+export const BODY_LIMITS: Partial<Record<ConsoleMethodName, number>> = {
+  previewDefinitions: DEFINITIONS_MAX_BODY_BYTES,
+  applyDefinitions: DEFINITIONS_MAX_BODY_BYTES,
+  publishMessage: PUBLISH_MAX_BODY_BYTES,
+  publishMqtt: MQTT_PUBLISH_MAX_BODY_BYTES,
+};
 
 /** The subset of a pino logger the host uses. */
 export interface HostLogger {
@@ -146,7 +166,7 @@ export function createWebHost(options: WebHostOptions): WebHost {
           `Unknown console method: ${JSON.stringify(method.slice(0, 64))}`,
         );
       }
-      const input = await readJsonBody(req);
+      const input = await readJsonBody(req, BODY_LIMITS[method] ?? MAX_BODY_BYTES);
       const result = await dispatchConsoleCall(
         options.service,
         method,
@@ -197,16 +217,18 @@ function safeDecode(text: string): string {
   }
 }
 
-/** Reads a JSON body of at most `MAX_BODY_BYTES`; empty means `{}`. */
-async function readJsonBody(req: IncomingMessage): Promise<unknown> {
+/** Reads a JSON body of at most `limit` bytes; empty means `{}`. */
+async function readJsonBody(req: IncomingMessage, limit: number): Promise<unknown> {
   const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim().toLowerCase();
   const declared = Number(req.headers['content-length'] ?? 0);
-  if (declared > MAX_BODY_BYTES) throw fail('SWB_ERR_PAYLOAD_TOO_LARGE');
+  const tooLarge = () =>
+    fail('SWB_ERR_PAYLOAD_TOO_LARGE', `Payload too large: this call takes at most ${limit} bytes`);
+  if (declared > limit) throw tooLarge();
   const chunks: Buffer[] = [];
   let size = 0;
   for await (const chunk of req as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > MAX_BODY_BYTES) throw fail('SWB_ERR_PAYLOAD_TOO_LARGE');
+    if (size > limit) throw tooLarge();
     chunks.push(chunk);
   }
   if (size === 0) return {};

@@ -187,6 +187,53 @@ describe('tap and local broker console services on the real local broker', () =>
     expect((error as SwitchboardError).code).toBe('SWB_ERR_VALIDATION');
   });
 
+  // Trial findings 20, 23: the cap was 48,000 characters; a message nobody got read as any other.
+  it('publishes up to one PRODUCE of JSON, and says who could receive it', async () => {
+    const big = JSON.stringify({ blob: 'x'.repeat(200_000) });
+    const nobody = await local.service.publishMessage({
+      connectionId,
+      realm: 'default',
+      event: 'reach/none',
+      messageJson: big,
+    });
+    expect(nobody).toMatchObject({ subscribers: 0, realmConfigured: true });
+
+    const consumer = await openProducer('default');
+    consumer.emit(ClientEvent.SUBSCRIBE, {
+      event: 'reach/one',
+      producer: 'TYO-MQ-ALL',
+      consumer: 'reach-test',
+    });
+    // An exact subscription to another producer does not receive the console's message.
+    consumer.emit(ClientEvent.SUBSCRIBE, {
+      event: 'reach/one',
+      producer: 'someone-else',
+      consumer: 'reach-test-2',
+    });
+    await expect
+      .poll(
+        async () =>
+          (
+            await local.service.publishMessage({
+              connectionId,
+              realm: 'default',
+              event: 'reach/one',
+              messageJson: '1',
+            })
+          ).subscribers,
+        { timeout: 10_000 },
+      )
+      .toBe(1);
+
+    const unknown = await local.service.publishMessage({
+      connectionId,
+      realm: 'not-configured',
+      event: 'reach/none',
+      messageJson: '1',
+    });
+    expect(unknown).toMatchObject({ subscribers: 0, realmConfigured: false });
+  }, 30_000);
+
   it('refuses an invalid settings file inline and leaves it unchanged; applies a valid one', async () => {
     const file = await local.service.readLocalSettings({});
     expect(file.exists).toBe(true);

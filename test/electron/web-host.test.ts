@@ -18,6 +18,7 @@ import {
   OverviewSchema,
   type ConsoleSocketFrame,
 } from '../../shared/console-api';
+import { DEFINITIONS_MAX_BODY_BYTES } from '../../shared/console-api-definitions';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 interface Reply {
@@ -221,6 +222,33 @@ describe('web host', () => {
     });
     expect(reply.status).toBe(413);
     expect(reply.json().error?.code).toBe('SWB_ERR_PAYLOAD_TOO_LARGE');
+  });
+
+  // Trial finding 15: a 600-realm definitions file (about 142 KB) was refused as too large.
+  it('takes a definitions import far over 64 KiB, and refuses one over its own limit', async () => {
+    const exported = await call('exportDefinitions', { connectionId: LOCAL_CONNECTION_ID });
+    const doc = JSON.parse((exported.json().value as { text: string }).text) as {
+      realms: Array<Record<string, unknown>>;
+    };
+    const template = doc.realms.find((r) => r.name === 'default')!;
+    for (let i = 0; i < 600; i += 1) doc.realms.push({ ...template, name: `fleet-${i}` });
+    const text = JSON.stringify(doc, null, 2);
+    expect(text.length).toBeGreaterThan(2 * MAX_BODY_BYTES);
+    const preview = await call('previewDefinitions', { connectionId: LOCAL_CONNECTION_ID, text });
+    expect(preview.status).toBe(200);
+    const value = preview.json().value as { diff: { counts: { added: number } } };
+    expect(value.diff.counts.added).toBe(600);
+
+    const huge = JSON.stringify({
+      connectionId: LOCAL_CONNECTION_ID,
+      text: 'x'.repeat(DEFINITIONS_MAX_BODY_BYTES),
+    });
+    const refused = await request('POST', `${ConsoleChannel.CALL_PREFIX}previewDefinitions`, {
+      headers: auth(),
+      body: huge,
+    });
+    expect(refused.status).toBe(413);
+    expect(refused.json().error?.message).toContain(`at most ${DEFINITIONS_MAX_BODY_BYTES} bytes`);
   });
 
   describe('event socket', () => {

@@ -31,7 +31,13 @@ describe('MQTT publisher model', () => {
     expect(mqttDraftProblem({ ...draft, format: 'text', payload: '{oops' })).toBeNull();
     expect(mqttDraftProblem({ ...draft, format: 'base64', payload: 'a$b' })).toMatch(/base64/);
     expect(mqttDraftProblem({ ...draft, expirySeconds: '1.5' })).toMatch(/expiry/);
-    expect(mqttDraftProblem({ ...draft, port: 'x' })).toMatch(/Port/);
+    expect(mqttDraftProblem({ ...draft, port: 'x' })).toMatch(/MQTT port/);
+    // Trial finding 24: 70000 reached the host, which answered "mqttPort: Too big".
+    expect(mqttDraftProblem({ ...draft, port: '70000' })).toBe(
+      'The MQTT port is a number from 1 to 65535',
+    );
+    expect(mqttDraftProblem({ ...draft, port: '0' })).toMatch(/1 to 65535/);
+    expect(mqttDraftProblem({ ...draft, port: ' 1883 ' })).toBeNull();
   });
 
   it('names the acknowledgement each QoS gets', () => {
@@ -44,6 +50,8 @@ describe('MQTT publisher model', () => {
       endpoint: 'mqtt://127.0.0.1:1883',
       admittedAs: 'admin' as const,
       at: 0,
+      subscribers: null,
+      realmConfigured: null,
     };
     expect(mqttPublishSummary({ ...base, qos: 0, acknowledged: false })).toContain(
       'no acknowledgement',
@@ -52,5 +60,8 @@ describe('MQTT publisher model', () => {
       /3 B to t\/1 in plant, retained .*PUBACK/,
     );
     expect(mqttPublishSummary({ ...base, qos: 2 })).toContain('PUBCOMP received');
+    expect(mqttPublishSummary({ ...base, qos: 1, subscribers: 0 })).toContain(
+      ' — no subscriber received it · PUBACK',
+    );
   });
 });

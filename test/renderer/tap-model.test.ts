@@ -111,7 +111,14 @@ describe('tap words', () => {
   });
 
   it('says why a publish that was not guaranteed stored durable copies', () => {
-    const result = { realm: 'fleet', event: 'orders/new', storedCopies: 2, at: 0 };
+    const result = {
+      realm: 'fleet',
+      event: 'orders/new',
+      storedCopies: 2,
+      at: 0,
+      subscribers: null,
+      realmConfigured: null,
+    };
     expect(publishSummary(result, false)).toContain(
       '2 durable copies stored although not guaranteed: this event has durable subscribers',
     );
@@ -119,6 +126,20 @@ describe('tap words', () => {
     expect(publishSummary({ ...result, storedCopies: 0 }, false)).toContain(
       'no durable copy stored',
     );
+  });
+
+  // Trial finding 23: a publish nobody received read like any other.
+  it('says when no subscriber received a message, and when the realm is not configured', () => {
+    const result = { realm: 'nowhere', event: 'e', storedCopies: 0, at: 0 };
+    expect(publishSummary({ ...result, subscribers: 0, realmConfigured: false }, false)).toMatch(
+      /^Published e to nowhere at .* — no subscriber received it; realm nowhere is not configured on this broker · /,
+    );
+    expect(publishSummary({ ...result, subscribers: 2, realmConfigured: true }, false)).toContain(
+      ' — 2 subscribers online · ',
+    );
+    expect(
+      publishSummary({ ...result, subscribers: null, realmConfigured: null }, false),
+    ).not.toContain('—');
   });
 });
 

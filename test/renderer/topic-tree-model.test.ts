@@ -6,7 +6,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { TopicNode, TopicTreeUpdate } from '../../shared/console-api-topics';
-import { TopicTreeModel } from '../../renderer/src/views/topics/topic-tree-model';
+import { seriesRows } from '../../renderer/src/views/topics/topic-detail';
+import {
+  TopicTreeModel,
+  topicRateText,
+  topicSubsText,
+} from '../../renderer/src/views/topics/topic-tree-model';
 
 const node = (topic: string, count: number, rate = 0, lastAt: number | null = null): TopicNode => ({
   topic,
@@ -91,5 +96,36 @@ describe('topic tree model', () => {
     expect(model.find('/lead')!.depth).toBe(1);
     model.reset(null);
     expect(model.snapshot().rows).toEqual([]);
+  });
+});
+
+// Trial findings 8, 10, 12: one y-axis for every field, rates under 1/s shown as nothing, Subs
+// "—" on levels but "0" on topics.
+describe('topic tree wording and chart fields', () => {
+  it('shows rates under 1/s with one decimal', () => {
+    expect(topicRateText(0)).toBe('');
+    expect(topicRateText(0.3)).toBe('0.3/s');
+    expect(topicRateText(0.01)).toBe('<0.1/s');
+    expect(topicRateText(2.25)).toBe('2.3/s');
+    expect(topicRateText(1234.4)).toBe('1,234/s');
+  });
+
+  it('leaves Subs empty on a level, "—" only where the broker does not tell', () => {
+    expect(topicSubsText(null)).toBe('');
+    expect(topicSubsText({ subscribers: 0 })).toBe('0');
+    expect(topicSubsText({ subscribers: null })).toBe('—');
+  });
+
+  it('charts only the fields not switched off', () => {
+    const series = [
+      { field: 'big', points: [{ t: 1, v: 35_000 }] },
+      { field: 'small', points: [{ t: 1, v: 20 }] },
+    ];
+    const all = seriesRows(series);
+    expect(all.lines.map((l) => l.label)).toEqual(['big', 'small']);
+    const some = seriesRows(series, new Set(['big']));
+    expect(some.lines.map((l) => l.label)).toEqual(['small']);
+    expect(some.fields.map((l) => l.label)).toEqual(['big', 'small']);
+    expect(some.rows).toEqual([{ t: 1, f0: 35_000, f1: 20 }]);
   });
 });

@@ -120,7 +120,9 @@ describe('diffDefinitions', () => {
     });
     expect(byId(diff, 'realm:gone')).toMatchObject({ status: 'removed', applicable: true });
     expect(byId(diff, 'realm:new')).toMatchObject({ status: 'added', applicable: true });
-    expect(byId(diff, 'realm:new')!.notes).toEqual([`pre-shared ${HASH_ONLY_KEY_NOTE}`]);
+    expect(byId(diff, 'realm:new')!.notes).toEqual([
+      `pre-shared key not set: ${HASH_ONLY_KEY_NOTE}`,
+    ]);
     expect(byId(diff, `token:${H('4')}`)).toMatchObject({
       status: 'added',
       applicable: false,
@@ -129,8 +131,20 @@ describe('diffDefinitions', () => {
     expect(byId(diff, `token:${H('2')}`)).toMatchObject({ status: 'removed', applicable: true });
     // The console's own kind of credential is never offered for revocation.
     expect(byId(diff, `token:${H('3')}`)).toMatchObject({ status: 'removed', applicable: false });
-    expect(byId(diff, 'token:unchanged')?.name).toBe('1 client token already present');
+    expect(byId(diff, 'token:unchanged')?.name).toBe('1 token already present');
     expect(diff.counts).toEqual({ added: 2, changed: 2, removed: 3, unchanged: 3 });
+  });
+
+  // Trial findings 17/18: every token read "client token"; "Also remove (N)" counted the global
+  // admin token that is never removed.
+  it('labels tokens by role and realm, and counts only the rows an import sends', () => {
+    const diff = diffDefinitions(source, target);
+    expect(byId(diff, `token:${H('3')}`)?.label).toBe('admin token (all realms)');
+    expect(byId(diff, `token:${H('2')}`)?.label).toBe('client token (realm same)');
+    expect(byId(diff, `token:${H('4')}`)?.label).toBe('producer token (realm new)');
+    expect(byId(diff, 'realm:gone')?.label).toBeUndefined();
+    // Removed: realm gone and token 2 are sent, the global admin token 3 is not.
+    expect(diff.applicable).toEqual({ added: 1, changed: 2, removed: 2 });
   });
 
   it('shows key changes (shortened hashes) only when the import holds the keys', () => {
@@ -141,6 +155,36 @@ describe('diffDefinitions', () => {
       from: null,
       to: 'aaaaaaaaaaaa',
     });
+  });
+
+  // Trial finding 16: a hashed file whose key differs from the broker's was shown "unchanged".
+  it('flags a key known only by a different hash as a change it cannot apply', () => {
+    const keyed = (key: string | null, manager: string | null = null) =>
+      doc({ realms: [realm('k', { keys: { key_sha256: key, manager_key_sha256: manager } })] });
+    const diff = diffDefinitions(keyed(H('a'), H('c')), keyed(H('b'), H('c')));
+    expect(byId(diff, 'realm:k')).toEqual({
+      id: 'realm:k',
+      kind: 'realm',
+      name: 'k',
+      status: 'changed',
+      changes: [{ field: 'key_sha256', from: 'bbbbbbbbbbbb', to: 'aaaaaaaaaaaa' }],
+      applicable: false,
+      notes: [`pre-shared key differs: ${HASH_ONLY_KEY_NOTE}`],
+    });
+    expect(diff.counts.changed).toBe(1);
+    // The file has no key, the broker has one: shown, and left as it is.
+    const none = byId(diffDefinitions(keyed(null), keyed(H('b'))), 'realm:k')!;
+    expect(none).toMatchObject({ status: 'changed', applicable: false });
+    expect(none.notes.join(' ')).toMatch(/pre-shared key not removed/);
+    // With another change the row still applies that change, the key note stays.
+    const mixed = doc({
+      realms: [
+        realm('k', { e2ee: 'required', keys: { key_sha256: H('a'), manager_key_sha256: null } }),
+      ],
+    });
+    const row = byId(diffDefinitions(mixed, keyed(H('b'))), 'realm:k')!;
+    expect(row).toMatchObject({ status: 'changed', applicable: true });
+    expect(row.changes.map((c) => c.field)).toEqual(['e2ee', 'key_sha256']);
   });
 
   it('never removes the structural realms', () => {

@@ -1,6 +1,7 @@
 /** The layers of a connection test (socket, credential, HTTP API), each with its reason. */
 import type { ConnectionTestReport } from '../../../../shared/console-api-connections';
 import { StatusBadge } from '../../components/status-badge';
+import { operatorMessage } from '../../operator-message';
 
 const LAYER_LABELS = {
   socket: 'Socket reachable',
@@ -23,7 +24,7 @@ export function ConnectionTestReportView({ report }: { report: ConnectionTestRep
           <StatusBadge label={layer.status} tone={TONES[layer.status]} />
           <span className="test-report__name">{LAYER_LABELS[layer.layer]}</span>
           <span className="test-report__message muted">
-            {layer.message}
+            {operatorMessage(layer.message)}
             {layer.durationMs !== null ? ` (${layer.durationMs} ms)` : ''}
           </span>
         </li>

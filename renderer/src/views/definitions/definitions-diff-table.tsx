@@ -2,15 +2,17 @@
  * The diff of an import (shared/definitions-diff.ts) as a table: kind, name, what happens
  * (added / changed / removed / unchanged), the changed fields and the notes (what the import will
  * not do and why); after Apply, each row's outcome (ok / error with the broker's reason /
- * skipped). Rows the import leaves unchanged are folded into the counts line.
+ * skipped). Rows the import leaves unchanged are folded into the counts line. A token row reads
+ * by its role and realm ("admin token (all realms)"), not as a client token.
  */
 import type { ApplyResult } from '../../../../shared/console-api-definitions';
 import type { DefinitionsDiff, DiffItem, FieldChange } from '../../../../shared/definitions-diff';
+import { operatorMessage } from '../../operator-message';
 
 const KIND_LABELS: Record<DiffItem['kind'], string> = {
   setting: 'Setting',
   realm: 'Realm',
-  token: 'Client token',
+  token: 'Token',
   management_token: 'Management token',
   validator: 'Validator',
 };
@@ -23,7 +25,7 @@ function outcomeText(result: ApplyResult | undefined): string | null {
     return `applied (${result.commands.map((c) => c.command).join(', ')})`;
   if (result.outcome === 'skipped') return 'skipped';
   const failed = result.commands.find((c) => !c.ok);
-  return `failed: ${failed?.message ?? 'refused'}`;
+  return `failed: ${failed?.message ? operatorMessage(failed.message) : 'refused'}`;
 }
 
 export function DefinitionsDiffTable({
@@ -64,7 +66,8 @@ export function DefinitionsDiffTable({
               data-outcome={result?.outcome}
             >
               <td className="queues-cell--name" data-label="Item">
-                <span className="muted">{KIND_LABELS[item.kind]}</span> <code>{item.name}</code>
+                <span className="muted">{item.label ?? KIND_LABELS[item.kind]}</span>{' '}
+                <code>{item.name}</code>
               </td>
               <td data-label="Change">
                 <span className={`definitions-status definitions-status--${item.status}`}>

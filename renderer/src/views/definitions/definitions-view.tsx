@@ -11,6 +11,11 @@ import type {
   DefinitionsApply,
   DefinitionsPreview,
 } from '../../../../shared/console-api-definitions';
+import type { Result } from '../../../../shared/console-api';
+import {
+  MAX_DEFINITIONS_CHARS,
+  definitionsTooLargeMessage,
+} from '../../../../shared/definitions-document';
 import type { ConsoleClient } from '../../api/console-client';
 import { confirmedCall } from '../../api/confirmed-call';
 import { ConfirmPanel } from '../../components/confirm-panel';
@@ -20,6 +25,7 @@ import { downloadText } from '../../download-text';
 import { formatCountOf } from '../../format';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { useConsoleAction } from '../../hooks/use-console-action';
+import { useAppStore } from '../../store/app-store';
 import { DefinitionsDiffTable } from './definitions-diff-table';
 import '../../styles/operations.css';
 import '../../styles/queues.css';
@@ -30,6 +36,7 @@ const optional = (text: string): string | undefined => (text === '' ? undefined 
 
 export function DefinitionsView({ client }: { client: ConsoleClient }) {
   const connectionId = useConnectionId();
+  const connections = useAppStore((s) => s.connections);
   const exporting = useConsoleAction();
   const previewing = useConsoleAction();
   const applying = useConsoleAction();
@@ -59,7 +66,8 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
         }),
       (v) => {
         downloadText(v.fileName, 'application/json', v.text);
-        return `Saved ${v.fileName}: ${formatCountOf(v.realms, 'realm')}, ${formatCountOf(v.tokens, 'client token')} (metadata only), ${
+        // "tokens", not "client tokens": the count holds admin tokens too (trial finding 17).
+        return `Saved ${v.fileName}: ${formatCountOf(v.realms, 'realm')}, ${formatCountOf(v.tokens, 'token')} (metadata only), ${
           v.encrypted
             ? 'keys encrypted with your passphrase.'
             : 'keys as SHA-256 only (they are not exported).'
@@ -78,10 +86,22 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
 
   const importInput = () => ({ connectionId, text, passphrase: optional(importPass) });
 
+  // Said here, before sending: the host would refuse the call with a bare validation error.
+  const tooLarge = (): Result<never> => ({
+    ok: false,
+    error: {
+      code: 'SWB_ERR_PAYLOAD_TOO_LARGE',
+      message: definitionsTooLargeMessage(text.length),
+    },
+  });
+
   const runPreview = () =>
     void previewing
       .run(
-        () => client.api.previewDefinitions(importInput()),
+        async () =>
+          text.length > MAX_DEFINITIONS_CHARS
+            ? tooLarge()
+            : client.api.previewDefinitions(importInput()),
         (v) =>
           `From ${v.source.name} (${v.source.url}), exported ${v.source.exportedAt}: ${v.diff.counts.added} added, ${v.diff.counts.changed} changed, ${v.diff.counts.removed} removed, ${v.diff.counts.unchanged} unchanged.`,
       )
@@ -108,6 +128,8 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
   };
 
   const hidesKeys = preview !== null && preview.encrypted && importPass === '';
+  const target = connections.find((c) => c.id === preview?.connectionId)?.name ?? 'this broker';
+  const offered = preview?.diff.applicable ?? { added: 0, changed: 0, removed: 0 };
 
   return (
     <Page
@@ -236,7 +258,9 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
 
       {preview && (
         <section className="panel" aria-label="Differences" data-testid="definitions-diff-panel">
-          <h3 className="ops-detail__sub">Differences with this broker</h3>
+          <h3 className="ops-detail__sub" data-testid="definitions-diff-title">
+            Differences with {target}
+          </h3>
           {hidesKeys && (
             <p className="muted" data-testid="definitions-keys-hidden">
               This file holds encrypted keys: enter its passphrase and show the differences again to
@@ -248,11 +272,13 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
             <label className="definitions-choice">
               <input
                 type="checkbox"
-                checked={removals}
+                checked={removals && offered.removed > 0}
+                disabled={offered.removed === 0}
                 onChange={(e) => setRemovals(e.target.checked)}
                 data-testid="definitions-removals"
               />
-              Also remove what the file does not have ({preview.diff.counts.removed})
+              {/* Only what an import removes: rows marked "not applied" are never sent. */}
+              Also remove what the file does not have ({offered.removed})
             </label>
             {!confirming && (
               <button
@@ -274,10 +300,12 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
               onCancel={() => setConfirming(false)}
               testId="definitions-confirm"
             >
-              Send the commands for {preview.diff.counts.added} added and{' '}
-              {preview.diff.counts.changed} changed items to this broker
-              {removals ? `, and remove ${preview.diff.counts.removed} items` : ''}? Rows marked
-              “not applied” are left as they are.
+              Send the commands for {offered.added} added and {offered.changed} changed items to{' '}
+              {target}
+              {removals && offered.removed > 0
+                ? `, and remove ${formatCountOf(offered.removed, 'item')}`
+                : ''}
+              ? Rows marked “not applied” are left as they are.
             </ConfirmPanel>
           )}
           <ErrorBanner

@@ -6,6 +6,8 @@
  * broker uses everything. Save is possible only once the text is valid; the file is then written
  * atomically and the broker reloads it (or restarts, for start-up keys) — the result says which.
  * The HTTP publish switches above the text (http-publish-switches.tsx) edit the same text.
+ * Unsaved edits survive leaving the view (settings-draft.ts): on return the draft is back, with
+ * a line saying so, and whether the file changed on disk meanwhile.
  */
 import { useEffect, useState } from 'react';
 import type {
@@ -17,6 +19,7 @@ import type { ErrorInfo } from '../../../../shared/error-catalogue';
 import type { ConsoleClient } from '../../api/console-client';
 import { ErrorBanner } from '../../components/error-banner';
 import { HttpPublishSwitches } from './http-publish-switches';
+import { dropSettingsDraft, keepSettingsDraft, readSettingsDraft } from './settings-draft';
 
 const CHECK_DELAY_MS = 300;
 
@@ -59,13 +62,20 @@ export function SettingsEditor({ client }: { client: ConsoleClient }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ErrorInfo | null>(null);
   const [saved, setSaved] = useState<SettingsSave | null>(null);
+  /** The file's text on disk that the edits started from. */
+  const [base, setBase] = useState('');
+  /** Set when a kept draft was restored: whether the file changed on disk since. */
+  const [restored, setRestored] = useState<{ diskChanged: boolean } | null>(null);
 
   const load = (): Promise<void> =>
     client.api.readLocalSettings({}).then((result) => {
       if (!result.ok) return setError(result.error);
+      dropSettingsDraft(result.value.path);
       setPath(result.value.path);
       setText(result.value.text);
+      setBase(result.value.text);
       setDirty(false);
+      setRestored(null);
       setError(null);
     });
 
@@ -74,13 +84,31 @@ export function SettingsEditor({ client }: { client: ConsoleClient }) {
     void client.api.readLocalSettings({}).then((result) => {
       if (!live) return;
       if (!result.ok) return setError(result.error);
-      setPath(result.value.path);
-      setText(result.value.text);
+      const { path: file, text: disk } = result.value;
+      const draft = readSettingsDraft(file);
+      setPath(file);
+      if (draft && draft.text !== disk) {
+        setText(draft.text);
+        setBase(draft.base);
+        setDirty(true);
+        setRestored({ diskChanged: draft.base !== disk });
+      } else {
+        dropSettingsDraft(file);
+        setText(disk);
+        setBase(disk);
+      }
     });
     return () => {
       live = false;
     };
   }, [client]);
+
+  const edit = (next: string): void => {
+    setText(next);
+    setDirty(true);
+    setSaved(null);
+    if (path !== '') keepSettingsDraft(path, next, base);
+  };
 
   useEffect(() => {
     if (text === null) return undefined;
@@ -110,6 +138,9 @@ export function SettingsEditor({ client }: { client: ConsoleClient }) {
       if (result.value.saved) {
         setSaved(result.value);
         setDirty(false);
+        setRestored(null);
+        setBase(text);
+        dropSettingsDraft(path);
       }
     }
     setBusy(false);
@@ -124,14 +155,15 @@ export function SettingsEditor({ client }: { client: ConsoleClient }) {
           {path}
         </code>
       </div>
-      <HttpPublishSwitches
-        text={text}
-        onChange={(next) => {
-          setText(next);
-          setDirty(true);
-          setSaved(null);
-        }}
-      />
+      {restored && dirty && (
+        <p className="muted" role="status" data-testid="settings-draft-restored">
+          Your unsaved edits are back.
+          {restored.diskChanged
+            ? ' The file changed on disk since you began: Reload from disk shows it (and drops them).'
+            : ' Save them, or Reload from disk to drop them.'}
+        </p>
+      )}
+      <HttpPublishSwitches text={text} onChange={edit} />
       <textarea
         className={`code-editor settings-editor__text${invalid ? ' code-editor--invalid' : ''}`}
         spellCheck={false}
@@ -140,11 +172,7 @@ export function SettingsEditor({ client }: { client: ConsoleClient }) {
         disabled={text === null}
         aria-invalid={invalid || undefined}
         aria-describedby="settings-issues"
-        onChange={(e) => {
-          setText(e.target.value);
-          setDirty(true);
-          setSaved(null);
-        }}
+        onChange={(e) => edit(e.target.value)}
         data-testid="settings-text"
       />
       <div id="settings-issues" aria-live="polite">

@@ -5,13 +5,17 @@
  * fields are an `MqttDraft` (publish-templates.ts), reported on every change.
  */
 import { useEffect, useState, type ReactNode } from 'react';
-import type { MqttPublishResult } from '../../../../shared/console-api-mqtt-publish';
-import type { ErrorInfo } from '../../../../shared/error-catalogue';
+import {
+  MAX_MQTT_PUBLISH_CHARS,
+  type MqttPublishResult,
+} from '../../../../shared/console-api-mqtt-publish';
 import type { ConsoleClient } from '../../api/console-client';
 import { ErrorBanner } from '../../components/error-banner';
 import { CheckField, TextField } from '../../components/form-fields';
+import { MAX_PUBLISH_JSON_CHARS } from '../../../../shared/console-api-tap';
 import { jsonProblem } from './produce-form';
 import { DEFAULT_MQTT_DRAFT, parseUserProperties, type MqttDraft } from './publish-templates';
+import { reachText, type PublishOutcome } from './publish-reach-text';
 
 /** The broker's answer in words. */
 export function mqttPublishSummary(result: MqttPublishResult): string {
@@ -23,7 +27,7 @@ export function mqttPublishSummary(result: MqttPublishResult): string {
         ? 'PUBACK received'
         : 'PUBCOMP received';
   const retained = result.retain ? ', retained' : '';
-  return `Published ${result.bytes} B to ${result.topic} in ${result.realm}${retained} at ${time} via ${result.endpoint} · ${answer}`;
+  return `Published ${result.bytes} B to ${result.topic} in ${result.realm}${retained} at ${time} via ${result.endpoint}${reachText(result)} · ${answer}`;
 }
 
 /** What is wrong with the draft, or null when it can be sent. */
@@ -39,8 +43,18 @@ export function mqttDraftProblem(draft: MqttDraft): string | null {
   if (draft.expirySeconds !== '' && !/^[1-9]\d*$/.test(draft.expirySeconds.trim())) {
     return 'Message expiry is a whole number of seconds';
   }
-  if (draft.port !== '' && !/^\d{1,5}$/.test(draft.port.trim())) return 'Port is a number';
-  return null;
+  if (draft.format !== 'json' && draft.payload.length > MAX_MQTT_PUBLISH_CHARS) {
+    return `At most ${MAX_MQTT_PUBLISH_CHARS.toLocaleString('en-US')} characters`;
+  }
+  return mqttPortProblem(draft.port);
+}
+
+/** Why the MQTT port field is not a TCP port (1 to 65535), or null (empty: the default). */
+export function mqttPortProblem(port: string): string | null {
+  const text = port.trim();
+  if (text === '') return null;
+  const n = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  return n >= 1 && n <= 65_535 ? null : 'The MQTT port is a number from 1 to 65535';
 }
 
 function Select({
@@ -86,8 +100,10 @@ export function MqttPublishForm(props: MqttPublishFormProps) {
     props.initial ?? { ...DEFAULT_MQTT_DRAFT, realm: defaultRealm === '*' ? '' : defaultRealm },
   );
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ErrorInfo | null>(null);
-  const [last, setLast] = useState<MqttPublishResult | null>(null);
+  // One outcome per form, of the draft it was sent with: an edit hides it (trial finding 22).
+  const [outcome, setOutcome] = useState<PublishOutcome | null>(null);
+  const fields = JSON.stringify(draft);
+  const shown = outcome?.fields === fields ? outcome : null;
   useEffect(() => onDraft?.(draft), [onDraft, draft]);
   const set = <K extends keyof MqttDraft>(key: K, value: MqttDraft[K]): void =>
     setDraft((d) => ({ ...d, [key]: value }));
@@ -96,7 +112,7 @@ export function MqttPublishForm(props: MqttPublishFormProps) {
   const v5 = draft.protocolVersion === 5;
   const send = async (): Promise<void> => {
     setBusy(true);
-    setError(null);
+    setOutcome(null);
     const userProperties = parseUserProperties(draft.userProperties);
     const properties = v5
       ? {
@@ -119,8 +135,11 @@ export function MqttPublishForm(props: MqttPublishFormProps) {
       ...(properties ? { properties } : {}),
       ...(draft.port.trim() ? { mqttPort: Number(draft.port) } : {}),
     });
-    if (result.ok) setLast(result.value);
-    else setError(result.error);
+    setOutcome(
+      result.ok
+        ? { fields, ok: true, text: mqttPublishSummary(result.value) }
+        : { fields, ok: false, error: result.error },
+    );
     setBusy(false);
   };
 
@@ -156,7 +175,8 @@ export function MqttPublishForm(props: MqttPublishFormProps) {
           testId="mqtt-port"
         />
         <label className="field publish__json">
-          Payload
+          Payload (up to {MAX_MQTT_PUBLISH_CHARS.toLocaleString('en-US')} characters; JSON up to{' '}
+          {MAX_PUBLISH_JSON_CHARS.toLocaleString('en-US')})
           <textarea
             className={`code-editor${problem ? ' code-editor--invalid' : ''}`}
             rows={5}
@@ -262,14 +282,20 @@ export function MqttPublishForm(props: MqttPublishFormProps) {
           >
             {busy ? 'Publishing…' : 'Publish over MQTT'}
           </button>
-          {last && (
-            <span className="muted" data-testid="mqtt-result">
-              {mqttPublishSummary(last)}
+          {shown?.ok && (
+            <span className="muted" role="status" data-testid="mqtt-result">
+              {shown.text}
             </span>
           )}
         </div>
       </form>
-      <ErrorBanner title="MQTT publish failed:" message={error?.message} testId="mqtt-error" />
+      {shown && !shown.ok && (
+        <ErrorBanner
+          title="MQTT publish failed:"
+          message={shown.error.message}
+          testId="mqtt-error"
+        />
+      )}
     </>
   );
 }

@@ -7,11 +7,12 @@
  */
 import { useEffect, useState } from 'react';
 import { MAX_PUBLISH_JSON_CHARS, type PublishResult } from '../../../../shared/console-api-tap';
-import type { ErrorInfo } from '../../../../shared/error-catalogue';
 import type { ConsoleClient } from '../../api/console-client';
-import { ErrorBanner } from '../../components/error-banner';
 import { CheckField, TextField } from '../../components/form-fields';
 import { DEFAULT_PRODUCE_DRAFT, type ProduceDraft } from './publish-templates';
+import { reachText } from './publish-reach-text';
+import { ErrorBanner } from '../../components/error-banner';
+import type { PublishOutcome } from './publish-reach-text';
 
 /**
  * The confirm in words: what was published where and how many durable copies the broker
@@ -35,13 +36,15 @@ export function publishSummary(result: PublishResult, guaranteed: boolean): stri
       `${n === 1 ? 'a durable subscriber' : 'durable subscribers'}, and a durable subscription ` +
       'keeps a copy of every message';
   }
-  return `Published ${result.event} to ${result.realm} at ${time} · ${why}`;
+  return `Published ${result.event} to ${result.realm} at ${time}${reachText(result)} · ${why}`;
 }
 
 /** Why `text` is not JSON, or null when it is. */
 export function jsonProblem(text: string): string | null {
   if (text.trim() === '') return 'Enter a JSON value, e.g. {"hello": "world"}';
-  if (text.length > MAX_PUBLISH_JSON_CHARS) return `At most ${MAX_PUBLISH_JSON_CHARS} characters`;
+  if (text.length > MAX_PUBLISH_JSON_CHARS) {
+    return `At most ${MAX_PUBLISH_JSON_CHARS.toLocaleString('en-US')} characters (this one has ${text.length.toLocaleString('en-US')})`;
+  }
   try {
     JSON.parse(text);
     return null;
@@ -79,8 +82,10 @@ export function ProduceForm({
     onDraft?.({ realm, event, from, json, guaranteed, ttl });
   }, [onDraft, realm, event, from, json, guaranteed, ttl]);
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<ErrorInfo | null>(null);
-  const [last, setLast] = useState<{ result: PublishResult; guaranteed: boolean } | null>(null);
+  // One outcome per form, of the fields it was sent with: an edit hides it (trial finding 22).
+  const [outcome, setOutcome] = useState<PublishOutcome | null>(null);
+  const fields = JSON.stringify([realm, event, from, json, guaranteed, ttl]);
+  const shown = outcome?.fields === fields ? outcome : null;
 
   // Follows the tap's realm when that changes (state adjusted during render, not in an effect).
   const [followed, setFollowed] = useState(defaultRealm);
@@ -99,7 +104,7 @@ export function ProduceForm({
 
   const send = async (): Promise<void> => {
     setBusy(true);
-    setError(null);
+    setOutcome(null);
     const result = await client.api.publishMessage({
       connectionId,
       realm: realm.trim(),
@@ -109,8 +114,11 @@ export function ProduceForm({
       guaranteed,
       ttlSeconds: ttlValue,
     });
-    if (result.ok) setLast({ result: result.value, guaranteed });
-    else setError(result.error);
+    setOutcome(
+      result.ok
+        ? { fields, ok: true, text: publishSummary(result.value, guaranteed) }
+        : { fields, ok: false, error: result.error },
+    );
     setBusy(false);
   };
 
@@ -138,7 +146,7 @@ export function ProduceForm({
           testId="publish-from"
         />
         <label className="field publish__json">
-          Message (JSON)
+          Message (JSON, up to {MAX_PUBLISH_JSON_CHARS.toLocaleString('en-US')} characters)
           <textarea
             className={`code-editor${problem ? ' code-editor--invalid' : ''}`}
             rows={6}
@@ -182,14 +190,16 @@ export function ProduceForm({
           >
             {busy ? 'Publishing…' : 'Publish'}
           </button>
-          {last && (
-            <span className="muted" data-testid="publish-result">
-              {publishSummary(last.result, last.guaranteed)}
+          {shown?.ok && (
+            <span className="muted" role="status" data-testid="publish-result">
+              {shown.text}
             </span>
           )}
         </div>
       </form>
-      <ErrorBanner title="Publish failed:" message={error?.message} testId="publish-error" />
+      {shown && !shown.ok && (
+        <ErrorBanner title="Publish failed:" message={shown.error.message} testId="publish-error" />
+      )}
     </>
   );
 }

@@ -11,15 +11,24 @@ import { ErrorBanner } from '../../components/error-banner';
 import { PayloadViewer } from '../../components/payload-viewer';
 import { formatChars, formatCount } from '../../format';
 import { SERIES_COLORS, SeriesChart, clock, type ChartSeries } from '../charts/series-chart';
+import { topicRateText } from './topic-tree-model';
 
 /** How often an open detail is re-read, ms. */
 export const REFRESH_MS = 2_000;
 
-/** Chart rows from the series: one row per time, a column per field (`f0`…: recharts reads a
- * dotted key as a path, and fields may be `a.b`). */
-export function seriesRows(series: readonly TopicSeries[]): {
+/**
+ * Chart rows from the series: one row per time, a column per field (`f0`…: recharts reads a
+ * dotted key as a path, and fields may be `a.b`). `lines`: the fields not in `hidden` (the
+ * chart's one y-axis then fits them: trial finding 8, a 35,000 field flattened a 20 one);
+ * `fields`: every field, for the toggles.
+ */
+export function seriesRows(
+  series: readonly TopicSeries[],
+  hidden: ReadonlySet<string> = new Set(),
+): {
   rows: Record<string, number>[];
   lines: ChartSeries[];
+  fields: ChartSeries[];
 } {
   const byTime = new Map<number, Record<string, number>>();
   series.forEach((s, i) => {
@@ -32,13 +41,15 @@ export function seriesRows(series: readonly TopicSeries[]): {
       row[`f${i}`] = v;
     }
   });
+  const fields = series.map((s, i) => ({
+    key: `f${i}`,
+    label: s.field,
+    color: SERIES_COLORS[i % SERIES_COLORS.length]!,
+  }));
   return {
     rows: [...byTime.values()].sort((a, b) => a.t! - b.t!),
-    lines: series.map((s, i) => ({
-      key: `f${i}`,
-      label: s.field,
-      color: SERIES_COLORS[i % SERIES_COLORS.length]!,
-    })),
+    lines: fields.filter((f) => !hidden.has(f.label)),
+    fields,
   };
 }
 
@@ -91,7 +102,16 @@ export function TopicDetailPanel({
   }, [client, connectionId, treeId, topic, running, seen]);
   const none = !seen || notFound;
   const detail = seen ? loaded : null;
-  const chart = useMemo(() => seriesRows(detail?.series ?? []), [detail]);
+  /** Fields left off the chart, by name (kept while the detail follows the topic). */
+  const [hidden, setHidden] = useState<ReadonlySet<string>>(new Set());
+  const chart = useMemo(() => seriesRows(detail?.series ?? [], hidden), [detail, hidden]);
+  const toggle = (field: string, on: boolean): void =>
+    setHidden((was) => {
+      const next = new Set(was);
+      if (on) next.delete(field);
+      else next.add(field);
+      return next;
+    });
   const entry = detail?.history[shown] ?? detail?.history[0] ?? null;
 
   return (
@@ -112,7 +132,7 @@ export function TopicDetailPanel({
       )}
       {detail && (
         <p className="muted topic-detail__facts" data-testid="topic-detail-facts">
-          {formatCount(detail.node.count)} messages · {formatCount(detail.node.rate)}/s
+          {formatCount(detail.node.count)} messages · {topicRateText(detail.node.rate) || '0/s'}
           {detail.node.lastAt !== null && ` · last ${clock(detail.node.lastAt)}`}
           {detail.node.retained && ' · retained'} · subscribers{' '}
           {detail.node.subscribers === null ? '—' : formatCount(detail.node.subscribers)}
@@ -130,6 +150,28 @@ export function TopicDetailPanel({
           }
           testId="topic-payload"
         />
+      )}
+      {chart.fields.length > 1 && (
+        <div
+          className="topic-detail__fields"
+          role="group"
+          aria-label="Fields on the chart"
+          data-testid="topic-chart-fields"
+        >
+          <span className="muted">Chart:</span>
+          {chart.fields.map((f) => (
+            <label key={f.key} className="topic-detail__field">
+              <input
+                type="checkbox"
+                checked={!hidden.has(f.label)}
+                onChange={(e) => toggle(f.label, e.target.checked)}
+                data-testid="topic-chart-field"
+                data-field={f.label}
+              />
+              <span style={{ color: f.color }}>{f.label}</span>
+            </label>
+          ))}
+        </div>
       )}
       {chart.lines.length > 0 && (
         <SeriesChart

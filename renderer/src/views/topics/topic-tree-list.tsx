@@ -7,7 +7,7 @@
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { memo, useRef } from 'react';
 import { formatCount, formatDuration } from '../../format';
-import type { TreeRow } from './topic-tree-model';
+import { topicRateText, topicSubsText, type TreeRow } from './topic-tree-model';
 
 /** Fixed row height, px (the virtualiser's estimate; rows never grow). */
 export const TOPIC_ROW_HEIGHT = 34;
@@ -24,7 +24,8 @@ interface RowProps {
   last: string | null;
   age: string;
   retained: boolean;
-  subscribers: number | null;
+  /** The Subs column's text (topicSubsText). */
+  subs: string;
   selected: boolean;
   top: number;
   onToggle(path: string): void;
@@ -78,7 +79,7 @@ const TopicRow = memo(function TopicRow(p: RowProps) {
         {formatCount(p.count)}
       </span>
       <span className="topic-row__num topic-row__rate" title="Messages per second (subtree)">
-        {p.rate > 0 ? `${formatCount(p.rate)}/s` : ''}
+        {topicRateText(p.rate)}
       </span>
       <span className="topic-row__last" title={p.last ?? undefined}>
         {p.last ?? ''}
@@ -86,8 +87,12 @@ const TopicRow = memo(function TopicRow(p: RowProps) {
       <span className="muted topic-row__age" title="Since the last message (subtree)">
         {p.age}
       </span>
-      <span className="muted topic-row__subs" title="Subscribers (— : the broker does not tell)">
-        {p.subscribers === null ? '—' : formatCount(p.subscribers)}
+      <span
+        className="muted topic-row__subs"
+        title="Subscribers of this topic (— : the broker does not tell; empty: a level, no topic)"
+        data-testid="topic-subs"
+      >
+        {p.subs}
       </span>
     </div>
   );
@@ -167,7 +172,7 @@ export const TopicTreeList = memo(function TopicTreeList({
                 last={node.own?.last ?? null}
                 age={age(now, node.lastAt)}
                 retained={node.own?.retained ?? false}
-                subscribers={node.own?.subscribers ?? null}
+                subs={topicSubsText(node.own ?? null)}
                 selected={node.path === selected}
                 top={item.start}
                 onToggle={onToggle}

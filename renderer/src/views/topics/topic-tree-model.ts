@@ -198,3 +198,24 @@ function sum(node: TreeNode): void {
   node.lastAt = lastAt;
   node.topics = topics;
 }
+
+const rateFormat = new Intl.NumberFormat('en-US', { maximumFractionDigits: 1 });
+
+/**
+ * A topic's rate in the tree and its detail (trial finding 10: 0.3/s read as nothing): one
+ * decimal below 10/s, "<0.1/s" for a trickle, whole numbers above; empty for no traffic.
+ */
+export function topicRateText(perSecond: number): string {
+  if (!(perSecond > 0)) return '';
+  if (perSecond < 0.05) return '<0.1/s';
+  return `${perSecond < 10 ? rateFormat.format(perSecond) : Math.round(perSecond).toLocaleString('en-US')}/s`;
+}
+
+/**
+ * A row's Subs column (trial finding 12: "—" on branches, "0" on leaves): a level nothing was
+ * published on exactly is no topic and shows nothing; "—" only where the broker does not tell.
+ */
+export function topicSubsText(own: { subscribers: number | null } | null): string {
+  if (own === null) return '';
+  return own.subscribers === null ? '—' : own.subscribers.toLocaleString('en-US');
+}

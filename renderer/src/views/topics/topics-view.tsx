@@ -22,7 +22,7 @@ import '../../styles/topics.css';
 import { RealmOptions } from '../tap/tap-row';
 import { TopicDetailPanel } from './topic-detail';
 import { TopicTreeList } from './topic-tree-list';
-import { TopicTreeModel } from './topic-tree-model';
+import { TopicTreeModel, topicRateText } from './topic-tree-model';
 
 const RETAINED_NOTES: Record<RetainedSeedState, string | null> = {
   loading: 'Reading the retained messages…',
@@ -183,7 +183,7 @@ export function TopicsView({ client }: { client: ConsoleClient }) {
       {update && (
         <p className="muted topics-stats" data-testid="topics-stats" data-topics={update.topics}>
           {formatCount(update.topics)} topics · {formatCount(update.received)} messages ·{' '}
-          {formatCount(update.ratePerSec)}/s
+          {topicRateText(update.ratePerSec) || '0/s'}
           {update.retainedSeeded > 0 && ` · ${formatCount(update.retainedSeeded)} retained`}
           {update.overflow > 0 &&
             ` · ${formatCount(update.overflow)} messages on topics past the cap not shown`}

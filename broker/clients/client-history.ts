@@ -59,6 +59,11 @@ export class ClientHistory {
   private readonly live = new Map<string, ClientRecord>();
   /** Closed records, oldest first (Map insertion order). */
   private readonly closed = new Map<string, ClientRecord>();
+  /**
+   * The last `close_client` of each (realm, client id), so the client's next admitted connection
+   * says it came back after one (a device that reconnects at once gets a fresh record).
+   */
+  private readonly forceClosed = new Map<string, { at: number; by: string }>();
 
   constructor(
     private readonly now: () => number = Date.now,
@@ -105,6 +110,7 @@ export class ClientHistory {
     }
     const entry: ClientEvent = { at: this.now(), kind };
     if (detail !== undefined) entry.detail = detail;
+    if (kind === ClientEventKind.CLOSED_BY_MANAGER) this.rememberForceClose(record, detail);
     if (count > 1) entry.count = count;
     record.events.push(entry);
     if (record.events.length > this.limits.historySize) record.events.shift();
@@ -120,7 +126,23 @@ export class ClientHistory {
     record.realm = realm;
     record.role = role;
     record.admittedBy = admittedBy;
-    this.event(record, ClientEventKind.AUTH_OK, `${role} via ${admittedBy}`);
+    const previous = this.forceClosed.get(key(realm, record.clientId));
+    const after =
+      previous && previous.at <= record.connectedAt
+        ? `; its previous connection was closed by ${previous.by} at ${new Date(previous.at).toISOString()}`
+        : '';
+    this.event(record, ClientEventKind.AUTH_OK, `${role} via ${admittedBy}${after}`);
+  }
+
+  private rememberForceClose(record: ClientRecord, by: string | undefined): void {
+    const k = key(record.realm, record.clientId);
+    this.forceClosed.delete(k);
+    this.forceClosed.set(k, { at: this.now(), by: by ?? 'a manager' });
+    // Bounded like the closed records: the oldest goes first.
+    if (this.forceClosed.size > this.limits.maxClosed) {
+      const oldest = this.forceClosed.keys().next().value;
+      if (oldest !== undefined) this.forceClosed.delete(oldest);
+    }
   }
 
   /** The connection ended (history: `disconnect`); kept among the closed ones. */

@@ -51,4 +51,25 @@ describe('ClientHistory bounds', () => {
     expect(history.closedCount).toBe(0);
     expect(history.find('fleet', 'live')).toBe(live);
   });
+
+  it('says when a client id comes back after a force close (newcomer trial)', () => {
+    let now = 1_000;
+    const history = new ClientHistory(() => now);
+    const mqtt = { protocol: 'mqtt' as const, transport: 'tcp', ip: '192.0.2.9' };
+    const first = history.open({ ...mqtt, clientId: 'dev', realm: 'fleet' });
+    history.admitted(first, 'fleet', 'both', 'token');
+    expect(first.events.at(-1)?.detail).toBe('both via token');
+    history.event(first, ClientEventKind.CLOSED_BY_MANAGER, 'admin');
+    history.ended(first, 'closed by admin');
+    now = 2_000;
+    const again = history.open({ ...mqtt, clientId: 'dev', realm: 'fleet' });
+    history.admitted(again, 'fleet', 'both', 'token');
+    expect(again.events.at(-1)?.detail).toBe(
+      `both via token; its previous connection was closed by admin at ${new Date(1_000).toISOString()}`,
+    );
+    // Another client id, or another realm, is not told.
+    const other = history.open({ ...mqtt, clientId: 'dev-2', realm: 'fleet' });
+    history.admitted(other, 'fleet', 'both', 'token');
+    expect(other.events.at(-1)?.detail).toBe('both via token');
+  });
 });

@@ -211,8 +211,8 @@ export function QueueMove({
               testId="queue-move-confirm"
             >
               Move {formatCount(count)} ready message{count === 1 ? '' : 's'} of {target.consumer}{' '}
-              to the queue of {where}? Each is stored there before it leaves this queue; in-flight
-              messages stay.
+              to the queue of {where}? Each is stored there before it leaves this queue, with a new
+              message id and its attempt count back at 0; in-flight messages stay.
             </ConfirmPanel>
           )}
         </form>

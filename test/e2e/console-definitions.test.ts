@@ -91,6 +91,11 @@ describe('definitions view end to end', () => {
 
     await page.getByTestId('definitions-export-encrypted').check();
     await page.getByTestId('definitions-export-passphrase').fill('an e2e passphrase');
+    // Typed twice: a typo would make the exported keys unrecoverable.
+    await page.getByTestId('definitions-export-passphrase-again').fill('an e2e passphrasE');
+    await page.getByTestId('definitions-export-mismatch').waitFor();
+    expect(await page.getByTestId('definitions-export').isDisabled()).toBe(true);
+    await page.getByTestId('definitions-export-passphrase-again').fill('an e2e passphrase');
     const encrypted = await exportFile();
     expect(encrypted.text).toContain('"cipher": "aes-256-gcm"');
     expect(encrypted.text).not.toContain(realmKey);

@@ -42,6 +42,9 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
   const applying = useConsoleAction();
   const [encrypt, setEncrypt] = useState(false);
   const [exportPass, setExportPass] = useState('');
+  const [exportPassAgain, setExportPassAgain] = useState('');
+  // A typo in a passphrase nobody can read back makes the exported keys unrecoverable.
+  const passMismatch = encrypt && exportPassAgain !== '' && exportPassAgain !== exportPass;
   const [text, setText] = useState('');
   const [importPass, setImportPass] = useState('');
   const [preview, setPreview] = useState<DefinitionsPreview | null>(null);
@@ -172,11 +175,36 @@ export function DefinitionsView({ client }: { client: ConsoleClient }) {
               />
             </label>
           )}
+          {encrypt && (
+            <label className="field">
+              Passphrase again
+              <input
+                type="password"
+                autoComplete="new-password"
+                value={exportPassAgain}
+                onChange={(e) => setExportPassAgain(e.target.value)}
+                aria-invalid={passMismatch}
+                data-testid="definitions-export-passphrase-again"
+              />
+              {passMismatch && (
+                <span
+                  className="field-error"
+                  role="alert"
+                  data-testid="definitions-export-mismatch"
+                >
+                  The two passphrases differ.
+                </span>
+              )}
+            </label>
+          )}
           <div>
             <button
               type="button"
               className="button button--primary"
-              disabled={exporting.busy || (encrypt && exportPass.length < 8)}
+              disabled={
+                exporting.busy ||
+                (encrypt && (exportPass.length < 8 || exportPassAgain !== exportPass))
+              }
               onClick={runExport}
               data-testid="definitions-export"
             >

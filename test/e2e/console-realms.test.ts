@@ -170,7 +170,10 @@ describe('console realms, tokens and activity end to end', () => {
       expect(value).toMatch(/^[0-9a-f]{64}$/);
       return value;
     };
+    // A first key turns "Require key" on: said before the click (newcomer trial finding 26).
+    expect(await text(page, 'realm-realmKey-first-hint-fleet')).toContain('required from then on');
     const psk1 = await reveal('realm-realmKey-generate-fleet', false);
+    await expect.poll(() => page.getByTestId('realm-realmKey-first-hint-fleet').count()).toBe(0);
     await page.getByTestId('secret-done').click();
     expect(await page.getByTestId('secret-value').count()).toBe(0);
     const consumer = { realm: 'fleet', role: 'consumer' };

@@ -228,6 +228,12 @@ export function RealmManage({
             Clear
           </button>
         )}
+        {kind === 'realmKey' && !configured && (
+          <span className="muted small-inline" data-testid={id('realmKey-first-hint')}>
+            A first key is required from then on (consumers show it, or a token); turn "Require key"
+            off after to keep it optional.
+          </span>
+        )}
         {confirmRotate === kind && (
           <span className="muted small-inline">
             Rotating ends the live sessions that used the old key and refuses it from then on.{' '}

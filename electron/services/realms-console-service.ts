@@ -100,7 +100,8 @@ export function createRealmsConsoleService({
         ? 'open to every client'
         : tokenlessConsumers
           ? 'token-less consumers allowed'
-          : 'consumers need a token or key';
+          : // A new realm has no pre-shared key yet: the badge says "need a token" too.
+            'consumers need a token';
       return action(connectionId, realm, `Realm ${realm} created (${lifetime}, ${consumers}).`);
     },
 

@@ -172,6 +172,7 @@ describe('console realms, tokens and activity end to end', () => {
     };
     // A first key turns "Require key" on: said before the click (newcomer trial finding 26).
     expect(await text(page, 'realm-realmKey-first-hint-fleet')).toContain('required from then on');
+    await shoot(page, 'realms-first-key');
     const psk1 = await reveal('realm-realmKey-generate-fleet', false);
     await expect.poll(() => page.getByTestId('realm-realmKey-first-hint-fleet').count()).toBe(0);
     await page.getByTestId('secret-done').click();

@@ -75,7 +75,7 @@ describe('console: who may consume a realm (issue 20)', () => {
     await expect
       .poll(() => text(page, 'realm-consumers-closed'), { timeout: 10_000 })
       .toBe('consumers need a token');
-    expect(await text(page, 'realms-message')).toContain('consumers need a token or key');
+    expect(await text(page, 'realms-message')).toContain('consumers need a token)');
     expect(await tokenless('closed')).toEqual({
       event: 'AUTH_FAIL',
       code: 401,

@@ -67,7 +67,8 @@ describe('realms console service on the real local broker', () => {
       authRequired: true,
       ephemeral: false,
     });
-    expect(created.summary).toContain('consumers need a token or key');
+    // No key yet: the message says what the badge says (newcomer trial finding 26).
+    expect(created.summary).toContain('consumers need a token)');
     expect(await realm('readers')).toMatchObject({
       consumerAccess: 'token',
       tokenlessConsumers: false,

@@ -6,11 +6,23 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startBroker, type BrokerSettings, type Harness } from '../helpers/broker-harness';
-import { clusterBlock, freshPrefix, realmConsumer, seesNodes } from '../helpers/cluster-nodes';
+import {
+  admitsRealm,
+  clusterBlock,
+  freshPrefix,
+  realmConsumer,
+  seesNodes,
+} from '../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { waitUntil } from '../helpers/wait';
+import { waitUntil, waitUntilAsync } from '../helpers/wait';
 import { adminSettings, manager } from '../broker/admin/management-client';
-import { BUNDLE, oneTime, publishPrekeys, takePrekeys } from '../broker/extensions/prekey-clients';
+import {
+  BUNDLE,
+  oneTime,
+  publishPrekeys,
+  takePrekeys,
+  type TakeReply,
+} from '../broker/extensions/prekey-clients';
 
 let redis: RedisServer;
 let a: Harness;
@@ -63,9 +75,14 @@ describe('cluster prekey directory and realm commands (Note 3-E)', () => {
     expect(await m.run({ command: 'rename_realm', from: 'acme', to: 'acme2' })).toMatchObject({
       ok: true,
     });
-    // The rename runs on Redis after the reply: take until it shows under the new name.
-    let moved = null;
-    for (let i = 0; i < 50 && !moved; i++) moved = await takeIn(a, 'acme2', 'pkr-owner');
+    // The new name reaches A through the shared settings, and the move runs on Redis after the
+    // reply: take until the bundle shows under the new name (a take of no bundle pops nothing).
+    await admitsRealm(a, 'acme2');
+    let moved: TakeReply | null = null;
+    await waitUntilAsync(
+      async () => (moved = await takeIn(a, 'acme2', 'pkr-owner')) !== null,
+      'the bundle under acme2',
+    );
     expect(moved).toMatchObject({
       identity_key: 'IDENT-PUB',
       one_time_prekey: 'OTP-2',
@@ -106,6 +123,7 @@ describe('cluster prekey directory and realm commands (Note 3-E)', () => {
     expect(await m.run({ command: 'add_realm', realm: 'gone', required: false })).toMatchObject({
       ok: true,
     });
+    await admitsRealm(b, 'gone');
     const owner = await client(b, 'gone', 'pkr-gone');
     expect(
       await publishPrekeys(owner, 'pkr-gone', { ...BUNDLE, one_time_prekeys: oneTime(2) }),
@@ -117,10 +135,12 @@ describe('cluster prekey directory and realm commands (Note 3-E)', () => {
     expect(await m.run({ command: 'add_realm', realm: 'gone', required: false })).toMatchObject({
       ok: true,
     });
-    // A fresh realm of the same name starts empty, on both nodes, once the removal has run.
-    let left: unknown = 'not yet';
-    for (let i = 0; i < 50 && left !== null; i++) left = await takeIn(b, 'gone', 'pkr-gone');
-    expect(left).toBeNull();
+    // A fresh realm of the same name starts empty, on both nodes, once the removal has run
+    // (B may refuse the realm for a moment while the removal and the re-add reach it).
+    await waitUntilAsync(
+      async () => (await takeIn(b, 'gone', 'pkr-gone').catch(() => 'refused')) === null,
+      'no bundle left for B',
+    );
     expect(await takeIn(a, 'gone', 'pkr-gone')).toBeNull();
     m.socket.disconnect();
   });

@@ -6,9 +6,10 @@
 import { randomBytes } from 'node:crypto';
 import type { BrokerOptions, BrokerSettings, Harness } from './broker-harness';
 import { startBroker } from './broker-harness';
-import { ClientEvent, ServerEvent } from '../../shared/protocol-events';
+import { ClientEvent } from '../../shared/protocol-events';
+import { authenticate } from './auth-clients';
 import { consumerPayload } from './stock-clients';
-import { waitFor, waitUntil } from './wait';
+import { waitUntil, waitUntilAsync } from './wait';
 
 export interface ClusterNodes {
   nodes: Harness[];
@@ -75,12 +76,33 @@ export async function startCluster(
   return { nodes, prefix, close };
 }
 
-/** A consumer `name` admitted to `realm` by role (no credential) on node `h`, registered. */
+/**
+ * A consumer `name` admitted to `realm` by role (no credential) on node `h`, registered.
+ * @throws when `h` refuses the realm (see `admitsRealm` for one another node just created).
+ */
 export async function realmConsumer(h: Harness, realm: string, name: string) {
   const s = await h.connect();
-  s.emit(ClientEvent.AUTHENTICATION, { realm, role: 'both' });
-  await waitFor(s, ServerEvent.AUTH_OK);
+  const reply = await authenticate(s, { realm, role: 'both' });
+  if (reply.event !== 'AUTH_OK') {
+    s.disconnect();
+    throw new Error(`realm ${realm} refused: ${reply.message}`);
+  }
   s.emit(ClientEvent.CONSUMER, consumerPayload(name));
   await h.settle(s);
   return s;
+}
+
+/**
+ * Resolves once node `h` admits a role-declared client to `realm`: a realm another node just
+ * added or renamed reaches `h` through the cluster's shared settings, a moment later.
+ */
+export async function admitsRealm(h: Harness, realm: string): Promise<void> {
+  await waitUntilAsync(async () => {
+    const s = await h.connect();
+    try {
+      return (await authenticate(s, { realm, role: 'both' })).event === 'AUTH_OK';
+    } finally {
+      s.disconnect();
+    }
+  }, `the node admits realm ${realm}`);
 }

@@ -40,7 +40,6 @@ export function extensionRuntime(parts: ExtensionRuntimeParts): {
   extensions.sync = keyDirectorySync(cluster, extensions, logger);
   extensions.prekeyCluster = prekeyRedisDirectory(cluster, logger);
   extensions.pushCluster = pushRedisRegistry(cluster, logger);
-  if (extensions.pushCluster) extensions.pushDirectory = extensions.pushCluster;
   extensions.sealed = parts.sealed;
   const push = createPushRuntime({
     env: parts.env,

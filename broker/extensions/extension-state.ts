@@ -75,13 +75,9 @@ export class ExtensionState {
   readonly prekeyTakes = new PrekeyTakeLimiter();
   /** (realm, identity) → its push endpoints (§6.4; persisted and purged per Note 6-F). */
   readonly push: PushRegistry;
-  /**
-   * Where registrations live: the per-node `push` registry, or clustered the registry shared
-   * in Redis (Note 6-G), set by the composition root (`extension-runtime.ts`).
-   */
-  pushDirectory: PushDirectory;
-  /** Clustered: the Redis registry behind `pushDirectory` (realm commands); else null. */
+  /** Clustered: the push registry shared in Redis (Note 6-G), set by the composition root. */
   pushCluster: PushRedisRegistry | null = null;
+  private readonly localPush: PushDirectory;
   /** Push wakes (§6.5), set by the composition root (`push/push-wiring.ts`). */
   pushRuntime: PushRuntime | null = null;
   /**
@@ -130,7 +126,7 @@ export class ExtensionState {
       logger,
     );
     this.push = new PushRegistry(push);
-    this.pushDirectory = localPushDirectory(this.push);
+    this.localPush = localPushDirectory(this.push);
     this.maps = new Map<string, IdentityStateMap<unknown>>([
       [this.pins.kind, this.pins as IdentityStateMap<unknown>],
       [this.keys.kind, this.keys as IdentityStateMap<unknown>],
@@ -149,6 +145,11 @@ export class ExtensionState {
           (err: unknown) => logger.error({ err }, 'extension identity state not restored'),
         )
       : Promise.resolve();
+  }
+
+  /** Where registrations live: the cluster's shared registry, else this node's `push`. */
+  get pushDirectory(): PushDirectory {
+    return this.pushCluster ?? this.localPush;
   }
 
   /** `remove_realm` / ephemeral disposal: every family's state of `realm`, pins included. */

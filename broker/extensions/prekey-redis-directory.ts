@@ -27,6 +27,7 @@ import {
   type OneTimePrekey,
   type PrekeyBundle,
 } from '../../shared/protocol-extensions';
+import { RealmIndexSteps } from '../cluster/realm-index-steps';
 import type { RedisLinks } from '../cluster/redis-links';
 import type { Logger } from '../logging/logger';
 import { b64u } from '../storage/redis-keys';
@@ -73,29 +74,6 @@ if ARGV[1] == '1' then popped = redis.call('LPOP', KEYS[2]) end
 return {static, popped, redis.call('LLEN', KEYS[2])}
 `;
 
-/**
- * KEYS: old realm index, new realm index or the old one again (remove). ARGV: old key base
- * (`P:prekeys:<b64u from>:`), new base or '' (remove). Moves the realm's bundles when the new
- * realm holds none, drops them otherwise (all or nothing, as the local state does; idempotent:
- * a second run finds the old index gone). Returns how many identities it went through.
- */
-const REALM_SCRIPT = `
-local members = redis.call('SMEMBERS', KEYS[1])
-local move = ARGV[2] ~= '' and redis.call('EXISTS', KEYS[2]) == 0
-for _, m in ipairs(members) do
-  local s, o = ARGV[1] .. m, ARGV[1] .. m .. ':otp'
-  if move then
-    if redis.call('EXISTS', s) == 1 then redis.call('RENAME', s, ARGV[2] .. m) end
-    if redis.call('EXISTS', o) == 1 then redis.call('RENAME', o, ARGV[2] .. m .. ':otp') end
-    redis.call('SADD', KEYS[2], m)
-  else
-    redis.call('DEL', s, o)
-  end
-end
-redis.call('DEL', KEYS[1])
-return #members
-`;
-
 const StaticSchema = z.object({ bundle: PrekeyBundleSchema, updated_at: z.string() });
 
 /** What a take (or a look) found: the static bundle, the key taken (null: none), the pool left. */
@@ -121,9 +99,9 @@ function parseJson<T>(schema: z.ZodType<T>, text: unknown): T | null {
 }
 
 export class PrekeyRedisDirectory {
-  /** Realm commands run in order on this node; failures are logged (the node keeps serving). */
-  private chain: Promise<unknown> = Promise.resolve();
   private readonly base: string;
+  /** `remove_realm` / `rename_realm` over the realm index (`cluster/realm-index-steps.ts`). */
+  private readonly realms: RealmIndexSteps;
 
   constructor(
     private readonly links: RedisLinks,
@@ -131,6 +109,7 @@ export class PrekeyRedisDirectory {
     private readonly logger: Logger,
   ) {
     this.base = `${prefix}:prekeys`;
+    this.realms = new RealmIndexSteps(links, this.base, ['', ':otp'], logger, 'prekey');
   }
 
   private keys(realm: string, identity: string) {
@@ -217,28 +196,12 @@ export class PrekeyRedisDirectory {
 
   /** `remove_realm`: deletes the realm's bundles and pools (any node; idempotent). */
   removeRealm(realm: string): void {
-    const index = `${this.base}:${b64u(realm)}`;
-    this.enqueue('remove', [index, index], [`${index}:`, '']);
+    this.realms.removeRealm(realm);
   }
 
   /** `rename_realm`: moves the realm's bundles when `to` holds none, else drops them. */
   renameRealm(from: string, to: string): void {
-    const a = `${this.base}:${b64u(from)}`;
-    const b = `${this.base}:${b64u(to)}`;
-    this.enqueue('rename', [a, b], [`${a}:`, `${b}:`]);
-  }
-
-  /** Resolves once the realm commands queued so far have run (tests, shutdown). */
-  settled(): Promise<void> {
-    return this.chain.then(() => undefined);
-  }
-
-  private enqueue(what: string, keys: string[], args: string[]): void {
-    this.chain = this.chain
-      .then(() => this.run(REALM_SCRIPT, keys, args))
-      .catch((err: unknown) => {
-        this.logger.warn({ err: (err as Error).message, what }, 'cluster prekey realm step failed');
-      });
+    this.realms.renameRealm(from, to);
   }
 }
 

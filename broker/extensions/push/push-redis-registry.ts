@@ -21,6 +21,7 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { ExtensionLimit } from '../../../shared/protocol-extensions';
+import { RealmIndexSteps } from '../../cluster/realm-index-steps';
 import type { RedisLinks } from '../../cluster/redis-links';
 import type { Logger } from '../../logging/logger';
 import { b64u } from '../../storage/redis-keys';
@@ -78,27 +79,6 @@ redis.call('HSET', KEYS[1], ARGV[1], cjson.encode(e))
 return 1
 `;
 
-/**
- * KEYS: old realm index, new realm index or the old one again (remove). ARGV: old hash base
- * (`P:push:<b64u from>:`), new base or '' (remove). Moves the realm's registrations when the
- * new realm holds none, drops them otherwise (as the per-node state does); idempotent.
- */
-const REALM_SCRIPT = `
-local members = redis.call('SMEMBERS', KEYS[1])
-local move = ARGV[2] ~= '' and redis.call('EXISTS', KEYS[2]) == 0
-for _, m in ipairs(members) do
-  local h = ARGV[1] .. m
-  if move then
-    if redis.call('EXISTS', h) == 1 then redis.call('RENAME', h, ARGV[2] .. m) end
-    redis.call('SADD', KEYS[2], m)
-  else
-    redis.call('DEL', h)
-  end
-end
-redis.call('DEL', KEYS[1])
-return #members
-`;
-
 const StoredEndpoint = z.object({
   transport: z.string().max(64),
   token: z.string().min(1).max(ExtensionLimit.PUSH_MAX_TOKEN_LENGTH),
@@ -113,8 +93,8 @@ const fieldOf = (transport: string, token: string) =>
   `${transport}\n${createHash('sha256').update(token, 'utf8').digest('hex')}`;
 
 export class PushRedisRegistry implements PushDirectory {
-  /** Realm commands run in order on this node; failures are logged. */
-  private chain: Promise<unknown> = Promise.resolve();
+  /** `remove_realm` / `rename_realm` over the realm index (`cluster/realm-index-steps.ts`). */
+  private readonly realms: RealmIndexSteps;
   private readonly base: string;
   private readonly wakeBase: string;
 
@@ -127,6 +107,7 @@ export class PushRedisRegistry implements PushDirectory {
   ) {
     this.base = `${prefix}:push`;
     this.wakeBase = `${prefix}:pushwake`;
+    this.realms = new RealmIndexSteps(links, this.base, [''], logger, 'push');
   }
 
   private keys(realm: string, identity: string) {
@@ -223,28 +204,12 @@ export class PushRedisRegistry implements PushDirectory {
 
   /** `remove_realm`: deletes the realm's registrations (any node; idempotent). */
   removeRealm(realm: string): void {
-    const index = this.keys(realm, '').realmIndex;
-    this.enqueue('remove', [index, index], [`${index}:`, '']);
+    this.realms.removeRealm(realm);
   }
 
   /** `rename_realm`: moves the realm's registrations when `to` holds none, else drops them. */
   renameRealm(from: string, to: string): void {
-    const a = this.keys(from, '').realmIndex;
-    const b = this.keys(to, '').realmIndex;
-    this.enqueue('rename', [a, b], [`${a}:`, `${b}:`]);
-  }
-
-  /** Resolves once the realm commands queued so far have run (tests, shutdown). */
-  settled(): Promise<void> {
-    return this.chain.then(() => undefined);
-  }
-
-  private enqueue(what: string, keys: string[], args: string[]): void {
-    this.chain = this.chain
-      .then(() => this.eval(REALM_SCRIPT, keys, args))
-      .catch((err: unknown) => {
-        this.logger.warn({ err: (err as Error).message, what }, 'cluster push realm step failed');
-      });
+    this.realms.renameRealm(from, to);
   }
 }
 

@@ -20,38 +20,24 @@ export function realmE2eePolicy(auth: AuthState, realm: string): E2eePolicyValue
   return value === E2eePolicy.OPPORTUNISTIC || value === E2eePolicy.REQUIRED ? value : 'off';
 }
 
-/** Note 2-E: whether a `PRODUCE` carries the shape of an encrypted message. */
-export function looksEncrypted(payload: { enc?: unknown; message?: unknown }): boolean {
-  const enc = payload.enc;
+/**
+ * Note 2-E: whether `payload` has the shape of an encrypted message, `{enc: {alg, …}, message:
+ * "<ciphertext>"}` — a `PRODUCE` payload, an in-process `publish` payload or an MQTT PUBLISH's
+ * parsed JSON. Anything else (a string, an array, null) does not.
+ */
+export function looksEncrypted(payload: unknown): boolean {
+  if (typeof payload !== 'object' || payload === null || Array.isArray(payload)) return false;
+  const { enc, message } = payload as { enc?: unknown; message?: unknown };
   return (
     typeof enc === 'object' &&
     enc !== null &&
     !Array.isArray(enc) &&
     typeof (enc as { alg?: unknown }).alg === 'string' &&
-    typeof payload.message === 'string'
+    typeof message === 'string'
   );
 }
 
-/** §2.6: whether `realm`'s policy refuses this `PRODUCE` as cleartext. */
-export function cleartextRefused(
-  auth: AuthState,
-  realm: string,
-  payload: { enc?: unknown; message?: unknown },
-): boolean {
+/** §2.6: whether `realm`'s policy refuses this message (see `looksEncrypted`) as cleartext. */
+export function cleartextRefused(auth: AuthState, realm: string, payload: unknown): boolean {
   return realmE2eePolicy(auth, realm) === E2eePolicy.REQUIRED && !looksEncrypted(payload);
-}
-
-/**
- * §2.6 for a payload that is the whole message (an in-process `publish`, or an MQTT PUBLISH's
- * parsed JSON): whether `realm`'s policy refuses it, i.e. it is `required` and the payload is
- * not an object of the encrypted shape `{enc: {alg, …}, message: "<ciphertext>"}`.
- */
-export function payloadCleartextRefused(auth: AuthState, realm: string, payload: unknown): boolean {
-  if (realmE2eePolicy(auth, realm) !== E2eePolicy.REQUIRED) return false;
-  return (
-    typeof payload !== 'object' ||
-    payload === null ||
-    Array.isArray(payload) ||
-    !looksEncrypted(payload as { enc?: unknown; message?: unknown })
-  );
 }

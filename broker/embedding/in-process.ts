@@ -16,7 +16,7 @@ import { Protocol } from '../../shared/protocol-events';
 import { e2eeRequiredText } from '../../shared/protocol-extensions';
 import { RealmName } from '../auth/auth-schema';
 import type { AuthState } from '../auth/auth-state';
-import { payloadCleartextRefused } from '../auth/e2ee-policy';
+import { cleartextRefused } from '../auth/e2ee-policy';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { ProducedMessage } from '../routing/produced-message';
@@ -76,7 +76,7 @@ export class InProcessPubSub {
     }
     // §2.6 (Switchboard decision): server code publishing into a `required` realm sends the
     // encrypted message shape as the payload, as an MQTT device does (docs/embedding.md).
-    if (payloadCleartextRefused(this.auth, realm, packet.payload)) {
+    if (cleartextRefused(this.auth, realm, packet.payload)) {
       throw new SwitchboardError('SWB_ERR_E2EE_REQUIRED', e2eeRequiredText(realm));
     }
     const msg: ProducedMessage = {

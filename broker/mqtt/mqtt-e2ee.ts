@@ -9,7 +9,7 @@
  */
 import { E2eePolicy } from '../../shared/protocol-extensions';
 import type { AuthState } from '../auth/auth-state';
-import { payloadCleartextRefused, realmE2eePolicy } from '../auth/e2ee-policy';
+import { looksEncrypted, realmE2eePolicy } from '../auth/e2ee-policy';
 
 /** The payload's JSON value; null when it is not JSON text of an object. */
 function parsedObject(payload: Buffer | string): unknown {
@@ -31,5 +31,5 @@ export function mqttCleartextRefused(
 ): boolean {
   // Most realms have no policy: no payload is parsed for them.
   if (realmE2eePolicy(auth, realm) !== E2eePolicy.REQUIRED) return false;
-  return payloadCleartextRefused(auth, realm, parsedObject(payload));
+  return !looksEncrypted(parsedObject(payload));
 }

@@ -65,19 +65,19 @@ export function TapView({ client }: { client: ConsoleClient }) {
   );
 
   useEffect(() => client.api.on('tapBatch', (batch) => model.apply(batch)), [client, model]);
-  // Closing the tab stops its tap too (another console page may keep the host's sweep away).
-  usePageLeave(() => {
+  const stopRunning = useCallback(() => {
     const tapId = model.snapshot().info?.tapId;
     if (tapId && model.snapshot().running) void client.api.tapStop({ connectionId, tapId });
-  });
+  }, [client, model, connectionId]);
+  // Closing the tab stops its tap too (another console page may keep the host's sweep away).
+  usePageLeave(stopRunning);
   // Leaving the view stops its tap.
   useEffect(
     () => () => {
-      const tapId = model.snapshot().info?.tapId;
-      if (tapId && model.snapshot().running) void client.api.tapStop({ connectionId, tapId });
+      stopRunning();
       model.dispose();
     },
-    [client, model, connectionId],
+    [model, stopRunning],
   );
 
   const start = async (): Promise<void> => {

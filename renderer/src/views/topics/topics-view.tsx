@@ -87,11 +87,12 @@ export function TopicsView({ client }: { client: ConsoleClient }) {
     setBusy(false);
   }, [client, connectionId, model]);
 
-  // Closing the tab stops the tree too (another console page may keep the host's sweep away).
-  usePageLeave(() => {
+  const stopCurrent = useCallback(() => {
     const id = model.currentTreeId;
     if (id) void client.api.topicTreeStop({ connectionId, treeId: id });
-  });
+  }, [client, connectionId, model]);
+  // Closing the tab stops the tree too (another console page may keep the host's sweep away).
+  usePageLeave(stopCurrent);
 
   // Opening the view shows the default realm's tree; leaving it stops the tree.
   useEffect(() => {
@@ -101,11 +102,10 @@ export function TopicsView({ client }: { client: ConsoleClient }) {
       .then((result) => adopt(result, generation));
     return () => {
       generationRef.current += 1;
-      const id = model.currentTreeId;
-      if (id) void client.api.topicTreeStop({ connectionId, treeId: id });
+      stopCurrent();
       model.reset(null);
     };
-  }, [client, connectionId, model, adopt]);
+  }, [client, connectionId, model, adopt, stopCurrent]);
 
   const onToggle = useCallback((path: string) => model.toggle(path), [model]);
   const onOpen = useCallback((path: string) => setSelected((s) => (s === path ? null : path)), []);

@@ -30,7 +30,7 @@ import {
 import { RealmIndexSteps } from '../cluster/realm-index-steps';
 import type { RedisLinks } from '../cluster/redis-links';
 import type { Logger } from '../logging/logger';
-import { b64u } from '../storage/redis-keys';
+import { b64u, unb64u } from '../storage/redis-keys';
 import { OneTimePrekeySchema, PrekeyBundleSchema } from './prekey-bundle';
 
 /**
@@ -191,7 +191,7 @@ export class PrekeyRedisDirectory {
     } catch (err) {
       throw new PrekeyDirectoryUnavailable((err as Error).message);
     }
-    return members.map((m) => Buffer.from(m, 'base64url').toString('utf8'));
+    return members.map(unb64u);
   }
 
   /** `remove_realm`: deletes the realm's bundles and pools (any node; idempotent). */

@@ -17,10 +17,8 @@
  * key directory, prekeys and push registry through the cluster instead, docs/cluster.md).
  */
 import type { Redis } from 'ioredis';
-import { b64u } from './redis-keys';
+import { b64u, unb64u } from './redis-keys';
 import type { IdentityStateRow, IdentityStateStore, IdentityStateWrite } from './identity-state';
-
-const unb64u = (part: string): string => Buffer.from(part, 'base64url').toString('utf8');
 
 /** KEYS: from hash, to hash, realms set. ARGV: from b64u, to b64u. Moves or drops. */
 const RENAME_SCRIPT = `
@@ -60,17 +58,20 @@ export class RedisIdentityState implements IdentityStateStore {
 
   /** Every row; rows that do not decode are skipped (their family validates the values). */
   async load(): Promise<IdentityStateRow[]> {
-    const realms = await this.call(() => this.client.smembers(this.realms));
+    const parts = await this.call(() => this.client.smembers(this.realms));
+    // One read per realm, sent together (the start-up waits for all of them).
+    const hashes = await Promise.all(
+      parts.map((part) => this.call(() => this.client.hgetall(`${this.prefix}:idstate:${part}`))),
+    );
     const rows: IdentityStateRow[] = [];
-    for (const part of realms) {
+    parts.forEach((part, i) => {
       const realm = unb64u(part);
-      const fields = await this.call(() => this.client.hgetall(this.hash(realm)));
-      for (const [field, value] of Object.entries(fields)) {
+      for (const [field, value] of Object.entries(hashes[i]!)) {
         const [kind, identity] = field.split(':');
         if (kind === undefined || identity === undefined) continue;
         rows.push({ realm, identity: unb64u(identity), kind: unb64u(kind), value });
       }
-    }
+    });
     return rows;
   }
 

@@ -32,7 +32,8 @@ export const EXPIRY_GRACE_MS = 10 * 60_000;
 
 /** base64url of the UTF-8 text. */
 export const b64u = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
-const unb64u = (part: string): string => Buffer.from(part, 'base64url').toString('utf8');
+/** The UTF-8 text of a `b64u` part. */
+export const unb64u = (part: string): string => Buffer.from(part, 'base64url').toString('utf8');
 
 /** The queue part of keys: `<b64u realm>:<b64u event>:<b64u consumer>`. */
 export const queuePart = (realm: string, event: string, consumer: string): string =>

@@ -24,7 +24,7 @@ import { ExtensionLimit } from '../../../shared/protocol-extensions';
 import { RealmIndexSteps } from '../../cluster/realm-index-steps';
 import type { RedisLinks } from '../../cluster/redis-links';
 import type { Logger } from '../../logging/logger';
-import { b64u } from '../../storage/redis-keys';
+import { b64u, unb64u } from '../../storage/redis-keys';
 import type { PushDirectory } from './push-registry';
 import type { PushEndpoint } from './push-types';
 
@@ -144,7 +144,7 @@ export class PushRedisRegistry implements PushDirectory {
 
   async identities(realm: string): Promise<string[]> {
     const members = await this.links.command.smembers(this.keys(realm, '').realmIndex);
-    return members.map((m) => Buffer.from(m, 'base64url').toString('utf8'));
+    return members.map(unb64u);
   }
 
   /** The start of the coalescing window in force, from its time to live; else undefined. */

@@ -66,6 +66,17 @@ export async function consumerIn(h: Harness, auth: unknown, name: string): Promi
   return s;
 }
 
+/** `consumerIn`, once the broker has handled the CONSUMER (its name is registered). */
+export async function registeredConsumerIn(
+  h: Harness,
+  auth: unknown,
+  name: string,
+): Promise<Socket> {
+  const s = await consumerIn(h, auth, name);
+  await h.settle(s);
+  return s;
+}
+
 /** Logs in then identifies as a producer named `name`. */
 export async function producerIn(h: Harness, auth: unknown, name: string): Promise<Socket> {
   const s = await loggedIn(h, auth);

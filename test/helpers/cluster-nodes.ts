@@ -6,9 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { BrokerOptions, BrokerSettings, Harness } from './broker-harness';
 import { startBroker } from './broker-harness';
-import { ClientEvent } from '../../shared/protocol-events';
-import { authenticate } from './auth-clients';
-import { consumerPayload } from './stock-clients';
+import { authenticate, registeredConsumerIn } from './auth-clients';
 import { waitUntil, waitUntilAsync } from './wait';
 
 export interface ClusterNodes {
@@ -80,16 +78,8 @@ export async function startCluster(
  * A consumer `name` admitted to `realm` by role (no credential) on node `h`, registered.
  * @throws when `h` refuses the realm (see `admitsRealm` for one another node just created).
  */
-export async function realmConsumer(h: Harness, realm: string, name: string) {
-  const s = await h.connect();
-  const reply = await authenticate(s, { realm, role: 'both' });
-  if (reply.event !== 'AUTH_OK') {
-    s.disconnect();
-    throw new Error(`realm ${realm} refused: ${reply.message}`);
-  }
-  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
-  await h.settle(s);
-  return s;
+export function realmConsumer(h: Harness, realm: string, name: string) {
+  return registeredConsumerIn(h, { realm, role: 'both' }, name);
 }
 
 /**

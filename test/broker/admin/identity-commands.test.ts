@@ -8,10 +8,8 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ClientEvent } from '../../../shared/protocol-events';
-import { authenticate } from '../../helpers/auth-clients';
+import { registeredConsumerIn } from '../../helpers/auth-clients';
 import { startBroker, type BrokerSettings, type Harness } from '../../helpers/broker-harness';
-import { consumerPayload } from '../../helpers/stock-clients';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 import { lookupKey, publishKey } from '../extensions/key-clients';
 import { BUNDLE, oneTime, publishPrekeys } from '../extensions/prekey-clients';
@@ -51,14 +49,7 @@ async function broker(): Promise<Harness> {
   return h;
 }
 
-async function client(h: Harness, auth: Record<string, unknown>, name: string) {
-  const s = await h.connect();
-  const reply = await authenticate(s, auth);
-  if (reply.event !== 'AUTH_OK') throw new Error(reply.message);
-  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
-  await h.settle(s);
-  return s;
-}
+const client = registeredConsumerIn;
 
 describe('identity commands', () => {
   it('lists keys, pins, prekeys and push endpoints without secrets; pages; scopes', async () => {

@@ -8,10 +8,8 @@
  */
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ClientEvent } from '../../../shared/protocol-events';
-import { authenticate } from '../../helpers/auth-clients';
+import { registeredConsumerIn } from '../../helpers/auth-clients';
 import { startBroker, type BrokerSettings, type Harness } from '../../helpers/broker-harness';
-import { consumerPayload } from '../../helpers/stock-clients';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 import { adminSettings } from '../admin/management-client';
 import { lookupKey, publishKey } from './key-clients';
@@ -45,19 +43,12 @@ async function broker(): Promise<Harness> {
   return h;
 }
 
-async function client(h: Harness, token: string, name: string) {
-  const s = await h.connect();
-  const reply = await authenticate(s, { token });
-  if (reply.event !== 'AUTH_OK') throw new Error(reply.message);
-  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
-  await h.settle(s);
-  return s;
-}
+const client = registeredConsumerIn;
 
 describe('KEY_PUBLISH with public_key null (Note 2-F)', () => {
   it('the owner deletes one key, then the last; the deletion survives a restart', async () => {
     let h = await broker();
-    const alice = await client(h, ALICE, 'dev');
+    const alice = await client(h, { token: ALICE }, 'dev');
     for (const key_id of ['k1', 'k2']) {
       expect(
         await publishKey(alice, { identity: 'dev', key_id, public_key: `PUB-${key_id}` }),
@@ -82,7 +73,7 @@ describe('KEY_PUBLISH with public_key null (Note 2-F)', () => {
 
     await open.splice(0)[0]!.close();
     h = await broker();
-    const again = await client(h, ALICE, 'dev');
+    const again = await client(h, { token: ALICE }, 'dev');
     expect((await lookupKey(again, 'dev')).map((k) => k.key_id)).toEqual(['k2']);
     expect(await publishKey(again, { identity: 'dev', kid: 'k2', public_key: null })).toEqual({
       ok: true,
@@ -90,18 +81,18 @@ describe('KEY_PUBLISH with public_key null (Note 2-F)', () => {
     expect(await lookupKey(again, 'dev')).toEqual([]);
     await open.splice(0)[0]!.close();
     h = await broker();
-    const third = await client(h, ALICE, 'dev');
+    const third = await client(h, { token: ALICE }, 'dev');
     expect(await lookupKey(third, 'dev')).toEqual([]);
   });
 
   it('another credential cannot unpublish the pinned identity’s key (403)', async () => {
     const h = await broker();
-    const alice = await client(h, ALICE, 'dev');
+    const alice = await client(h, { token: ALICE }, 'dev');
     expect(await publishKey(alice, { identity: 'dev', key_id: 'k1', public_key: 'PUB' })).toEqual({
       ok: true,
     });
     alice.disconnect();
-    const mallory = await client(h, MALLORY, 'dev');
+    const mallory = await client(h, { token: MALLORY }, 'dev');
     expect(
       await publishKey(mallory, { identity: 'dev', key_id: 'k1', public_key: null }),
     ).toMatchObject({ ok: false, code: 403 });

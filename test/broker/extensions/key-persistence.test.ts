@@ -6,10 +6,8 @@
  */
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ClientEvent } from '../../../shared/protocol-events';
-import { authenticate } from '../../helpers/auth-clients';
+import { registeredConsumerIn } from '../../helpers/auth-clients';
 import { startBroker, type BrokerSettings, type Harness } from '../../helpers/broker-harness';
-import { consumerPayload } from '../../helpers/stock-clients';
 import { startRedisServer, type RedisServer } from '../../helpers/redis-server';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 import { adminSettings, manager } from '../admin/management-client';
@@ -69,14 +67,7 @@ async function broker(storage: Storage): Promise<Harness> {
 }
 
 /** A consumer named `name` that authenticated with `auth`. */
-async function client(h: Harness, auth: Record<string, unknown>, name: string) {
-  const s = await h.connect();
-  const reply = await authenticate(s, auth);
-  if (reply.event !== 'AUTH_OK') throw new Error(reply.message);
-  s.emit(ClientEvent.CONSUMER, consumerPayload(name));
-  await h.settle(s);
-  return s;
-}
+const client = registeredConsumerIn;
 
 async function stop(h: Harness): Promise<void> {
   open.splice(open.indexOf(h), 1);

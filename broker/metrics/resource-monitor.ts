@@ -222,10 +222,10 @@ export class ResourceMonitor {
     ]);
     const dlqEntries = dlq.reduce((sum, d) => sum + d.n, 0);
     const fallback = s.fallback?.();
-    const added = s.deadLettered ? s.deadLettered() : dlqEntries;
+    const deadLettered = s.deadLettered ? s.deadLettered() : dlqEntries;
     this.dlqSamples = this.dlqSamples.filter((x) => now - x.at <= thresholds.dlq_window_ms);
-    const base = this.dlqSamples[0]?.n ?? added;
-    this.dlqSamples.push({ at: now, n: added });
+    const base = this.dlqSamples[0]?.n ?? deadLettered;
+    this.dlqSamples.push({ at: now, n: deadLettered });
     const mem = process.memoryUsage();
     const reading = {
       at: now,
@@ -248,7 +248,7 @@ export class ResourceMonitor {
       disk: s.storage?.() ?? null,
     };
     const alarms = this.book.evaluate(
-      { ...reading, dlq_added: Math.max(0, added - base) },
+      { ...reading, dlq_added: Math.max(0, deadLettered - base) },
       thresholds,
     );
     this.last = { ...reading, alarms };

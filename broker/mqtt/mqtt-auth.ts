@@ -56,6 +56,11 @@ interface RawPacket {
   will?: { topic: string } | null;
 }
 
+/** A CONNACK "not authorized" refusal (0x87 on MQTT 5, 5 on 3.1.1) saying `message`. */
+export function notAuthorized(message: string): AuthenticateError {
+  return Object.assign(new Error(message), { returnCode: NOT_AUTHORIZED }) as AuthenticateError;
+}
+
 /** The CONNACK refusal for `reason`, in the client's protocol version (see the module comment). */
 function refusal(reason: Refusal | 'Authentication failed', version: number): AuthenticateError {
   const returnCode =

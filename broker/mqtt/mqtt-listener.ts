@@ -17,7 +17,7 @@ import type { SessionCredential } from '../auth/session-credential';
 import type { Logger } from '../logging/logger';
 import type { BrokerMetrics } from '../metrics/broker-metrics';
 import type { MqttStateStore } from '../storage/mqtt-state';
-import type { MqttAuth } from './mqtt-auth';
+import { notAuthorized, type MqttAuth } from './mqtt-auth';
 import type { MqttIdentity } from './mqtt-identity';
 import type { MqttBridge } from './mqtt-bridge';
 import { authorizePublishHook } from './authorize-publish';
@@ -112,7 +112,7 @@ export class MqttListener {
       { realm: identity.realm, mqttClient: identity.clientId },
       `MQTT client ${message}`,
     );
-    return Object.assign(new Error(message), { returnCode: 5 }) as AuthenticateError;
+    return notAuthorized(message);
   }
 
   /** MQTT clients connected now (CONNACK sent, not yet gone). */

@@ -186,6 +186,8 @@ export const SealedText = {
   NOT_AUTHORISED: 'not authorised',
   QUEUE_FULL: 'recipient queue full',
   DELIVERY_FAILED: 'delivery failed',
+  /** Switchboard (clustered, Note 4-J): the shared UAK records cannot be read or written. */
+  UNAVAILABLE: 'sealed UAK registry unavailable: the cluster store (Redis) cannot be reached',
 } as const;
 
 /** §4.5: the UAK modes. */

@@ -17,6 +17,7 @@ import {
   type PushOptions,
 } from './push/push-wiring';
 import type { SealedConfig } from './sealed/sealed-config';
+import { sealedUakRedis } from './sealed/sealed-uak-redis';
 import type { PushService } from './push/push-runtime';
 
 export interface ExtensionRuntimeParts {
@@ -41,6 +42,7 @@ export function extensionRuntime(parts: ExtensionRuntimeParts): {
   extensions.prekeyCluster = prekeyRedisDirectory(cluster, logger);
   extensions.pushCluster = pushRedisRegistry(cluster, logger);
   extensions.sealed = parts.sealed;
+  extensions.uakCluster = parts.sealed ? sealedUakRedis(cluster, logger) : null;
   const push = createPushRuntime({
     env: parts.env,
     options: parts.push,

@@ -27,6 +27,7 @@ import {
 } from './sealed/sealed-records';
 import { localPushDirectory, PushRegistry, type PushDirectory } from './push/push-registry';
 import type { PushRedisRegistry } from './push/push-redis-registry';
+import type { SealedUakRedis } from './sealed/sealed-uak-redis';
 import { PushEndpointListSchema, type PushEndpoint, type PushRuntime } from './push/push-types';
 
 /** The `kind` of each family's rows in `identity_state`. */
@@ -92,6 +93,11 @@ export class ExtensionState {
   prekeyCluster: PrekeyRedisDirectory | null = null;
   /** (realm, identity) → its UAK record (§4.5), in memory only (Note 4-J). */
   readonly uaks: IdentityStateMap<UakRecord>;
+  /**
+   * Clustered: the UAK records shared in Redis (Note 4-J, `sealed/sealed-uak-redis.ts`), used
+   * instead of `uaks` by `SEALED_UAK_SET` and `SEALED_DELIVER`; null on a single node.
+   */
+  uakCluster: SealedUakRedis | null = null;
   /** (realm, identity) → its queued sealed blobs, oldest first (§4.9). */
   readonly sealedInbox: IdentityStateMap<SealedEntry[]>;
   /** Sealed sender's configuration (§4.1), set by the composition root; null: not configured. */
@@ -159,6 +165,7 @@ export class ExtensionState {
     this.sync?.removeRealm(realm);
     this.prekeyCluster?.removeRealm(realm);
     this.pushCluster?.removeRealm(realm);
+    this.uakCluster?.removeRealm(realm);
   }
 
   /**
@@ -172,5 +179,6 @@ export class ExtensionState {
     this.sync?.renameRealm(from, to);
     this.prekeyCluster?.renameRealm(from, to);
     this.pushCluster?.renameRealm(from, to);
+    this.uakCluster?.renameRealm(from, to);
   }
 }

@@ -12,6 +12,7 @@
  * `@signalapp/libsignal-client` (AGPL-3.0-only, native) is loaded here only, and only when
  * the feature is configured, like aedes. Neither value is ever logged.
  */
+import { createHmac, hkdfSync } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { z } from 'zod';
@@ -57,6 +58,12 @@ export interface SealedConfig {
     deviceId: number,
     now: number,
   ): string;
+  /**
+   * Note 4-J: HMAC-SHA256 (hex, 64 chars) of the 16 UAK bytes, keyed with a key derived
+   * (HKDF-SHA256) from the server private key, so a UAK shared in the cluster's Redis is never
+   * stored in clear. Nodes sharing UAK records must share the server key (docs/cluster.md).
+   */
+  uakDigest(uak: Uint8Array): string;
 }
 
 /** Thrown for malformed sealed material: the message names the variable, never its value. */
@@ -130,7 +137,11 @@ export function loadSealedConfig(env: NodeJS.ProcessEnv): SealedConfig | null {
     );
   }
   const ttl = inboxTtlMs(env);
+  const uakKey = Buffer.from(
+    hkdfSync('sha256', keyBytes, Buffer.alloc(0), 'switchboard sealed uak v1', 32),
+  );
   return {
+    uakDigest: (uak) => createHmac('sha256', uakKey).update(uak).digest('hex'),
     serverCertB64: Buffer.from(cert.serialize()).toString('base64'),
     inboxTtlMs: ttl,
     mintSenderCert(identity, identityKey, deviceId, now) {

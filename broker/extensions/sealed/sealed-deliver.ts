@@ -38,9 +38,45 @@ import { defineExtension, own, refuseInput } from '../extension-reply';
 import type { SealedConfig } from './sealed-config';
 import { lenientBase64, uakEquals } from './sealed-guard';
 import { liveEntries } from './sealed-inbox';
+import { SealedUakUnavailable } from './sealed-uak-redis';
 
 const isObject = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * §4.6 checks 8–9: whether `given` (the presented UAK's bytes) admits a sender to (realm,
+ * identity). Single node: the node-local record, only for a realm existing at runtime here.
+ * Clustered: the record shared in Redis (Note 4-J; a realm known to the cluster need not have
+ * sockets on this node), compared by keyed digest in constant time; `'unavailable'` when
+ * Redis cannot be reached.
+ */
+async function uakAccess(
+  ctx: HandlerContext,
+  config: SealedConfig,
+  runtimeRealm: boolean,
+  realm: string,
+  identity: string,
+  given: Uint8Array,
+): Promise<'ok' | 'none' | 'denied' | 'unavailable'> {
+  const shared = ctx.extensions.uakCluster;
+  if (shared) {
+    let record;
+    try {
+      record = await shared.get(realm, identity);
+    } catch (err) {
+      if (err instanceof SealedUakUnavailable) return 'unavailable';
+      throw err;
+    }
+    if (!record) return 'none';
+    if (record.mode !== SealedMode.REQUIRE_UAK) return 'ok';
+    const digest = Buffer.from(config.uakDigest(given), 'hex');
+    return uakEquals(digest, Buffer.from(record.digest ?? '', 'hex')) ? 'ok' : 'denied';
+  }
+  const record = runtimeRealm ? ctx.extensions.uaks.get(realm, identity) : undefined;
+  if (!record) return 'none';
+  if (record.mode !== SealedMode.REQUIRE_UAK) return 'ok';
+  return uakEquals(given, lenientBase64(record.uak ?? '')) ? 'ok' : 'denied';
+}
 
 /** The live socket `identity` is bound to in `realm` on this node: consumer first (§4.6). */
 function recipientSocket(
@@ -116,15 +152,14 @@ export const handleSealedDeliver = defineExtension(
     if (ctx.auth.realm(realm)?.sealed_accept_from === 'same-realm' && socket.data.realm !== realm) {
       return refuse(ExtensionCode.FORBIDDEN, SealedText.NOT_AUTHORISED);
     }
-    const record = runtimeRealm ? ctx.extensions.uaks.get(realm, identity) : undefined;
-    if (!record) return deny(ExtensionCode.NOT_FOUND, SealedText.NOT_REACHABLE);
-    if (record.mode === SealedMode.REQUIRE_UAK) {
-      const presented = own(p, 'uak');
-      const given = lenientBase64(typeof presented === 'string' ? presented : '');
-      if (!uakEquals(given, lenientBase64(record.uak ?? ''))) {
-        return deny(ExtensionCode.FORBIDDEN, SealedText.NOT_AUTHORISED);
-      }
+    const presented = own(p, 'uak');
+    const given = lenientBase64(typeof presented === 'string' ? presented : '');
+    const access = await uakAccess(ctx, config, runtimeRealm !== undefined, realm, identity, given);
+    if (access === 'unavailable') {
+      return refuse(ExtensionCode.UNAVAILABLE, SealedText.UNAVAILABLE);
     }
+    if (access === 'none') return deny(ExtensionCode.NOT_FOUND, SealedText.NOT_REACHABLE);
+    if (access === 'denied') return deny(ExtensionCode.FORBIDDEN, SealedText.NOT_AUTHORISED);
     const message = { blob, msg_id: typeof msgId === 'string' ? msgId : '' };
     const target = recipientSocket(ctx, realm, identity);
     if (target) {

@@ -15,7 +15,9 @@
  * `SEALED_UAK_SET {identity|name, mode?, uak?}` → `{ok:true, mode}`: absent or null `mode` is
  * `require-uak`; another value than the two modes is 400 `invalid mode`; `require-uak` needs a
  * string of at most 64 chars decoding (leniently) to exactly 16 bytes, else 400. The record
- * of (socket realm, identity) is replaced; it lives in memory (Note 4-J).
+ * of (socket realm, identity) is replaced; it lives in memory (Note 4-J), or, clustered, in
+ * Redis for every node as `{mode, digest}` (`sealed-uak-redis.ts`: a keyed digest, never the UAK;
+ * 503 when Redis cannot be reached).
  */
 import { ClientEvent } from '../../../shared/protocol-events';
 import {
@@ -31,6 +33,7 @@ import { defineExtension, own } from '../extension-reply';
 import { PrekeyDirectoryUnavailable } from '../prekey-redis-directory';
 import { pinIdentity } from '../identity-ownership';
 import { lenientBase64, sealedActing } from './sealed-guard';
+import { SealedUakUnavailable } from './sealed-uak-redis';
 
 /** The same key bytes when both decode (base64 padding or alphabet aside), else the text. */
 function sameKey(a: string, b: string): boolean {
@@ -127,17 +130,23 @@ export const handleSealedUakSet = defineExtension(
       uak = Buffer.from(bytes).toString('base64');
     }
     const realm = socket.data.realm;
+    const shared = ctx.extensions.uakCluster;
     try {
       await Promise.all([
-        ctx.extensions.uaks.set(realm, identity, { mode, uak }),
+        shared
+          ? shared.set(realm, identity, {
+              mode,
+              digest: uak === null ? null : acting.config.uakDigest(lenientBase64(uak)),
+            })
+          : ctx.extensions.uaks.set(realm, identity, { mode, uak }),
         pinIdentity(ctx, socket, identity),
       ]);
     } catch (err) {
+      if (err instanceof SealedUakUnavailable) {
+        return refuse(ExtensionCode.UNAVAILABLE, SealedText.UNAVAILABLE);
+      }
       ctx.logger.error({ err, socket: socket.id }, 'identity pin not stored');
       return reply({ ok: false, code: ExtensionCode.STORAGE, message: 'uak not stored' });
-    }
-    if (ctx.extensions.sync) {
-      ctx.logger.warn({ realm }, 'sealed UAK registry is node-local in a cluster');
     }
     reply({ ok: true, mode });
   },

@@ -25,8 +25,12 @@ export default defineConfig({
     restoreMocks: true,
     // ...and each file leaves the process (env, cwd, umask) as it found it.
     setupFiles: ['./test/support/restore-process-state.ts'],
-    // The broker CLI bundled once per run: spawned tests start it ~1 s faster (issue 26).
-    globalSetup: ['./test/support/broker-bundle-setup.ts'],
+    // The broker CLI and the console CLI bundled once per run: spawned tests start the broker
+    // ~1 s and the console ~1.5 s faster than through tsx (issue 26).
+    globalSetup: [
+      './test/support/broker-bundle-setup.ts',
+      './test/support/console-bundle-setup.ts',
+    ],
     // A broker started with auth on and no env file bootstraps its admin token into `.env` of
     // the working directory (spec §5): tests must never write, nor read, the repository's own.
     env: { TYO_MQ_ENV_FILE: join(tmpdir(), `switchboard-test-${process.pid}.env`) },

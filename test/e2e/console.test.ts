@@ -53,7 +53,8 @@ describe('console end to end', () => {
 
   it('shows the local broker and live message counts', async () => {
     const dataDir = path.join(dir.path, 'data');
-    app = await startConsole(dataDir);
+    // `npm run console` itself (other files start the run's bundle of the same CLI).
+    app = await startConsole(dataDir, { npm: true });
     const broker = await callApi<LocalBrokerStatus>(app, 'getLocalBroker', {});
     expect(broker.state).toBe('running');
     const brokerUrl = `http://127.0.0.1:${broker.port}`;

@@ -306,6 +306,23 @@ describe('queues view end to end', () => {
       .poll(async () => Number(await rate('queue-rate-ack')), { timeout: 15_000 })
       .toBeGreaterThan(0);
     await page.getByTestId('queue-rate-chart').waitFor();
+    // Its time axis names each instant once (trial finding: a label repeated), readings 2 s apart.
+    const xLabels = () =>
+      page
+        .getByTestId('queue-rate-chart')
+        .locator('.recharts-xAxis-tick-labels .recharts-cartesian-axis-tick-value')
+        .allTextContents();
+    await expect.poll(async () => (await xLabels()).length, { timeout: 15_000 }).toBeGreaterThan(1);
+    const shown = await xLabels();
+    expect(new Set(shown).size).toBe(shown.length);
+    if (SHOTS) {
+      await page.getByTestId('queue-rate-chart').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SHOTS, 'queues-rate-chart-1280.png') });
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.getByTestId('queue-rate-chart').scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SHOTS, 'queues-rate-chart-390.png') });
+      await page.setViewportSize({ width: 1280, height: 900 });
+    }
 
     const activity = await callApi<ActivityList>(app, 'listActivity', {
       actions: ['move_queue', 'release_in_flight'],

@@ -145,3 +145,28 @@ export function axisTick(value: number): string {
 
 /** Width of the charts' y axis, px: fits `axisTick`'s longest label ("9,999", "999k"). */
 export const AXIS_WIDTH = 44;
+
+/** Steps a time axis may use, ms: whole seconds, minutes and hours a clock label reads well at. */
+const TIME_STEPS = [
+  1_000, 2_000, 5_000, 10_000, 15_000, 30_000, 60_000, 120_000, 300_000, 600_000, 900_000,
+  1_800_000, 3_600_000, 7_200_000, 21_600_000, 43_200_000, 86_400_000,
+];
+
+/**
+ * The x-axis ticks of a time chart over `[min, max]` (epoch ms): at most `most` (default 5)
+ * instants on the smallest whole step of {@link TIME_STEPS} that keeps within that count, aligned
+ * to that step (…:00, …:30), so no two ticks print the same `HH:MM:SS` label (trial finding:
+ * a category axis repeated one label when two readings fell in one second). Empty for an empty
+ * or non-finite range; one tick (`min`) when no step boundary falls inside it.
+ */
+export function timeTicks(min: number, max: number, most = 5): number[] {
+  if (!Number.isFinite(min) || !Number.isFinite(max) || max < min) return [];
+  if (max === min) return [min];
+  const span = max - min;
+  const step =
+    TIME_STEPS.find((s) => span / s < most) ?? Math.ceil(span / most / 86_400_000) * 86_400_000;
+  const ticks: number[] = [];
+  for (let t = Math.ceil(min / step) * step; t <= max; t += step) ticks.push(t);
+  // A window shorter than a second still names its time once.
+  return ticks.length === 0 ? [min] : ticks;
+}

@@ -3,7 +3,7 @@
  * the Topic tree's numeric fields (views/topics/topic-detail.tsx). Rows are `{t, <key>: number |
  * null}` (null: a gap); `t` is epoch ms, drawn as a clock. Memoised: only new rows redraw it.
  */
-import { memo } from 'react';
+import { memo, useMemo } from 'react';
 import {
   CartesianGrid,
   Line,
@@ -13,7 +13,7 @@ import {
   XAxis,
   YAxis,
 } from 'recharts';
-import { AXIS_WIDTH, axisTick } from './charts-model';
+import { AXIS_WIDTH, axisTick, timeTicks } from './charts-model';
 
 /** One drawn series: the row key, its legend label and its colour. */
 export interface ChartSeries {
@@ -48,6 +48,9 @@ export const clock = (t: number): string => CLOCK.format(t);
 const CHART_MARGIN = { top: 4, right: 8, bottom: 0, left: 0 };
 const TOOLTIP_STYLE = { background: 'var(--panel)', border: '1px solid var(--line)' };
 const tooltipLabel = (t: unknown): string => clock(Number(t));
+// A time axis spans the readings themselves, not recharts' rounded numbers.
+const TIME_DOMAIN = ['dataMin', 'dataMax'] as const;
+const isTime = (t: unknown): t is number => typeof t === 'number' && Number.isFinite(t);
 
 export interface SeriesChartProps {
   title: string;
@@ -68,13 +71,35 @@ export const SeriesChart = memo(function SeriesChart({
   decimals = false,
   height = 180,
 }: SeriesChartProps) {
+  const ticks = useMemo(() => {
+    let min = Infinity;
+    let max = -Infinity;
+    for (const row of rows) {
+      const t = (row as { t?: unknown }).t;
+      if (isTime(t)) {
+        min = Math.min(min, t);
+        max = Math.max(max, t);
+      }
+    }
+    return timeTicks(min, max);
+  }, [rows]);
   return (
     <figure className="ops-chart" data-testid={testId}>
       <figcaption className="ops-chart__title">{title}</figcaption>
       <ResponsiveContainer width="100%" height={height}>
         <LineChart data={rows as object[]} margin={CHART_MARGIN}>
           <CartesianGrid stroke={AXIS} strokeOpacity={0.25} vertical={false} />
-          <XAxis dataKey="t" tickFormatter={clock} stroke={AXIS} fontSize={11} minTickGap={40} />
+          <XAxis
+            dataKey="t"
+            type="number"
+            scale="time"
+            domain={TIME_DOMAIN}
+            ticks={ticks}
+            tickFormatter={clock}
+            stroke={AXIS}
+            fontSize={11}
+            minTickGap={40}
+          />
           <YAxis
             stroke={AXIS}
             fontSize={11}

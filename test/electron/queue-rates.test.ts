@@ -35,3 +35,33 @@ describe('queue rates', () => {
     expect(t.rates('q2', zero, 2)).toEqual({ publish: 0, deliver: 0, ack: 0 });
   });
 });
+
+describe('queue rates read by several callers', () => {
+  it('shows a burst to every caller, not only the one that read first after it', () => {
+    const t = new QueueRateTracker();
+    t.rates('q', { enqueued: 4, delivered: 4, acked: 0 }, 0);
+    expect(t.rates('q', { enqueued: 4, delivered: 4, acked: 0 }, 2_000)?.ack).toBe(0);
+    // Four ACKs, then one caller's refetch and, 100 ms later, the table's poll.
+    expect(t.rates('q', { enqueued: 4, delivered: 4, acked: 4 }, 2_100)?.ack).toBeGreaterThan(0);
+    expect(t.rates('q', { enqueued: 4, delivered: 4, acked: 4 }, 2_200)?.ack).toBeGreaterThan(0);
+    // A window later the burst is over.
+    expect(t.rates('q', { enqueued: 4, delivered: 4, acked: 4 }, 4_000)?.ack).toBe(0);
+  });
+
+  it('measures over at least the minimum window when an older reading allows', () => {
+    const t = new QueueRateTracker();
+    t.rates('q', { enqueued: 0, delivered: 0, acked: 0 }, 0);
+    t.rates('q', { enqueued: 10, delivered: 0, acked: 0 }, 1_000);
+    // 200 ms after the last reading: measured from the reading at 0 (1.2 s), not over 0.2 s.
+    expect(t.rates('q', { enqueued: 12, delivered: 0, acked: 0 }, 1_200)?.publish).toBe(10);
+  });
+
+  it('keeps a bounded number of readings however fast it is read', () => {
+    const t = new QueueRateTracker();
+    for (let i = 0; i < 1_000; i++) t.rates('q', { enqueued: i, delivered: 0, acked: 0 }, i + 1);
+    // Still a sensible rate: 1 message per ms over whatever window is kept.
+    expect(t.rates('q', { enqueued: 1_000, delivered: 0, acked: 0 }, 1_001)?.publish).toBeCloseTo(
+      1_000,
+    );
+  });
+});

@@ -12,20 +12,16 @@
  * else `$SWITCHBOARD_BUILD_COMMIT`, else `unknown`. No source maps (the package ships none).
  * Usage: node scripts/build-broker.mjs
  */
-import { build as esbuild } from 'esbuild';
 import { execFileSync } from 'node:child_process';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import console from 'node:console';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
+import { buildNodeBundles } from './node-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = path.join(root, 'dist', 'broker');
-
-// ESM bundles may contain CommonJS code that calls require(); give it one.
-const requireShim =
-  "import { createRequire as __swbCreateRequire } from 'node:module'; const require = __swbCreateRequire(import.meta.url);";
 
 function git(args) {
   return execFileSync('git', args, {
@@ -50,29 +46,16 @@ export function buildCommit() {
 
 /** Builds the bundles into `outDir` (default dist/broker/, emptied first); resolves with it. */
 export async function buildBroker(outDir = out) {
-  const { version } = JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8'));
   await rm(outDir, { recursive: true, force: true });
-  await esbuild({
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    logLevel: 'warning',
-    absWorkingDir: root,
+  await buildNodeBundles({
     entryPoints: {
       'switchboard-broker': 'broker/cli.ts',
       'switchboard-admin': 'broker/admin-cli/admin-bin.ts',
       'sqlite-worker': 'broker/storage/sqlite-worker.ts',
     },
     outdir: outDir,
-    outExtension: { '.js': '.mjs' },
-    packages: 'external',
-    // broker/version.ts cannot find package.json from inside a bundle; it honours these instead.
-    define: {
-      'process.env.SWITCHBOARD_VERSION': JSON.stringify(version),
-      'process.env.SWITCHBOARD_BUILD_COMMIT': JSON.stringify(buildCommit()),
-    },
-    banner: { js: `#!/usr/bin/env node\n${requireShim}` },
+    define: { 'process.env.SWITCHBOARD_BUILD_COMMIT': JSON.stringify(buildCommit()) },
+    banner: '#!/usr/bin/env node\n',
   });
   return outDir;
 }

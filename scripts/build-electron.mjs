@@ -11,19 +11,16 @@
  * Usage: node scripts/build-electron.mjs   (npm run build:electron)
  */
 import { build as esbuild } from 'esbuild';
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import console from 'node:console';
 import process from 'node:process';
 import { fileURLToPath, URL } from 'node:url';
+import { REQUIRE_SHIM, buildNodeBundles } from './node-bundle.mjs';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = path.join(root, 'dist');
 const electronOut = path.join(out, 'electron');
-
-// ESM bundles may contain CommonJS code that calls require(); give it one.
-const requireShim =
-  "import { createRequire as __swbCreateRequire } from 'node:module'; const require = __swbCreateRequire(import.meta.url);";
 
 const common = {
   bundle: true,
@@ -33,10 +30,6 @@ const common = {
   logLevel: 'warning',
   absWorkingDir: root,
 };
-
-async function packageVersion() {
-  return JSON.parse(await readFile(path.join(root, 'package.json'), 'utf8')).version;
-}
 
 export async function buildElectron() {
   await rm(out, { recursive: true, force: true });
@@ -49,7 +42,7 @@ export async function buildElectron() {
       outExtension: { '.js': '.js' },
       packages: 'external',
       external: ['electron'],
-      banner: { js: requireShim },
+      banner: { js: REQUIRE_SHIM },
     }),
     esbuild({
       ...common,
@@ -62,20 +55,14 @@ export async function buildElectron() {
       external: ['electron'],
       minify: true,
     }),
-    esbuild({
-      ...common,
+    buildNodeBundles({
       entryPoints: {
         'broker-host': 'electron/main/broker-utility-entry.ts',
         'broker-cli': 'broker/cli.ts',
         'sqlite-worker': 'broker/storage/sqlite-worker.ts',
       },
       outdir: electronOut,
-      format: 'esm',
-      // broker/version.ts cannot find package.json from inside a bundle; it honours this instead.
-      define: { 'process.env.SWITCHBOARD_VERSION': JSON.stringify(await packageVersion()) },
-      outExtension: { '.js': '.mjs' },
-      packages: 'external',
-      banner: { js: requireShim },
+      sourcemap: true,
     }),
   ]);
   const { build: viteBuild } = await import('vite');

@@ -19,20 +19,15 @@
  * Build time: ~0.5–1 s for all four on a 2-core machine.
  */
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { buildNodeBundles } from '../../scripts/node-bundle.mjs';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 /** The server kinds a bundle is built for (`ForkableKind` of `server-process.ts`). */
 const KINDS = ['relay', 'broker', 'aedes'] as const;
-
-// ESM bundles may contain CommonJS code that calls require(); give it one (as build-broker).
-const REQUIRE_SHIM =
-  "import { createRequire as __swbCreateRequire } from 'node:module'; const require = __swbCreateRequire(import.meta.url);";
 
 let built: Promise<string> | undefined;
 
@@ -59,26 +54,12 @@ async function buildServerBundles(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'swb-bench-servers-'));
   process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
   symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
-  const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  await build({
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    logLevel: 'warning',
-    absWorkingDir: ROOT,
+  await buildNodeBundles({
     entryPoints: {
       ...Object.fromEntries(KINDS.map((k) => [`${k}-server`, `bench/servers/${k}-server.ts`])),
       'sqlite-worker': 'broker/storage/sqlite-worker.ts',
     },
     outdir: dir,
-    outExtension: { '.js': '.mjs' },
-    packages: 'external',
-    // broker/version.ts cannot find package.json from inside a bundle; it honours this instead.
-    define: { 'process.env.SWITCHBOARD_VERSION': JSON.stringify(version) },
-    banner: { js: REQUIRE_SHIM },
   });
   return dir;
 }

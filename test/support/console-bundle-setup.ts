@@ -11,30 +11,17 @@
  * `renderer/dist`, the default broker entry) are the same as from `electron/web/`; npm packages
  * stay external and resolve from the repository's `node_modules`. Removed at teardown.
  */
-import { readFile, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { buildNodeBundles } from '../../scripts/node-bundle.mjs';
 import { CONSOLE_BUNDLE_ENV } from './console-process';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
-// ESM bundles may contain CommonJS code that calls require(); give it one (as the app's build).
-const REQUIRE_SHIM =
-  "import { createRequire as __swbCreateRequire } from 'node:module'; const require = __swbCreateRequire(import.meta.url);";
-
 export default async function setup(): Promise<() => Promise<void>> {
   const dir = join(ROOT, 'dist', `test-console-${process.pid}`);
-  const { version } = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as {
-    version: string;
-  };
-  await build({
-    bundle: true,
-    platform: 'node',
-    target: 'node20',
-    format: 'esm',
-    logLevel: 'warning',
-    absWorkingDir: ROOT,
+  await buildNodeBundles({
     // The SQLite worker beside the bundle, where broker/storage/sqlite-worker-client.ts looks
     // for it first (as in the app's build).
     entryPoints: {
@@ -42,11 +29,6 @@ export default async function setup(): Promise<() => Promise<void>> {
       'sqlite-worker': 'broker/storage/sqlite-worker.ts',
     },
     outdir: dir,
-    outExtension: { '.js': '.mjs' },
-    packages: 'external',
-    // broker/version.ts cannot find package.json from inside a bundle; it honours this instead.
-    define: { 'process.env.SWITCHBOARD_VERSION': JSON.stringify(version) },
-    banner: { js: REQUIRE_SHIM },
   });
   process.env[CONSOLE_BUNDLE_ENV] = join(dir, 'console.mjs');
   return async () => {

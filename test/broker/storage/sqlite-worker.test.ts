@@ -8,9 +8,9 @@ import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Worker } from 'node:worker_threads';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SqliteStore } from '../../../broker/storage/sqlite-store';
+import { buildNodeBundles } from '../../../scripts/node-bundle.mjs';
 import { makeTempDir, type TempDir } from '../../support/temp-dir';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -87,22 +87,13 @@ describe('SqliteStore on a worker thread', () => {
        console.log(await store.countQueued('default'));
        await store.close();`,
     );
-    await build({
+    // The same bundle setup as the app's and the npm package's builds.
+    await buildNodeBundles({
       entryPoints: {
         'store-smoke': entry,
         'sqlite-worker': join(ROOT, 'broker/storage/sqlite-worker.ts'),
       },
-      bundle: true,
-      platform: 'node',
-      target: 'node20',
-      format: 'esm',
       outdir: out,
-      outExtension: { '.js': '.mjs' },
-      packages: 'external',
-      banner: {
-        js: "import { createRequire as __swbCreateRequire } from 'node:module'; const require = __swbCreateRequire(import.meta.url);",
-      },
-      logLevel: 'silent',
     });
     // npm packages stay external, as in dist/: resolve them from the project's node_modules.
     symlinkSync(join(ROOT, 'node_modules'), join(dir.path, 'node_modules'), 'dir');

@@ -2,9 +2,10 @@
  * Per-queue rates for the Queues view (issue 27), computed in the console host from successive
  * `list_queues` readings of the broker's cumulative counters (`enqueued_total`,
  * `delivered_total`, `acked_total`, docs/management.md "Queues"), never in the broker: publish /
- * deliver / ACK per second over at least `MIN_WINDOW_MS` between readings of the same queue. A counter
- * that went down (broker restarted, queue forgotten empty) counts as a new start: no rate
- * until the next reading. Bounded: at most `MAX_TRACKED` queues per connection are remembered.
+ * deliver / ACK per second over at least `MIN_WINDOW_MS` between readings of the same
+ * queue. A counter that went down (broker restarted, queue forgotten empty) counts as a new
+ * start: no rate until the next reading. Bounded: at most `MAX_TRACKED` queues per connection
+ * are remembered.
  */
 
 /** A queue's counters at one reading. */
@@ -78,10 +79,9 @@ export class QueueRateTracker {
     const seconds = (at - base.at) / 1000;
     const d = (k: keyof QueueTotals) => (totals[k] - base[k]) / seconds;
     const rates = { publish: d('enqueued'), deliver: d('delivered'), ack: d('acked') };
-    const next = [...kept, { ...totals, at }];
-    // What the next reading can use as its base: nothing older than this one's newest candidate.
-    const from = next.indexOf(baseOf(next, at));
-    this.last.set(id, next.slice(Math.max(from, next.length - MAX_READINGS)));
+    // A later reading's base is never older than this one's: keep it and what came after.
+    const next = [...kept.slice(kept.indexOf(base)), { ...totals, at }];
+    this.last.set(id, next.slice(-MAX_READINGS));
     return rates;
   }
 }

@@ -3,10 +3,9 @@
  * nodes clustered over a real `redis-server`. A UAK set on node A gates a sealed send on node B.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startBroker, type BrokerSettings, type Harness } from '../helpers/broker-harness';
-import { clusterBlock, freshPrefix, realmConsumer, seesNodes } from '../helpers/cluster-nodes';
+import type { Harness } from '../helpers/broker-harness';
+import { realmConsumer, startCluster, type ClusterNodes } from '../helpers/cluster-nodes';
 import { startRedisServer, type RedisServer } from '../helpers/redis-server';
-import { waitUntil } from '../helpers/wait';
 import {
   b64,
   mintMaterial,
@@ -16,26 +15,21 @@ import {
 } from '../broker/extensions/sealed/sealed-clients';
 
 let redis: RedisServer;
+let cluster: ClusterNodes;
 let a: Harness;
 let b: Harness;
 beforeAll(async () => {
   redis = await startRedisServer();
-  const prefix = freshPrefix();
-  const m = mintMaterial();
-  const node = (id: string) =>
-    startBroker(
-      {
-        auth: { realms: { default: { e2ee: 'required' } } },
-        cluster: clusterBlock(redis.url, prefix, id),
-      } as BrokerSettings,
-      { env: m.env },
-    );
-  a = await node('uak-a');
-  b = await node('uak-b');
-  await waitUntil(() => seesNodes(a, 2) && seesNodes(b, 2), 'both nodes see each other');
+  cluster = await startCluster(
+    redis.url,
+    ['uak-a', 'uak-b'],
+    { auth: { realms: { default: { e2ee: 'required' } } } },
+    { env: mintMaterial().env },
+  );
+  [a, b] = cluster.nodes as [Harness, Harness];
 });
 afterAll(async () => {
-  await Promise.all([a?.close(), b?.close()]);
+  await cluster?.close();
   await redis?.stop();
 });
 

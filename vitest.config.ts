@@ -30,6 +30,8 @@ export default defineConfig({
     globalSetup: [
       './test/support/broker-bundle-setup.ts',
       './test/support/console-bundle-setup.ts',
+      // One Chromium per run, shared by the browser tests' files (test/support/chromium.ts).
+      './test/support/chromium-server-setup.ts',
     ],
     // A broker started with auth on and no env file bootstraps its admin token into `.env` of
     // the working directory (spec §5): tests must never write, nor read, the repository's own.

@@ -6,12 +6,13 @@
  * stored durable copies says why. Screenshots at 1280 and 390 px go to /tmp/shots-viewsb/ when
  * `SHOTS_DIR` is set.
  */
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { type Page } from 'playwright-core';
 import type { Socket } from 'socket.io-client';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { ClientEvent, Protocol, ServerEvent } from '../../shared/protocol-events';
+import { downloadText } from '../support/chromium';
 import { callApi } from '../support/console-process';
 import { consoleFixture } from '../support/console-fixture';
 
@@ -148,7 +149,7 @@ describe('live tap details end to end', () => {
       fx.page.getByTestId('tap-export-json').click(),
     ]);
     expect(json.suggestedFilename()).toMatch(/^tap-lab-\d{8}-\d{6}\.json$/);
-    const doc = JSON.parse(readFileSync(await json.path(), 'utf8')) as {
+    const doc = JSON.parse(await downloadText(json)) as {
       realm: string;
       messages: { event: string; from: string; truncated: boolean; size: number }[];
     };
@@ -163,9 +164,7 @@ describe('live tap details end to end', () => {
       fx.page.getByTestId('tap-export-csv').click(),
     ]);
     expect(csv.suggestedFilename()).toMatch(/^tap-lab-\d{8}-\d{6}\.csv$/);
-    const lines = readFileSync(await csv.path(), 'utf8')
-      .trimEnd()
-      .split('\r\n');
+    const lines = (await downloadText(csv)).trimEnd().split('\r\n');
     expect(lines[0]).toBe('time,event,from,msg_id,size,truncated,payload');
     expect(lines).toHaveLength(2);
     expect(lines[1]).toMatch(/^\d{4}-\d\d-\d\dT[\d:.]+Z,lab\/orders,switchboard-console,/);

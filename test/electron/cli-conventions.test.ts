@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { parseConsoleFlags } from '../../electron/web/cli-flags';
 import { brokerCliArgv } from '../helpers/broker-cli';
+import { CONSOLE_BUNDLE_ENV } from '../support/console-process';
 import { makeTempDir, type TempDir } from '../support/temp-dir';
 
 const BROKER = fileURLToPath(new URL('../../broker/cli.ts', import.meta.url));
@@ -28,12 +29,16 @@ function run(entry: string, args: string[], env: NodeJS.ProcessEnv = {}, timeout
   const base = { ...process.env };
   delete base.SWITCHBOARD_LOG_LEVEL;
   delete base.SWB_LOG_LEVEL;
-  // The broker runs from the test run's bundle when built (test/helpers/broker-cli.ts); the
-  // console's CLI has no bundle, so it runs through tsx.
+  // Both run from the test run's bundles when built (test/helpers/broker-cli.ts,
+  // test/support/console-bundle-setup.ts), else from the source through tsx.
+  const consoleBundle = process.env[CONSOLE_BUNDLE_ENV];
   const [node, argv] =
     entry === BROKER
       ? brokerCliArgv(args)
-      : [process.execPath, ['--import', 'tsx', entry, ...args]];
+      : [
+          process.execPath,
+          consoleBundle ? [consoleBundle, ...args] : ['--import', 'tsx', entry, ...args],
+        ];
   const child = spawn(node, argv, {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...base, ...env },
@@ -60,7 +65,7 @@ async function takenPort(): Promise<{ port: number; close: () => Promise<void> }
   };
 }
 
-// Each case starts real Node processes (the console's through tsx): slow on a loaded machine. The cases run
+// Each case starts real Node processes: slow on a loaded machine. The cases run
 // concurrently (issue 26): each waits mostly on its own processes' start-up and exit, and each
 // has a data directory of its own.
 vi.setConfig({ testTimeout: 180_000 });

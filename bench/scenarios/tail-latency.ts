@@ -96,7 +96,7 @@ const here = (path: string) => fileURLToPath(new URL(path, import.meta.url));
 const PROBED_ENTRY = here('../servers/probed-entry.ts');
 
 /** Forks the broker CLI (`npm run broker`'s command) or the relay, with the probe installed. */
-async function startServer(kind: Kind): Promise<ProbedServer> {
+async function startServer(kind: Kind, extraEnv: NodeJS.ProcessEnv = {}): Promise<ProbedServer> {
   const dataDir = kind === 'broker' ? mkdtempSync(join(tmpdir(), 'swb-tail-')) : null;
   const [entry, args] =
     kind === 'broker'
@@ -115,6 +115,7 @@ async function startServer(kind: Kind): Promise<ProbedServer> {
     ],
     env: {
       ...process.env,
+      ...extraEnv,
       BENCH_PROBED_ENTRY: entry,
       SWB_LOG_LEVEL: process.env.SWB_LOG_LEVEL ?? 'warn',
       // No `.env` of the working directory: the broker runs on its defaults.
@@ -271,21 +272,30 @@ async function runOnce(kind: Kind, c: TailLatencyConfig): Promise<TailRun> {
   }
 }
 
-/** The idle phase: `idleConnections` idle clients on a fresh `kind` server for `idleMs`. */
-async function idlePhase(kind: Kind, c: TailLatencyConfig, log: (line: string) => void) {
-  const server = await startServer(kind);
+/**
+ * The idle phase: `idleConnections` idle clients on a fresh `kind` server for `idleMs`.
+ * `extraEnv` goes to the server (the relay with the broker's socket.io options).
+ */
+async function idlePhase(
+  kind: Kind,
+  c: TailLatencyConfig,
+  log: (line: string) => void,
+  extraEnv: NodeJS.ProcessEnv = {},
+) {
+  const server = await startServer(kind, extraEnv);
+  const label = extraEnv.BENCH_RELAY_OPTIONS ? `${kind} (broker options)` : kind;
   let sockets: Socket[] = [];
   try {
     const t0 = performance.now();
     sockets = await connectMany(server.url, c.idleConnections);
     log(
-      `idle ${kind}: ${sockets.length} connections up in ${Math.round(performance.now() - t0)} ms`,
+      `idle ${label}: ${sockets.length} connections up in ${Math.round(performance.now() - t0)} ms`,
     );
     await server.loopDelay(true);
     await sleep(c.idleMs);
     const delay = await server.loopDelay(true);
     log(
-      `idle ${kind}: loop delay max ${delay.max_ms} ms p99.9 ${delay.p999_ms} ms, gc max ${delay.gc.max_ms} ms`,
+      `idle ${label}: loop delay max ${delay.max_ms} ms p99.9 ${delay.p999_ms} ms, gc max ${delay.gc.max_ms} ms`,
     );
     return { connections: sockets.length, duration_ms: c.idleMs, server_loop_delay: delay };
   } finally {
@@ -337,9 +347,17 @@ export async function runTailLatency(c: TailLatencyConfig, log: (line: string) =
   // The relay's idle run is the machine's baseline: a stall both show is not the broker's.
   const idleBroker = c.idleConnections > 0 ? await idlePhase('broker', c, log) : null;
   const idleRelay = c.idleConnections > 0 ? await idlePhase('relay', c, log) : null;
+  // The stock relay pings every 25 s (socket.io's default), the broker every 5 s (spec §1.1's
+  // pingInterval 5000): the same relay with the broker's socket.io options shows what five
+  // times the heartbeats cost a bare socket.io server, apart from the broker's own work.
+  const idleRelayHeartbeat =
+    c.idleConnections > 0
+      ? await idlePhase('relay', c, log, { BENCH_RELAY_OPTIONS: 'broker' })
+      : null;
   const idle = idleBroker && {
     broker: idleBroker,
     relay: idleRelay,
+    relay_broker_options: idleRelayHeartbeat,
     goal_max_ms: GOAL_IDLE_LOOP_DELAY_MAX_MS,
     meets_goal: idleBroker.server_loop_delay.max_ms < GOAL_IDLE_LOOP_DELAY_MAX_MS,
   };

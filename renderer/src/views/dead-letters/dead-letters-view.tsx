@@ -67,7 +67,12 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [focused, setFocused] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<{ kind: ActionKind; ids: string[] } | null>(null);
+  // `inDetail`: asked from one entry's detail, so confirmed there, next to its button.
+  const [confirm, setConfirm] = useState<{
+    kind: ActionKind;
+    ids: string[];
+    inDetail: boolean;
+  } | null>(null);
   const [running, setRunning] = useState<Running | null>(null);
   const [generation, setGeneration] = useState(0);
   const [brokerDepth, setBrokerDepth] = useState<number | null>(null);
@@ -172,6 +177,12 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
       else next.add(id);
       return next;
     });
+  }, []);
+
+  const focus = useCallback((id: string) => {
+    setFocused(id);
+    // A detail's pending confirmation belongs to the entry it was asked for.
+    setConfirm((c) => (c?.inDetail ? null : c));
   }, []);
 
   const run = async (kind: ActionKind, ids: string[]): Promise<void> => {
@@ -306,7 +317,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
         selected={selected.size}
         onSelectAll={() => setSelected(new Set(shown.map((e) => e.entry.id)))}
         onClear={() => setSelected(new Set())}
-        onAction={(kind) => setConfirm({ kind, ids: [...selected] })}
+        onAction={(kind) => setConfirm({ kind, ids: [...selected], inDetail: false })}
       />
 
       <ErrorBanner title="Dead letters:" message={error} testId="dlq-error" />
@@ -333,7 +344,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
           <progress max={loading.total || 1} value={loading.loaded} />
         </div>
       )}
-      {confirm && (
+      {confirm && !confirm.inDetail && (
         <ConfirmAction
           kind={confirm.kind}
           count={confirm.ids.length}
@@ -367,14 +378,28 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
               focused={focused}
               followTail={follow}
               onToggle={toggle}
-              onFocus={setFocused}
+              onFocus={focus}
             />
             {focusedEntry && (
               <DeadLetterDetail
                 entry={focusedEntry}
                 busy={busy}
-                onClose={() => setFocused(null)}
-                onAction={(kind) => setConfirm({ kind, ids: [focusedEntry.id] })}
+                onClose={() => {
+                  setFocused(null);
+                  if (confirm?.inDetail) setConfirm(null);
+                }}
+                onAction={(kind) => setConfirm({ kind, ids: [focusedEntry.id], inDetail: true })}
+                confirm={
+                  confirm?.inDetail && confirm.ids[0] === focusedEntry.id ? (
+                    <ConfirmAction
+                      single={{ consumer: focusedEntry.consumer }}
+                      kind={confirm.kind}
+                      count={1}
+                      onConfirm={() => void run(confirm.kind, confirm.ids)}
+                      onKeep={() => setConfirm(null)}
+                    />
+                  ) : null
+                }
               />
             )}
           </div>

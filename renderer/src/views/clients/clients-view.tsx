@@ -179,6 +179,7 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
             <label className="ops-sort">
               Sort
               <select
+                className="input"
                 value={sort}
                 onChange={(e) => setSort(e.target.value as ClientSort)}
                 data-testid="clients-sort"

@@ -9,7 +9,7 @@
  * key and realm. Screenshots at 1280 and 390 px go to $SHOTS_DIR (default test-results/), as
  * activity-*.png and dead-letters-confirm-*.png (no horizontal overflow).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { type Page } from 'playwright-core';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -24,23 +24,13 @@ import {
 } from '../helpers/stock-clients';
 import { callApi } from '../support/console-process';
 import { consoleFixture } from '../support/console-fixture';
+import { shootBothWidths } from '../support/screenshots';
 
 const REPO = path.resolve(import.meta.dirname, '..', '..');
 const SHOTS = process.env.SHOTS_DIR ?? path.join(REPO, 'test-results');
 const LOCAL = { connectionId: 'local' };
 
-/** Full-page screenshots `<name>-1280.png` and `<name>-390.png`; none overflows sideways. */
-async function shoot(page: Page, name: string): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
-  await page.screenshot({ path: path.join(SHOTS, `${name}-1280.png`), fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await expect
-    .poll(() => page.evaluate(() => document.documentElement.scrollWidth))
-    .toBeLessThanOrEqual(390);
-  await page.screenshot({ path: path.join(SHOTS, `${name}-390.png`), fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 900 });
-}
+const shoot = (page: Page, name: string) => shootBothWidths(page, SHOTS, name);
 
 const targets = (page: Page) =>
   page

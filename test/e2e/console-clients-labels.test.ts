@@ -19,6 +19,7 @@ import { jsProducerPayload, producePayload } from '../helpers/stock-clients';
 import { callApi } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { consoleFixture } from '../support/console-fixture';
+import { shootBothWidths } from '../support/screenshots';
 
 const SHOTS = process.env.SHOTS_DIR;
 
@@ -151,22 +152,7 @@ describe('clients view labels end to end', () => {
       await fx.page.getByTestId('clients-sort').selectOption('listed');
       await expect.poll(first).not.toBe('client-producer-pump-3');
       await fx.page.getByTestId('clients-sort').selectOption('in');
-      if (SHOTS) {
-        mkdirSync(SHOTS, { recursive: true });
-        await fx.page.screenshot({
-          path: path.join(SHOTS, 'clients-rates-1280.png'),
-          fullPage: true,
-        });
-        await fx.page.setViewportSize({ width: 390, height: 844 });
-        await expect
-          .poll(() => fx.page.evaluate(() => document.documentElement.scrollWidth))
-          .toBeLessThanOrEqual(390);
-        await fx.page.screenshot({
-          path: path.join(SHOTS, 'clients-rates-390.png'),
-          fullPage: true,
-        });
-        await fx.page.setViewportSize({ width: 1280, height: 900 });
-      }
+      if (SHOTS) await shootBothWidths(fx.page, SHOTS, 'clients-rates');
     } finally {
       clearInterval(timer);
     }

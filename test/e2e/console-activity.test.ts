@@ -16,12 +16,8 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import type { DeadLetterPage } from '../../shared/console-api-operations';
 import type { QueuePeek } from '../../shared/console-api-queues';
 import { ClientEvent, subscriptionKey } from '../../shared/protocol-events';
-import {
-  consumerPayload,
-  jsProducerPayload,
-  jsSubscribePayload,
-  producePayload,
-} from '../helpers/stock-clients';
+import { jsProducerPayload, producePayload } from '../helpers/stock-clients';
+import { subscribeWithoutAck } from '../helpers/dead-lettering-consumer';
 import { callApi } from '../support/console-process';
 import { consoleFixture } from '../support/console-fixture';
 import { shootBothWidths } from '../support/screenshots';
@@ -135,16 +131,7 @@ describe('Activity page: operator actions and the console’s own', () => {
     const key = subscriptionKey('billing', 'invoices/issued');
     // A consumer that never ACKs: each copy is dead-lettered after one 200 ms attempt.
     const consumer = await fx.connect();
-    consumer.emit(ClientEvent.CONSUMER, consumerPayload(CONSUMER));
-    consumer.emit(
-      ClientEvent.SUBSCRIBE,
-      jsSubscribePayload(CONSUMER, 'billing', 'invoices/issued', {
-        durable: true,
-        manualAck: true,
-        ackTimeout: '200ms',
-        retry: { max_attempts: 1 },
-      }),
-    );
+    subscribeWithoutAck(consumer, CONSUMER, 'billing', 'invoices/issued');
     const listClients = () =>
       callApi<{ realms: { name: string; consumers: { name: string; online: boolean }[] }[] }>(
         fx.app,

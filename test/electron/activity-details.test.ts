@@ -9,12 +9,8 @@ import { describe, expect, it } from 'vitest';
 import { SignedAction } from '../../shared/admin-signature';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
 import { ClientEvent, subscriptionKey } from '../../shared/protocol-events';
-import {
-  consumerPayload,
-  jsProducerPayload,
-  jsSubscribePayload,
-  producePayload,
-} from '../helpers/stock-clients';
+import { jsProducerPayload, producePayload } from '../helpers/stock-clients';
+import { subscribeWithoutAck } from '../helpers/dead-lettering-consumer';
 import { localConsoleFixture } from '../support/local-console-fixture';
 
 const connectionId = LOCAL_CONNECTION_ID;
@@ -27,16 +23,7 @@ describe('Activity entries say what was done to what', () => {
 
   it('records replay and discard with realm, count, ids and result; publishes; names', async () => {
     const consumer = await fx.client();
-    consumer.emit(ClientEvent.CONSUMER, consumerPayload('stuck'));
-    consumer.emit(
-      ClientEvent.SUBSCRIBE,
-      jsSubscribePayload('stuck', 'orders', 'created', {
-        durable: true,
-        manualAck: true,
-        ackTimeout: '100ms',
-        retry: { max_attempts: 1 },
-      }),
-    );
+    subscribeWithoutAck(consumer, 'stuck', 'orders', 'created', '100ms');
     // Wait for the subscription itself, not for a while.
     await expect
       .poll(

@@ -6,7 +6,8 @@
  * `already gone` clean-up as a failure. A replay of dead letters from the Dead letters view —
  * one from its detail, whose confirmation opens in the detail's button row, and two selected —
  * shows its trail (issue 27): each DLQ id → the id its re-queued copy waits under → consumer,
- * key and realm. Screenshots at 1280 and 390 px go to $SHOTS_DIR (default test-results/), as
+ * key and realm; a plain tyo-mq broker's replay, whose reply names none of them, shows its ids
+ * only. Screenshots at 1280 and 390 px go to $SHOTS_DIR (default test-results/), as
  * activity-*.png and dead-letters-confirm-*.png (no horizontal overflow).
  */
 import { writeFileSync } from 'node:fs';
@@ -61,6 +62,22 @@ function seedActivity(dataDir: string): void {
       ok: true,
       error: null,
       note: 'already gone',
+    },
+    // A replay on a plain tyo-mq broker, whose reply names no realm, consumer or event.
+    {
+      ...base,
+      seq: 3,
+      at: Date.now() - 20_000,
+      connectionId: 'plain-broker',
+      connectionName: 'Plain tyo-mq',
+      origin: 'operator',
+      action: 'dlq_replay',
+      target: 'legacy-realm',
+      params: { realm: 'legacy-realm', msg_id: 'dlq-old-1' },
+      ok: true,
+      error: null,
+      result: 'replayed 1',
+      trail: [{ from: 'dlq-old-1', to: 'msg-new-1' }],
     },
   ];
   writeFileSync(
@@ -227,6 +244,11 @@ describe('Activity page: operator actions and the console’s own', () => {
     expect(steps.flat().every((s) => !ids.includes(s.to!))).toBe(true);
     await fx.page.getByTestId('activity-filter-action').selectOption('dlq_replay');
     await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(2);
+    // The plain broker's replay (another connection): its trail has the ids, and says no more.
+    await fx.page.getByTestId('activity-filter-connection').selectOption('*');
+    await expect.poll(() => fx.page.getByTestId('activity-entry').count()).toBe(3);
+    const plain = fx.page.getByTestId('activity-entry').last().getByTestId('activity-trail-step');
+    expect(await plain.textContent()).toBe('dlq-old-1 → msg-new-1the broker did not say where');
     await shoot(fx.page, 'activity-trail');
     expect(fx.pageErrors).toEqual([]);
   }, 120_000);

@@ -23,6 +23,7 @@ import {
 } from './dead-letter-actions';
 import { DeadLetterDetail, stamp } from './dead-letter-detail';
 import { DeadLetterList } from './dead-letter-list';
+import { DeadLettersHeader } from './dead-letters-header';
 import { downloadText } from '../../download-text';
 import {
   FIRST_PAGE,
@@ -233,48 +234,16 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const busy = running !== null;
   return (
     <main className="page page--wide" data-testid="dead-letters-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Dead letters</h2>
-          <p className="muted" data-testid="dlq-count">
-            {formatCount(entries.length)} loaded
-            {shown.length !== entries.length && ` · ${formatCount(shown.length)} match`}
-            {selected.size > 0 && ` · ${formatCount(selected.size)} selected`}
-          </p>
-        </div>
-        <div className="page__actions ops-wrap">
-          <label
-            className="ops-check"
-            title="Load new dead letters every second as they arrive, and keep the newest in view"
-          >
-            <input
-              type="checkbox"
-              checked={follow}
-              onChange={(e) => setFollow(e.target.checked)}
-              data-testid="dlq-follow"
-            />
-            Follow new entries
-          </label>
-          <button
-            type="button"
-            className="button"
-            disabled={busy}
-            onClick={() => reload()}
-            data-testid="dlq-refresh"
-          >
-            Refresh
-          </button>
-          <button
-            type="button"
-            className="button"
-            disabled={shown.length === 0}
-            onClick={exportShown}
-            data-testid="dlq-export"
-          >
-            Export {selected.size ? 'selected' : 'shown'} (JSON lines)
-          </button>
-        </div>
-      </header>
+      <DeadLettersHeader
+        loaded={entries.length}
+        matching={shown.length}
+        selected={selected.size}
+        follow={follow}
+        busy={busy}
+        onFollow={setFollow}
+        onRefresh={() => reload()}
+        onExport={exportShown}
+      />
       <ConnectionProblem
         error={loadError}
         connectionId={connectionId}

@@ -17,6 +17,7 @@ import { createHttpPublish, type HttpPublish } from './http-publish/http-publish
 import { brokerClients } from './http/broker-clients';
 import { createBrokerHttp } from './http/broker-http';
 import { brokerReadiness } from './http/broker-readiness';
+import type { ClientHistory } from './clients/client-history';
 import type { RequestPolicy } from './http/request-policy';
 import type { LimitMetrics } from './limits/limit-metrics';
 import type { LimitsService } from './limits/limits-service';
@@ -50,6 +51,8 @@ export interface HttpSurfaceParts {
   store: MessageStore;
   cluster: Cluster;
   drain: GracefulDrain;
+  /** The client records (issue 27): `GET /api/clients` reads each connection's counters. */
+  clientHistory: Pick<ClientHistory, 'find'>;
   /** Built after the surface (they serve it): read only once requests arrive. */
   listeners: () => BrokerListeners;
 }
@@ -87,7 +90,10 @@ export function brokerHttpSurface(p: HttpSurfaceParts): HttpSurface {
     health: p.health,
     ready: readiness,
     stats: p.getStats,
-    clients: () => brokerClients(p.realms, p.ledger, p.mqtt.clientList(), httpPublish.hub.list()),
+    clients: () =>
+      brokerClients(p.realms, p.ledger, p.mqtt.clientList(), httpPublish.hub.list(), (realm, id) =>
+        p.clientHistory.find(realm, id),
+      ),
     metrics: () => metrics.render(),
     listDlq: (realm) => store.listDlq(realm),
     admit: (req, res) => policy.admitHttp(req, res),

@@ -366,6 +366,7 @@ export function createBroker(
   const { readiness, httpPublish, httpApi } = brokerHttpSurface({
     ...{ live, auth, tokens: ctx.tokens, router, embed, metrics, logger, limitMetrics, env },
     ...{ rateLimits, policy, health, getStats, realms, ledger, mqtt, store, cluster, drain },
+    clientHistory: clientRecords.history,
     listeners: () => listeners,
   });
   const sweeper = new IdleSweeper(realms, settings.idle_eviction.ttl_ms);

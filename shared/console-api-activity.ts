@@ -14,6 +14,31 @@ import { z } from 'zod';
 export const ActivityOriginSchema = z.enum(['operator', 'console']);
 export type ActivityOrigin = z.infer<typeof ActivityOriginSchema>;
 
+/** Most replayed entries one Activity entry lists in its `trail` (the rest are counted). */
+export const MAX_ACTIVITY_TRAIL = 20;
+
+/** Longest id or name a trail step keeps, chars (longer ones are cut by the host). */
+export const MAX_TRAIL_TEXT = 200;
+
+const TrailText = z.string().max(MAX_TRAIL_TEXT);
+
+/**
+ * One replayed dead letter of a `dlq_replay` (docs/management.md "DLQ commands"): the DLQ id it
+ * had, the id of its re-queued copy, and where that copy went. `realm`, `consumer` and `event`
+ * (the queue's subscription key) are Switchboard's reply fields: absent when the broker's reply
+ * does not name them (a plain tyo-mq broker answers `{ok, msg_id, new_msg_id}` only).
+ */
+export const ActivityTrailStepSchema = z.object({
+  /** The DLQ id replayed (gone from the DLQ after the replay). */
+  from: TrailText,
+  /** The re-queued copy's id: what the consumer receives and ACKs. */
+  to: TrailText,
+  realm: TrailText.optional(),
+  consumer: TrailText.optional(),
+  event: TrailText.optional(),
+});
+export type ActivityTrailStep = z.infer<typeof ActivityTrailStepSchema>;
+
 export const ActivityEntrySchema = z.object({
   /** Increasing per log file; for ordering and React keys. */
   seq: z.number().int().nonnegative(),
@@ -42,6 +67,11 @@ export const ActivityEntrySchema = z.object({
   /** What a successful command did, from its reply (e.g. `replayed 3, 1 not found`); absent
    * when the reply says no more than ok. */
   result: z.string().optional(),
+  /** A DLQ replay's trail, in reply order: the first `MAX_ACTIVITY_TRAIL` replayed entries,
+   * each DLQ id → new id → where it went. Absent for other commands and failed replays. */
+  trail: z.array(ActivityTrailStepSchema).max(MAX_ACTIVITY_TRAIL).optional(),
+  /** Replayed entries past `MAX_ACTIVITY_TRAIL`, not listed in `trail`; absent when none. */
+  trailOmitted: z.number().int().positive().optional(),
   /** Why a refused command still counts as done (e.g. `already gone`: a clean-up found the
    * realm removed); absent otherwise. */
   note: z.string().optional(),

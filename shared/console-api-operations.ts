@@ -149,6 +149,20 @@ export const ConsoleFootprintSchema = z.object({
 });
 export type ConsoleFootprint = z.infer<typeof ConsoleFootprintSchema>;
 
+/**
+ * Messages per second from and to one connection of the listing (socket.io: its `socket_id`,
+ * shared by the producer and consumer it binds; MQTT: its `client_id`), computed by the host
+ * from successive listings over at least 1 s (issue 27).
+ */
+export const ClientRateSchema = z.object({
+  realm: z.string(),
+  protocol: z.enum(['socket.io', 'mqtt']),
+  clientId: z.string(),
+  inPerSecond: z.number().nonnegative(),
+  outPerSecond: z.number().nonnegative(),
+});
+export type ClientRate = z.infer<typeof ClientRateSchema>;
+
 /** Registrations of a connection's broker per realm (`GET /api/clients`). */
 export const ClientListSchema = z.object({
   connectionId: z.string(),
@@ -167,6 +181,9 @@ export const ClientListSchema = z.object({
   fetchedAt: z.number(),
   /** This console's own connections and registrations on the broker (absent: not known). */
   console: ConsoleFootprintSchema.optional(),
+  /** Rates of the connections read before (none on a first listing, or from a broker without
+   * per-connection counters); absent from an older console host. */
+  rates: z.array(ClientRateSchema).optional(),
 });
 export type ClientList = z.infer<typeof ClientListSchema>;
 
@@ -237,7 +254,8 @@ export const OperationsMethods = {
   discardDeadLetters: { input: DeadLetterBatchInput, output: DeadLetterBatchResultSchema },
   /**
    * Registered producers and consumers per realm with their subscriptions and durable backlog
-   * (`GET /api/clients` with the admin bearer). Errors: `SWB_ERR_NOT_FOUND`,
+   * (`GET /api/clients` with the admin bearer), and each connection's messages in / out per
+   * second since the host's earlier listing at least 1 s before (`rates`). Errors: `SWB_ERR_NOT_FOUND`,
    * `SWB_ERR_BROKER_UNREACHABLE` / `SWB_ERR_BROKER_NOT_RUNNING`, `SWB_ERR_UNAUTHORIZED`.
    */
   listClients: {

@@ -243,6 +243,13 @@ export const ClientProducerSchema = z.object({
    * they get its messages but are not in `subscribers`. Absent when not counted.
    */
   mqtt_subscribers: z.number().int().nonnegative().optional(),
+  /**
+   * Application messages received from / sent to its connection so far (socket.io events,
+   * MQTT PUBLISH; as `client_detail`'s; Switchboard, issue 27): the console's per-client rates.
+   * Absent while offline and from older brokers.
+   */
+  messages_in: z.number().int().nonnegative().optional(),
+  messages_out: z.number().int().nonnegative().optional(),
 });
 export type ClientProducer = z.infer<typeof ClientProducerSchema>;
 
@@ -256,6 +263,13 @@ export const ClientConsumerSchema = z.object({
   /** As the producer's `socket_id` (issue 27). */
   socket_id: z.string().nullable().optional(),
   subscriptions: z.array(ClientSubscriptionSchema),
+  /**
+   * Application messages received from / sent to its connection so far (socket.io events,
+   * MQTT PUBLISH; as `client_detail`'s; Switchboard, issue 27): the console's per-client rates.
+   * Absent while offline and from older brokers.
+   */
+  messages_in: z.number().int().nonnegative().optional(),
+  messages_out: z.number().int().nonnegative().optional(),
 });
 export type ClientConsumer = z.infer<typeof ClientConsumerSchema>;
 
@@ -284,6 +298,13 @@ export const ClientMqttSchema = z.object({
   clean: z.boolean(),
   connected_since: z.number(),
   subscriptions: z.array(ClientMqttSubscriptionSchema),
+  /**
+   * Application messages received from / sent to its connection so far (socket.io events,
+   * MQTT PUBLISH; as `client_detail`'s; Switchboard, issue 27): the console's per-client rates.
+   * Absent and from older brokers.
+   */
+  messages_in: z.number().int().nonnegative().optional(),
+  messages_out: z.number().int().nonnegative().optional(),
 });
 export type ClientMqtt = z.infer<typeof ClientMqttSchema>;
 

@@ -94,15 +94,20 @@ export async function dlqList(services: DlqServices, body: CommandBody) {
 /**
  * One replayed entry as `dlq_replay` reports it: `msg_id` (the DLQ id asked for), `new_msg_id`
  * (the id of the re-queued copy — a new one, as the reference mints; consumers ACK this id),
- * and Switchboard's extras from the re-queued envelope: `replay_count` (1 on the first replay)
- * and `first_dead_lettered_at` (ISO, kept across replays). Source: `spec/protocol-admin.md`
- * §8.2, docs/management.md.
+ * and Switchboard's extras: from the re-queued envelope `replay_count` (1 on the first replay)
+ * and `first_dead_lettered_at` (ISO, kept across replays); and where the copy went — its
+ * `realm`, `consumer` (the group member it was moved to, when it was) and `event` (the queue's
+ * subscription key, as `dlq_list`'s `event`), for the console's replay trail. Source:
+ * `spec/protocol-admin.md` §8.2, docs/management.md "DLQ commands".
  */
 export interface ReplayedEntry {
   msg_id: string;
   new_msg_id: string;
   replay_count: number;
   first_dead_lettered_at: string | null;
+  realm: string;
+  consumer: string;
+  event: string;
 }
 
 function replayed(msgId: string, entry: StoredEntry): ReplayedEntry {
@@ -112,12 +117,15 @@ function replayed(msgId: string, entry: StoredEntry): ReplayedEntry {
     new_msg_id: entry.id,
     replay_count: typeof count === 'number' ? count : 1,
     first_dead_lettered_at: typeof first === 'string' ? first : null,
+    realm: entry.realm,
+    consumer: entry.consumer,
+    event: entry.event,
   };
 }
 
 /**
- * `dlq_replay`: one id → `{ok, msg_id, new_msg_id, replay_count, first_dead_lettered_at}`
- * (404 "DLQ message not found"); `ids` → `{ok, replayed: [ReplayedEntry…], not_found}`.
+ * `dlq_replay`: one id → `{ok, …ReplayedEntry}` (404 "DLQ message not found"); `ids` →
+ * `{ok, replayed: [ReplayedEntry…], not_found}`.
  */
 export async function dlqReplay(services: DlqServices, body: CommandBody) {
   if (!supportsDlq(services.store)) throw new CommandError(501, NO_DLQ);

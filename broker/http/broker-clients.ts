@@ -42,17 +42,31 @@ function mqttSubscribers(
   return count;
 }
 
+/** A connection's message counters (`ClientHistory.find`'s record), or undefined. */
+export type ClientCounters = (
+  realm: string,
+  clientId: string,
+) => { messagesIn: number; messagesOut: number } | undefined;
+
+/** `messages_in` / `messages_out` of the connection `clientId` of `realm`, when known. */
+function countersOf(counters: ClientCounters | undefined, realm: string, clientId: string | null) {
+  const record = clientId === null ? undefined : counters?.(realm, clientId);
+  return record ? { messages_in: record.messagesIn, messages_out: record.messagesOut } : {};
+}
+
 /**
  * Registrations per realm; realms without any producer, consumer or MQTT client are left out.
  * `mqtt` (MqttListener.clientList, issue 14) gives each realm's connected MQTT clients, listed
  * under the realm's optional `mqtt` (absent when none); `sse` (SseHub.list, issue 28) its open
- * SSE streams, under `sse` (absent when none).
+ * SSE streams, under `sse` (absent when none). `counters` (the client records, issue 27) adds
+ * each connected producer's, consumer's and MQTT client's `messages_in` / `messages_out`.
  */
 export function brokerClients(
   realms: RealmDirectory,
   ledger: QueueLedger,
   mqtt: ReadonlyMap<string, ClientMqtt[]> = new Map(),
   sse: ReadonlyMap<string, ClientSse[]> = new Map(),
+  counters?: ClientCounters,
 ): Clients {
   const out: Clients = { realms: {} };
   for (const realm of realms.values()) {
@@ -83,33 +97,39 @@ export function brokerClients(
         });
       }
     }
-    const consumers: ClientConsumer[] = [...realm.consumers.values()].map((c) => ({
-      name: c.name,
-      id: c.id,
-      // Bound without an id of its own: `id` is the socket id of that binding.
-      id_from_socket: c.registeredId === undefined,
-      online: c.online,
-      offline_since: c.offlineAt,
-      socket_id: c.socket?.connected ? c.socket.id : null,
-      subscriptions: byConsumer.get(c.name) ?? [],
-    }));
+    const consumers: ClientConsumer[] = [...realm.consumers.values()].map((c) => {
+      const socketId = c.socket?.connected ? c.socket.id : null;
+      return {
+        name: c.name,
+        id: c.id,
+        // Bound without an id of its own: `id` is the socket id of that binding.
+        id_from_socket: c.registeredId === undefined,
+        online: c.online,
+        offline_since: c.offlineAt,
+        socket_id: socketId,
+        subscriptions: byConsumer.get(c.name) ?? [],
+        ...countersOf(counters, realm.name, socketId),
+      };
+    });
     const devices = mqtt.get(realm.name) ?? [];
     const budget = { left: MQTT_MATCH_BUDGET };
     out.realms[realm.name] = {
       producers: [...realm.producers.values()].map((p) => {
         const events = p.recentEvents ? [...p.recentEvents] : [];
         const viaMqtt = mqttSubscribers(events, devices, budget);
+        const socketId = p.socket?.connected ? p.socket.id : null;
         return {
           name: p.name,
           id: p.id,
           id_from_socket: p.idFromSocket === true,
           online: p.online,
           offline_since: p.offlineAt,
-          socket_id: p.socket?.connected ? p.socket.id : null,
+          socket_id: socketId,
           placeholder: p.placeholder,
           subscribers: p.subscribers.size,
           events,
           ...(viaMqtt === null ? {} : { mqtt_subscribers: viaMqtt }),
+          ...countersOf(counters, realm.name, socketId),
         };
       }),
       consumers,
@@ -118,7 +138,7 @@ export function brokerClients(
   for (const [name, list] of mqtt) {
     if (list.length === 0) continue;
     const realm = (out.realms[name] ??= { producers: [], consumers: [] });
-    realm.mqtt = list;
+    realm.mqtt = list.map((m) => ({ ...m, ...countersOf(counters, name, m.client_id) }));
   }
   for (const [name, list] of sse) {
     if (list.length === 0) continue;

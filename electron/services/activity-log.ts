@@ -7,7 +7,8 @@
  * parameters (`AUDIT_PARAMS`, audit-rules.ts); a parameter marked secret is recorded only as
  * `"<set>"` or `"<cleared>"`, and a parameter the list does not know is dropped. Each entry names
  * its connection (by its name at the time), and says what a command did when its reply tells
- * (`auditResult`: dead letters replayed or discarded, copies a test publish stored).
+ * (`auditResult`: dead letters replayed or discarded, copies a test publish stored); a DLQ
+ * replay also keeps its trail (`auditTrail`: each DLQ id → new id → realm, consumer, event).
  *
  * Each entry says who started it (`origin`): the operator, or the console's own background work
  * (clients taken with `pool.get(id, 'console')`). A console clean-up that deletes something
@@ -42,6 +43,7 @@ import {
   IDEMPOTENT_DELETES,
   UNAUDITED_ACTIONS,
 } from './audit-rules';
+import { auditTrail } from './audit-trail';
 
 export {
   AUDIT_PARAMS,
@@ -309,12 +311,14 @@ export class AuditedManagerPool extends ManagerPool {
     try {
       const value = await call();
       const result = auditResult(action, value);
+      const trail = auditTrail(action, value);
       this.activity.record({
         ...base,
         params,
         ok: true,
         error: null,
         ...(result ? { result } : {}),
+        ...trail,
         durationMs: elapsed(started),
       });
       return value;

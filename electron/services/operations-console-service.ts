@@ -1,7 +1,8 @@
 /**
  * The operations part of the ConsoleService (`shared/console-api-operations.ts`): metric history
  * for the Overview charts, the dead-letter queue through signed management commands, and the
- * clients listing through the broker's `GET /api/clients`.
+ * clients listing through the broker's `GET /api/clients`, with each connection's messages in /
+ * out per second (client-rates.ts).
  *
  * Source: issue 13; `spec/protocol-admin.md` §8.2 (`dlq_list`/`dlq_replay`/`dlq_discard` with
  * Switchboard's `limit`/`cursor`/`ids`, docs/management.md), docs/http-api.md (`/api/clients`).
@@ -16,6 +17,7 @@ import {
 import type { ConsoleEventHub } from './console-event-hub';
 import type { ConnectionManager } from './connection-manager';
 import { clientDetail, closeClient } from './client-control';
+import { ClientRateTracker } from './client-rates';
 import { toDeadLetter } from './dead-letters';
 import { httpGetText } from './http-get';
 import type { ManagerPool } from './manager-pool';
@@ -61,6 +63,13 @@ export function createOperationsService(deps: OperationsDeps): OperationsService
       hub.emit('metricsPoint', { connectionId, point });
     }),
   );
+
+  const trackers = new Map<string, ClientRateTracker>();
+  const clientRates = (connectionId: string): ClientRateTracker => {
+    let t = trackers.get(connectionId);
+    if (!t) trackers.set(connectionId, (t = new ClientRateTracker()));
+    return t;
+  };
 
   const batch = async (
     command: 'dlq_replay' | 'dlq_discard',
@@ -142,11 +151,13 @@ export function createOperationsService(deps: OperationsDeps): OperationsService
         .map(([name, realm]) => ({ name, ...realm }))
         .sort((a, b) => a.name.localeCompare(b.name));
       const footprint = deps.consoleFootprint?.(connectionId);
+      const fetchedAt = Date.now();
       return {
         connectionId,
         realms,
-        fetchedAt: Date.now(),
+        fetchedAt,
         ...(footprint ? { console: footprint } : {}),
+        rates: clientRates(connectionId).rates(realms, fetchedAt),
       };
     },
   };

@@ -3,7 +3,9 @@
  * producer and a real MQTT.js subscriber. In Chromium, the Clients view counts the producer's
  * MQTT subscriber and shows no socket id for it; the offline producer the console's own test
  * publisher left is hidden behind "Show offline leftovers" and labelled when shown; the
- * console's management connection is named. Screenshots at 1280 and 390 px go to `SHOTS_DIR`
+ * console's management connection is named; a stock client producing steadily shows a message
+ * rate above 0 in its row (and the MQTT device it reaches an out rate), and sorting by messages
+ * in/s puts it first (issue 27). Screenshots at 1280 and 390 px go to `SHOTS_DIR`
  * when it is set.
  */
 import { mkdirSync } from 'node:fs';
@@ -17,6 +19,7 @@ import { jsProducerPayload, producePayload } from '../helpers/stock-clients';
 import { callApi } from '../support/console-process';
 import { connectSocket } from '../support/connect-socket';
 import { consoleFixture } from '../support/console-fixture';
+import { shootBothWidths } from '../support/screenshots';
 
 const SHOTS = process.env.SHOTS_DIR;
 
@@ -100,6 +103,58 @@ describe('clients view labels end to end', () => {
         path: path.join(SHOTS, 'clients-leftovers-1280.png'),
         fullPage: true,
       });
+    }
+    expect(fx.pageErrors).toEqual([]);
+  }, 90_000);
+
+  it('shows a steady producer’s messages per second in its row and sorts by it', async () => {
+    const pump = await fx.connect();
+    pump.emit(ClientEvent.PRODUCER, jsProducerPayload('pump-3'));
+    // A stock client producing steadily, 20 messages a second, to the MQTT device's filter.
+    const timer = setInterval(() => {
+      pump.emit(
+        ClientEvent.PRODUCE,
+        producePayload('trucks/9/speed', { kmh: 60 }, { from: 'pump-3' }),
+      );
+    }, 50);
+    try {
+      await fx.page.getByTestId('nav-clients').click();
+      const rate = (testId: string, side: 'in' | 'out') => async () =>
+        Number(
+          (await fx.page
+            .getByTestId(testId)
+            .getByTestId('client-rate')
+            .getAttribute(`data-${side}`)) || 0,
+        );
+      await expect
+        .poll(rate('client-producer-pump-3', 'in'), { timeout: 20_000 })
+        .toBeGreaterThan(0);
+      expect(
+        await fx.page
+          .getByTestId('client-producer-pump-3')
+          .getByTestId('client-rate')
+          .textContent(),
+      ).toMatch(/^Messages [\d.,]+\/s in · [\d.,]+\/s out$/);
+      // The MQTT device subscribed to trucks/+/speed gets them: its out rate rises too.
+      await expect
+        .poll(rate('client-mqtt-dashboard-1', 'out'), { timeout: 20_000 })
+        .toBeGreaterThan(0);
+
+      // Busiest first: the pump heads its realm's producers.
+      await fx.page.getByTestId('clients-sort').selectOption('in');
+      const first = () =>
+        fx.page
+          .locator('[data-testid="clients-realm-default"] li[data-testid^="client-producer-"]')
+          .first()
+          .getAttribute('data-testid');
+      await expect.poll(first).toBe('client-producer-pump-3');
+      // As registered, the pump (the newest) is not first.
+      await fx.page.getByTestId('clients-sort').selectOption('listed');
+      await expect.poll(first).not.toBe('client-producer-pump-3');
+      await fx.page.getByTestId('clients-sort').selectOption('in');
+      if (SHOTS) await shootBothWidths(fx.page, SHOTS, 'clients-rates');
+    } finally {
+      clearInterval(timer);
     }
     expect(fx.pageErrors).toEqual([]);
   }, 90_000);

@@ -10,12 +10,8 @@ import { type Page } from 'playwright-core';
 import { describe, expect, it } from 'vitest';
 import { ClientEvent } from '../../shared/protocol-events';
 import { exactConsumeEvent } from '../helpers/broker-harness';
-import {
-  consumerPayload,
-  jsProducerPayload,
-  jsSubscribePayload,
-  producePayload,
-} from '../helpers/stock-clients';
+import { jsProducerPayload, producePayload } from '../helpers/stock-clients';
+import { subscribeWithoutAck } from '../helpers/dead-lettering-consumer';
 import { consoleFixture } from '../support/console-fixture';
 
 const SHOTS = process.env.SHOTS_DIR;
@@ -29,16 +25,7 @@ describe('dead letters follow mode end to end', () => {
   it('fills the list while the DLQ fills and shows the consumer at 390 px', async () => {
     // A consumer that never ACKs: each copy is dead-lettered after one 200 ms attempt.
     const consumer = await fx.connect();
-    consumer.emit(ClientEvent.CONSUMER, consumerPayload(CONSUMER));
-    consumer.emit(
-      ClientEvent.SUBSCRIBE,
-      jsSubscribePayload(CONSUMER, 'billing-service-primary', 'invoices/issued/eu', {
-        durable: true,
-        manualAck: true,
-        ackTimeout: '200ms',
-        retry: { max_attempts: 1 },
-      }),
-    );
+    subscribeWithoutAck(consumer, CONSUMER, 'billing-service-primary', 'invoices/issued/eu');
     let delivered = 0;
     consumer.on(exactConsumeEvent('billing-service-primary', 'invoices/issued/eu'), () => {
       delivered += 1;

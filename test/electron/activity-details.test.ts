@@ -1,20 +1,16 @@
 /**
  * What the Activity log records (issue 22 item 6), through the real console service on a real
  * local broker: a dead-letter replay and discard name their realm, the count and the ids, and
- * what they did; a test publish from the console is recorded (without its message); every entry
+ * what they did (a replay also its trail: DLQ id → new id → realm, consumer, key); a test publish from the console is recorded (without its message); every entry
  * names its connection; `listActivity` filters by connection, command and outcome and says what
  * there is to filter by.
  */
 import { describe, expect, it } from 'vitest';
 import { SignedAction } from '../../shared/admin-signature';
 import { LOCAL_CONNECTION_ID } from '../../shared/console-api';
-import { ClientEvent } from '../../shared/protocol-events';
-import {
-  consumerPayload,
-  jsProducerPayload,
-  jsSubscribePayload,
-  producePayload,
-} from '../helpers/stock-clients';
+import { ClientEvent, subscriptionKey } from '../../shared/protocol-events';
+import { jsProducerPayload, producePayload } from '../helpers/stock-clients';
+import { subscribeWithoutAck } from '../helpers/dead-lettering-consumer';
 import { localConsoleFixture } from '../support/local-console-fixture';
 
 const connectionId = LOCAL_CONNECTION_ID;
@@ -27,16 +23,7 @@ describe('Activity entries say what was done to what', () => {
 
   it('records replay and discard with realm, count, ids and result; publishes; names', async () => {
     const consumer = await fx.client();
-    consumer.emit(ClientEvent.CONSUMER, consumerPayload('stuck'));
-    consumer.emit(
-      ClientEvent.SUBSCRIBE,
-      jsSubscribePayload('stuck', 'orders', 'created', {
-        durable: true,
-        manualAck: true,
-        ackTimeout: '100ms',
-        retry: { max_attempts: 1 },
-      }),
-    );
+    subscribeWithoutAck(consumer, 'stuck', 'orders', 'created', '100ms');
     // Wait for the subscription itself, not for a while.
     await expect
       .poll(
@@ -67,6 +54,21 @@ describe('Activity entries say what was done to what', () => {
       ok: true,
       result: 'replayed 1',
     });
+    // Its trail: the DLQ id → the re-queued copy's id, and where that copy waits (the consumer
+    // is offline): the id is the one the queue holds.
+    const key = subscriptionKey('orders', 'created');
+    const { trail } = (await latest('dlq_replay'))!;
+    expect(trail).toEqual([
+      { from: ids[0], to: expect.any(String), realm: 'default', consumer: 'stuck', event: key },
+    ]);
+    const queued = await fx.local.service.peekQueue({
+      connectionId,
+      realm: 'default',
+      consumer: 'stuck',
+      key,
+    });
+    expect(queued.messages.map((m) => m.msgId)).toEqual([trail![0]!.to]);
+    expect(trail![0]!.to).not.toBe(ids[0]);
 
     const gone = [ids[1]!, ids[2]!, 'msg-unknown'];
     await fx.local.service.discardDeadLetters({ connectionId, realm: 'default', ids: gone });

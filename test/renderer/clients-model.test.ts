@@ -3,7 +3,8 @@
  * are hidden behind a toggle (never one with subscribers or a durable subscription); the
  * console's own taps and test publisher are labelled; socket ids are not shown; MQTT
  * subscribers of a producer's topics are counted; the console's own connections are named; a
- * realm with only SSE streams is kept (issue 28).
+ * realm with only SSE streams is kept (issue 28); rows carry the host's per-connection rates
+ * and sort by them (issue 27).
  */
 import { describe, expect, it } from 'vitest';
 import type { ClientList } from '../../shared/console-api-operations';
@@ -135,5 +136,64 @@ describe('clients model', () => {
       { onlineOnly: true, showLeftovers: false },
     );
     expect(model.realms).toEqual([{ name: 'web', producers: [], consumers: [], mqtt: [], sse }]);
+  });
+
+  it('gives each connected row its rate and sorts the rows busiest first', () => {
+    const counted = { messages_in: 1, messages_out: 1 };
+    const rates: ClientList = {
+      connectionId: 'local',
+      fetchedAt: 0,
+      realms: [
+        {
+          name: 'fleet',
+          producers: [
+            producer({ name: 'slow', socket_id: 's1', ...counted }),
+            producer({ name: 'fast', socket_id: 's2', ...counted }),
+            // Read once so far: measuring.
+            producer({ name: 'new', socket_id: 's3', ...counted }),
+            // From a broker without counters, or offline: nothing to measure.
+            producer({ name: 'plain', socket_id: 's4' }),
+            producer({ name: 'away', online: false, socket_id: null }),
+          ],
+          consumers: [consumer({ name: 'c', socket_id: 's2', ...counted })],
+          mqtt: [
+            {
+              client_id: 's1',
+              username: null,
+              role: 'both',
+              authenticated: false,
+              transport: 'mqtt',
+              clean: true,
+              connected_since: 0,
+              subscriptions: [],
+              ...counted,
+            },
+          ],
+        },
+      ],
+      rates: [
+        { realm: 'fleet', protocol: 'socket.io', clientId: 's1', inPerSecond: 2, outPerSecond: 9 },
+        { realm: 'fleet', protocol: 'socket.io', clientId: 's2', inPerSecond: 5, outPerSecond: 0 },
+        { realm: 'fleet', protocol: 'mqtt', clientId: 's1', inPerSecond: 7, outPerSecond: 0 },
+      ],
+    };
+    const build = (sort: 'listed' | 'name' | 'in' | 'out') =>
+      buildClientsModel(rates, { onlineOnly: false, showLeftovers: true, sort }).realms[0]!;
+    const listed = build('listed');
+    expect(listed.producers.map((r) => [r.producer.name, r.rate])).toEqual([
+      ['slow', { in: 2, out: 9 }],
+      ['fast', { in: 5, out: 0 }],
+      ['new', { in: null, out: null }],
+      ['plain', null],
+      ['away', null],
+    ]);
+    // The consumer on the producer's socket shares its rate; the MQTT client has its own.
+    expect(listed.consumers[0]!.rate).toEqual({ in: 5, out: 0 });
+    expect(listed.mqtt[0]!.rate).toEqual({ in: 7, out: 0 });
+    const names = (sort: 'listed' | 'name' | 'in' | 'out') =>
+      build(sort).producers.map((r) => r.producer.name);
+    expect(names('in')).toEqual(['fast', 'slow', 'away', 'new', 'plain']);
+    expect(names('out')).toEqual(['slow', 'fast', 'away', 'new', 'plain']);
+    expect(names('name')).toEqual(['away', 'fast', 'new', 'plain', 'slow']);
   });
 });

@@ -49,7 +49,15 @@ describe('dlq_replay of a consumer group entry', () => {
     const delivered = waitFor<DeliveryEnvelope>(w2, consumeEvent(KEY));
     const m = await manager(ctx.h);
     const replay = await m.run({ command: 'dlq_replay', msg_id: dead });
-    expect(replay).toMatchObject({ ok: true, msg_id: dead, replay_count: 1 });
+    // The reply names where the copy went: the online member, not the one it came from.
+    expect(replay).toMatchObject({
+      ok: true,
+      msg_id: dead,
+      replay_count: 1,
+      realm: 'default',
+      consumer: 'w2',
+      event: KEY,
+    });
     const envelope = await delivered;
     expect(envelope.message).toEqual({ job: 7 });
     expect(envelope.msgId).toBe(replay.new_msg_id);
@@ -75,6 +83,7 @@ describe('dlq_replay of a consumer group entry', () => {
     const dead = await deadLetterFor('w1', { job: 8 });
     const m = await manager(ctx.h);
     const replay = await m.run({ command: 'dlq_replay', msg_id: dead });
+    expect(replay).toMatchObject({ realm: 'default', consumer: 'w1', event: KEY });
     const queued = await ctx.h.broker.store.dequeue('default', KEY, 'w1');
     expect(queued.map((e) => e.id)).toEqual([replay.new_msg_id]);
   });

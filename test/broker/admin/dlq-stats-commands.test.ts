@@ -88,6 +88,10 @@ describe('DLQ and stats commands', () => {
       new_msg_id: expect.stringMatching(/^msg-[0-9a-z]+-[0-9a-f]{12}$/),
       replay_count: 1,
       first_dead_lettered_at: dead!.dead_lettered_at,
+      // Where the copy went (Switchboard extension, for the console's replay trail).
+      realm: 'default',
+      consumer: 'w1',
+      event: subscriptionKey('fleet', 'job'),
     });
     expect(replay.new_msg_id).not.toBe(first);
     expect(await m.run({ command: 'dlq_discard', id: second })).toEqual({
@@ -151,6 +155,9 @@ describe('DLQ and stats commands', () => {
     const replayed = replay.replayed as Array<{ new_msg_id: string; replay_count: number }>;
     expect(new Set(replayed.map((r) => r.new_msg_id)).size).toBe(3);
     expect(replayed.every((r) => !ids.includes(r.new_msg_id) && r.replay_count === 1)).toBe(true);
+    for (const r of replay.replayed) {
+      expect(r).toMatchObject({ realm: 'default', consumer: 'w1', event: 'fleet-job' });
+    }
     const queued = await ctx.h.broker.store.dequeue('default', 'fleet-job', 'w1');
     expect(queued.map((e) => e.id)).toEqual(replayed.map((r) => r.new_msg_id));
     expect(replay.not_found).toEqual([otherId, 'msg-x']);

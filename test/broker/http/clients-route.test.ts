@@ -2,13 +2,13 @@
  * `GET /api/clients` (Switchboard extension, docs/http-api.md): registered producers and
  * consumers per realm, each consumer's subscriptions with their options and durable backlog;
  * connected MQTT clients per realm (issue 14) with their filters and QoS; admin bearer when auth
- * is on; off with `http_api.stats: false`.
+ * is on; off with `http_api.stats: false`; each connected client's message counters (issue 27).
  */
 import { describe, expect, it } from 'vitest';
 import { ClientsSchema, HttpPath } from '../../../shared/http-api';
 import { produce, startBroker, subscribe, type Harness } from '../../helpers/broker-harness';
 import { mqttClient } from '../../helpers/mqtt-clients';
-import { ClientEvent } from '../../../shared/protocol-events';
+import { ClientEvent, consumeEvent, subscriptionKey } from '../../../shared/protocol-events';
 import { delay, waitUntil, waitUntilAsync } from '../../helpers/wait';
 
 describe('GET /api/clients', () => {
@@ -121,6 +121,56 @@ describe('GET /api/clients', () => {
     }
   });
 
+  it("gives each connection's message counters: in from a producer, out to a consumer", async () => {
+    const h = await startBroker({ http_api: { enabled: true }, mqtt: { enabled: true, port: 0 } });
+    try {
+      const worker = await h.consumer('worker');
+      await subscribe(worker, 'worker', 'fleet', 'job');
+      let received = 0;
+      worker.on(consumeEvent(subscriptionKey('fleet', 'job')), () => (received += 1));
+      const fleet = await h.producer('fleet');
+      const device = await mqttClient(h, { clientId: 'sensor-9' });
+      const list = async () => {
+        const res = await fetch(`${h.url}${HttpPath.CLIENTS}`);
+        return ClientsSchema.parse(await res.json()).realms.default!;
+      };
+      const counters = async () => {
+        const realm = await list();
+        const pick = (c?: { messages_in?: number; messages_out?: number }) => ({
+          in: c?.messages_in,
+          out: c?.messages_out,
+        });
+        return {
+          fleet: pick(realm.producers.find((p) => p.name === 'fleet')),
+          worker: pick(realm.consumers.find((c) => c.name === 'worker')),
+          device: pick(realm.mqtt?.find((m) => m.client_id === 'sensor-9')),
+        };
+      };
+      const before = await counters();
+      for (const n of [1, 2, 3]) produce(fleet, 'fleet', 'job', { n });
+      await device.publishAsync('sensors/9/temp', '21.5');
+      await device.publishAsync('sensors/9/temp', '21.6');
+      await waitUntil(() => received === 3, 'three deliveries');
+      await waitUntilAsync(
+        async () => (await counters()).device.in === before.device.in! + 2,
+        'MQTT publishes counted',
+      );
+      const after = await counters();
+      expect(after.fleet.in! - before.fleet.in!).toBe(3);
+      expect(after.worker.out! - before.worker.out!).toBe(3);
+      expect(after.device.in! - before.device.in!).toBe(2);
+
+      // Offline: no connection, no counters.
+      worker.disconnect();
+      await waitUntil(() => h.stats().consumers.online === 0, 'worker offline');
+      const gone = (await list()).consumers.find((c) => c.name === 'worker');
+      expect(gone).toMatchObject({ online: false, socket_id: null });
+      expect(gone).not.toHaveProperty('messages_in');
+    } finally {
+      await h.close();
+    }
+  });
+
   it('needs the admin bearer with auth on, and is off with http_api.stats: false', async () => {
     const token = 'clients-route-admin-token-0123456789';
     const h = await startBroker({
@@ -198,6 +248,8 @@ describe('GET /api/clients', () => {
             { filter: 'alerts/#', qos: 0 },
             { filter: 'sensors/+/temp', qos: 1 },
           ],
+          messages_in: 0,
+          messages_out: 0,
         },
       ]);
       expect(body.realms.beta!.mqtt).toEqual([

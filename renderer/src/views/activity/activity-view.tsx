@@ -2,7 +2,8 @@
  * Activity: the audit log of every command this console sent (what was done, to what, on which
  * connection — by name — by whom, with the outcome), newest first, live (`activity` events).
  * Kept by the host in its data directory; parameters that are secrets appear only as `<set>` /
- * `<cleared>`. Actions are shown in words (activity-labels.ts), their wire names in a tooltip.
+ * `<cleared>`. Actions are shown in words (activity-labels.ts), their wire names in a tooltip;
+ * a DLQ replay lists its trail (activity-trail.tsx: DLQ id → new id → where it went).
  *
  * Filters: connection (default: the one selected at the top; or all), command, outcome. By
  * default only the operator's actions are listed; a toggle includes the console's own background
@@ -22,6 +23,7 @@ import { useAppStore } from '../../store/app-store';
 import '../../styles/realms.css';
 import '../../styles/activity.css';
 import { actionLabel, entryDetails, entryLabel } from './activity-labels';
+import { ActivityTrail } from './activity-trail';
 import { useConnectionId } from '../../hooks/use-connection-id';
 import { Page } from '../../components/page';
 
@@ -241,6 +243,9 @@ export function ActivityView({ client }: { client: ConsoleClient }) {
                     <span className="activity-item__note" data-testid="activity-result">
                       {entry.result}
                     </span>
+                  )}
+                  {entry.trail && entry.trail.length > 0 && (
+                    <ActivityTrail steps={entry.trail} omitted={entry.trailOmitted} />
                   )}
                   {entry.error && <span className="activity-item__error">{entry.error}</span>}
                   {entry.note && (

@@ -6,7 +6,9 @@
  * (client-detail-panel.tsx: fields, event history, "Force close" over Switchboard's
  * `close_client`, issue 27); a broker without those commands says so in the panel.
  * This console's own sockets are labelled, offline leftovers without an id of their own are
- * hidden behind a toggle, and a producer's MQTT subscribers are counted (clients-model.ts).
+ * hidden behind a toggle, and a producer's MQTT subscribers are counted (clients-model.ts). Each
+ * connected client shows its messages in / out per second (client-rate-line.tsx), and the rows
+ * of each realm sort as registered, by name or busiest first (in or out).
  */
 import { useEffect, useState } from 'react';
 import type { ClientList } from '../../../../shared/console-api-operations';
@@ -15,7 +17,13 @@ import type { ConsoleClient } from '../../api/console-client';
 import { ErrorBanner } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
 import { formatCount, formatCountOf } from '../../format';
-import { buildClientsModel, type ConsumerRow, type ProducerRow } from './clients-model';
+import {
+  buildClientsModel,
+  type ClientSort,
+  type ConsumerRow,
+  type ProducerRow,
+} from './clients-model';
+import { ClientRateLine } from './client-rate-line';
 import { MqttClientCard } from './mqtt-client-card';
 import { ClientDetailPanel, type ClientTarget } from './client-detail-panel';
 import { useConnectionId } from '../../hooks/use-connection-id';
@@ -67,6 +75,7 @@ function ProducerCard({ row, realm, onOpen }: { row: ProducerRow; realm: string;
         {row.subscribersText}
         {row.id && ` · id ${row.id}`}
       </p>
+      <ClientRateLine rate={row.rate} />
     </li>
   );
 }
@@ -93,6 +102,7 @@ function ConsumerCard({ row, realm, onOpen }: { row: ConsumerRow; realm: string;
         />
       </div>
       {row.id && <p className="muted small">id {row.id}</p>}
+      <ClientRateLine rate={row.rate} />
       {consumer.subscriptions.length === 0 ? (
         <p className="muted small">No subscriptions.</p>
       ) : (
@@ -128,6 +138,7 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
   const [onlineOnly, setOnlineOnly] = useState(false);
   const [showLeftovers, setShowLeftovers] = useState(false);
   const [selected, setSelected] = useState<ClientTarget | null>(null);
+  const [sort, setSort] = useState<ClientSort>('listed');
 
   useEffect(() => {
     let live = true;
@@ -152,7 +163,7 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
     };
   }, [client, connectionId]);
 
-  const model = list ? buildClientsModel(list, { onlineOnly, showLeftovers }) : null;
+  const model = list ? buildClientsModel(list, { onlineOnly, showLeftovers, sort }) : null;
   const realms = model?.realms ?? [];
 
   return (
@@ -165,6 +176,20 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
       aside={
         <>
           <div className="ops-wrap">
+            <label className="ops-sort">
+              Sort
+              <select
+                className="input"
+                value={sort}
+                onChange={(e) => setSort(e.target.value as ClientSort)}
+                data-testid="clients-sort"
+              >
+                <option value="listed">as registered</option>
+                <option value="name">by name</option>
+                <option value="in">messages in/s</option>
+                <option value="out">messages out/s</option>
+              </select>
+            </label>
             <label className="ops-check">
               <input
                 type="checkbox"
@@ -268,10 +293,11 @@ export function ClientsView({ client }: { client: ConsoleClient }) {
               <div>
                 <h4 className="ops-detail__sub">MQTT clients</h4>
                 <ul className="ops-client-list">
-                  {realm.mqtt.map((m) => (
+                  {realm.mqtt.map(({ client: m, rate }) => (
                     <MqttClientCard
                       key={m.client_id}
                       client={m}
+                      rate={rate}
                       onOpen={() =>
                         setSelected({
                           realm: realm.name,

@@ -1,13 +1,25 @@
 /**
  * One connected MQTT client in the Clients view (issue 14): an "MQTT 3.1.1" / "MQTT 5" badge
  * (just "MQTT" from a broker that does not say), its client id (as
- * the client chose it), how it was admitted, its session kind and its filters with their QoS.
+ * the client chose it), how it was admitted, its session kind, its messages per second and its
+ * filters with their QoS.
  * "Details" opens its detail panel (client-detail-panel.tsx), where it can be force-closed.
  */
 import type { ClientMqtt } from '../../../../shared/http-api';
 import { StatusBadge } from '../../components/status-badge';
+import { ClientRateLine } from './client-rate-line';
+import type { RowRate } from './clients-model';
 
-export function MqttClientCard({ client, onOpen }: { client: ClientMqtt; onOpen?: () => void }) {
+export function MqttClientCard({
+  client,
+  rate = null,
+  onOpen,
+}: {
+  client: ClientMqtt;
+  /** Its messages per second (client-rate-line.tsx); null: not measured. */
+  rate?: RowRate | null;
+  onOpen?: () => void;
+}) {
   return (
     <li className="ops-client" data-testid={`client-mqtt-${client.client_id}`}>
       <div className="ops-client__head">
@@ -33,6 +45,7 @@ export function MqttClientCard({ client, onOpen }: { client: ClientMqtt; onOpen?
         {!client.authenticated && ' · no credentials'}
         {` · since ${new Date(client.connected_since).toLocaleTimeString('en-GB')}`}
       </p>
+      <ClientRateLine rate={rate} />
       {client.subscriptions.length === 0 ? (
         <p className="muted small">No subscriptions.</p>
       ) : (

@@ -9,29 +9,38 @@ export type ActionKind = 'replay' | 'discard';
 
 const plural = (n: number): string => `${formatCount(n)} dead letter${n === 1 ? '' : 's'}`;
 
+/**
+ * `single`: one entry's detail asks — drawn inside its button row (not as a panel of its own)
+ * and worded for that one entry, named by the consumer it goes back to.
+ */
 export function ConfirmAction({
   kind,
   count,
   onConfirm,
   onKeep,
+  single,
 }: {
   kind: ActionKind;
   count: number;
   onConfirm: () => void;
   onKeep: () => void;
+  single?: { consumer: string };
 }) {
+  const question = single
+    ? kind === 'replay'
+      ? `Replay this dead letter to ${single.consumer}? It goes back to its queue and is delivered again.`
+      : 'Discard this dead letter? It is deleted for good.'
+    : kind === 'replay'
+      ? `Replay ${plural(count)} to the consumer each was meant for? Each goes back to its queue and is delivered again.`
+      : `Discard ${plural(count)}? They are deleted for good.`;
   return (
     <div
-      className="panel ops-confirm"
+      className={single ? 'ops-confirm ops-confirm--inline' : 'panel ops-confirm'}
       role="alertdialog"
       aria-label="Confirm"
       data-testid="dlq-confirm"
     >
-      <p>
-        {kind === 'replay'
-          ? `Replay ${plural(count)} to the consumer each was meant for? Each goes back to its queue and is delivered again.`
-          : `Discard ${plural(count)}? They are deleted for good.`}
-      </p>
+      <p>{question}</p>
       <div className="ops-wrap">
         <button
           type="button"
@@ -39,10 +48,11 @@ export function ConfirmAction({
           onClick={onConfirm}
           data-testid="dlq-confirm-yes"
         >
-          {kind === 'replay' ? 'Replay' : 'Discard'} {formatCount(count)}
+          {kind === 'replay' ? 'Replay' : 'Discard'}
+          {single ? '' : ` ${formatCount(count)}`}
         </button>
         <button type="button" className="button" onClick={onKeep}>
-          Keep them
+          {single ? 'Keep it' : 'Keep them'}
         </button>
       </div>
     </div>

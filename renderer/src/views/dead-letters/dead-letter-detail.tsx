@@ -1,5 +1,9 @@
-/** Details of one dead letter: where it came from, why, when, its payload, and its actions. */
-import { useEffect, useRef } from 'react';
+/**
+ * Details of one dead letter: where it came from, why, when, its payload, and its actions. The
+ * confirmation of a replay or discard of this entry is drawn in the actions' row, next to the
+ * button that asked for it (issue 27: it used to open at the top of the page, out of view).
+ */
+import { useEffect, useRef, type ReactNode } from 'react';
 import type { DeadLetter } from '../../../../shared/console-api-operations';
 import { PayloadViewer } from '../../components/payload-viewer';
 
@@ -15,9 +19,17 @@ export interface DeadLetterDetailProps {
   busy: boolean;
   onClose: () => void;
   onAction: (kind: 'replay' | 'discard') => void;
+  /** The pending confirmation of this entry's replay or discard, shown in the actions' row. */
+  confirm?: ReactNode;
 }
 
-export function DeadLetterDetail({ entry, busy, onClose, onAction }: DeadLetterDetailProps) {
+export function DeadLetterDetail({
+  entry,
+  busy,
+  onClose,
+  onAction,
+  confirm,
+}: DeadLetterDetailProps) {
   const { origin } = entry;
   const ref = useRef<HTMLElement>(null);
   // On a phone the details open below the list: bring them into view. A block body: current
@@ -70,11 +82,11 @@ export function DeadLetterDetail({ entry, busy, onClose, onAction }: DeadLetterD
       ) : (
         <PayloadViewer key={entry.id} text={entry.payload} testId="dlq-payload" />
       )}
-      <div className="ops-wrap">
+      <div className="ops-wrap" data-testid="dlq-detail-actions">
         <button
           type="button"
           className="button button--primary"
-          disabled={busy}
+          disabled={busy || Boolean(confirm)}
           onClick={() => onAction('replay')}
           data-testid="dlq-detail-replay"
         >
@@ -83,12 +95,13 @@ export function DeadLetterDetail({ entry, busy, onClose, onAction }: DeadLetterD
         <button
           type="button"
           className="button button--danger"
-          disabled={busy}
+          disabled={busy || Boolean(confirm)}
           onClick={() => onAction('discard')}
           data-testid="dlq-detail-discard"
         >
           Discard
         </button>
+        {confirm}
       </div>
     </aside>
   );

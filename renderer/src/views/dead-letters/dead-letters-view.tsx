@@ -23,6 +23,7 @@ import {
 } from './dead-letter-actions';
 import { DeadLetterDetail, stamp } from './dead-letter-detail';
 import { DeadLetterList } from './dead-letter-list';
+import { DeadLettersHeader } from './dead-letters-header';
 import { downloadText } from '../../download-text';
 import {
   FIRST_PAGE,
@@ -67,7 +68,12 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const [query, setQuery] = useState('');
   const [selected, setSelected] = useState<ReadonlySet<string>>(new Set());
   const [focused, setFocused] = useState<string | null>(null);
-  const [confirm, setConfirm] = useState<{ kind: ActionKind; ids: string[] } | null>(null);
+  // `inDetail`: asked from one entry's detail, so confirmed there, next to its button.
+  const [confirm, setConfirm] = useState<{
+    kind: ActionKind;
+    ids: string[];
+    inDetail: boolean;
+  } | null>(null);
   const [running, setRunning] = useState<Running | null>(null);
   const [generation, setGeneration] = useState(0);
   const [brokerDepth, setBrokerDepth] = useState<number | null>(null);
@@ -174,6 +180,12 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
     });
   }, []);
 
+  const focus = useCallback((id: string) => {
+    setFocused(id);
+    // A detail's pending confirmation belongs to the entry it was asked for.
+    setConfirm((c) => (c?.inDetail ? null : c));
+  }, []);
+
   const run = async (kind: ActionKind, ids: string[]): Promise<void> => {
     setConfirm(null);
     setNotice(null);
@@ -222,48 +234,16 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
   const busy = running !== null;
   return (
     <main className="page page--wide" data-testid="dead-letters-view">
-      <header className="page__header">
-        <div>
-          <h2 className="page__title">Dead letters</h2>
-          <p className="muted" data-testid="dlq-count">
-            {formatCount(entries.length)} loaded
-            {shown.length !== entries.length && ` · ${formatCount(shown.length)} match`}
-            {selected.size > 0 && ` · ${formatCount(selected.size)} selected`}
-          </p>
-        </div>
-        <div className="page__actions ops-wrap">
-          <label
-            className="ops-check"
-            title="Load new dead letters every second as they arrive, and keep the newest in view"
-          >
-            <input
-              type="checkbox"
-              checked={follow}
-              onChange={(e) => setFollow(e.target.checked)}
-              data-testid="dlq-follow"
-            />
-            Follow new entries
-          </label>
-          <button
-            type="button"
-            className="button"
-            disabled={busy}
-            onClick={() => reload()}
-            data-testid="dlq-refresh"
-          >
-            Refresh
-          </button>
-          <button
-            type="button"
-            className="button"
-            disabled={shown.length === 0}
-            onClick={exportShown}
-            data-testid="dlq-export"
-          >
-            Export {selected.size ? 'selected' : 'shown'} (JSON lines)
-          </button>
-        </div>
-      </header>
+      <DeadLettersHeader
+        loaded={entries.length}
+        matching={shown.length}
+        selected={selected.size}
+        follow={follow}
+        busy={busy}
+        onFollow={setFollow}
+        onRefresh={() => reload()}
+        onExport={exportShown}
+      />
       <ConnectionProblem
         error={loadError}
         connectionId={connectionId}
@@ -306,7 +286,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
         selected={selected.size}
         onSelectAll={() => setSelected(new Set(shown.map((e) => e.entry.id)))}
         onClear={() => setSelected(new Set())}
-        onAction={(kind) => setConfirm({ kind, ids: [...selected] })}
+        onAction={(kind) => setConfirm({ kind, ids: [...selected], inDetail: false })}
       />
 
       <ErrorBanner title="Dead letters:" message={error} testId="dlq-error" />
@@ -333,7 +313,7 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
           <progress max={loading.total || 1} value={loading.loaded} />
         </div>
       )}
-      {confirm && (
+      {confirm && !confirm.inDetail && (
         <ConfirmAction
           kind={confirm.kind}
           count={confirm.ids.length}
@@ -367,14 +347,28 @@ export function DeadLettersView({ client }: { client: ConsoleClient }) {
               focused={focused}
               followTail={follow}
               onToggle={toggle}
-              onFocus={setFocused}
+              onFocus={focus}
             />
             {focusedEntry && (
               <DeadLetterDetail
                 entry={focusedEntry}
                 busy={busy}
-                onClose={() => setFocused(null)}
-                onAction={(kind) => setConfirm({ kind, ids: [focusedEntry.id] })}
+                onClose={() => {
+                  setFocused(null);
+                  if (confirm?.inDetail) setConfirm(null);
+                }}
+                onAction={(kind) => setConfirm({ kind, ids: [focusedEntry.id], inDetail: true })}
+                confirm={
+                  confirm?.inDetail && confirm.ids[0] === focusedEntry.id ? (
+                    <ConfirmAction
+                      single={{ consumer: focusedEntry.consumer }}
+                      kind={confirm.kind}
+                      count={1}
+                      onConfirm={() => void run(confirm.kind, confirm.ids)}
+                      onKeep={() => setConfirm(null)}
+                    />
+                  ) : null
+                }
               />
             )}
           </div>

@@ -23,6 +23,7 @@ import { waitUntilAsync } from '../helpers/wait';
 import { adminSettings, manager } from '../broker/admin/management-client';
 import { publishKey } from '../broker/extensions/key-clients';
 import { BUNDLE, publishPrekeys } from '../broker/extensions/prekey-clients';
+import { registerPush } from '../broker/extensions/push/push-clients';
 import {
   b64,
   mintMaterial,
@@ -57,7 +58,7 @@ beforeAll(async () => {
         ],
       },
     ),
-    { env: mintMaterial().env },
+    { env: { ...mintMaterial().env, TYO_MQ_PUSH_TRANSPORT: 'null' } },
   );
   [a, b] = cluster.nodes as [Harness, Harness];
 });
@@ -191,6 +192,10 @@ describe('cluster identity spoofing (Note 1.5-A, §4.6 checks 8–9)', () => {
     for (const [i, auth] of [{ token: MALLORY }, { realm: 'default', role: 'both' }].entries()) {
       const s = await registeredConsumerIn(b, auth, 'sr-alice');
       await using([s], async () => {
+        // Push first: B learns the pin as a side effect of the sealed and prekey checks.
+        expect(
+          await registerPush(s, { identity: 'sr-alice', transport: 'null', token: 'tok-evil' }),
+        ).toMatchObject({ ok: false, code: 403 });
         expect(await setUak(s, 'sr-alice', uakOf(4))).toMatchObject({ ok: false, code: 403 });
         expect(await setUak(s, 'sr-alice', undefined, 'unrestricted')).toMatchObject({
           ok: false,

@@ -8,6 +8,7 @@
  */
 import type { Socket } from 'socket.io-client';
 import { ClientEvent } from '../../shared/protocol-events';
+import { SealedText } from '../../shared/protocol-extensions';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { registeredConsumerIn } from '../helpers/auth-clients';
 import type { Harness } from '../helpers/broker-harness';
@@ -287,5 +288,51 @@ describe('cluster list_identities (Note 1.5-A, §2.4, §4.5)', () => {
       }),
     ]);
     expect(await identitiesOn(b, 'default', 'sr-lis-')).toEqual(listed);
+  });
+});
+
+// Last in the file: it stops the cluster's Redis.
+describe('cluster sealed UAKs with Redis stopped (Note 4-J)', () => {
+  it('SEALED_UAK_SET and SEALED_DELIVER answer 503 (list_identities cannot be signed), and work once Redis is back', async () => {
+    const frank = await realmConsumer(a, 'default', 'sr-frank');
+    const sender = await realmConsumer(b, 'default', 'sr-frank-sender');
+    await using([frank, sender], async () => {
+      expect(await setUak(frank, 'sr-frank', uakOf(2))).toMatchObject({ ok: true });
+      const m = await manager(b);
+      await using([m.socket], async () => {
+        await redis.kill();
+        expect(await setUak(frank, 'sr-frank', uakOf(3))).toMatchObject({
+          ok: false,
+          code: 503,
+          message: SealedText.UNAVAILABLE,
+        });
+        expect(
+          await sendSealed(sender, 'default', 'sr-frank', uakOf(2), b64('x'), 'd1'),
+        ).toMatchObject({ ok: false, code: 503, message: SealedText.UNAVAILABLE });
+        // A signed command is refused before it runs: its nonce is checked in Redis too.
+        expect(
+          await m.run({ command: 'list_identities', realm: 'default', contains: 'sr-frank' }),
+        ).toMatchObject({ ok: false, code: 401 });
+
+        await redis.restart();
+        // A fresh Redis (no persistence): the record is set again once the links are back.
+        await waitUntilAsync(
+          async () => (await setUak(frank, 'sr-frank', uakOf(3))).ok === true,
+          'SEALED_UAK_SET stored again',
+          10_000,
+        );
+        expect(
+          await sendSealed(sender, 'default', 'sr-frank', uakOf(3), b64('x'), 'd2'),
+        ).toMatchObject({ ok: true });
+        expect(
+          await m.run({ command: 'list_identities', realm: 'default', contains: 'sr-frank' }),
+        ).toMatchObject({
+          ok: true,
+          identities: [
+            expect.objectContaining({ identity: 'sr-frank', sealed_uak_mode: 'require-uak' }),
+          ],
+        });
+      });
+    });
   });
 });

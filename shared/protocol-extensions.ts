@@ -80,6 +80,8 @@ export const ExtensionText = {
   PUBLIC_KEY_TOO_LONG: `public_key exceeds ${ExtensionLimit.E2EE_MAX_PUBLIC_KEY_LENGTH} characters`,
   BAD_KEY_ID: `key_id must be a string of at most ${ExtensionLimit.E2EE_MAX_KEY_ID_LENGTH} characters`,
   BAD_ALG: `alg must be a string of at most ${ExtensionLimit.E2EE_MAX_KEY_ID_LENGTH} characters`,
+  /** Switchboard: clustered, Redis unreachable when `list_identities` reads the shared keys and pins (503). */
+  DIRECTORY_UNAVAILABLE: 'key directory unavailable: the cluster store (Redis) cannot be reached',
   TOO_MANY_KEYS: `identity already has ${ExtensionLimit.E2EE_MAX_KEYS_PER_IDENTITY} published keys \u2014 republish an existing key_id or rotate`,
 } as const;
 

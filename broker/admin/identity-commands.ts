@@ -15,6 +15,7 @@ import { createHash } from 'node:crypto';
 import { PrekeyText, PushText } from '../../shared/protocol-extensions';
 import type { ExtensionState } from '../extensions/extension-state';
 import { CommandError, has, pick, realmParam, type CommandBody } from './command-types';
+import { identitySources, type RealmIdentitySources } from './identity-sources';
 
 /** Largest `limit` of one `list_identities` page; the default is `DEFAULT_IDENTITY_PAGE`. */
 export const MAX_IDENTITY_PAGE = 1_000;
@@ -29,7 +30,7 @@ const MAX_NAME = 1_024;
 /** What the identity commands need: the broker's extension state (wired by the root). */
 export type IdentityServices = Pick<
   ExtensionState,
-  'keys' | 'pins' | 'prekeys' | 'prekeyCluster' | 'pushDirectory' | 'uaks'
+  'keys' | 'pins' | 'prekeys' | 'prekeyCluster' | 'pushDirectory' | 'uaks' | 'uakCluster'
 > & {
   readonly sync: ExtensionState['sync'];
   now?: () => number;
@@ -161,17 +162,18 @@ const unavailable = () => new CommandError(503, PrekeyText.UNAVAILABLE);
 
 async function viewOf(
   services: IdentityServices,
+  sources: RealmIdentitySources,
   realm: string,
   identity: string,
   stock: ReadonlyMap<string, PrekeyStock> | null,
 ): Promise<IdentityView> {
-  const keys = (services.keys.get(realm, identity) ?? []).map((k) => ({
+  const keys = sources.keys(identity).map((k) => ({
     key_id: k.key_id,
     alg: k.alg,
     fingerprint: createHash('sha256').update(k.public_key, 'utf8').digest('hex'),
     published_at: k.updated_at,
   }));
-  const pin = services.pins.get(realm, identity);
+  const pin = sources.pin(identity);
   const lastWake = await services.pushDirectory.lastWakeAt(realm, identity);
   return {
     identity,
@@ -180,7 +182,7 @@ async function viewOf(
     prekeys: stock ? (stock.get(identity) ?? null) : localStock(services, realm, identity),
     push: await pushView(services, realm, identity, lastWake),
     last_wake_at: lastWake === undefined ? null : iso(lastWake),
-    sealed_uak_mode: services.uaks.get(realm, identity)?.mode ?? null,
+    sealed_uak_mode: sources.uakMode(identity),
   };
 }
 
@@ -190,7 +192,8 @@ async function viewOf(
  * name (UTF-16 order), `limit` 1–1,000 (default 100) after `cursor` (`next_cursor`: the last
  * identity of a full page; null on the last page); with `contains`, only the names holding it
  * (case-insensitive, 1–`MAX_NAME` characters), paged the same way.
- * Clustered, the prekey part comes from the directory in Redis (Note 3-E).
+ * Clustered, every part comes from Redis (`identity-sources.ts`; prekeys:
+ * Note 3-E; push: Note 6-G), so every node gives the same answer.
  * @throws CommandError 400 bad realm/limit/cursor; 501 unavailable; 503 clustered and Redis
  *   cannot be reached.
  */
@@ -231,13 +234,8 @@ export async function listIdentities(
   } catch {
     throw new CommandError(503, PushText.UNAVAILABLE);
   }
-  const names = new Set<string>([
-    ...s.keys.identities(realm),
-    ...s.pins.identities(realm),
-    ...bundled,
-    ...pushed,
-    ...s.uaks.identities(realm),
-  ]);
+  const sources = await identitySources(s, realm);
+  const names = new Set<string>([...sources.names, ...bundled, ...pushed]);
   const sorted = [...names]
     .filter((n) => cursor === undefined || n > cursor)
     .filter((n) => needle === undefined || n.toLowerCase().includes(needle))
@@ -248,7 +246,9 @@ export async function listIdentities(
   return {
     ok: true,
     realm,
-    identities: await Promise.all(page.map((identity) => viewOf(s, realm, identity, stock))),
+    identities: await Promise.all(
+      page.map((identity) => viewOf(s, sources, realm, identity, stock)),
+    ),
     next_cursor: next,
   };
 }

@@ -53,6 +53,13 @@ const PublishedKeySchema: z.ZodType<PublishedKey> = z.object({
 /** A principal: SHA-256 hex of a token. */
 const PrincipalSchema = z.string().regex(/^[0-9a-f]{64}$/);
 
+/** One realm's part of the cluster's shared directory: key lists and pins, by identity. */
+export interface SharedRealmState {
+  keys: ReadonlyMap<string, PublishedKey[]>;
+  /** Identity → principal (SHA-256 hex of its token). */
+  pins: ReadonlyMap<string, string>;
+}
+
 /** What the state needs of the cluster sync (`key-directory-sync.ts` implements it). */
 export interface KeyDirectoryMirror {
   /** The cluster-wide pin of (realm, identity) after claiming it for `principal` (null: read). */
@@ -61,6 +68,8 @@ export interface KeyDirectoryMirror {
   mirror(realm: string, identity: string): void;
   /** Drops the cluster-wide pin of (realm, identity) (`revoke_identity_key` with `unpin`). */
   unpin(realm: string, identity: string): void;
+  /** The keys and pins of `realm` as the cluster shares them; rejects when unreachable. */
+  sharedRealm(realm: string): Promise<SharedRealmState>;
   removeRealm(realm: string): void;
   renameRealm(from: string, to: string): void;
 }

@@ -38,6 +38,24 @@ export function ownsIdentity(ctx: HandlerContext, socket: BrokerSocket, identity
   return !liveOther(consumer, socket) && !liveOther(producer, socket);
 }
 
+/**
+ * Clustered: whether the cluster-wide pin of (socket realm, identity) admits the socket's
+ * principal, claiming it for that principal when unpinned (Note 1.5-A: the first principal on
+ * any node wins; `key-directory-sync.ts`). A node need not have seen a pin another node
+ * claimed, so every acting family checks this after `ownsIdentity`. True on a single node, and
+ * with the local pin when Redis cannot be reached (the node keeps serving).
+ */
+export async function clusterPinAllows(
+  ctx: HandlerContext,
+  socket: BrokerSocket,
+  identity: string,
+): Promise<boolean> {
+  const sync = ctx.extensions.sync;
+  if (!sync) return true;
+  const pin = await sync.claimPin(socket.data.realm, identity, socket.data.principal);
+  return pin === null || pin === socket.data.principal;
+}
+
 function liveOther(holder: BrokerSocket | null, socket: BrokerSocket): boolean {
   return holder !== null && holder !== socket && holder.connected;
 }

@@ -37,7 +37,7 @@ import {
   refuseInput,
   type ExtensionReply,
 } from './extension-reply';
-import { ownsIdentity, pinIdentity } from './identity-ownership';
+import { clusterPinAllows, ownsIdentity, pinIdentity } from './identity-ownership';
 
 /** §2.1: a field that falls back to its default when falsy and must then be a short string. */
 function shortString(value: unknown, fallback: string): string | null {
@@ -48,18 +48,6 @@ function shortString(value: unknown, fallback: string): string | null {
 }
 
 type Refuse = (code: number, message: string) => void;
-
-/** Clustered: the pin is the cluster's (first principal anywhere wins, Note 1.5-A). */
-async function clusterPinAllows(
-  ctx: HandlerContext,
-  socket: BrokerSocket,
-  identity: string,
-): Promise<boolean> {
-  const sync = ctx.extensions.sync;
-  if (!sync) return true;
-  const pin = await sync.claimPin(socket.data.realm, identity, socket.data.principal);
-  return pin === null || pin === socket.data.principal;
-}
 
 /**
  * Note 2-F's recommendation: the owner deletes its entry `keyId` (`public_key: null`). 403 not

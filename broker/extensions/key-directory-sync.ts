@@ -26,7 +26,7 @@ import { z } from 'zod';
 import { ExtensionLimit, type PublishedKey } from '../../shared/protocol-extensions';
 import type { RedisLinks } from '../cluster/redis-links';
 import type { Logger } from '../logging/logger';
-import type { ExtensionState, KeyDirectoryMirror } from './extension-state';
+import type { ExtensionState, KeyDirectoryMirror, SharedRealmState } from './extension-state';
 
 /** KEYS[1] doc; ARGV: op, realm, identity|to, list JSON. Returns nothing. */
 const UPDATE_SCRIPT = `
@@ -90,6 +90,34 @@ function adoptable(list: unknown): PublishedKey[] {
 }
 
 const pinField = (realm: string, identity: string) => `${realm}\u0000${identity}`;
+
+/**
+ * The document's lists by realm and identity, each through §2.4's adoption filter (identities
+ * left with none are left out); null when the text is not a JSON object (absent: empty).
+ */
+function parseDocument(text: string | null): Map<string, Map<string, PublishedKey[]>> | null {
+  let doc: unknown = {};
+  try {
+    doc = text ? (JSON.parse(text) as unknown) : {};
+  } catch {
+    return null;
+  }
+  if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return null;
+  const realms = new Map<string, Map<string, PublishedKey[]>>();
+  for (const [realm, identities] of Object.entries(doc as Record<string, unknown>)) {
+    if (typeof identities !== 'object' || identities === null) continue;
+    const lists = new Map<string, PublishedKey[]>();
+    for (const [identity, list] of Object.entries(identities as Record<string, unknown>)) {
+      const kept = adoptable(list);
+      if (kept.length > 0) lists.set(identity, kept);
+    }
+    realms.set(realm, lists);
+  }
+  return realms;
+}
+
+/** A Redis glob matching `text` literally (`MATCH` of `HSCAN`). */
+const globLiteral = (text: string) => text.replace(/[*?[\]\\]/g, (c) => `\\${c}`);
 
 export class KeyDirectorySync implements KeyDirectoryMirror {
   /** The per-node chain; it starts once the stored state is restored (no stale overwrite). */
@@ -179,6 +207,35 @@ export class KeyDirectorySync implements KeyDirectoryMirror {
     });
   }
 
+  /**
+   * The keys and pins of `realm` as Redis holds them (`list_identities` on a clustered node: the
+   * same answer from every node, not this node's adopted copy). An unreadable document reads
+   * as an empty directory, as adoption would leave it.
+   * @throws when Redis cannot be reached (the links fail fast)
+   */
+  async sharedRealm(realm: string): Promise<SharedRealmState> {
+    const prefix = pinField(realm, '');
+    const pins = new Map<string, string>();
+    let cursor = '0';
+    do {
+      const [next, flat] = await this.links.command.hscan(
+        this.pinKey,
+        cursor,
+        'MATCH',
+        `${globLiteral(prefix)}*`,
+        'COUNT',
+        1_000,
+      );
+      for (let i = 0; i + 1 < flat.length; i += 2) {
+        const field = flat[i]!;
+        if (field.startsWith(prefix)) pins.set(field.slice(prefix.length), flat[i + 1]!);
+      }
+      cursor = next;
+    } while (cursor !== '0');
+    const doc = parseDocument(await this.links.command.get(this.docKey));
+    return { keys: doc?.get(realm) ?? new Map(), pins };
+  }
+
   /** `remove_realm`: the realm's document entry and pins, on every node. */
   removeRealm(realm: string): void {
     this.enqueue('remove', async () => {
@@ -206,23 +263,10 @@ export class KeyDirectorySync implements KeyDirectoryMirror {
       this.links.command.get(this.docKey),
       this.links.command.hgetall(this.pinKey),
     ]);
-    let doc: unknown = {};
-    try {
-      doc = text ? (JSON.parse(text) as unknown) : {};
-    } catch {
+    const wanted = parseDocument(text);
+    if (!wanted) {
       this.logger.warn({ key: this.docKey }, 'cluster key document unreadable; not adopted');
       return;
-    }
-    if (typeof doc !== 'object' || doc === null || Array.isArray(doc)) return;
-    const wanted = new Map<string, Map<string, PublishedKey[]>>();
-    for (const [realm, identities] of Object.entries(doc as Record<string, unknown>)) {
-      if (typeof identities !== 'object' || identities === null) continue;
-      const lists = new Map<string, PublishedKey[]>();
-      for (const [identity, list] of Object.entries(identities as Record<string, unknown>)) {
-        const kept = adoptable(list);
-        if (kept.length > 0) lists.set(identity, kept);
-      }
-      wanted.set(realm, lists);
     }
     const writes: Promise<void>[] = [];
     for (const [realm, identity] of this.state.keys.entries()) {

@@ -40,17 +40,13 @@ import {
   refuseInput,
   type ExtensionReply,
 } from './extension-reply';
-import { ownsIdentity, pinIdentity } from './identity-ownership';
+import { clusterPinAllows, ownsIdentity, pinIdentity } from './identity-ownership';
 import { mergePool, parseBundle, parseOneTime } from './prekey-bundle';
 import type { PrekeyRedisDirectory, RedisTake } from './prekey-redis-directory';
 
 /** Note 1.5-A's three conditions, with the cluster-wide pin when clustered. */
 async function owned(ctx: HandlerContext, socket: BrokerSocket, identity: string) {
-  if (!ownsIdentity(ctx, socket, identity)) return false;
-  const sync = ctx.extensions.sync;
-  if (!sync) return true;
-  const pin = await sync.claimPin(socket.data.realm, identity, socket.data.principal);
-  return pin === null || pin === socket.data.principal;
+  return ownsIdentity(ctx, socket, identity) && (await clusterPinAllows(ctx, socket, identity));
 }
 
 export const handlePrekeyPublish = defineExtension(

@@ -29,7 +29,7 @@ import {
   type ExtensionPayload,
   type ExtensionReply,
 } from '../extension-reply';
-import { ownsIdentity, pinIdentity } from '../identity-ownership';
+import { clusterPinAllows, ownsIdentity, pinIdentity } from '../identity-ownership';
 import type { ApnsEnv, PushRuntime } from './push-types';
 
 /** Note 6-B: what real device tokens look like. */
@@ -40,13 +40,17 @@ type Checked =
   | { ok: false }
   | { ok: true; push: PushRuntime; p: Readonly<Record<string, unknown>>; identity: string };
 
-/** §6.2 checks 1–5, shared by both events; a refusal has been answered. */
-function commonChecks(
+/**
+ * §6.2 checks 1–5, shared by both events; a refusal has been answered. Check 5 includes the
+ * cluster-wide pin (Note 1.5-A): another credential must not register its device for an
+ * identity pinned through another node.
+ */
+async function commonChecks(
   ctx: HandlerContext,
   socket: BrokerSocket,
   payload: ExtensionPayload,
   refuse: (code: number, message: string) => void,
-): Checked {
+): Promise<Checked> {
   const no = (code: number, message: string): Checked => {
     refuse(code, message);
     return { ok: false };
@@ -59,7 +63,9 @@ function commonChecks(
   if (typeof identity !== 'string' || identity === '') {
     return no(ExtensionCode.BAD_INPUT, PushText.IDENTITY_REQUIRED);
   }
-  if (!ownsIdentity(ctx, socket, identity)) return no(ExtensionCode.FORBIDDEN, PushText.NOT_OWNED);
+  if (!ownsIdentity(ctx, socket, identity) || !(await clusterPinAllows(ctx, socket, identity))) {
+    return no(ExtensionCode.FORBIDDEN, PushText.NOT_OWNED);
+  }
   return { ok: true, push, p: payload.value, identity };
 }
 
@@ -82,7 +88,7 @@ export const handlePushRegister = defineExtension(
   async (ctx, socket, payload, reply: ExtensionReply) => {
     const refuse = (code: number, message: string) =>
       refuseInput(ctx, socket, ClientEvent.PUSH_REGISTER, reply, code, message);
-    const checked = commonChecks(ctx, socket, payload, refuse);
+    const checked = await commonChecks(ctx, socket, payload, refuse);
     if (!checked.ok) return;
     const { push, p, identity } = checked;
     const transport = own(p, 'transport');
@@ -150,7 +156,7 @@ export const handlePushUnregister = defineExtension(
   async (ctx, socket, payload, reply: ExtensionReply) => {
     const refuse = (code: number, message: string) =>
       refuseInput(ctx, socket, ClientEvent.PUSH_UNREGISTER, reply, code, message);
-    const checked = commonChecks(ctx, socket, payload, refuse);
+    const checked = await commonChecks(ctx, socket, payload, refuse);
     if (!checked.ok) return;
     const { p, identity } = checked;
     const transport = own(p, 'transport');

@@ -16,7 +16,7 @@ import {
   type ExtensionPayload,
   type ExtensionReply,
 } from '../extension-reply';
-import { ownsIdentity } from '../identity-ownership';
+import { clusterPinAllows, ownsIdentity } from '../identity-ownership';
 import type { SealedConfig } from './sealed-config';
 
 /** What an acting event may work with once the shared checks passed. */
@@ -44,16 +44,8 @@ export async function sealedActing(
   if (typeof identity !== 'string' || identity === '') {
     return (refuse(ExtensionCode.BAD_INPUT, SealedText.IDENTITY_REQUIRED), null);
   }
-  if (!ownsIdentity(ctx, socket, identity)) {
+  if (!ownsIdentity(ctx, socket, identity) || !(await clusterPinAllows(ctx, socket, identity))) {
     return (refuse(ExtensionCode.FORBIDDEN, SealedText.NOT_OWNED), null);
-  }
-  const sync = ctx.extensions.sync;
-  if (sync) {
-    // Clustered: the pin is the cluster's (first principal anywhere wins, Note 1.5-A).
-    const pin = await sync.claimPin(socket.data.realm, identity, socket.data.principal);
-    if (pin !== null && pin !== socket.data.principal) {
-      return (refuse(ExtensionCode.FORBIDDEN, SealedText.NOT_OWNED), null);
-    }
   }
   if (realmE2eePolicy(ctx.auth, socket.data.realm) === 'off') {
     return (refuse(ExtensionCode.FORBIDDEN, SealedText.REALM_OFF), null);

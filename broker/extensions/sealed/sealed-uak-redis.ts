@@ -22,7 +22,7 @@ import { SealedMode } from '../../../shared/protocol-extensions';
 import { RealmIndexSteps } from '../../cluster/realm-index-steps';
 import type { RedisLinks } from '../../cluster/redis-links';
 import type { Logger } from '../../logging/logger';
-import { b64u } from '../../storage/redis-keys';
+import { b64u, unb64u } from '../../storage/redis-keys';
 import type { UakRecord } from './sealed-records';
 
 /** KEYS: record, realm index. ARGV: record JSON, identity b64u. */
@@ -46,6 +46,16 @@ const SharedUakSchema: z.ZodType<SharedUakRecord> = z.object({
     .regex(/^[0-9a-f]{64}$/)
     .nullable(),
 });
+
+/** The JSON value of `text`, or null when it is absent or not JSON. */
+function parseJson(text: string | null): unknown {
+  if (text === null) return null;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return null;
+  }
+}
 
 /** Thrown when Redis cannot be reached (or answers an error): the handlers reply 503. */
 export class SealedUakUnavailable extends Error {}
@@ -101,16 +111,37 @@ export class SealedUakRedis {
       throw new SealedUakUnavailable((err as Error).message);
     }
     if (text === null) return undefined;
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = null;
-    }
-    const record = SharedUakSchema.safeParse(parsed);
+    const record = SharedUakSchema.safeParse(parseJson(text));
     if (record.success) return record.data;
     this.logger.warn({ realm }, 'cluster sealed UAK record unreadable; not used');
     return undefined;
+  }
+
+  /**
+   * The modes of `realm`'s records, by identity, as Redis holds them (`list_identities` on a
+   * clustered node: the same answer from every node). A record that is gone or unreadable
+   * between the index and its read is left out, as `get` would not use it.
+   * @throws SealedUakUnavailable
+   */
+  async modes(realm: string): Promise<Map<string, SharedUakRecord['mode']>> {
+    const index = this.realms.index(realm);
+    let texts: (string | null)[];
+    let members: string[];
+    try {
+      members = await this.links.command.smembers(index);
+      texts =
+        members.length === 0
+          ? []
+          : await this.links.command.mget(...members.map((m) => `${index}:${m}`));
+    } catch (err) {
+      throw new SealedUakUnavailable((err as Error).message);
+    }
+    const modes = new Map<string, SharedUakRecord['mode']>();
+    members.forEach((member, i) => {
+      const record = SharedUakSchema.safeParse(parseJson(texts[i] ?? null));
+      if (record.success) modes.set(unb64u(member), record.data.mode);
+    });
+    return modes;
   }
 
   /** `remove_realm`: deletes the realm's records (any node; idempotent). */

@@ -65,11 +65,16 @@ export function clientDetail(
 }
 
 /**
- * `{realm, client_id}` → `{ok, realm, client_id, protocol}` once the connection is told to close:
- * socket.io `disconnect(true)`; MQTT 5 DISCONNECT 0x98 "Administrative action" then close; MQTT
- * 3.1.1 close (no server DISCONNECT). Logged at info with who asked (the audit line).
+ * `{realm, client_id, block_seconds?}` → `{ok, realm, client_id, protocol, connected: true,
+ * blocked_until?}` once the connection is told to close: socket.io `disconnect(true)`; MQTT 5
+ * DISCONNECT 0x98 "Administrative action" then close; MQTT 3.1.1 close (no server DISCONNECT).
+ * An MQTT client id names whichever connection holds it now, so a device that reconnected since
+ * the operator looked is still the one closed. With `block_seconds` and nothing connected under
+ * the id (a device between two attempts of a reconnect loop), the block is still installed and
+ * the reply is `{ok, realm, client_id, protocol, connected: false, blocked_until, message}`:
+ * the block is what stops the loop. Logged at info with who asked (the audit line).
  * @throws CommandError 400 as `client_detail`; 404 `client not found`; 409 `client is not
- *   connected` (only a recently closed record is left).
+ *   connected` (only a recently closed record is left, and no `block_seconds`).
  */
 export function closeClient(
   services: ClientServices,
@@ -78,12 +83,11 @@ export function closeClient(
   logger: Logger,
 ): { ok: true } & Record<string, unknown> {
   const { realm, clientId, record } = target(services, body, scope);
-  const close = record.close;
-  if (record.closedAt !== null || !close) throw new CommandError(409, 'client is not connected');
+  const close = record.closedAt === null ? record.close : null;
   const block = blockSeconds(services, body, record.protocol);
+  if (!close && block === null) throw new CommandError(409, 'client is not connected');
   const by = scope.kind === 'admin' ? 'admin' : `manager of realm ${scope.realm}`;
-  services.history.event(record, ClientEventKind.CLOSED_BY_MANAGER, by);
-  record.closeReason = `closed by ${by}`;
+  // The block goes in before the close, so the device's very next CONNECT is refused.
   const blockedUntil =
     block === null ? null : new Date(services.bans!.block(realm, clientId, block)).toISOString();
   logger.info(
@@ -92,18 +96,29 @@ export function closeClient(
       client: clientId,
       protocol: record.protocol,
       by: scope.kind,
+      connected: close !== null,
       blocked_until: blockedUntil,
     },
-    'client closed by a manager',
+    close ? 'client closed by a manager' : 'client id blocked by a manager (not connected)',
   );
-  close(by);
-  return {
-    ok: true,
+  const reply = {
+    ok: true as const,
     realm,
     client_id: clientId,
     protocol: record.protocol,
+    connected: close !== null,
     ...(blockedUntil === null ? {} : { blocked_until: blockedUntil }),
   };
+  if (!close) {
+    return {
+      ...reply,
+      message: `client was not connected: nothing closed; blocked until ${blockedUntil}`,
+    };
+  }
+  services.history.event(record, ClientEventKind.CLOSED_BY_MANAGER, by);
+  record.closeReason = `closed by ${by}`;
+  close(by);
+  return reply;
 }
 
 /** `block_seconds`: 1–86,400, MQTT clients only (a socket.io id is new at every connect). */

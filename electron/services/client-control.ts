@@ -67,9 +67,11 @@ export async function closeClient(
   const blocked = Number.isFinite(until)
     ? ` Its reconnects are refused until ${new Date(until).toLocaleTimeString()}.`
     : '';
+  // A device between two attempts of a reconnect loop: the block is what was done.
+  const what = reply.connected === false ? 'was not connected: nothing to close.' : 'closed.';
   return {
     connectionId,
     available: true,
-    message: `Client ${clientId} of ${realm} closed.${blocked}`,
+    message: `Client ${clientId} of ${realm} ${what}${blocked}`,
   };
 }

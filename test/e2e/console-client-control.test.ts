@@ -83,7 +83,7 @@ describe('console client detail and force close end to end', () => {
     expect(await fx.page.getByTestId('client-open-consumer-worker').count()).toBe(0);
     expect(keeper.connected).toBe(true);
     expect(await fx.page.getByTestId('client-open-consumer-keeper').count()).toBe(1);
-    await fx.page.screenshot({ path: path.join(SHOTS, 'clients-closed-1280.png'), fullPage: true });
+
     await fx.page.setViewportSize({ width: 390, height: 844 });
     await fx.page.screenshot({ path: path.join(SHOTS, 'clients-closed-390.png'), fullPage: true });
     expect(fx.pageErrors).toEqual([]);
@@ -91,13 +91,33 @@ describe('console client detail and force close end to end', () => {
 
   it('force-closes an MQTT device and keeps it out for 5 minutes', async () => {
     const options = { clientId: 'flood-device', reconnectPeriod: 0, connectTimeout: 5_000 };
-    const device = await connectAsync(`mqtt://127.0.0.1:${fx.mqttPort}`, options);
+    const url = `mqtt://127.0.0.1:${fx.mqttPort}`;
+    const first = await connectAsync(url, options);
     // The test before ends at 390 px, where the side navigation is a menu.
     await fx.page.setViewportSize({ width: 1280, height: 860 });
     await fx.page.getByTestId('nav-clients').click();
     const open = fx.page.getByTestId('client-open-mqtt-flood-device');
     await expect.poll(() => open.count(), { timeout: 15_000 }).toBe(1);
     await open.click();
+    const state = () => fx.page.getByTestId('client-detail-state').getAttribute('data-state');
+    await expect.poll(state, { timeout: 10_000 }).toBe('online');
+
+    // The device leaves while the confirmation is open: the broker's 409 is shown next to the
+    // action, and stays when the panel's refresh finds the device back on a new connection.
+    await fx.page.getByTestId('client-force-close').click();
+    await first.endAsync();
+    await expect.poll(state, { timeout: 10_000 }).toBe('closed');
+    await fx.page.getByTestId('client-force-close-confirm-yes').click();
+    await expect
+      .poll(() => text(fx.page, 'client-force-close-error'), { timeout: 10_000 })
+      .toContain('not connected');
+    await fx.page.screenshot({
+      path: path.join(SHOTS, 'clients-close-error-1280.png'),
+      fullPage: true,
+    });
+    const device = await connectAsync(url, options);
+    await expect.poll(state, { timeout: 10_000 }).toBe('online');
+    expect(await text(fx.page, 'client-force-close-error')).toContain('not connected');
     const closed = new Promise<void>((resolve) => device.once('close', () => resolve()));
     await fx.page.getByTestId('client-force-close').click();
     await fx.page.getByTestId('client-force-close-block').check();

@@ -16,8 +16,8 @@ import {
   useAuthBroker,
 } from '../../helpers/auth-clients';
 import { produce, sync, type Harness } from '../../helpers/broker-harness';
-import { connackCode, mqttClient } from '../../helpers/mqtt-clients';
-import { waitFor, waitUntilAsync } from '../../helpers/wait';
+import { connackCode, mqttClient, mqttConnecting } from '../../helpers/mqtt-clients';
+import { waitFor, waitUntil, waitUntilAsync } from '../../helpers/wait';
 
 const TOKEN = 'fleet-both-token-5d1a';
 const KEY = 'fleet-psk-77c3';
@@ -274,5 +274,65 @@ describe('client_detail / close_client', () => {
       message: expect.stringContaining('MQTT clients'),
     });
     io.disconnect();
+  });
+  it('MQTT: block_seconds on a client id with nothing connected still blocks it; without, 409', async () => {
+    const { h } = ctx;
+    const creds = { username: 'fleet', password: TOKEN, protocolVersion: 5 as const };
+    const gone = await mqttClient(h, { clientId: 'gone-1', ...creds });
+    await gone.endAsync();
+    await waitUntilAsync(
+      async () => !(await detail(h, 'fleet', 'gone-1')).online,
+      'the broker saw gone-1 leave',
+    );
+    const close = { command: 'close_client', realm: 'fleet', client_id: 'gone-1' };
+    expect(await command(h, close)).toMatchObject({
+      ok: false,
+      code: 409,
+      message: 'client is not connected',
+    });
+    const reply = await command(h, { ...close, block_seconds: 60 });
+    expect(reply).toMatchObject({
+      ok: true,
+      protocol: 'mqtt',
+      connected: false,
+      message: expect.stringContaining('not connected'),
+    });
+    expect(Date.parse(reply.blocked_until as string)).toBeGreaterThan(Date.now() + 50_000);
+    expect(await connackCode(h, { clientId: 'gone-1', ...creds })).toBe(0x87);
+  });
+
+  it('MQTT: a device in a reconnect loop is refused once close_client blocks it', async () => {
+    const { h } = ctx;
+    // A stock MQTT.js client that drops its connection as soon as it is up, and reconnects.
+    const device = mqttConnecting(h, {
+      clientId: 'loop-1',
+      username: 'fleet',
+      password: TOKEN,
+      protocolVersion: 5,
+      reconnectPeriod: 50,
+    });
+    let connects = 0;
+    device.on('connect', () => {
+      connects++;
+      device.stream.destroy();
+    });
+    const refused = new Promise<number>((resolve) =>
+      device.on('error', (err: Error & { code?: number }) => {
+        if (typeof err.code === 'number') resolve(err.code);
+      }),
+    );
+    await waitUntil(() => connects >= 3, 'the device reconnected a few times');
+    // Connected or between two attempts: either way the block holds from now on.
+    const reply = await command(h, {
+      command: 'close_client',
+      realm: 'fleet',
+      client_id: 'loop-1',
+      block_seconds: 60,
+    });
+    expect(reply).toMatchObject({ ok: true, protocol: 'mqtt', blocked_until: expect.any(String) });
+    expect(await refused).toBe(0x87);
+    await device.endAsync(true);
+    const history = (await detail(h, 'fleet', 'loop-1')).history;
+    expect(history.some((e) => /blocked by a manager until/.test(e.detail ?? ''))).toBe(true);
   });
 });

@@ -13,6 +13,7 @@ import { confirmedCall } from '../../api/confirmed-call';
 import { ConfirmPanel } from '../../components/confirm-panel';
 import { ErrorBanner } from '../../components/error-banner';
 import { StatusBadge } from '../../components/status-badge';
+import { useConsoleAction } from '../../hooks/use-console-action';
 import { formatCount } from '../../format';
 
 /** Refresh period of an open panel, ms. */
@@ -127,9 +128,11 @@ export function ClientDetailPanel({
 }) {
   const [result, setResult] = useState<ClientDetailResult | null>(null);
   const [error, setError] = useState<string | null>(null);
-  const [confirming, setConfirming] = useState(false);
+  // What the open confirmation asks, fixed when it opened: a refresh that finds the device gone
+  // must not turn the button under the operator's pointer into another action.
+  const [confirming, setConfirming] = useState<false | 'close' | 'block'>(false);
   const [block, setBlock] = useState(false);
-  const [notice, setNotice] = useState<string | null>(null);
+  const closeAction = useConsoleAction();
   const [tick, setTick] = useState(0);
 
   useEffect(() => {
@@ -146,8 +149,10 @@ export function ClientDetailPanel({
         setResult(r.value);
         setError(null);
       } else setError(r.error.message);
-      // A closed client changes no more; a broker without the command never will.
-      const done = r.ok && (!r.value.available || r.value.detail?.online === false);
+      // A closed socket.io connection changes no more (its id is never reused), while an MQTT
+      // client id comes back with the device; a broker without the command never will.
+      const d = r.ok ? r.value.detail : null;
+      const done = r.ok && (!r.value.available || (d?.online === false && d.protocol !== 'mqtt'));
       if (!done) timer = setTimeout(() => void load(), REFRESH_MS);
     };
     void load();
@@ -157,20 +162,26 @@ export function ClientDetailPanel({
     };
   }, [client, connectionId, target.realm, target.clientId, tick]);
 
-  const forceClose = async () => {
+  const forceClose = () => {
     setConfirming(false);
-    const r = await confirmedCall(client.api, 'closeClient', {
-      connectionId,
-      realm: target.realm,
-      clientId: target.clientId,
-      ...(block ? { blockSeconds: BLOCK_SECONDS } : {}),
-    });
-    if (!r.ok) return setError(r.error.message);
-    setNotice(r.value.message);
-    setTick((t) => t + 1);
+    // Its own outcome line: the 2 s refresh clears the panel's load error, never this one.
+    void closeAction.run(
+      () =>
+        confirmedCall(client.api, 'closeClient', {
+          connectionId,
+          realm: target.realm,
+          clientId: target.clientId,
+          ...(block || confirming === 'block' ? { blockSeconds: BLOCK_SECONDS } : {}),
+        }),
+      (v) => v.message,
+      () => setTick((t) => t + 1),
+    );
   };
 
   const detail = result?.detail ?? null;
+  // An MQTT device between two attempts of a reconnect loop: nothing to close, but its client
+  // id can still be refused (close_client with block_seconds installs the block alone).
+  const blockOnly = detail !== null && !detail.online && detail.protocol === 'mqtt';
   const unavailable = result !== null && !result.available;
   return (
     <section className="panel ops-client-detail" data-testid="client-detail">
@@ -182,6 +193,7 @@ export function ClientDetailPanel({
           <StatusBadge
             label={detail.online ? 'online' : 'closed'}
             tone={detail.online ? 'ok' : 'idle'}
+            testId="client-detail-state"
           />
         )}
         <button
@@ -197,11 +209,6 @@ export function ClientDetailPanel({
         Connection <code>{target.clientId}</code>
       </p>
       <ErrorBanner title="Client:" message={error} testId="client-detail-error" />
-      {notice && (
-        <p className="ops-notice" data-testid="client-detail-notice">
-          {notice}
-        </p>
-      )}
       {result === null && !error && <p className="muted">Loading…</p>}
       {unavailable && (
         <div data-testid="client-detail-unavailable">
@@ -215,17 +222,19 @@ export function ClientDetailPanel({
       {detail && (
         <>
           <Facts d={detail} />
-          {detail.online &&
+          {(detail.online || blockOnly || confirming) &&
             (confirming ? (
               <ConfirmPanel
-                confirmLabel="Force close"
-                onConfirm={() => void forceClose()}
+                confirmLabel={confirming === 'block' ? 'Block client id' : 'Force close'}
+                onConfirm={forceClose}
                 onCancel={() => setConfirming(false)}
                 testId="client-force-close-confirm"
               >
-                Close this one connection now? Its registrations and durable queues stay; a client
-                that still holds a valid credential may reconnect.
-                {detail.protocol === 'mqtt' && (
+                {confirming === 'block'
+                  ? 'Nothing is connected under this client id now. Refuse its reconnects for 5 minutes?'
+                  : 'Close this one connection now? Its registrations and durable queues stay; a ' +
+                    'client that still holds a valid credential may reconnect.'}
+                {detail.protocol === 'mqtt' && confirming === 'close' && (
                   <label className="client-block">
                     <input
                       type="checkbox"
@@ -242,12 +251,23 @@ export function ClientDetailPanel({
               <button
                 type="button"
                 className="button button--danger"
-                onClick={() => setConfirming(true)}
+                disabled={closeAction.busy}
+                onClick={() => setConfirming(blockOnly ? 'block' : 'close')}
                 data-testid="client-force-close"
               >
-                Force close
+                {blockOnly ? 'Block client id' : 'Force close'}
               </button>
             ))}
+          <ErrorBanner
+            title="Force close:"
+            message={closeAction.error?.message}
+            testId="client-force-close-error"
+          />
+          {closeAction.message && (
+            <p className="action-line" role="status" data-testid="client-detail-notice">
+              {closeAction.message}
+            </p>
+          )}
           <h4 className="ops-detail__sub">History</h4>
           <History events={detail.history} />
         </>

@@ -20,13 +20,18 @@ export function LogTail({ client }: { client: ConsoleClient }) {
 
   useEffect(() => {
     let live = true;
+    // The fetched tail and the stream overlap, and a stream that reconnects under load can
+    // deliver a line again (seen once in CI): keep each line once, by time, stream and text.
+    const key = (l: BrokerLogLineView): string => `${l.at}|${l.stream}|${l.line}`;
     const stop = client.api.on('localBrokerLog', ({ lines: added }) =>
-      setLines((old) => [...old, ...added].slice(-MAX_LINES)),
+      setLines((old) => {
+        const kept = new Set(old.map(key));
+        const fresh = added.filter((l) => !kept.has(key(l)));
+        return fresh.length === 0 ? old : [...old, ...fresh].slice(-MAX_LINES);
+      }),
     );
     void client.api.getLocalBrokerLogs({}).then((result) => {
       if (!live || !result.ok) return;
-      // Lines streamed before this answer may also be in it: keep each once.
-      const key = (l: BrokerLogLineView): string => `${l.at}|${l.stream}|${l.line}`;
       const fetched = new Set(result.value.lines.map(key));
       setLines((old) =>
         [...result.value.lines, ...old.filter((l) => !fetched.has(key(l)))].slice(-MAX_LINES),
